@@ -1,0 +1,58 @@
+# opgen's own development tasks. `make help` lists them.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+OUT ?= out/quickstart
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*##/ {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+.PHONY: setup
+setup: $(BIN)/.installed ## Create .venv and install opgen with its development tools.
+
+.PHONY: envtest
+envtest: setup ## Find or build kube-apiserver, etcd and kube-controller-manager (cached).
+	$(BIN)/opgen envtest use
+
+.PHONY: fmt
+fmt: setup ## Format the code with black and ruff's import sorting.
+	$(BIN)/black opgen tests benchmarks examples/raycluster_types.py
+	$(BIN)/ruff check --fix --select I opgen tests benchmarks
+
+.PHONY: lint
+lint: setup ## black --check, ruff, import layering.
+	$(BIN)/black --check --quiet opgen tests benchmarks examples/raycluster_types.py
+	$(BIN)/ruff check --quiet opgen tests benchmarks examples/raycluster_types.py
+	$(BIN)/lint-imports --no-cache
+
+.PHONY: typecheck
+typecheck: setup ## mypy --strict on the package.
+	$(BIN)/mypy
+
+.PHONY: test
+test: setup lint typecheck envtest ## Everything CI runs: lint, types, envtest binaries, pytest.
+	$(BIN)/pytest
+
+.PHONY: example
+example: setup ## Generate the CRD and RBAC for examples/raycluster_types.py into $(OUT).
+	$(BIN)/opgen generate crd --types examples/raycluster_types.py --out $(OUT)
+	@echo "wrote $(OUT)"
+
+.PHONY: bench
+bench: setup ## Run the benchmarks and print their figures.
+	$(BIN)/python -m benchmarks
+
+.PHONY: clean
+clean: ## Remove build and test leftovers (not the envtest cache).
+	rm -rf out build dist .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,11 @@
+"""opgen: Kubebuilder for Python.
+
+Operator authors write Pydantic models with markers (`opgen.api`); opgen turns
+them into CustomResourceDefinitions, RBAC, typed clients and a scaffolded
+operator project that runs on `opgen.runtime` and is tested with
+`opgen.testing`.
+"""
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

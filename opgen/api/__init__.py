@@ -1,0 +1,1 @@
+"""opgen.api (see design.md §1)."""

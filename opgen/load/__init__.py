@@ -1,0 +1,1 @@
+"""opgen.load (see design.md §1)."""

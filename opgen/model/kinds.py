@@ -1,0 +1,101 @@
+"""Kinds and their versions, as the CRD generator and typed clients need them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Scope = Literal["Namespaced", "Cluster"]
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """The Python class a piece of the IR came from, for error messages."""
+
+    file: str
+    module: str
+    cls: str
+
+
+@dataclass(frozen=True)
+class KindNames:
+    """`spec.names` of a CRD."""
+
+    kind: str
+    plural: str
+    singular: str
+    list_kind: str
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PrinterColumn:
+    """One `additionalPrinterColumns` entry."""
+
+    name: str
+    type: str
+    json_path: str
+    description: str | None = None
+    format: str | None = None
+    priority: int = 0
+
+
+@dataclass(frozen=True)
+class ScaleSubresource:
+    """`subresources.scale` of one version."""
+
+    spec_replicas_path: str
+    status_replicas_path: str
+    label_selector_path: str | None = None
+
+
+@dataclass(frozen=True)
+class KindVersion:
+    """One served (or unserved) version of a kind, defined by one Python class."""
+
+    version: str
+    source: SourceRef
+    model: type
+    """The `opgen.api.CustomResource` subclass; the schema stage reads it."""
+    served: bool = True
+    storage: bool = False
+    """True when the version carries `op.storage_version()` or is the only version."""
+    deprecated: bool = False
+    deprecation_warning: str | None = None
+    status_subresource: bool = False
+    scale: ScaleSubresource | None = None
+    printer_columns: tuple[PrinterColumn, ...] = ()
+    selectable_fields: tuple[str, ...] = ()
+
+    @property
+    def has_status_field(self) -> bool:
+        return "status" in getattr(self.model, "model_fields", {})
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A (group, kind) pair: one CRD, with one or more versions."""
+
+    group: str
+    names: KindNames
+    scope: Scope
+    versions: tuple[KindVersion, ...]
+    """Sorted by version string, as controller-gen does."""
+    annotations: tuple[tuple[str, str], ...] = field(default=())
+    labels: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def crd_name(self) -> str:
+        return f"{self.names.plural}.{self.group}"
+
+    @property
+    def namespaced(self) -> bool:
+        return self.scope == "Namespaced"
+
+    @property
+    def storage_version(self) -> KindVersion:
+        return next(v for v in self.versions if v.storage)
+
+    def version(self, name: str) -> KindVersion:
+        return next(v for v in self.versions if v.version == name)

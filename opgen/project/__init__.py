@@ -1,0 +1,1 @@
+"""opgen.project (see design.md §1)."""

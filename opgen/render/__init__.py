@@ -1,0 +1,1 @@
+"""opgen.render (see design.md §1)."""

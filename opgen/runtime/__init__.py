@@ -1,0 +1,1 @@
+"""opgen.runtime (see design.md §1)."""

@@ -1,0 +1,1 @@
+"""opgen.schema (see design.md §1)."""

@@ -1,0 +1,1 @@
+"""opgen.testing (see design.md §1)."""
