@@ -37,7 +37,7 @@ __all__ = [
 
 CONTROLLER_MANAGER_CONTROLLERS = ("garbagecollector", "namespace")
 POLL_SECONDS = 0.1
-PROBE_TIMEOUT = 5.0
+PROBE_TIMEOUT = 2.0
 
 
 @dataclass(frozen=True)

@@ -252,15 +252,7 @@ class Environment:
         self._require_started()
         if self.controller_manager_running:
             return
-        binaries = self._resolved_binaries()
-        if binaries.kube_controller_manager is None:
-            raise EnvtestError(
-                "kube-controller-manager is not among the envtest binaries "
-                f"(found via {binaries.source}: {binaries.directory})",
-                hint="set TEST_ASSET_KUBE_CONTROLLER_MANAGER, or use the set "
-                "`opgen envtest use` builds, which includes it",
-            )
-        controller_manager = binaries.kube_controller_manager
+        controller_manager = self._controller_manager_binary()
         work = self._require_work_dir()
         began = time.monotonic()
 
@@ -301,6 +293,17 @@ class Environment:
                 KubernetesVersion.parse(KUBERNETES_VERSION), self._environ
             )
         return self._binaries
+
+    def _controller_manager_binary(self) -> Path:
+        binaries = self._resolved_binaries()
+        if binaries.kube_controller_manager is None:
+            raise EnvtestError(
+                "kube-controller-manager is not among the envtest binaries "
+                f"(found via {binaries.source}: {binaries.directory})",
+                hint="set TEST_ASSET_KUBE_CONTROLLER_MANAGER, or use the set "
+                "`opgen envtest use` builds, which includes it",
+            )
+        return binaries.kube_controller_manager
 
     def _connect_existing(self) -> None:
         path, config = kubeconfig.existing_cluster_kubeconfig(self._environ)
@@ -345,6 +348,8 @@ class Environment:
     def _start_control_plane(self) -> None:
         binaries = self._resolved_binaries()
         verify_etcd(binaries.etcd)
+        if self._want_controller_manager:
+            self._controller_manager_binary()  # fail before starting anything
         work = Path(tempfile.mkdtemp(prefix=WORK_DIR_PREFIX))
         self._work_dir = work
         self._watchdog = Watchdog(work)
