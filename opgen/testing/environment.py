@@ -24,6 +24,7 @@ import asyncio
 import atexit
 import copy
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -49,7 +50,31 @@ CRD_TIMEOUT = 60.0
 PORT_ATTEMPTS = 5
 WORK_DIR_PREFIX = "opgen-envtest-"
 
+# controller-runtime's envtest reads these too (Go durations such as "90s" or "2m").
+START_TIMEOUT_ENV = "KUBEBUILDER_CONTROLPLANE_START_TIMEOUT"
+STOP_TIMEOUT_ENV = "KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT"
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
 _RUNNING: set[Environment] = set()
+
+
+def _timeout(
+    given: float | None, environ: Mapping[str, str], variable: str, default: float
+) -> float:
+    """`given`, else the variable (a simple Go duration or seconds), else `default`."""
+    if given is not None:
+        return given
+    text = environ.get(variable, "").strip()
+    if not text:
+        return default
+    match = _DURATION.match(text)
+    if match is None:
+        raise EnvtestError(
+            f"{variable}={text!r} is not a duration",
+            hint='use e.g. "90s", "2m" or "90"',
+        )
+    return float(match[1]) * _UNIT_SECONDS[match[2] or "s"]
 
 
 @atexit.register
@@ -68,8 +93,8 @@ class Environment:
         controller_manager: bool = False,
         crd_paths: Sequence[crds.CrdSource] = (),
         use_existing_cluster: bool | None = None,
-        start_timeout: float = DEFAULT_START_TIMEOUT,
-        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
+        start_timeout: float | None = None,
+        stop_timeout: float | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> None:
         self._environ = dict(os.environ if environ is None else environ)
@@ -81,8 +106,12 @@ class Environment:
             if use_existing_cluster is None
             else use_existing_cluster
         )
-        self.start_timeout = start_timeout
-        self.stop_timeout = stop_timeout
+        self.start_timeout = _timeout(
+            start_timeout, self._environ, START_TIMEOUT_ENV, DEFAULT_START_TIMEOUT
+        )
+        self.stop_timeout = _timeout(
+            stop_timeout, self._environ, STOP_TIMEOUT_ENV, DEFAULT_STOP_TIMEOUT
+        )
         self.timings: dict[str, float] = {}
         """Seconds each start step took ("etcd", "kube-apiserver", ...)."""
         self._work_dir: Path | None = None

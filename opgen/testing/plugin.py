@@ -107,9 +107,9 @@ def namespace_name(test_name: str) -> str:
     return f"t-{stem}-{secrets.token_hex(3)}" if stem else f"t-{secrets.token_hex(3)}"
 
 
-def _start_or_skip(environment: Environment) -> Environment:
+def _start_or_skip(make: Callable[[], Environment]) -> Environment:
     try:
-        return environment.start()
+        return make().start()
     except BinariesNotFound as missing:
         if envtest_required(os.environ):
             pytest.fail(
@@ -125,11 +125,12 @@ def _start_or_skip(environment: Environment) -> Environment:
 def envtest(request: pytest.FixtureRequest) -> Iterator[Environment]:
     """A started control plane shared by the session (or the existing cluster)."""
     config = request.config
-    environment = Environment(
-        controller_manager=bool(config.getini(CONTROLLER_MANAGER_INI)),
-        crd_paths=session_crd_paths(config),
+    environment = _start_or_skip(
+        lambda: Environment(
+            controller_manager=bool(config.getini(CONTROLLER_MANAGER_INI)),
+            crd_paths=session_crd_paths(config),
+        )
     )
-    _start_or_skip(environment)
     try:
         yield environment
     finally:
