@@ -8,7 +8,7 @@
 
 Start: etcd, then kube-apiserver on free loopback ports with fresh
 certificates, waiting for `/readyz` and the `default` namespace; then the
-admin kubeconfig; then (optionally) kube-controller-manager; then the CRDs.
+admin kubeconfig; then the CRDs; then (optionally) kube-controller-manager.
 A start that loses a port race is retried with new ports; any other failure
 stops what was started and raises `EnvtestError` quoting the process's log.
 Stop: kube-controller-manager, kube-apiserver, etcd, each as a process group
@@ -243,12 +243,14 @@ class Environment:
                 self._connect_existing()
             else:
                 self._start_control_plane()
-                if self._want_controller_manager:
-                    self.start_controller_manager()
             if self._crd_paths:
                 began = time.monotonic()
                 self.install_crds(self._crd_paths)
                 self.timings["crds"] = time.monotonic() - began
+            # After the CRDs: the garbage collector discovers resource types at
+            # start and then only every 30 s.
+            if self._want_controller_manager:
+                self.start_controller_manager()
         except BaseException:
             self.stop()
             raise

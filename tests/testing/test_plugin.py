@@ -132,8 +132,13 @@ def test_a_session_installs_project_crds_runs_kcm_and_leaves_nothing_behind(
     project = _project(
         tmp_path,
         """\
+        import asyncio
+        import time
+
+        from lightkube import ApiError
         from lightkube.generic_resource import create_namespaced_resource
-        from lightkube.models.meta_v1 import ObjectMeta
+        from lightkube.models.meta_v1 import ObjectMeta, OwnerReference
+        from lightkube.resources.core_v1 import ConfigMap
 
         Widget = create_namespaced_resource("envtest.opgen.dev", "v1", "Widget", "widgets")
 
@@ -141,10 +146,28 @@ def test_a_session_installs_project_crds_runs_kcm_and_leaves_nothing_behind(
         async def test_generated_project_layout(envtest, kube_client, namespace):
             assert envtest.controller_manager_running
             assert envtest.work_dir is not None and envtest.work_dir.is_dir()
-            created = await kube_client.create(
+            owner = await kube_client.create(
                 Widget(metadata=ObjectMeta(name="w", namespace=namespace), spec={})
             )
-            assert created["spec"] == {"size": 3}
+            assert owner["spec"] == {"size": 3}
+            reference = OwnerReference(
+                apiVersion="envtest.opgen.dev/v1", kind="Widget", name="w", uid=owner.metadata.uid
+            )
+            await kube_client.create(
+                ConfigMap(metadata=ObjectMeta(name="c", namespace=namespace, ownerReferences=[reference]))
+            )
+            await kube_client.delete(Widget, "w", namespace=namespace)
+            # The CRD was installed before kube-controller-manager started, so the
+            # garbage collector knows Widgets and needs no 30 s rediscovery.
+            began = time.monotonic()
+            while time.monotonic() - began < 15:
+                try:
+                    await kube_client.get(ConfigMap, "c", namespace=namespace)
+                except ApiError as error:
+                    assert error.status.code == 404
+                    return
+                await asyncio.sleep(0.2)
+            raise AssertionError("the ConfigMap owned by a deleted Widget was not collected")
         """,
         ini=PYTEST_INI + "opgen_envtest_controller_manager = true\n",
     )
