@@ -25,10 +25,8 @@ import atexit
 import copy
 import os
 import re
-import shutil
-import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,10 +34,9 @@ from typing import Any
 from lightkube import AsyncClient, Client, KubeConfig
 
 from opgen.errors import EnvtestError
-from opgen.testing import controlplane, crds, kubeconfig
+from opgen.testing import crds, kubeconfig
 from opgen.testing.binaries import Binaries, find_binaries, verify_etcd
-from opgen.testing.pki import Pki, generate_pki
-from opgen.testing.processes import ManagedProcess, Watchdog, free_port
+from opgen.testing.localplane import LocalControlPlane, require_controller_manager
 from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
 
 __all__ = ["DEFAULT_START_TIMEOUT", "DEFAULT_STOP_TIMEOUT", "Environment"]
@@ -47,8 +44,6 @@ __all__ = ["DEFAULT_START_TIMEOUT", "DEFAULT_STOP_TIMEOUT", "Environment"]
 DEFAULT_START_TIMEOUT = 60.0
 DEFAULT_STOP_TIMEOUT = 20.0
 CRD_TIMEOUT = 60.0
-PORT_ATTEMPTS = 5
-WORK_DIR_PREFIX = "opgen-envtest-"
 
 # controller-runtime's envtest reads these too (Go durations such as "90s" or "2m").
 START_TIMEOUT_ENV = "KUBEBUILDER_CONTROLPLANE_START_TIMEOUT"
@@ -114,10 +109,7 @@ class Environment:
         )
         self.timings: dict[str, float] = {}
         """Seconds each start step took ("etcd", "kube-apiserver", ...)."""
-        self._work_dir: Path | None = None
-        self._watchdog: Watchdog | None = None
-        self._processes: list[ManagedProcess] = []
-        self._controller_manager: ManagedProcess | None = None
+        self._local: LocalControlPlane | None = None
         self._kubeconfig_path: Path | None = None
         self._kubeconfig: dict[str, Any] | None = None
         self._server: str | None = None
@@ -155,11 +147,13 @@ class Environment:
     @property
     def work_dir(self) -> Path | None:
         """The temporary directory (certificates, etcd data, logs); None for an existing cluster."""
-        return self._work_dir
+        return self._local.work_dir if self._local is not None else None
 
     @property
     def controller_manager_running(self) -> bool:
-        return self._existing or self._controller_manager is not None
+        return self._existing or (
+            self._local is not None and self._local.controller_manager_running
+        )
 
     def lightkube_config(self) -> KubeConfig:
         self._require_started()
@@ -258,18 +252,9 @@ class Environment:
 
     def stop(self) -> None:
         """Stop every process (whole process groups) and remove the work directory. Idempotent."""
-        for process in reversed(self._processes):
-            process.stop(self.stop_timeout)
-            if self._watchdog is not None:
-                self._watchdog.forget(process)
-        self._processes.clear()
-        self._controller_manager = None
-        if self._work_dir is not None:
-            shutil.rmtree(self._work_dir, ignore_errors=True)
-            self._work_dir = None
-        if self._watchdog is not None:
-            self._watchdog.close()
-            self._watchdog = None
+        if self._local is not None:
+            self._local.stop()
+            self._local = None
         self._kubeconfig = None
         self._kubeconfig_path = None
         self._server = None
@@ -281,27 +266,12 @@ class Environment:
         With an existing cluster this does nothing: the cluster runs its own.
         """
         self._require_started()
-        if self.controller_manager_running:
+        if self._local is None:
             return
-        controller_manager = self._controller_manager_binary()
-        work = self._require_work_dir()
-        began = time.monotonic()
-
-        def command() -> tuple[list[str], str]:
-            port = free_port()
-            cert_dir = Path(tempfile.mkdtemp(prefix="kcm-certs-", dir=work))
-            args = controlplane.controller_manager_args(
-                controller_manager, self.kubeconfig_path, cert_dir, port
-            )
-            return args, f"https://127.0.0.1:{port}/healthz"
-
-        self._controller_manager = self._launch(
-            "kube-controller-manager",
-            command,
-            controlplane.insecure_ssl_context(),
-            time.monotonic() + self.start_timeout,
+        self._local.start_controller_manager(
+            require_controller_manager(self._local.binaries)
         )
-        self.timings["kube-controller-manager"] = time.monotonic() - began
+        self.timings.update(self._local.timings)
 
     # -- internals --------------------------------------------------------------
 
@@ -311,141 +281,24 @@ class Environment:
                 "the envtest environment is not started (call start() first)"
             )
 
-    def _require_work_dir(self) -> Path:
-        if self._work_dir is None:
-            raise EnvtestError(
-                "the envtest environment is not started (call start() first)"
-            )
-        return self._work_dir
-
-    def _resolved_binaries(self) -> Binaries:
-        if self._binaries is None:
-            self._binaries = find_binaries(
-                KubernetesVersion.parse(KUBERNETES_VERSION), self._environ
-            )
-        return self._binaries
-
-    def _controller_manager_binary(self) -> Path:
-        binaries = self._resolved_binaries()
-        if binaries.kube_controller_manager is None:
-            raise EnvtestError(
-                "kube-controller-manager is not among the envtest binaries "
-                f"(found via {binaries.source}: {binaries.directory})",
-                hint="set TEST_ASSET_KUBE_CONTROLLER_MANAGER, or use the set "
-                "`opgen envtest use` builds, which includes it",
-            )
-        return binaries.kube_controller_manager
+    def _start_control_plane(self) -> None:
+        binaries = self._binaries or find_binaries(
+            KubernetesVersion.parse(KUBERNETES_VERSION), self._environ
+        )
+        verify_etcd(binaries.etcd)
+        if self._want_controller_manager:
+            require_controller_manager(binaries)  # fail before starting anything
+        self._local = LocalControlPlane(
+            binaries, self._environ, self.start_timeout, self.stop_timeout
+        )
+        self._local.start()
+        self.timings.update(self._local.timings)
+        self._server = self._local.server
+        self._kubeconfig_path = self._local.kubeconfig_path
+        self._kubeconfig = self._local.kubeconfig
 
     def _connect_existing(self) -> None:
         path, config = kubeconfig.existing_cluster_kubeconfig(self._environ)
         self._server = kubeconfig.server_of(config)
         self._kubeconfig_path = path
         self._kubeconfig = config
-
-    def _launch(
-        self,
-        name: str,
-        command: Callable[[], tuple[list[str], str]],
-        context: Any,
-        deadline: float,
-    ) -> ManagedProcess:
-        """Start `name` and wait for its probe; retry with new ports if one was taken."""
-        work = self._require_work_dir()
-        for attempt in range(1, PORT_ATTEMPTS + 1):
-            args, probe_url = command()
-            suffix = "" if attempt == 1 else f".retry-{attempt}"
-            process = ManagedProcess(
-                name, args, work / "logs" / f"{name}{suffix}.log", self._environ
-            )
-            process.start()
-            self._processes.append(process)
-            if self._watchdog is not None:
-                self._watchdog.watch(process)
-            try:
-                controlplane.wait_until_ok(probe_url, process, deadline, context)
-            except controlplane.NotReady as not_ready:
-                if process.port_conflict() and attempt < PORT_ATTEMPTS:
-                    process.stop(self.stop_timeout)
-                    self._processes.remove(process)
-                    continue
-                raise process.failure(
-                    f"did not start within {self.start_timeout:.0f} s: {not_ready.what}"
-                    if not not_ready.process_exited
-                    else f"did not start: it {not_ready.what}"
-                ) from None
-            return process
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
-    def _start_control_plane(self) -> None:
-        binaries = self._resolved_binaries()
-        verify_etcd(binaries.etcd)
-        if self._want_controller_manager:
-            self._controller_manager_binary()  # fail before starting anything
-        work = Path(tempfile.mkdtemp(prefix=WORK_DIR_PREFIX))
-        self._work_dir = work
-        self._watchdog = Watchdog(work)
-        (work / "logs").mkdir()
-        deadline = time.monotonic() + self.start_timeout
-
-        began = time.monotonic()
-        pki = generate_pki(work / "pki")
-        self.timings["pki"] = time.monotonic() - began
-
-        etcd_ports: list[controlplane.EtcdPorts] = []
-
-        def etcd_command() -> tuple[list[str], str]:
-            ports = controlplane.EtcdPorts(client=free_port(), peer=free_port())
-            etcd_ports.append(ports)
-            data_dir = Path(tempfile.mkdtemp(prefix="etcd-data-", dir=work))
-            return (
-                controlplane.etcd_args(binaries.etcd, data_dir, ports),
-                f"{ports.client_url}/health",
-            )
-
-        began = time.monotonic()
-        self._launch("etcd", etcd_command, None, deadline)
-        self.timings["etcd"] = time.monotonic() - began
-
-        began = time.monotonic()
-        api_ports = self._start_apiserver(binaries, pki, etcd_ports[-1], deadline)
-        self.timings["kube-apiserver"] = time.monotonic() - began
-
-        config = kubeconfig.admin_kubeconfig(
-            api_ports.url, pki.ca_pem, pki.client_cert_pem, pki.client_key_pem
-        )
-        path = work / "kubeconfig"
-        kubeconfig.write_kubeconfig(path, config)
-        self._server = api_ports.url
-        self._kubeconfig_path = path
-        self._kubeconfig = config
-
-    def _start_apiserver(
-        self,
-        binaries: Binaries,
-        pki: Pki,
-        etcd: controlplane.EtcdPorts,
-        deadline: float,
-    ) -> controlplane.ApiserverPorts:
-        work = self._require_work_dir()
-        chosen: list[controlplane.ApiserverPorts] = []
-
-        def command() -> tuple[list[str], str]:
-            ports = controlplane.ApiserverPorts(secure=free_port())
-            chosen.append(ports)
-            args = controlplane.apiserver_args(
-                binaries.kube_apiserver, pki, work / "pki", etcd, ports
-            )
-            return args, f"{ports.url}/readyz"
-
-        context = controlplane.admin_ssl_context(pki)
-        apiserver = self._launch("kube-apiserver", command, context, deadline)
-        ports = chosen[-1]
-        try:
-            controlplane.wait_until_ok(
-                f"{ports.url}/api/v1/namespaces/default", apiserver, deadline, context
-            )
-        except controlplane.NotReady as not_ready:
-            raise apiserver.failure(
-                f"is ready but the default namespace never appeared: {not_ready.what}"
-            ) from None
-        return ports

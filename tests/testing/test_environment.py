@@ -19,8 +19,7 @@ from lightkube.resources.apiextensions_v1 import CustomResourceDefinition
 from lightkube.resources.core_v1 import ConfigMap, Namespace
 
 from opgen.errors import EnvtestError
-from opgen.testing import Environment, find_binaries
-from opgen.testing import environment as environment_module
+from opgen.testing import Environment, find_binaries, localplane
 from opgen.testing.binaries import Binaries
 from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
 from tests.testing.crd_samples import (
@@ -320,7 +319,7 @@ def busy_port() -> Iterator[int]:
 def test_a_port_race_is_retried_with_new_ports(
     binaries: Binaries, busy_port: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_free_port = environment_module.free_port
+    real_free_port = localplane.free_port
     handed_out: list[int] = []
 
     def first_one_taken() -> int:
@@ -328,7 +327,7 @@ def test_a_port_race_is_retried_with_new_ports(
         handed_out.append(port)
         return port
 
-    monkeypatch.setattr(environment_module, "free_port", first_one_taken)
+    monkeypatch.setattr(localplane, "free_port", first_one_taken)
     with Environment(binaries=binaries) as environment:
         assert environment.work_dir is not None
         logs = sorted(path.name for path in (environment.work_dir / "logs").iterdir())
