@@ -1,1 +1,43 @@
-"""opgen.testing (see design.md §1)."""
+"""opgen.testing: a real kube-apiserver + etcd for tests, like controller-runtime's envtest.
+
+- `Environment` starts etcd, kube-apiserver and optionally kube-controller-manager
+  on loopback (or connects to an existing cluster) and installs CRDs.
+- `find_binaries` / `obtain_binaries` locate (or build) the binaries for
+  `KUBERNETES_VERSION`; `opgen envtest use` is the command-line face.
+- The pytest plugin (`opgen.testing.plugin`, loaded through an entry point)
+  provides the `envtest`, `envtest_controller_manager`, `kube_client` and
+  `namespace` fixtures.
+"""
+
+from __future__ import annotations
+
+from opgen.testing.binaries import (
+    Binaries,
+    BinariesNotFound,
+    find_binaries,
+    obtain_binaries,
+    verify_binaries,
+)
+from opgen.testing.cache import cache_root
+from opgen.testing.crds import CrdSource, load_crds
+from opgen.testing.environment import Environment
+from opgen.testing.versions import (
+    ETCD_MIN_VERSION,
+    KUBERNETES_VERSION,
+    KubernetesVersion,
+)
+
+__all__ = [
+    "ETCD_MIN_VERSION",
+    "KUBERNETES_VERSION",
+    "Binaries",
+    "BinariesNotFound",
+    "CrdSource",
+    "Environment",
+    "KubernetesVersion",
+    "cache_root",
+    "find_binaries",
+    "load_crds",
+    "obtain_binaries",
+    "verify_binaries",
+]

@@ -1,0 +1,304 @@
+"""`Environment`: a real etcd + kube-apiserver (+ kube-controller-manager) for tests.
+
+    with Environment(controller_manager=True, crd_paths=["config/crd/bases"]) as env:
+        client = env.client()          # lightkube, admin
+        ...
+    async with Environment() as env:   # the same, started in a worker thread
+        ...
+
+Start: etcd, then kube-apiserver on free loopback ports with fresh
+certificates, waiting for `/readyz` and the `default` namespace; then the
+admin kubeconfig; then the CRDs; then (optionally) kube-controller-manager.
+A start that loses a port race is retried with new ports; any other failure
+stops what was started and raises `EnvtestError` quoting the process's log.
+Stop: kube-controller-manager, kube-apiserver, etcd, each as a process group
+(SIGTERM, grace period, SIGKILL), then the work directory goes. The same
+happens at interpreter exit (atexit) and, through a watchdog process, when
+the owner is killed outright. `USE_EXISTING_CLUSTER=true` uses the cluster
+in `KUBECONFIG` instead and starts nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import copy
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from lightkube import AsyncClient, Client, KubeConfig
+
+from opgen.errors import EnvtestError
+from opgen.testing import crds, kubeconfig
+from opgen.testing.binaries import Binaries, find_binaries, verify_etcd
+from opgen.testing.localplane import LocalControlPlane, require_controller_manager
+from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
+
+__all__ = ["DEFAULT_START_TIMEOUT", "DEFAULT_STOP_TIMEOUT", "Environment"]
+
+DEFAULT_START_TIMEOUT = 60.0
+DEFAULT_STOP_TIMEOUT = 20.0
+CRD_TIMEOUT = 60.0
+
+# controller-runtime's envtest reads these too (Go durations such as "90s" or "2m").
+START_TIMEOUT_ENV = "KUBEBUILDER_CONTROLPLANE_START_TIMEOUT"
+STOP_TIMEOUT_ENV = "KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT"
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+_RUNNING: set[Environment] = set()
+
+
+def _timeout(
+    given: float | None, environ: Mapping[str, str], variable: str, default: float
+) -> float:
+    """`given`, else the variable (a simple Go duration or seconds), else `default`."""
+    if given is not None:
+        return given
+    text = environ.get(variable, "").strip()
+    if not text:
+        return default
+    match = _DURATION.match(text)
+    if match is None:
+        raise EnvtestError(
+            f"{variable}={text!r} is not a duration",
+            hint='use e.g. "90s", "2m" or "90"',
+        )
+    return float(match[1]) * _UNIT_SECONDS[match[2] or "s"]
+
+
+@atexit.register
+def _stop_all_at_exit() -> None:
+    for environment in list(_RUNNING):
+        environment.stop()
+
+
+class Environment:
+    """A control plane for tests; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        binaries: Binaries | None = None,
+        controller_manager: bool = False,
+        crd_paths: Sequence[crds.CrdSource] = (),
+        use_existing_cluster: bool | None = None,
+        start_timeout: float | None = None,
+        stop_timeout: float | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._environ = dict(os.environ if environ is None else environ)
+        self._binaries = binaries
+        self._want_controller_manager = controller_manager
+        self._crd_paths = list(crd_paths)
+        self._existing = (
+            kubeconfig.use_existing_cluster(self._environ)
+            if use_existing_cluster is None
+            else use_existing_cluster
+        )
+        self.start_timeout = _timeout(
+            start_timeout, self._environ, START_TIMEOUT_ENV, DEFAULT_START_TIMEOUT
+        )
+        self.stop_timeout = _timeout(
+            stop_timeout, self._environ, STOP_TIMEOUT_ENV, DEFAULT_STOP_TIMEOUT
+        )
+        self.timings: dict[str, float] = {}
+        """Seconds each start step took ("etcd", "kube-apiserver", ...)."""
+        self._local: LocalControlPlane | None = None
+        self._kubeconfig_path: Path | None = None
+        self._kubeconfig: dict[str, Any] | None = None
+        self._server: str | None = None
+
+    # -- what tests use -------------------------------------------------------
+
+    @property
+    def is_existing_cluster(self) -> bool:
+        return self._existing
+
+    @property
+    def started(self) -> bool:
+        return self._kubeconfig is not None
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        """The admin kubeconfig (or the existing cluster's)."""
+        self._require_started()
+        assert self._kubeconfig_path is not None
+        return self._kubeconfig_path
+
+    @property
+    def kubeconfig(self) -> dict[str, Any]:
+        """The kubeconfig's content (a copy)."""
+        self._require_started()
+        return copy.deepcopy(self._kubeconfig or {})
+
+    @property
+    def server(self) -> str:
+        """The API server's URL, e.g. `https://127.0.0.1:43123`."""
+        self._require_started()
+        assert self._server is not None
+        return self._server
+
+    @property
+    def work_dir(self) -> Path | None:
+        """The temporary directory (certificates, etcd data, logs); None for an existing cluster."""
+        return self._local.work_dir if self._local is not None else None
+
+    @property
+    def controller_manager_running(self) -> bool:
+        return self._existing or (
+            self._local is not None and self._local.controller_manager_running
+        )
+
+    def lightkube_config(self) -> KubeConfig:
+        self._require_started()
+        return KubeConfig.from_dict(self.kubeconfig, fname=self.kubeconfig_path)
+
+    def client(self) -> Client:
+        """A synchronous lightkube client acting as the admin user."""
+        return Client(config=self.lightkube_config(), field_manager=crds.FIELD_MANAGER)
+
+    def async_client(self) -> AsyncClient:
+        """An asynchronous lightkube client acting as the admin user (close it when done)."""
+        return AsyncClient(
+            config=self.lightkube_config(), field_manager=crds.FIELD_MANAGER
+        )
+
+    def install_crds(
+        self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
+    ) -> None:
+        """Apply CRDs (files, directories or dicts); wait until each is Established and served.
+
+        A CRD the API server rejects raises `EnvtestError` carrying the server's message.
+        """
+        client = self.client()
+        try:
+            crds.install_crds(client, paths, timeout)
+        finally:
+            client.close()
+
+    def uninstall_crds(
+        self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
+    ) -> None:
+        """Delete CRDs (and their objects) and wait until they are gone."""
+        client = self.client()
+        try:
+            crds.uninstall_crds(client, paths, timeout)
+        finally:
+            client.close()
+
+    async def ainstall_crds(
+        self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
+    ) -> None:
+        await asyncio.to_thread(self.install_crds, list(paths), timeout)
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def __enter__(self) -> Environment:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> Environment:
+        return await self.astart()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.astop()
+
+    async def astart(self) -> Environment:
+        return await asyncio.to_thread(self.start)
+
+    async def astop(self) -> None:
+        await asyncio.to_thread(self.stop)
+
+    def start(self) -> Environment:
+        """Start (or connect to) the control plane and install the CRDs. Idempotent."""
+        if self.started:
+            return self
+        _RUNNING.add(self)
+        try:
+            if self._existing:
+                self._connect_existing()
+            else:
+                self._start_control_plane()
+            if self._crd_paths:
+                began = time.monotonic()
+                self.install_crds(self._crd_paths)
+                self.timings["crds"] = time.monotonic() - began
+            # After the CRDs: the garbage collector discovers resource types at
+            # start and then only every 30 s.
+            if self._want_controller_manager:
+                self.start_controller_manager()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop every process (whole process groups) and remove the work directory. Idempotent."""
+        if self._local is not None:
+            self._local.stop()
+            self._local = None
+        self._kubeconfig = None
+        self._kubeconfig_path = None
+        self._server = None
+        _RUNNING.discard(self)
+
+    def start_controller_manager(self) -> None:
+        """Start kube-controller-manager (garbage collector, namespace controller). Idempotent.
+
+        With an existing cluster this does nothing: the cluster runs its own.
+        """
+        self._require_started()
+        if self._local is None:
+            return
+        self._local.start_controller_manager(
+            require_controller_manager(self._local.binaries)
+        )
+        self.timings.update(self._local.timings)
+
+    # -- internals --------------------------------------------------------------
+
+    def _require_started(self) -> None:
+        if not self.started:
+            raise EnvtestError(
+                "the envtest environment is not started (call start() first)"
+            )
+
+    def _start_control_plane(self) -> None:
+        binaries = self._binaries or find_binaries(
+            KubernetesVersion.parse(KUBERNETES_VERSION), self._environ
+        )
+        verify_etcd(binaries.etcd)
+        if self._want_controller_manager:
+            require_controller_manager(binaries)  # fail before starting anything
+        self._local = LocalControlPlane(
+            binaries, self._environ, self.start_timeout, self.stop_timeout
+        )
+        self._local.start()
+        self.timings.update(self._local.timings)
+        self._server = self._local.server
+        self._kubeconfig_path = self._local.kubeconfig_path
+        self._kubeconfig = self._local.kubeconfig
+
+    def _connect_existing(self) -> None:
+        path, config = kubeconfig.existing_cluster_kubeconfig(self._environ)
+        self._server = kubeconfig.server_of(config)
+        self._kubeconfig_path = path
+        self._kubeconfig = config

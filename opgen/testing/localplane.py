@@ -1,0 +1,201 @@
+"""`LocalControlPlane`: the processes of a throwaway control plane and their work directory.
+
+It owns the work directory (`$TMPDIR/opgen-envtest-*`: certificates, etcd
+data, logs, kubeconfig), the watchdog that cleans it up if the owner dies,
+and the processes: etcd, kube-apiserver and, on request,
+kube-controller-manager. A process that dies because its port was taken is
+restarted on new ports; any other failure raises `EnvtestError` quoting its
+log. `opgen.testing.Environment` is the public face.
+"""
+
+from __future__ import annotations
+
+import shutil
+import ssl
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from opgen.errors import EnvtestError
+from opgen.testing import controlplane, kubeconfig
+from opgen.testing.binaries import Binaries
+from opgen.testing.pki import Pki, generate_pki
+from opgen.testing.processes import ManagedProcess, Watchdog, free_port
+
+__all__ = ["PORT_ATTEMPTS", "WORK_DIR_PREFIX", "LocalControlPlane"]
+
+PORT_ATTEMPTS = 5
+WORK_DIR_PREFIX = "opgen-envtest-"
+
+Command = Callable[[], tuple[list[str], str]]
+"""Builds a fresh command line (new ports) and the URL that answers 200 once it is ready."""
+
+
+class LocalControlPlane:
+    """etcd + kube-apiserver (+ kube-controller-manager) on loopback."""
+
+    def __init__(
+        self,
+        binaries: Binaries,
+        environ: Mapping[str, str],
+        start_timeout: float,
+        stop_timeout: float,
+    ) -> None:
+        self.binaries = binaries
+        self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self.timings: dict[str, float] = {}
+        self._environ = dict(environ)
+        self._processes: list[ManagedProcess] = []
+        self._controller_manager: ManagedProcess | None = None
+        self.work_dir = Path(tempfile.mkdtemp(prefix=WORK_DIR_PREFIX))
+        self._watchdog: Watchdog | None = Watchdog(self.work_dir)
+        (self.work_dir / "logs").mkdir()
+        self.kubeconfig_path = self.work_dir / "kubeconfig"
+        self.kubeconfig: dict[str, Any] = {}
+        self.server = ""
+
+    @property
+    def controller_manager_running(self) -> bool:
+        return self._controller_manager is not None
+
+    def start(self) -> None:
+        """Start etcd and kube-apiserver and write the admin kubeconfig."""
+        deadline = time.monotonic() + self.start_timeout
+        began = time.monotonic()
+        pki = generate_pki(self.work_dir / "pki")
+        self.timings["pki"] = time.monotonic() - began
+
+        began = time.monotonic()
+        etcd = self._start_etcd(deadline)
+        self.timings["etcd"] = time.monotonic() - began
+
+        began = time.monotonic()
+        apiserver = self._start_apiserver(pki, etcd, deadline)
+        self.timings["kube-apiserver"] = time.monotonic() - began
+
+        self.kubeconfig = kubeconfig.admin_kubeconfig(
+            apiserver.url, pki.ca_pem, pki.client_cert_pem, pki.client_key_pem
+        )
+        kubeconfig.write_kubeconfig(self.kubeconfig_path, self.kubeconfig)
+        self.server = apiserver.url
+
+    def start_controller_manager(self, binary: Path) -> None:
+        """Start kube-controller-manager with the garbage collector and namespace controllers."""
+        if self._controller_manager is not None:
+            return
+        began = time.monotonic()
+
+        def command() -> tuple[list[str], str]:
+            port = free_port()
+            cert_dir = Path(tempfile.mkdtemp(prefix="kcm-certs-", dir=self.work_dir))
+            args = controlplane.controller_manager_args(
+                binary, self.kubeconfig_path, cert_dir, port
+            )
+            return args, f"https://127.0.0.1:{port}/healthz"
+
+        self._controller_manager = self._launch(
+            "kube-controller-manager",
+            command,
+            controlplane.insecure_ssl_context(),
+            time.monotonic() + self.start_timeout,
+        )
+        self.timings["kube-controller-manager"] = time.monotonic() - began
+
+    def stop(self) -> None:
+        """Stop the processes, last started first, then remove the work directory."""
+        for process in reversed(self._processes):
+            process.stop(self.stop_timeout)
+            if self._watchdog is not None:
+                self._watchdog.forget(process)
+        self._processes.clear()
+        self._controller_manager = None
+        shutil.rmtree(self.work_dir, ignore_errors=True)
+        if self._watchdog is not None:
+            self._watchdog.close()
+            self._watchdog = None
+
+    def _launch(
+        self,
+        name: str,
+        command: Command,
+        context: ssl.SSLContext | None,
+        deadline: float,
+    ) -> ManagedProcess:
+        """Start `name` and wait for its probe; retry with new ports if one was taken."""
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            args, probe_url = command()
+            suffix = "" if attempt == 1 else f".retry-{attempt}"
+            log = self.work_dir / "logs" / f"{name}{suffix}.log"
+            process = ManagedProcess(name, args, log, self._environ)
+            process.start()
+            self._processes.append(process)
+            if self._watchdog is not None:
+                self._watchdog.watch(process)
+            try:
+                controlplane.wait_until_ok(probe_url, process, deadline, context)
+            except controlplane.NotReady as not_ready:
+                if process.port_conflict() and attempt < PORT_ATTEMPTS:
+                    process.stop(self.stop_timeout)
+                    self._processes.remove(process)
+                    continue
+                raise process.failure(
+                    f"did not start: it {not_ready.what}"
+                    if not_ready.process_exited
+                    else f"did not start within {self.start_timeout:.0f} s: {not_ready.what}"
+                ) from None
+            return process
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _start_etcd(self, deadline: float) -> controlplane.EtcdPorts:
+        chosen: list[controlplane.EtcdPorts] = []
+
+        def command() -> tuple[list[str], str]:
+            ports = controlplane.EtcdPorts(client=free_port(), peer=free_port())
+            chosen.append(ports)
+            data_dir = Path(tempfile.mkdtemp(prefix="etcd-data-", dir=self.work_dir))
+            args = controlplane.etcd_args(self.binaries.etcd, data_dir, ports)
+            return args, f"{ports.client_url}/health"
+
+        self._launch("etcd", command, None, deadline)
+        return chosen[-1]
+
+    def _start_apiserver(
+        self, pki: Pki, etcd: controlplane.EtcdPorts, deadline: float
+    ) -> controlplane.ApiserverPorts:
+        chosen: list[controlplane.ApiserverPorts] = []
+
+        def command() -> tuple[list[str], str]:
+            ports = controlplane.ApiserverPorts(secure=free_port())
+            chosen.append(ports)
+            args = controlplane.apiserver_args(
+                self.binaries.kube_apiserver, pki, self.work_dir / "pki", etcd, ports
+            )
+            return args, f"{ports.url}/readyz"
+
+        context = controlplane.admin_ssl_context(pki)
+        apiserver = self._launch("kube-apiserver", command, context, deadline)
+        ports = chosen[-1]
+        try:
+            controlplane.wait_until_ok(
+                f"{ports.url}/api/v1/namespaces/default", apiserver, deadline, context
+            )
+        except controlplane.NotReady as not_ready:
+            raise apiserver.failure(
+                f"is ready but the default namespace never appeared: {not_ready.what}"
+            ) from None
+        return ports
+
+
+def require_controller_manager(binaries: Binaries) -> Path:
+    """The kube-controller-manager binary, or an error saying how to provide one."""
+    if binaries.kube_controller_manager is None:
+        raise EnvtestError(
+            "kube-controller-manager is not among the envtest binaries "
+            f"(found via {binaries.source}: {binaries.directory})",
+            hint="set TEST_ASSET_KUBE_CONTROLLER_MANAGER, or use the set "
+            "`opgen envtest use` builds, which includes it",
+        )
+    return binaries.kube_controller_manager

@@ -1,0 +1,271 @@
+"""The pytest plugin as a generated project sees it: whole pytest sessions in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from lightkube import ApiError
+from lightkube.resources.core_v1 import ConfigMap
+
+from opgen.testing import Environment, find_binaries
+from opgen.testing.binaries import BINARY_ENV, Binaries
+from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
+from tests.testing.crd_samples import widget_crd
+from tests.testing.processes import processes_mentioning
+
+PYTEST_INI = """\
+[pytest]
+asyncio_mode = auto
+asyncio_default_fixture_loop_scope = function
+"""
+CLEANUP_TIMEOUT = 30.0
+
+
+@pytest.fixture(scope="module")
+def binaries(envtest: Environment) -> Binaries:
+    return find_binaries(KubernetesVersion.parse(KUBERNETES_VERSION), os.environ)
+
+
+def _environ(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A clean environment: no envtest variables from the outer session, a private TMPDIR."""
+    environ = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in BINARY_ENV.values()
+        and key
+        not in {
+            "KUBEBUILDER_ASSETS",
+            "USE_EXISTING_CLUSTER",
+            "KUBECONFIG",
+            "OPGEN_REQUIRE_ENVTEST",
+            "OPGEN_ENVTEST_CACHE",
+            "PYTEST_ADDOPTS",
+        }
+    }
+    temp = tmp_path / "tmp"
+    temp.mkdir(exist_ok=True)
+    environ["TMPDIR"] = str(temp)
+    environ.update(extra)
+    return environ
+
+
+def _with_binaries(tmp_path: Path, binaries: Binaries, **extra: str) -> dict[str, str]:
+    assert binaries.kube_controller_manager is not None
+    return _environ(
+        tmp_path,
+        TEST_ASSET_KUBE_APISERVER=str(binaries.kube_apiserver),
+        TEST_ASSET_ETCD=str(binaries.etcd),
+        TEST_ASSET_KUBE_CONTROLLER_MANAGER=str(binaries.kube_controller_manager),
+        **extra,
+    )
+
+
+def _project(tmp_path: Path, tests: str, ini: str = PYTEST_INI) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pytest.ini").write_text(ini)
+    (project / "test_session.py").write_text(textwrap.dedent(tests))
+    return project
+
+
+def _pytest(
+    project: Path, environ: dict[str, str], *args: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rsE", *args],
+        cwd=project,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+NEEDS_ENVTEST = """\
+def test_needs_the_api_server(envtest):
+    assert envtest.server
+
+
+def test_plain():
+    pass
+"""
+
+
+def test_without_binaries_envtest_tests_skip_with_the_reason(tmp_path: Path) -> None:
+    project = _project(tmp_path, NEEDS_ENVTEST)
+    environ = _environ(tmp_path, OPGEN_ENVTEST_CACHE=str(tmp_path / "empty-cache"))
+    done = _pytest(project, environ)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 1 skipped" in done.stdout
+    assert "envtest binaries not found" in done.stdout
+    assert "opgen envtest use" in done.stdout
+    deselected = _pytest(project, environ, "-m", "not envtest")
+    assert "1 passed, 1 deselected" in deselected.stdout, deselected.stdout
+
+
+def test_without_binaries_and_opgen_require_envtest_they_fail(tmp_path: Path) -> None:
+    project = _project(tmp_path, NEEDS_ENVTEST)
+    environ = _environ(
+        tmp_path,
+        OPGEN_ENVTEST_CACHE=str(tmp_path / "empty-cache"),
+        OPGEN_REQUIRE_ENVTEST="1",
+    )
+    done = _pytest(project, environ)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 passed, 1 error" in done.stdout
+    assert "OPGEN_REQUIRE_ENVTEST is set" in done.stdout
+    assert "no envtest binaries for Kubernetes" in done.stdout
+
+
+def test_a_session_installs_project_crds_runs_kcm_and_leaves_nothing_behind(
+    tmp_path: Path, binaries: Binaries
+) -> None:
+    project = _project(
+        tmp_path,
+        """\
+        import asyncio
+        import time
+
+        from lightkube import ApiError
+        from lightkube.generic_resource import create_namespaced_resource
+        from lightkube.models.meta_v1 import ObjectMeta, OwnerReference
+        from lightkube.resources.core_v1 import ConfigMap
+
+        Widget = create_namespaced_resource("envtest.opgen.dev", "v1", "Widget", "widgets")
+
+
+        async def test_generated_project_layout(envtest, kube_client, namespace):
+            assert envtest.controller_manager_running
+            assert envtest.work_dir is not None and envtest.work_dir.is_dir()
+            owner = await kube_client.create(
+                Widget(metadata=ObjectMeta(name="w", namespace=namespace), spec={})
+            )
+            assert owner["spec"] == {"size": 3}
+            reference = OwnerReference(
+                apiVersion="envtest.opgen.dev/v1", kind="Widget", name="w", uid=owner.metadata.uid
+            )
+            await kube_client.create(
+                ConfigMap(metadata=ObjectMeta(name="c", namespace=namespace, ownerReferences=[reference]))
+            )
+            await kube_client.delete(Widget, "w", namespace=namespace)
+            # The CRD was installed before kube-controller-manager started, so the
+            # garbage collector knows Widgets and needs no 30 s rediscovery.
+            began = time.monotonic()
+            while time.monotonic() - began < 15:
+                try:
+                    await kube_client.get(ConfigMap, "c", namespace=namespace)
+                except ApiError as error:
+                    assert error.status.code == 404
+                    return
+                await asyncio.sleep(0.2)
+            raise AssertionError("the ConfigMap owned by a deleted Widget was not collected")
+        """,
+        ini=PYTEST_INI + "opgen_envtest_controller_manager = true\n",
+    )
+    bases = project / "config" / "crd" / "bases"
+    bases.mkdir(parents=True)
+    (bases / "envtest.opgen.dev_widgets.yaml").write_text(yaml.safe_dump(widget_crd()))
+    environ = _with_binaries(tmp_path, binaries, OPGEN_REQUIRE_ENVTEST="1")
+    done = _pytest(project, environ)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+    temp = Path(environ["TMPDIR"])
+    assert [
+        path.name for path in temp.iterdir() if path.name.startswith("opgen-envtest-")
+    ] == []
+    assert processes_mentioning(str(temp)) == []
+
+
+CRASHING_OWNER = """\
+import sys, time
+from opgen.testing import Environment
+
+environment = Environment(controller_manager=True).start()
+print(environment.work_dir, flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize(
+    "kill_with", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"]
+)
+def test_a_killed_owner_leaves_no_process_or_temp_dir(
+    tmp_path: Path, binaries: Binaries, kill_with: signal.Signals
+) -> None:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", CRASHING_OWNER],
+        env=_with_binaries(tmp_path, binaries),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert owner.stdout is not None
+    work_dir = Path(owner.stdout.readline().strip())
+    try:
+        assert work_dir.is_dir(), owner.stderr.read() if owner.stderr else ""
+        running = processes_mentioning(str(work_dir))
+        assert len(running) == 4, running  # etcd, kube-apiserver, KCM, watchdog
+    finally:
+        owner.send_signal(kill_with)
+        owner.wait(timeout=30)
+    deadline = time.monotonic() + CLEANUP_TIMEOUT
+    while (
+        processes_mentioning(str(work_dir)) or work_dir.exists()
+    ) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_mentioning(str(work_dir)) == []
+    assert not work_dir.exists()
+
+
+def test_use_existing_cluster_runs_the_same_tests_against_a_kubeconfig(
+    tmp_path: Path, envtest: Environment
+) -> None:
+    project = _project(
+        tmp_path,
+        """\
+        import os
+
+        from lightkube.models.meta_v1 import ObjectMeta
+        from lightkube.resources.core_v1 import ConfigMap
+
+
+        async def test_against_the_existing_cluster(envtest, kube_client, namespace):
+            assert envtest.is_existing_cluster
+            assert envtest.work_dir is None
+            assert envtest.server == os.environ["EXPECTED_SERVER"]
+            await kube_client.create(
+                ConfigMap(metadata=ObjectMeta(name="from-a-subprocess", namespace="default"))
+            )
+        """,
+    )
+    environ = _environ(
+        tmp_path,
+        USE_EXISTING_CLUSTER="true",
+        KUBECONFIG=str(envtest.kubeconfig_path),
+        EXPECTED_SERVER=envtest.server,
+        OPGEN_ENVTEST_CACHE=str(tmp_path / "empty-cache"),
+        OPGEN_REQUIRE_ENVTEST="1",
+    )
+    done = _pytest(project, environ)
+    assert done.returncode == 0, done.stdout + done.stderr
+    client = envtest.client()
+    try:
+        assert (
+            client.get(ConfigMap, "from-a-subprocess", namespace="default").metadata
+            is not None
+        )
+        client.delete(ConfigMap, "from-a-subprocess", namespace="default")
+        with pytest.raises(ApiError):
+            client.get(ConfigMap, "from-a-subprocess", namespace="default")
+    finally:
+        client.close()
+    assert list(Path(environ["TMPDIR"]).iterdir()) == []
