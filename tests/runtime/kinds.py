@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from tests.runtime import standin as op
 
 
@@ -16,7 +18,7 @@ class WidgetStatus(op.Model):
     selector: str | None = None
     observed_generation: int | None = None
     ready: bool | None = None
-    conditions: list[op.Condition] = []
+    conditions: list[op.Condition] = Field(default_factory=list)
 
 
 @op.kind(
