@@ -146,7 +146,7 @@ async def test_410_gone_relists_and_emits_the_missed_deletes(
         rest.metrics.watch_restarts.labels(str(informer.rtype), "gone")._value.get()
         == gone_before + 1
     )
-    assert sorted(k[1] for k in informer.store) == ["born", "changed"]
+    assert sorted(e.name for e in informer.store) == ["born", "changed"]
 
 
 async def test_resume_from_last_resource_version_without_relisting(
@@ -200,4 +200,4 @@ async def test_label_selector_limits_what_is_cached(
         rest, resource_type(Widget), namespaces=(namespace,), labels={"pick": "yes"}
     )
     async with running(informer):
-        assert [k[1] for k in informer.store] == ["picked"]
+        assert [e.name for e in informer.store] == ["picked"]
