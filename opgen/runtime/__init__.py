@@ -1,1 +1,83 @@
-"""opgen.runtime (see design.md §1)."""
+"""opgen's controller runtime: controller-runtime's semantics in asyncio, on lightkube.
+
+Import it as `from opgen import runtime as rt`. Modules, one concept each:
+
+    reconcile     Request, Result, Reconciler, TerminalError: the contract
+    resources     what the runtime knows about a kind (user models, lightkube classes)
+    rest          HTTP through lightkube: raw bytes, client-side QPS/burst, request counts
+    errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors)
+    store         cached objects (JSON bytes + metadata) and indexes
+    informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
+    cache         informers by kind; cached get/list; per-kind selectors
+    workqueue     dedup, delaying heap, rate-limited retries; never two workers on one key
+    ratelimit     token bucket, per-item exponential backoff
+    predicates    which events reconcile (generation-changed by default)
+    controller    For/Owns/Watches → queue → bounded workers
+    client        cached reads, writes, apply, status; `client.uncached`
+    typed         generic typed clients that generated per-kind clients subclass
+    manager       runs it all: probes, metrics, Lease leader election, graceful SIGTERM
+    finalizers, conditions, owner, writes, events   helpers for reconcilers
+"""
+
+from opgen.runtime import conditions, finalizers, owner, predicates, typed
+from opgen.runtime.cache import Cache, CacheOptions, KindSelection
+from opgen.runtime.client import Client, Preconditions, Reader
+from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
+from opgen.runtime.errors import (
+    AlreadyExists,
+    ApiError,
+    Conflict,
+    Gone,
+    Invalid,
+    NotFound,
+)
+from opgen.runtime.events import EventRecorder
+from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
+from opgen.runtime.manager import LeaderElectionLost, Manager, ManagerOptions
+from opgen.runtime.reconcile import (
+    FuncReconciler,
+    Reconciler,
+    Request,
+    Result,
+    TerminalError,
+)
+from opgen.runtime.writes import Operation, create_or_update, retry_on_conflict
+
+__all__ = [
+    "AlreadyExists",
+    "ApiError",
+    "Cache",
+    "CacheOptions",
+    "Client",
+    "Conflict",
+    "Controller",
+    "ControllerOptions",
+    "EventRecorder",
+    "For",
+    "FuncReconciler",
+    "Gone",
+    "Invalid",
+    "KindSelection",
+    "LeaderElectionConfig",
+    "LeaderElectionLost",
+    "LeaderElector",
+    "Manager",
+    "ManagerOptions",
+    "NotFound",
+    "Operation",
+    "Owns",
+    "Preconditions",
+    "Reader",
+    "Reconciler",
+    "Request",
+    "Result",
+    "TerminalError",
+    "Watches",
+    "conditions",
+    "create_or_update",
+    "finalizers",
+    "owner",
+    "predicates",
+    "retry_on_conflict",
+    "typed",
+]

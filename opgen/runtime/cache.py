@@ -1,0 +1,199 @@
+"""The informer cache: one informer per kind, started on first use, read by reconcilers.
+
+`Cache.get`/`Cache.list` answer from memory (decoding a fresh object per
+read); the first read of a kind starts its informer and waits for its initial
+list, as controller-runtime's cache does. What is watched per kind is set in
+`CacheOptions`: namespaces, label and field selectors (the server filters, so
+objects outside the selection cost no memory). User-defined indexes are added
+with `Cache.add_index`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from opgen.runtime import errors, selectors
+from opgen.runtime.informer import Informer
+from opgen.runtime.resources import ResourceType, resource_type
+from opgen.runtime.rest import RestClient
+from opgen.runtime.store import Entry
+
+__all__ = ["Cache", "CacheOptions", "KindSelection"]
+
+T = TypeVar("T")
+log = logging.getLogger("opgen.runtime.cache")
+
+
+@dataclass(frozen=True)
+class KindSelection:
+    """What the cache watches of one kind. `None` means: the cache-wide default."""
+
+    namespaces: Sequence[str] | None = None
+    labels: selectors.Selector | None = None
+    fields: selectors.Selector | None = None
+
+
+@dataclass(frozen=True)
+class CacheOptions:
+    """Cache settings; each field's default is what controller-runtime does."""
+
+    namespaces: Sequence[str] | None = None
+    """Namespaces to watch for namespaced kinds; None (default) watches all."""
+    by_kind: Mapping[type, KindSelection] = field(default_factory=dict)
+    """Per-kind namespaces and label/field selectors."""
+    page_size: int = 500
+    """Objects per page of the initial (and every re-) list."""
+    watch_timeout: int = 300
+    """Server-side watch timeout in seconds (a random 1 to 2 times that is used so watches do not restart together)."""
+    read_timeout: float = 120.0
+    """HTTP read timeout on watches: bookmarks arrive about once a minute, so this only fires on a dead stream."""
+    idle_timeout: float = 150.0
+    """The watchdog restarts a watch that heard nothing (no event, no bookmark) for this long."""
+
+
+class Cache:
+    """Informers by kind; reads come from their stores."""
+
+    def __init__(self, rest: RestClient, options: CacheOptions | None = None) -> None:
+        self.rest = rest
+        self.options = options or CacheOptions()
+        self._informers: dict[type, Informer] = {}
+        self._tasks: dict[type, asyncio.Task[None]] = {}
+        self._started = False
+
+    def informer_for(self, cls: type) -> Informer:
+        """The informer for `cls`, created (and started, if the cache runs) on first use."""
+        informer = self._informers.get(cls)
+        if informer is None:
+            rtype: ResourceType[Any] = resource_type(cls)
+            selection = self.options.by_kind.get(cls, KindSelection())
+            namespaces = (
+                selection.namespaces
+                if selection.namespaces is not None
+                else self.options.namespaces
+            )
+            informer = Informer(
+                self.rest,
+                rtype,
+                namespaces=tuple(namespaces) if namespaces else None,
+                labels=selection.labels,
+                fields=selection.fields,
+                page_size=self.options.page_size,
+                watch_timeout=self.options.watch_timeout,
+                read_timeout=self.options.read_timeout,
+                idle_timeout=self.options.idle_timeout,
+            )
+            self._informers[cls] = informer
+            if self._started:
+                self._start_one(cls, informer)
+        return informer
+
+    def _start_one(self, cls: type, informer: Informer) -> None:
+        self._tasks[cls] = asyncio.create_task(
+            informer.run(), name=f"informer {informer.rtype}"
+        )
+
+    async def start(self) -> None:
+        """Start every informer created so far, and any created later."""
+        self._started = True
+        for cls, informer in self._informers.items():
+            if cls not in self._tasks:
+                self._start_one(cls, informer)
+
+    async def stop(self) -> None:
+        self._started = False
+        tasks = list(self._tasks.values())
+        self._tasks.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    @property
+    def informers(self) -> Mapping[type, Informer]:
+        return dict(self._informers)
+
+    def has_synced(self) -> bool:
+        return all(i.has_synced for i in self._informers.values())
+
+    async def wait_for_sync(self, timeout: float | None = None) -> bool:
+        """Wait until every informer has listed once; False on timeout."""
+        try:
+            await asyncio.wait_for(
+                asyncio.gather(*(i.wait_for_sync() for i in self._informers.values())),
+                timeout,
+            )
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    async def _synced_informer(self, cls: type) -> Informer:
+        informer = self.informer_for(cls)
+        if not self._started:
+            raise RuntimeError(
+                "the cache is not started: reads from it need a running manager"
+            )
+        await informer.wait_for_sync()
+        return informer
+
+    def add_index(
+        self, cls: type[T], name: str, func: Callable[[T], Iterable[str]]
+    ) -> None:
+        """Index objects of `cls` by the strings `func(obj)` returns (call before the first read)."""
+        rtype: ResourceType[T] = resource_type(cls)
+
+        def index(entry: Entry) -> Iterable[str]:
+            return func(rtype.decode_json(entry.raw))
+
+        self.informer_for(cls).store.add_index(name, index)
+
+    async def by_index(self, cls: type[T], name: str, value: str) -> list[T]:
+        informer = await self._synced_informer(cls)
+        decode = resource_type(cls).decode_json
+        return [decode(e.raw) for e in informer.store.by_index(name, value)]
+
+    async def get(self, cls: type[T], name: str, namespace: str | None = None) -> T:
+        """The cached object; raises `NotFound` like the server would."""
+        rtype: ResourceType[T] = resource_type(cls)
+        informer = await self._synced_informer(cls)
+        entry = informer.store.get(
+            (namespace or "", name) if rtype.namespaced else ("", name)
+        )
+        if entry is None:
+            raise errors.NotFound(
+                404, f'{rtype.plural} "{name}" not found (cache)', reason="NotFound"
+            )
+        return rtype.decode_json(entry.raw)
+
+    async def list(
+        self,
+        cls: type[T],
+        namespace: str | None = None,
+        *,
+        labels: selectors.Selector | None = None,
+        fields: selectors.Selector | None = None,
+    ) -> list[T]:
+        """Cached objects, filtered like the server would filter them, sorted by namespace/name."""
+        rtype: ResourceType[T] = resource_type(cls)
+        informer = await self._synced_informer(cls)
+        entries = (
+            informer.store.by_index("namespace", namespace)
+            if namespace
+            else list(informer.store)
+        )
+        result = []
+        for entry in sorted(entries, key=lambda e: e.key):
+            if not selectors.labels_match(labels, entry.labels):
+                continue
+            if fields is not None and not selectors.fields_match(
+                fields, entry.to_dict()
+            ):
+                continue
+            result.append(rtype.decode_json(entry.raw))
+        return result
+
+    def resource_type(self, cls: type[T]) -> ResourceType[T]:
+        return resource_type(cls)

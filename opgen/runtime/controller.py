@@ -1,0 +1,278 @@
+"""A controller: watched kinds → work queue → N workers calling `reconcile`.
+
+Sources, each with predicates:
+
+- `For(Kind)`: events on the primary kind enqueue the object's own key
+  (default predicate: `predicates.default_for`);
+- `Owns(ChildKind)`: events on a child enqueue its controller owner, when that
+  owner is of the primary kind (both owners when an update changes it);
+- `Watches(Kind, map_fn)`: `map_fn(obj)` returns the requests to enqueue.
+
+The queue never hands one key to two workers, and at most
+`max_concurrent_reconciles` run at once. Outcomes are mapped to queue
+operations and metrics in `_process` (see `reconcile` for the contract).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from opgen.runtime import errors, predicates
+from opgen.runtime.cache import Cache
+from opgen.runtime.informer import Event
+from opgen.runtime.metrics import Metrics
+from opgen.runtime.ratelimit import RateLimiter, default_controller_rate_limiter
+from opgen.runtime.reconcile import Reconciler, Request, Result, TerminalError
+from opgen.runtime.resources import ResourceType, resource_type
+from opgen.runtime.store import Entry
+from opgen.runtime.workqueue import ShutDown, WorkQueue
+
+__all__ = ["Controller", "ControllerOptions", "For", "Owns", "Watches"]
+
+log = logging.getLogger("opgen.runtime.controller")
+
+MapFunc = Callable[[Any], Iterable[Request]]
+
+
+@dataclass(frozen=True)
+class For:
+    """The primary kind: its events enqueue the object itself."""
+
+    kind: type
+    predicates: Sequence[predicates.Predicate] = (predicates.default_for,)
+
+
+@dataclass(frozen=True)
+class Owns:
+    """A child kind: its events enqueue the child's controller owner."""
+
+    kind: type
+    predicates: Sequence[predicates.Predicate] = ()
+
+
+@dataclass(frozen=True)
+class Watches:
+    """Any kind: `map_fn(obj)` says which requests its events enqueue."""
+
+    kind: type
+    map_fn: MapFunc
+    predicates: Sequence[predicates.Predicate] = ()
+
+
+@dataclass(frozen=True)
+class ControllerOptions:
+    """How a controller runs; every field's default is stated."""
+
+    max_concurrent_reconciles: int = 1
+    """Workers; one key is never reconciled twice at once whatever this is. Default 1."""
+    resync_period: float | None = 10 * 3600.0
+    """Every primary object is reconciled again this often (±10 %); None disables. Default 10 h."""
+    rate_limiter: Callable[[], RateLimiter] = default_controller_rate_limiter
+    """Makes the retry rate limiter. Default: 5 ms→1000 s per item, 10 qps/burst 100 overall."""
+    need_leader_election: bool = True
+    """Run only on the elected leader (when the manager elects one). Default True."""
+
+
+class Controller:
+    """Runs a reconciler for one primary kind."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        for_: For,
+        reconciler: Reconciler,
+        owns: Sequence[Owns] = (),
+        watches: Sequence[Watches] = (),
+        options: ControllerOptions | None = None,
+    ) -> None:
+        if not name:
+            raise ValueError("a controller needs a name")
+        self.name = name
+        self.for_ = for_
+        self.owns = tuple(owns)
+        self.watches = tuple(watches)
+        self.reconciler = reconciler
+        self.options = options or ControllerOptions()
+        if self.options.max_concurrent_reconciles < 1:
+            raise ValueError("max_concurrent_reconciles must be at least 1")
+        self.primary: ResourceType[Any] = resource_type(for_.kind)
+        self.queue: WorkQueue[Request] | None = None
+        self._workers: list[asyncio.Task[None]] = []
+        self._metrics: Metrics | None = None
+
+    @property
+    def need_leader_election(self) -> bool:
+        return self.options.need_leader_election
+
+    def kinds(self) -> list[type]:
+        """Every kind this controller watches (the manager starts their informers)."""
+        return [
+            self.for_.kind,
+            *(o.kind for o in self.owns),
+            *(w.kind for w in self.watches),
+        ]
+
+    # -- event sources -----------------------------------------------------
+
+    def _request_for(self, entry: Entry) -> Request:
+        return Request(entry.namespace or None, entry.name)
+
+    def _owner_request(self, entry: Entry) -> Request | None:
+        owner = entry.controller_owner()
+        if owner is None or owner.get("kind") != self.primary.kind:
+            return None
+        group = str(owner.get("apiVersion", "")).rpartition("/")[0]
+        if group != self.primary.group:
+            return None
+        namespace = entry.namespace or None if self.primary.namespaced else None
+        return Request(namespace, str(owner.get("name")))
+
+    def _enqueue(self, request: Request | None) -> None:
+        if request is not None and self.queue is not None:
+            self.queue.add(request)
+
+    def _for_handler(self, event: Event) -> None:
+        if predicates.all_pass(self.for_.predicates, event):
+            self._enqueue(self._request_for(event.new))
+
+    def _owns_handler(self, source: Owns) -> Callable[[Event], None]:
+        def handle(event: Event) -> None:
+            if not predicates.all_pass(source.predicates, event):
+                return
+            new = self._owner_request(event.new)
+            self._enqueue(new)
+            if event.old is not None:
+                old = self._owner_request(event.old)
+                if old != new:
+                    self._enqueue(old)
+
+        return handle
+
+    def _watches_handler(self, source: Watches) -> Callable[[Event], None]:
+        rtype: ResourceType[Any] = resource_type(source.kind)
+
+        def handle(event: Event) -> None:
+            if not predicates.all_pass(source.predicates, event):
+                return
+            for request in source.map_fn(rtype.decode_json(event.new.raw)):
+                self._enqueue(request)
+
+        return handle
+
+    # -- running -----------------------------------------------------------
+
+    async def run(self, cache: Cache, metrics: Metrics) -> None:
+        """Wire the sources, wait for the caches, then run workers until cancelled or drained."""
+        self._metrics = metrics
+        self.queue = WorkQueue(
+            self.name,
+            rate_limiter=self.options.rate_limiter(),
+            metrics=metrics,
+            controller=self.name,
+        )
+        metrics.max_concurrent.labels(self.name).set(
+            self.options.max_concurrent_reconciles
+        )
+        metrics.active_workers.labels(self.name).set(0)
+        for_informer = cache.informer_for(self.for_.kind)
+        for_informer.add_handler(self._for_handler)
+        for owned in self.owns:
+            cache.informer_for(owned.kind).add_handler(self._owns_handler(owned))
+        for watched in self.watches:
+            cache.informer_for(watched.kind).add_handler(self._watches_handler(watched))
+        await cache.wait_for_sync()
+        log.info(
+            "starting %d workers",
+            self.options.max_concurrent_reconciles,
+            extra={"controller": self.name},
+        )
+        self._workers = [
+            asyncio.create_task(self._worker(), name=f"{self.name} worker {i}")
+            for i in range(self.options.max_concurrent_reconciles)
+        ]
+        resync = asyncio.create_task(self._resync(cache))
+        try:
+            await asyncio.gather(*self._workers)
+        finally:
+            resync.cancel()
+            for worker in self._workers:
+                worker.cancel()
+            await asyncio.gather(resync, *self._workers, return_exceptions=True)
+
+    async def drain(self) -> None:
+        """Stop taking work; in-flight reconciles finish, then `run` returns."""
+        if self.queue is not None:
+            self.queue.shut_down()
+
+    async def _resync(self, cache: Cache) -> None:
+        period = self.options.resync_period
+        if not period:
+            return
+        informer = cache.informer_for(self.for_.kind)
+        while True:
+            await asyncio.sleep(period * random.uniform(0.9, 1.1))
+            for entry in informer.store:
+                self._enqueue(self._request_for(entry))
+
+    async def _worker(self) -> None:
+        assert self.queue is not None
+        while True:
+            try:
+                request = await self.queue.get()
+            except ShutDown:
+                return
+            try:
+                await self._process(request)
+            finally:
+                self.queue.done(request)
+
+    async def _process(self, request: Request) -> None:
+        queue, metrics = self.queue, self._metrics
+        assert queue is not None and metrics is not None
+        extra = {"controller": self.name, "request": str(request)}
+        active = metrics.active_workers.labels(self.name)
+        active.inc()
+        started = time.monotonic()
+        outcome: str
+        try:
+            result = await self.reconciler.reconcile(request)
+        except TerminalError as exc:
+            outcome = "error"
+            queue.forget(request)
+            metrics.reconcile_errors.labels(self.name).inc()
+            metrics.terminal_errors.labels(self.name).inc()
+            log.error("reconcile %s failed permanently: %s", request, exc, extra=extra)
+        except errors.Conflict as exc:
+            outcome = "requeue"
+            queue.add_rate_limited(request)
+            log.debug(
+                "reconcile %s hit a conflict, retrying: %s", request, exc, extra=extra
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            outcome = "error"
+            queue.add_rate_limited(request)
+            metrics.reconcile_errors.labels(self.name).inc()
+            log.exception(
+                "reconcile %s failed; retrying with backoff", request, extra=extra
+            )
+        else:
+            queue.forget(request)
+            delay = result.delay if isinstance(result, Result) else None
+            if delay is not None and delay > 0:
+                outcome = "requeue_after"
+                queue.add_after(request, delay)
+            else:
+                outcome = "success"
+        finally:
+            active.dec()
+            metrics.reconcile_time.labels(self.name).observe(time.monotonic() - started)
+        metrics.reconcile_total.labels(self.name, outcome).inc()

@@ -1,0 +1,124 @@
+"""Typed errors for API-server responses.
+
+    ApiError            any non-2xx answer; .code, .reason, .message, .status (the Status body)
+    ├── NotFound        404
+    ├── Conflict        409 (optimistic-concurrency conflict: the object was modified)
+    │   └── AlreadyExists   409 with reason AlreadyExists
+    ├── Invalid         422; .causes lists the server's field causes
+    └── Gone            410 (resourceVersion too old: relist)
+
+`from_response(code, body)` maps a response to the right class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+__all__ = [
+    "AlreadyExists",
+    "ApiError",
+    "Cause",
+    "Conflict",
+    "Gone",
+    "Invalid",
+    "NotFound",
+    "from_response",
+    "from_status",
+]
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One reason the server rejected an object (`status.details.causes[]`)."""
+
+    field: str | None
+    reason: str | None
+    message: str | None
+
+
+class ApiError(Exception):
+    """The API server answered with an error status."""
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        *,
+        reason: str = "",
+        status: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            f"{code} {reason}: {message}" if reason else f"{code}: {message}"
+        )
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.status: dict[str, Any] = status or {}
+
+
+class NotFound(ApiError):
+    """404: the object (or its namespace) does not exist."""
+
+
+class Conflict(ApiError):
+    """409: the object changed since it was read; read it again and retry."""
+
+
+class AlreadyExists(Conflict):
+    """409 AlreadyExists: an object with this name already exists."""
+
+
+class Gone(ApiError):
+    """410: the requested resourceVersion is too old."""
+
+
+class Invalid(ApiError):
+    """422: the object failed validation; `causes` says which fields and why."""
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        *,
+        reason: str = "",
+        status: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(code, message, reason=reason, status=status)
+        details = (status or {}).get("details") or {}
+        self.causes: tuple[Cause, ...] = tuple(
+            Cause(c.get("field"), c.get("reason"), c.get("message"))
+            for c in details.get("causes") or ()
+        )
+
+
+def from_status(status: dict[str, Any], code: int | None = None) -> ApiError:
+    """The typed error for a `Status` object (from a response body or a watch ERROR event)."""
+    code = int(status.get("code") or code or 500)
+    reason = str(status.get("reason") or "")
+    message = str(status.get("message") or "")
+    cls: type[ApiError]
+    if code == 404:
+        cls = NotFound
+    elif code == 409:
+        cls = AlreadyExists if reason == "AlreadyExists" else Conflict
+    elif code == 410 or reason in ("Expired", "Gone"):
+        cls = Gone
+    elif code == 422:
+        cls = Invalid
+    else:
+        cls = ApiError
+    return cls(code, message, reason=reason, status=status)
+
+
+def from_response(code: int, body: bytes) -> ApiError:
+    """The typed error for an HTTP error response."""
+    try:
+        status = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        status = None
+    if not isinstance(status, dict):
+        status = {"code": code, "message": body.decode("utf-8", "replace")[:500]}
+    return from_status(status, code)

@@ -1,0 +1,158 @@
+"""An events.k8s.io/v1 Event recorder: explicit, deduplicated, rate-limited.
+
+Nothing becomes an Event unless code calls `recorder.event(...)` — logs never
+do. A repeat of the same event (same object, type, reason, action and note)
+within `dedup_window` updates the existing Event's `series` instead of
+creating a new one; each object may produce `burst` events, then one per
+`refill_seconds` (client-go's spam filter numbers); the rest are dropped and
+logged at debug level. Recording never raises: an Event is advisory.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from lightkube.resources.events_v1 import Event as EventResource
+
+from opgen.runtime import ratelimit, resources
+from opgen.runtime.client import Client
+
+__all__ = ["EventRecorder"]
+
+log = logging.getLogger("opgen.runtime.events")
+
+EventType = Literal["Normal", "Warning"]
+
+
+def _micro_time(now: datetime.datetime) -> str:
+    return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass
+class _Series:
+    name: str
+    namespace: str
+    count: int
+    last_seen: float
+
+
+class EventRecorder:
+    """Records Events about objects for one controller."""
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        reporting_controller: str,
+        reporting_instance: str | None = None,
+        burst: int = 25,
+        refill_seconds: float = 300.0,
+        dedup_window: float = 600.0,
+    ) -> None:
+        self.client = client
+        self.reporting_controller = reporting_controller
+        self.reporting_instance = (
+            reporting_instance or os.environ.get("HOSTNAME") or "opgen"
+        )
+        self._burst = burst
+        self._refill = refill_seconds
+        self._dedup_window = dedup_window
+        self._buckets: dict[str, ratelimit.TokenBucket] = {}
+        self._series: dict[tuple[str, str, str, str, str], _Series] = {}
+        self.dropped = 0
+
+    async def event(
+        self,
+        regarding: object,
+        *,
+        type: EventType,
+        reason: str,
+        note: str,
+        action: str,
+        related: object | None = None,
+    ) -> None:
+        """Record an Event about `regarding` (reason/action are CamelCase words; note ≤ 1 kB)."""
+        try:
+            await self._record(regarding, type, reason, note[:1024], action, related)
+        except Exception:
+            log.warning("could not record event %s for %s", reason, type, exc_info=True)
+
+    def _reference(self, obj: object) -> dict[str, Any]:
+        rtype = resources.resource_type(type(obj))
+        meta = resources.metadata(obj)
+        ref = {
+            "apiVersion": rtype.api_version,
+            "kind": rtype.kind,
+            "name": meta.get("name"),
+            "namespace": meta.get("namespace"),
+            "uid": meta.get("uid"),
+            "resourceVersion": meta.get("resourceVersion"),
+        }
+        return {k: v for k, v in ref.items() if v}
+
+    async def _record(
+        self,
+        regarding: object,
+        type: str,
+        reason: str,
+        note: str,
+        action: str,
+        related: object | None,
+    ) -> None:
+        ref = self._reference(regarding)
+        uid = str(ref.get("uid") or f"{ref.get('namespace')}/{ref.get('name')}")
+        now = time.monotonic()
+        wall = datetime.datetime.now(datetime.timezone.utc)
+        key = (uid, type, reason, action, note)
+        series = self._series.get(key)
+        if series is not None and now - series.last_seen < self._dedup_window:
+            series.count += 1
+            series.last_seen = now
+            await self.client.patch(
+                EventResource,
+                series.name,
+                {
+                    "series": {
+                        "count": series.count,
+                        "lastObservedTime": _micro_time(wall),
+                    }
+                },
+                namespace=series.namespace,
+            )
+            return
+        bucket = self._buckets.get(uid)
+        if bucket is None:
+            bucket = self._buckets[uid] = ratelimit.TokenBucket(
+                1.0 / self._refill, self._burst
+            )
+        if not bucket.try_take():
+            self.dropped += 1
+            log.debug(
+                "event %s for %s dropped by the rate limit", reason, ref.get("name")
+            )
+            return
+        namespace = str(ref.get("namespace") or "default")
+        name = f"{ref.get('name')}.{secrets.token_hex(8)}"
+        body: dict[str, Any] = {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"name": name, "namespace": namespace},
+            "eventTime": _micro_time(wall),
+            "reportingController": self.reporting_controller,
+            "reportingInstance": self.reporting_instance,
+            "action": action,
+            "reason": reason,
+            "note": note,
+            "type": type,
+            "regarding": ref,
+        }
+        if related is not None:
+            body["related"] = self._reference(related)
+        await self.client.create(EventResource.from_dict(body))
+        self._series[key] = _Series(name, namespace, 1, now)

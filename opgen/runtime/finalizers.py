@@ -1,0 +1,64 @@
+"""Finalizers, added and removed by patch.
+
+Both writes are JSON merge patches of `metadata.finalizers` carrying the
+object's resourceVersion, so they fail with `Conflict` (retried quietly by the
+controller) instead of overwriting another writer's list — and never touch
+the rest of the object the way a full update would. A finalizer is never added
+once `deletionTimestamp` is set (the server would keep the object forever).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgen.runtime import resources
+from opgen.runtime.client import Client
+
+__all__ = ["ensure", "has", "is_deleting", "remove"]
+
+
+def has(obj: object, name: str) -> bool:
+    """Whether `obj` carries the finalizer `name`."""
+    return name in (resources.metadata(obj).get("finalizers") or ())
+
+
+def is_deleting(obj: object) -> bool:
+    """Whether deletion was requested (`metadata.deletionTimestamp` is set)."""
+    return bool(resources.metadata(obj).get("deletionTimestamp"))
+
+
+async def _patch_finalizers(client: Client, obj: object, finalizers: list[str]) -> None:
+    meta = resources.metadata(obj)
+    rtype = resources.resource_type(type(obj))
+    patch: dict[str, Any] = {
+        "metadata": {
+            "finalizers": finalizers or None,
+            "resourceVersion": meta.get("resourceVersion"),
+        }
+    }
+    server = await client.patch(
+        rtype.cls,
+        str(meta["name"]),
+        patch,
+        namespace=meta.get("namespace"),
+        patch_type="merge",
+    )
+    resources.assign(obj, server)
+
+
+async def ensure(client: Client, obj: object, name: str) -> bool:
+    """Add finalizer `name`; True if added now, False if present already or the object is being deleted."""
+    if has(obj, name) or is_deleting(obj):
+        return False
+    current = list(resources.metadata(obj).get("finalizers") or ())
+    await _patch_finalizers(client, obj, [*current, name])
+    return True
+
+
+async def remove(client: Client, obj: object, name: str) -> bool:
+    """Remove finalizer `name`; True if removed now, False if it was not there."""
+    if not has(obj, name):
+        return False
+    current = list(resources.metadata(obj).get("finalizers") or ())
+    await _patch_finalizers(client, obj, [f for f in current if f != name])
+    return True

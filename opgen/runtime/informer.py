@@ -1,0 +1,293 @@
+"""The reflector and informer for one kind: list, watch, keep a store, tell handlers.
+
+Per namespace in scope (or once cluster-wide) a reflector loop:
+
+1. lists in chunks (`limit`/`continue`) and replaces that scope of the store,
+   diffing old against new: objects that vanished are emitted as DELETED,
+   new ones as ADDED, changed ones as MODIFIED;
+2. watches from the list's resourceVersion with `allowWatchBookmarks=true`,
+   applying events to the store and advancing the resourceVersion on every
+   event and bookmark; when the server ends the watch it resumes from there;
+3. on 410 Gone (from the response or an ERROR event) goes back to 1 — never
+   "watch from now", which would lose the deletes made in the gap;
+4. on other errors backs off (0.8 s doubling to 30 s) and resumes.
+
+A hung watch is caught twice: the HTTP read timeout, and a watchdog that
+restarts any watch silent (no event, no bookmark) for `idle_timeout`.
+`opgen_watch_staleness_seconds{kind}` exports the silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import msgspec
+
+from opgen.runtime import errors, selectors
+from opgen.runtime.resources import ResourceType
+from opgen.runtime.rest import RestClient
+from opgen.runtime.store import Entry, Store, entry_from_dict
+
+__all__ = ["Event", "EventType", "Handler", "Informer"]
+
+log = logging.getLogger("opgen.runtime.informer")
+
+EventType = Literal["ADDED", "MODIFIED", "DELETED"]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A change seen by the informer: `old` is the previous state on MODIFIED/DELETED."""
+
+    type: EventType
+    old: Entry | None
+    new: Entry
+
+
+Handler = Callable[[Event], None]
+
+
+class _WatchEvent(msgspec.Struct):
+    type: str
+    object: msgspec.Raw
+
+
+class _IdleWatch(Exception):
+    pass
+
+
+@dataclass
+class _Scope:
+    namespace: str | None
+    resource_version: str | None = None
+    synced: bool = False
+    last_activity: float = field(default_factory=time.monotonic)
+    watch_task: asyncio.Task[None] | None = None
+    idle_restart: bool = False
+
+
+class Informer:
+    """Keeps a `Store` of one kind in sync with the API server and fans events out."""
+
+    def __init__(
+        self,
+        rest: RestClient,
+        rtype: ResourceType[Any],
+        *,
+        namespaces: tuple[str, ...] | None = None,
+        labels: selectors.Selector | None = None,
+        fields: selectors.Selector | None = None,
+        page_size: int = 500,
+        watch_timeout: int = 300,
+        read_timeout: float = 120.0,
+        idle_timeout: float = 150.0,
+    ) -> None:
+        self.rest = rest
+        self.rtype = rtype
+        self.labels = labels
+        self.fields = fields
+        self.page_size = page_size
+        self.watch_timeout = watch_timeout
+        self.read_timeout = read_timeout
+        self.idle_timeout = idle_timeout
+        self.store = Store()
+        self._handlers: list[Handler] = []
+        scopes: tuple[str | None, ...] = (
+            (None,) if not namespaces or not rtype.namespaced else namespaces
+        )
+        self._scopes = [_Scope(ns) for ns in scopes]
+        self._synced = asyncio.Event()
+        metrics = rest.metrics
+        self._restarts = metrics.watch_restarts
+        metrics.watch_staleness.labels(str(rtype)).set_function(self.staleness)
+
+    @property
+    def has_synced(self) -> bool:
+        return self._synced.is_set()
+
+    async def wait_for_sync(self) -> None:
+        await self._synced.wait()
+
+    def staleness(self) -> float:
+        """Seconds since the stalest watch last heard from the server."""
+        now = time.monotonic()
+        return max(now - scope.last_activity for scope in self._scopes)
+
+    def add_handler(self, handler: Handler) -> None:
+        """Register a handler; objects already in the store are replayed to it as ADDED."""
+        self._handlers.append(handler)
+        for entry in self.store:
+            handler(Event("ADDED", None, entry))
+
+    def _emit(self, event: Event) -> None:
+        for handler in self._handlers:
+            try:
+                handler(event)
+            except Exception:
+                log.exception("event handler for %s failed", self.rtype)
+
+    async def run(self) -> None:
+        """Run every reflector loop and the watchdog until cancelled."""
+        tasks = [asyncio.create_task(self._reflect(scope)) for scope in self._scopes]
+        tasks.append(asyncio.create_task(self._watchdog()))
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _reflect(self, scope: _Scope) -> None:
+        failures = 0
+        while True:
+            try:
+                if scope.resource_version is None:
+                    await self._list(scope)
+                scope.watch_task = asyncio.create_task(self._watch(scope))
+                try:
+                    await scope.watch_task
+                finally:
+                    scope.watch_task = None
+                failures = 0
+            except asyncio.CancelledError:
+                if not scope.idle_restart:
+                    raise
+                scope.idle_restart = False
+                self._restarts.labels(str(self.rtype), "idle").inc()
+                log.warning(
+                    "watch of %s silent for %.0fs; restarting it",
+                    self.rtype,
+                    self.idle_timeout,
+                )
+            except errors.Gone:
+                log.info("watch of %s expired (410 Gone); relisting", self.rtype)
+                self._restarts.labels(str(self.rtype), "gone").inc()
+                scope.resource_version = None
+            except Exception as exc:
+                failures += 1
+                delay = min(0.8 * 2 ** (failures - 1), 30.0) * (1 + random.random() / 4)
+                self._restarts.labels(str(self.rtype), "error").inc()
+                log.warning(
+                    "watch of %s failed (%s); retrying in %.1fs", self.rtype, exc, delay
+                )
+                await asyncio.sleep(delay)
+
+    def _base_params(self) -> dict[str, Any]:
+        return {
+            "labelSelector": selectors.to_query(self.labels),
+            "fieldSelector": selectors.to_query(self.fields),
+        }
+
+    async def _list(self, scope: _Scope) -> None:
+        """Chunked list, then replace this scope of the store, emitting the differences."""
+        params = self._base_params()
+        params["limit"] = self.page_size
+        fresh: dict[tuple[str, str], Entry] = {}
+        resource_version = ""
+        while True:
+            raw = await self.rest.request(
+                "list", self.rtype, namespace=scope.namespace, params=params
+            )
+            page = msgspec.json.decode(raw)
+            for item in page.get("items") or ():
+                item.setdefault("apiVersion", self.rtype.api_version)
+                item.setdefault("kind", self.rtype.kind)
+                entry = entry_from_dict(item)
+                fresh[entry.key] = entry
+            meta = page.get("metadata") or {}
+            resource_version = meta.get("resourceVersion") or resource_version
+            token = meta.get("continue")
+            if not token:
+                break
+            params["continue"] = token
+        self._replace(scope, fresh)
+        scope.resource_version = resource_version
+        scope.last_activity = time.monotonic()
+        scope.synced = True
+        if all(s.synced for s in self._scopes):
+            self._synced.set()
+
+    def _replace(self, scope: _Scope, fresh: dict[tuple[str, str], Entry]) -> None:
+        if scope.namespace is None:
+            current = self.store.keys()
+        else:
+            current = [e.key for e in self.store.by_index("namespace", scope.namespace)]
+        for key in current:
+            if key not in fresh:
+                old = self.store.delete(key)
+                if old is not None:
+                    self._emit(Event("DELETED", old, old))
+        for key, entry in fresh.items():
+            old = self.store.get(key)
+            if old is None:
+                self.store.upsert(entry)
+                self._emit(Event("ADDED", None, entry))
+            elif old.resource_version != entry.resource_version:
+                self.store.upsert(entry)
+                self._emit(Event("MODIFIED", old, entry))
+
+    async def _watch(self, scope: _Scope) -> None:
+        params = self._base_params()
+        params.update(
+            {
+                "allowWatchBookmarks": True,
+                "resourceVersion": scope.resource_version,
+                "timeoutSeconds": self.watch_timeout
+                + random.randint(0, self.watch_timeout),
+            }
+        )
+        scope.last_activity = time.monotonic()
+        async with self.rest.stream(
+            self.rtype,
+            namespace=scope.namespace,
+            params=params,
+            read_timeout=self.read_timeout,
+        ) as lines:
+            async for line in lines:
+                if not line:
+                    continue
+                scope.last_activity = time.monotonic()
+                self._apply(scope, line)
+
+    def _apply(self, scope: _Scope, line: str) -> None:
+        event = msgspec.json.decode(line, type=_WatchEvent)
+        data = msgspec.json.decode(event.object)
+        if event.type == "ERROR":
+            raise errors.from_status(data)
+        rv = (data.get("metadata") or {}).get("resourceVersion")
+        if event.type == "BOOKMARK":
+            if rv:
+                scope.resource_version = rv
+            return
+        data.setdefault("apiVersion", self.rtype.api_version)
+        data.setdefault("kind", self.rtype.kind)
+        entry = entry_from_dict(data)
+        if event.type == "DELETED":
+            old = self.store.delete(entry.key)
+            self._emit(Event("DELETED", old, entry))
+        elif event.type in ("ADDED", "MODIFIED"):
+            old = self.store.upsert(entry)
+            self._emit(Event("ADDED" if old is None else "MODIFIED", old, entry))
+        if rv:
+            scope.resource_version = rv
+
+    async def _watchdog(self) -> None:
+        period = max(self.idle_timeout / 4, 0.05)
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            for scope in self._scopes:
+                task = scope.watch_task
+                if (
+                    task is not None
+                    and not task.done()
+                    and now - scope.last_activity > self.idle_timeout
+                ):
+                    scope.idle_restart = True
+                    task.cancel()

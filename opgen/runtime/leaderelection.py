@@ -1,0 +1,221 @@
+"""Leader election on a coordination.k8s.io/v1 Lease, as client-go's LeaseLock.
+
+A candidate polls every `retry_period` until the Lease is free (no holder,
+or the holder has not renewed for `lease_duration` as observed locally —
+never comparing clocks across machines), then takes it with an update that
+carries the Lease's resourceVersion, so two candidates cannot both win. The
+leader renews every `retry_period`; if no renewal succeeds for
+`renew_deadline` it steps down. On a clean shutdown it releases the Lease
+(empty holder), so a successor takes over at once instead of after
+`lease_duration`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import os
+import random
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from lightkube.resources.coordination_v1 import Lease
+
+from opgen.runtime import errors
+from opgen.runtime.resources import resource_type
+from opgen.runtime.rest import RestClient
+
+__all__ = ["LeaderElectionConfig", "LeaderElector", "default_identity"]
+
+log = logging.getLogger("opgen.runtime.leaderelection")
+
+_LEASE = resource_type(Lease)
+
+
+def default_identity() -> str:
+    """`<hostname>_<random>`: unique per process, readable in `kubectl get lease`."""
+    return f"{os.environ.get('HOSTNAME') or socket.gethostname()}_{uuid.uuid4()}"
+
+
+def _micro_time() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%fZ"
+    )
+
+
+@dataclass(frozen=True)
+class LeaderElectionConfig:
+    """Lease name/namespace and timings (controller-runtime's defaults: 15 s, 10 s, 2 s)."""
+
+    name: str
+    namespace: str
+    identity: str
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
+    release_on_cancel: bool = True
+
+
+class LeaderElector:
+    """Acquires, renews and releases one Lease."""
+
+    def __init__(self, rest: RestClient, config: LeaderElectionConfig) -> None:
+        if not config.lease_duration > config.renew_deadline > config.retry_period > 0:
+            raise ValueError(
+                "leader election needs lease_duration > renew_deadline > retry_period > 0"
+            )
+        self.rest = rest
+        self.config = config
+        self.is_leader = False
+        self._observed_record: dict[str, Any] | None = None
+        self._observed_at = 0.0
+
+    async def _get(self) -> dict[str, Any] | None:
+        try:
+            raw = await self.rest.request(
+                "get", _LEASE, name=self.config.name, namespace=self.config.namespace
+            )
+        except errors.NotFound:
+            return None
+        return dict(msgspec.json.decode(raw))
+
+    def _spec(self, previous: dict[str, Any] | None) -> dict[str, Any]:
+        now = _micro_time()
+        old = previous or {}
+        holder_changed = old.get("holderIdentity") != self.config.identity
+        return {
+            "holderIdentity": self.config.identity,
+            "leaseDurationSeconds": max(1, round(self.config.lease_duration)),
+            "acquireTime": now if holder_changed else old.get("acquireTime", now),
+            "renewTime": now,
+            "leaseTransitions": int(old.get("leaseTransitions") or 0)
+            + (1 if holder_changed and old else 0),
+        }
+
+    async def try_acquire_or_renew(self) -> bool:
+        """One attempt; True when this candidate holds the Lease afterwards."""
+        lease = await self._get()
+        if lease is None:
+            body = {
+                "apiVersion": "coordination.k8s.io/v1",
+                "kind": "Lease",
+                "metadata": {
+                    "name": self.config.name,
+                    "namespace": self.config.namespace,
+                },
+                "spec": self._spec(None),
+            }
+            try:
+                await self.rest.request(
+                    "create",
+                    _LEASE,
+                    namespace=self.config.namespace,
+                    body=msgspec.json.encode(body),
+                )
+            except errors.Conflict:
+                return False
+            self._observe(dict(self._spec_of(body)))
+            return True
+        spec = lease.get("spec") or {}
+        if spec != self._observed_record:
+            self._observe(spec)
+        holder = spec.get("holderIdentity")
+        duration = float(spec.get("leaseDurationSeconds") or self.config.lease_duration)
+        if (
+            holder
+            and holder != self.config.identity
+            and time.monotonic() - self._observed_at < duration
+        ):
+            return False
+        lease["spec"] = self._spec(spec)
+        try:
+            await self.rest.request(
+                "update",
+                _LEASE,
+                name=self.config.name,
+                namespace=self.config.namespace,
+                body=msgspec.json.encode(lease),
+            )
+        except errors.Conflict:
+            return False
+        self._observe(lease["spec"])
+        return True
+
+    @staticmethod
+    def _spec_of(lease: dict[str, Any]) -> dict[str, Any]:
+        return dict(lease.get("spec") or {})
+
+    def _observe(self, spec: dict[str, Any]) -> None:
+        self._observed_record = dict(spec)
+        self._observed_at = time.monotonic()
+
+    async def acquire(self) -> None:
+        """Wait until this candidate is the leader."""
+        log.info(
+            "trying to acquire lease %s/%s", self.config.namespace, self.config.name
+        )
+        while True:
+            try:
+                if await self.try_acquire_or_renew():
+                    self.is_leader = True
+                    log.info("acquired lease %s/%s as %s", self.config.namespace, self.config.name,
+                             self.config.identity)  # fmt: skip
+                    return
+            except Exception as exc:
+                log.warning("error acquiring lease: %s", exc)
+            await asyncio.sleep(self.config.retry_period * random.uniform(1.0, 1.2))
+
+    async def keep_renewing(self) -> None:
+        """Renew until a renewal deadline passes; then returns (leadership lost)."""
+        last_renewal = time.monotonic()
+        while True:
+            await asyncio.sleep(self.config.retry_period)
+            try:
+                renewed = await asyncio.wait_for(
+                    self.try_acquire_or_renew(), self.config.renew_deadline
+                )
+            except Exception as exc:
+                log.warning("error renewing lease: %s", exc)
+                renewed = False
+            now = time.monotonic()
+            if renewed:
+                last_renewal = now
+            elif now - last_renewal >= self.config.renew_deadline:
+                self.is_leader = False
+                log.error("failed to renew lease %s/%s within %.1fs; stepping down",
+                          self.config.namespace, self.config.name, self.config.renew_deadline)  # fmt: skip
+                return
+
+    async def release(self) -> None:
+        """Give the Lease up so a successor need not wait for it to expire."""
+        if not self.is_leader:
+            return
+        self.is_leader = False
+        try:
+            lease = await self._get()
+            if (
+                lease is None
+                or (lease.get("spec") or {}).get("holderIdentity")
+                != self.config.identity
+            ):
+                return
+            spec = lease.setdefault("spec", {})
+            spec["holderIdentity"] = None
+            spec["leaseDurationSeconds"] = 1
+            spec["renewTime"] = _micro_time()
+            spec["acquireTime"] = _micro_time()
+            await self.rest.request(
+                "update",
+                _LEASE,
+                name=self.config.name,
+                namespace=self.config.namespace,
+                body=msgspec.json.encode(lease),
+            )
+            log.info("released lease %s/%s", self.config.namespace, self.config.name)
+        except Exception as exc:
+            log.warning("could not release lease: %s", exc)

@@ -1,0 +1,303 @@
+"""What the runtime needs to know about a kind, whatever class describes it.
+
+The runtime handles two families of Python types: the user's Pydantic custom
+resources (`op.CustomResource` subclasses decorated with `@op.kind`) and
+lightkube's resource classes for built-in kinds (`lightkube.resources.core_v1.
+ConfigMap`, ...). `resource_type(cls)` turns either into a `ResourceType`:
+group, version, kind, plural, scope, subresources, and the functions that
+decode wire JSON into the class and encode an instance back.
+
+This module is the only place that reads `opgen.api`'s kind metadata, so the
+coupling between the runtime and the user-facing API lives here.
+
+Objects are handled on the wire as JSON-compatible dicts; `metadata(obj)`
+returns an object's metadata in wire form (camelCase keys) for either family,
+which is what the helpers (finalizers, owner references, conditions) read.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar, cast
+
+import msgspec
+from lightkube.core import resource as lk_resource
+from pydantic import BaseModel
+
+from opgen import api as op
+
+__all__ = [
+    "ResourceType",
+    "ScalePaths",
+    "assign",
+    "encode",
+    "metadata",
+    "resource_type",
+    "set_metadata",
+]
+
+T = TypeVar("T")
+
+_API: Any = op  # opgen.api, read only here (typed access once it has resource_info)
+
+_ALL_VERBS = [
+    "delete",
+    "deletecollection",
+    "get",
+    "global_list",
+    "global_watch",
+    "list",
+    "patch",
+    "post",
+    "put",
+    "watch",
+]
+
+
+@dataclass(frozen=True)
+class ScalePaths:
+    """The scale subresource's JSON paths (`.spec.replicas` form)."""
+
+    spec_replicas_path: str
+    status_replicas_path: str | None = None
+    label_selector_path: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ResourceType(Generic[T]):
+    """One kind as the runtime sees it: REST coordinates plus codecs."""
+
+    cls: type[T]
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    status_subresource: bool
+    scale: ScalePaths | None
+    decode_json: Callable[[bytes], T] = field(repr=False)
+    decode_dict: Callable[[Mapping[str, Any]], T] = field(repr=False)
+    encode_obj: Callable[[T, bool], dict[str, Any]] = field(repr=False)
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def group_kind(self) -> tuple[str, str]:
+        return (self.group, self.kind)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.kind}.{self.version}.{self.group}"
+            if self.group
+            else f"{self.kind}.{self.version}"
+        )
+
+    @functools.cached_property
+    def lightkube_class(self) -> type[lk_resource.Resource]:
+        """A private lightkube resource class so lightkube can prepare requests."""
+        base: type = (
+            lk_resource.NamespacedResourceG
+            if self.namespaced
+            else lk_resource.GlobalResource
+        )
+        info = lk_resource.ApiInfo(
+            resource=lk_resource.ResourceDef(self.group, self.version, self.kind),
+            plural=self.plural,
+            verbs=list(_ALL_VERBS),
+        )
+        return cast(
+            "type[lk_resource.Resource]", type(self.kind, (base,), {"_api_info": info})
+        )
+
+    def lightkube_subresource(self, action: str) -> type[lk_resource.Resource]:
+        """The lightkube class for the `status` or `scale` subresource."""
+        return _subresource_class(self, action)
+
+
+@functools.cache
+def _subresource_class(
+    rtype: ResourceType[Any], action: str
+) -> type[lk_resource.Resource]:
+    base: type = (
+        lk_resource.NamespacedSubResource
+        if rtype.namespaced
+        else lk_resource.GlobalSubResource
+    )
+    parent = lk_resource.ResourceDef(rtype.group, rtype.version, rtype.kind)
+    resource = (
+        parent
+        if action == "status"
+        else lk_resource.ResourceDef("autoscaling", "v1", "Scale")
+    )
+    info = lk_resource.ApiInfo(
+        resource=resource,
+        parent=parent,
+        plural=rtype.plural,
+        verbs=["get", "patch", "put"],
+        action=action,
+    )
+    return cast(
+        "type[lk_resource.Resource]",
+        type(f"{rtype.kind}{action.capitalize()}", (base,), {"_api_info": info}),
+    )
+
+
+@functools.cache
+def _cached_resource_type(cls: type) -> ResourceType[Any]:
+    if isinstance(cls, type) and issubclass(cls, lk_resource.Resource):
+        return _lightkube_type(cls)
+    if isinstance(cls, type) and issubclass(cls, BaseModel):
+        return _model_type(cls)
+    raise TypeError(
+        f"{cls!r} is not a Kubernetes kind: expected an opgen.api.CustomResource subclass "
+        "decorated with @op.kind, or a lightkube resource class"
+    )
+
+
+def resource_type(cls: type[T]) -> ResourceType[T]:
+    """The `ResourceType` for a user custom resource class or a lightkube resource class."""
+    return cast("ResourceType[T]", _cached_resource_type(cast(type, cls)))
+
+
+def _lightkube_type(cls: type) -> ResourceType[Any]:
+    info = lk_resource.api_info(cls)
+    if info.parent is not None:
+        raise TypeError(f"{cls.__name__} is a subresource, not a kind")
+    namespaced = issubclass(cls, lk_resource.NamespacedResource)
+    has_status = hasattr(cls, "Status") or "status" in getattr(
+        cls, "__struct_fields__", ()
+    )
+    scale_cls = getattr(cls, "Scale", None)
+    scale = (
+        ScalePaths(".spec.replicas", ".status.replicas")
+        if scale_cls is not None
+        else None
+    )
+    is_struct = issubclass(cls, msgspec.Struct)
+
+    def decode_json(raw: bytes) -> Any:
+        if is_struct:
+            return msgspec.json.decode(raw, type=cls)
+        return cls(msgspec.json.decode(raw))
+
+    def decode_dict(data: Mapping[str, Any]) -> Any:
+        if is_struct:
+            return msgspec.convert(data, cls)
+        return cls(dict(data))
+
+    def encode_obj(obj: Any, exclude_unset: bool) -> dict[str, Any]:
+        return cast("dict[str, Any]", msgspec.to_builtins(obj))
+
+    return ResourceType(
+        cls=cls,
+        group=info.resource.group,
+        version=info.resource.version,
+        kind=info.resource.kind,
+        plural=info.plural,
+        namespaced=namespaced,
+        status_subresource=has_status,
+        scale=scale,
+        decode_json=decode_json,
+        decode_dict=decode_dict,
+        encode_obj=encode_obj,
+    )
+
+
+def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
+    # The one read of opgen.api's kind metadata (op.resource_info, see BRIEF).
+    info = _API.resource_info(cls)
+    scale = None
+    if info.scale is not None:
+        spec_path, status_path, selector_path = info.scale
+        scale = ScalePaths(spec_path, status_path, selector_path)
+
+    def encode_obj(obj: Any, exclude_unset: bool) -> dict[str, Any]:
+        data = cast(
+            "dict[str, Any]",
+            obj.model_dump(
+                mode="json",
+                by_alias=True,
+                exclude_none=True,
+                exclude_unset=exclude_unset,
+            ),
+        )
+        data["apiVersion"] = (
+            f"{info.group}/{info.version}" if info.group else info.version
+        )
+        data["kind"] = info.kind
+        return data
+
+    return ResourceType(
+        cls=cls,
+        group=info.group,
+        version=info.version,
+        kind=info.kind,
+        plural=info.plural,
+        namespaced=bool(info.namespaced),
+        status_subresource=bool(info.status_subresource),
+        scale=scale,
+        decode_json=cls.model_validate_json,
+        decode_dict=cls.model_validate,
+        encode_obj=encode_obj,
+    )
+
+
+def encode(obj: object, *, exclude_unset: bool = False) -> dict[str, Any]:
+    """`obj` in wire form (JSON-compatible dict with camelCase keys)."""
+    return resource_type(type(obj)).encode_obj(obj, exclude_unset)
+
+
+def metadata(obj: object) -> dict[str, Any]:
+    """`obj.metadata` in wire form; an empty dict when it has none."""
+    meta = getattr(obj, "metadata", None)
+    if meta is None:
+        return {}
+    if isinstance(meta, BaseModel):
+        return meta.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(meta, Mapping):
+        return dict(meta)
+    return cast("dict[str, Any]", msgspec.to_builtins(meta))
+
+
+def assign(target: T, source: T) -> T:
+    """Copy every field of `source` onto `target` in place (a write's response
+    refreshes the caller's object, as controller-runtime does); returns `target`."""
+    if isinstance(target, BaseModel):
+        for name in type(target).model_fields:
+            setattr(target, name, getattr(source, name))
+        extra = getattr(source, "__pydantic_extra__", None)
+        if extra is not None:
+            object.__setattr__(target, "__pydantic_extra__", dict(extra))
+        object.__setattr__(target, "__pydantic_fields_set__", set(source.__pydantic_fields_set__))  # type: ignore[attr-defined]
+    elif isinstance(target, msgspec.Struct):
+        for name in target.__struct_fields__:
+            setattr(target, name, getattr(source, name))
+    elif isinstance(target, dict) and isinstance(source, Mapping):
+        target.clear()
+        target.update(source)
+    else:
+        raise TypeError(f"cannot refresh a {type(target).__name__} in place")
+    return target
+
+
+def set_metadata(obj: object, meta: Mapping[str, Any]) -> None:
+    """Replace `obj.metadata` with the wire-form `meta`, converted to the object's metadata type."""
+    current = getattr(obj, "metadata", None)
+    target: Any = obj
+    if isinstance(obj, BaseModel):
+        annotation = type(obj).model_fields["metadata"].annotation
+        meta_cls = type(current) if current is not None else annotation
+        target.metadata = cast("type[BaseModel]", meta_cls).model_validate(dict(meta))
+    elif isinstance(obj, msgspec.Struct):
+        from lightkube.models.meta_v1 import ObjectMeta
+
+        meta_type = type(current) if current is not None else ObjectMeta
+        target.metadata = msgspec.convert(dict(meta), meta_type)
+    elif isinstance(obj, dict):
+        obj["metadata"] = dict(meta)
+    else:
+        raise TypeError(f"cannot set metadata on a {type(obj).__name__}")

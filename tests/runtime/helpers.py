@@ -1,0 +1,58 @@
+"""Shared helpers for runtime tests that run a manager against the API server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+
+from opgen import runtime as rt
+from tests.runtime._controlplane import ControlPlane
+from tests.runtime.conftest import make_client
+
+
+async def eventually(
+    check: Callable[[], bool], timeout: float = 10.0, message: str = ""
+) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(message or "condition not met in time")
+        await asyncio.sleep(0.02)
+
+
+def manager_for(
+    envtest: ControlPlane, namespace: str | None, **options: object
+) -> rt.Manager:
+    defaults: dict[str, object] = {
+        "metrics_bind_address": "127.0.0.1:0",
+        "health_probe_bind_address": "127.0.0.1:0",
+        "qps": 200.0,
+        "burst": 400,
+    }
+    if namespace is not None:
+        defaults["namespaces"] = [namespace]
+    defaults.update(options)
+    return rt.Manager(make_client(envtest), rt.ManagerOptions(**defaults))  # type: ignore[arg-type]
+
+
+@contextlib.asynccontextmanager
+async def running(
+    manager: rt.Manager, *, wait_elected: bool = True
+) -> AsyncIterator[asyncio.Task[None]]:
+    task = asyncio.create_task(manager.run(install_signal_handlers=False))
+    try:
+        if wait_elected:
+            waiter = asyncio.create_task(manager.elected.wait())
+            done, _ = await asyncio.wait(
+                [waiter, task], timeout=30, return_when=asyncio.FIRST_COMPLETED
+            )
+            if task in done:
+                task.result()
+            assert waiter in done, "manager did not start"
+        yield task
+    finally:
+        manager.stop()
+        await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 40)
+        await manager.rest.aclose()

@@ -1,0 +1,203 @@
+"""The reflector/informer against the API server: order, 410 relist-and-diff, resume, watchdog."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import lightkube
+import pytest
+
+from opgen.runtime.informer import Event, Informer
+from opgen.runtime.resources import resource_type
+from opgen.runtime.rest import RestClient
+from tests.runtime.kinds import Widget, widget
+
+pytestmark = pytest.mark.envtest
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def running(informer: Informer) -> AsyncIterator[asyncio.Task[None]]:
+    task = asyncio.create_task(informer.run())
+    try:
+        await asyncio.wait_for(informer.wait_for_sync(), 10)
+        yield task
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+def recorder(events: list[tuple[str, str, str]]) -> Callable[[Event], None]:
+    def record(event: Event) -> None:
+        spec = event.new.to_dict().get("spec") or {}
+        events.append((event.type, event.new.name, str(spec.get("message", ""))))
+
+    return record
+
+
+async def create(
+    kube_client: lightkube.AsyncClient, namespace: str, name: str, message: str = ""
+) -> None:
+    from opgen.runtime.client import Client
+
+    await Client(RestClient(kube_client, qps=0)).create(
+        widget(name, namespace, message=message)
+    )
+
+
+async def test_events_arrive_in_order_and_store_drops_managed_fields(
+    kube_client: lightkube.AsyncClient, namespace: str
+) -> None:
+    rest = RestClient(kube_client, qps=0)
+    sent: list[str] = []
+    original_send = rest._http.send
+
+    async def spy(request: Any, **kwargs: Any) -> Any:
+        sent.append(str(request.url))
+        return await original_send(request, **kwargs)
+
+    rest._http.send = spy  # type: ignore[method-assign]
+    informer = Informer(rest, resource_type(Widget), namespaces=(namespace,))
+    events: list[tuple[str, str, str]] = []
+    informer.add_handler(recorder(events))
+    async with running(informer):
+        from opgen.runtime.client import Client
+
+        client = Client(rest)
+        await client.create(widget("w", namespace, message="one"))
+        await client.patch(
+            Widget, "w", {"spec": {"message": "two"}}, namespace=namespace
+        )
+        await client.patch(
+            Widget, "w", {"spec": {"message": "three"}}, namespace=namespace
+        )
+        await client.delete_by_name(Widget, "w", namespace=namespace)
+        await eventually(lambda: len(events) >= 4)
+        entry_raw = None
+        await client.create(widget("kept", namespace))
+        await eventually(lambda: informer.store.get((namespace, "kept")) is not None)
+        entry = informer.store.get((namespace, "kept"))
+        assert entry is not None
+        entry_raw = entry.raw
+    assert events == [
+        ("ADDED", "w", "one"),
+        ("MODIFIED", "w", "two"),
+        ("MODIFIED", "w", "three"),
+        ("DELETED", "w", "three"),
+        ("ADDED", "kept", ""),
+    ]
+    assert b"managedFields" not in entry_raw
+    watches = [url for url in sent if "watch=true" in url]
+    assert watches and all("allowWatchBookmarks=true" in url for url in watches)
+    lists = [
+        url
+        for url in sent
+        if "watch=true" not in url and "/widgets" in url and "limit=" in url
+    ]
+    assert lists, "the initial list is chunked"
+
+
+async def test_410_gone_relists_and_emits_the_missed_deletes(
+    kube_client: lightkube.AsyncClient, namespace: str
+) -> None:
+    rest = RestClient(kube_client, qps=0)
+    informer = Informer(rest, resource_type(Widget), namespaces=(namespace,))
+    events: list[tuple[str, str, str]] = []
+    informer.add_handler(recorder(events))
+    await create(kube_client, namespace, "doomed")
+    await create(kube_client, namespace, "changed", message="before")
+    async with running(informer):
+        pass
+    assert sorted(e[1] for e in events) == ["changed", "doomed"]
+    events.clear()
+
+    # While the informer is not watching: a delete, an update and a create happen...
+    from opgen.runtime.client import Client
+
+    client = Client(rest)
+    await client.delete_by_name(Widget, "doomed", namespace=namespace)
+    await client.patch(
+        Widget, "changed", {"spec": {"message": "after"}}, namespace=namespace
+    )
+    await create(kube_client, namespace, "born")
+    # ...and its resourceVersion is too old to resume from: the server answers 410 Gone.
+    informer._scopes[0].resource_version = "1"
+    gone_before = rest.metrics.watch_restarts.labels(
+        str(informer.rtype), "gone"
+    )._value.get()
+    async with running(informer):
+        await eventually(lambda: len(events) >= 3)
+    assert sorted(events) == [
+        ("ADDED", "born", ""),
+        ("DELETED", "doomed", ""),
+        ("MODIFIED", "changed", "after"),
+    ]
+    assert (
+        rest.metrics.watch_restarts.labels(str(informer.rtype), "gone")._value.get()
+        == gone_before + 1
+    )
+    assert sorted(e.name for e in informer.store) == ["born", "changed"]
+
+
+async def test_resume_from_last_resource_version_without_relisting(
+    kube_client: lightkube.AsyncClient, namespace: str
+) -> None:
+    rest = RestClient(kube_client, qps=0)
+    informer = Informer(rest, resource_type(Widget), namespaces=(namespace,))
+    events: list[tuple[str, str, str]] = []
+    informer.add_handler(recorder(events))
+    await create(kube_client, namespace, "x")
+    async with running(informer):
+        pass
+    from opgen.runtime.client import Client
+
+    await Client(rest).delete_by_name(Widget, "x", namespace=namespace)
+    lists_before = rest.counts["list"]
+    async with running(informer):
+        await eventually(lambda: ("DELETED", "x", "") in events)
+    assert rest.counts["list"] == lists_before, "resumed the watch, no relist"
+
+
+async def test_watchdog_restarts_a_silent_watch(
+    kube_client: lightkube.AsyncClient, namespace: str
+) -> None:
+    rest = RestClient(kube_client, qps=0)
+    informer = Informer(
+        rest, resource_type(Widget), namespaces=(namespace,), idle_timeout=0.6
+    )
+    events: list[tuple[str, str, str]] = []
+    informer.add_handler(recorder(events))
+    idle = rest.metrics.watch_restarts.labels(str(informer.rtype), "idle")
+    async with running(informer):
+        await eventually(lambda: idle._value.get() >= 1, timeout=5)
+        assert informer.staleness() < 5
+        await create(kube_client, namespace, "after-restart")
+        await eventually(lambda: ("ADDED", "after-restart", "") in events)
+
+
+async def test_label_selector_limits_what_is_cached(
+    kube_client: lightkube.AsyncClient, namespace: str
+) -> None:
+    from opgen.runtime.client import Client
+
+    rest = RestClient(kube_client, qps=0)
+    client = Client(rest)
+    picked = widget("picked", namespace)
+    picked.metadata.labels = {"pick": "yes"}
+    await client.create(picked)
+    await client.create(widget("ignored", namespace))
+    informer = Informer(
+        rest, resource_type(Widget), namespaces=(namespace,), labels={"pick": "yes"}
+    )
+    async with running(informer):
+        assert [e.name for e in informer.store] == ["picked"]

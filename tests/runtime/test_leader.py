@@ -1,0 +1,134 @@
+"""Lease leader election: one leader reconciles; a successor takes over after a crash or a release."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+
+import pytest
+
+from opgen import runtime as rt
+from tests.runtime._controlplane import ControlPlane
+from tests.runtime.helpers import eventually, manager_for
+from tests.runtime.kinds import Widget, widget
+
+pytestmark = pytest.mark.envtest
+
+LEASE = {"lease_duration": 2.0, "renew_deadline": 1.5, "retry_period": 0.25}
+
+
+class Who:
+    def __init__(self) -> None:
+        self.by: list[str] = []
+
+    def reconciler(self, ident: str) -> rt.FuncReconciler:
+        async def reconcile(request: rt.Request) -> rt.Result:
+            self.by.append(ident)
+            return rt.Result()
+
+        return rt.FuncReconciler(reconcile)
+
+
+def _pair(
+    envtest: ControlPlane, namespace: str, who: Who, lease: str, release: bool
+) -> list[rt.Manager]:
+    managers = []
+    for ident in ("a", "b"):
+        manager = manager_for(
+            envtest,
+            namespace,
+            leader_election=True,
+            leader_election_id=lease,
+            leader_election_namespace=namespace,
+            identity=ident,
+            release_lease_on_stop=release,
+            **LEASE,
+        )
+        manager.add_controller(
+            rt.Controller(
+                "widget", for_=rt.For(Widget), reconciler=who.reconciler(ident)
+            )
+        )
+        managers.append(manager)
+    return managers
+
+
+@pytest.mark.parametrize("graceful", [False, True], ids=["killed", "released"])
+async def test_one_leader_reconciles_and_the_other_takes_over(
+    envtest: ControlPlane, namespace: str, graceful: bool
+) -> None:
+    who = Who()
+    managers = _pair(
+        envtest, namespace, who, f"lease-{secrets.token_hex(3)}", release=graceful
+    )
+    tasks = [
+        asyncio.create_task(m.run(install_signal_handlers=False)) for m in managers
+    ]
+    try:
+        await eventually(lambda: any(m.elected.is_set() for m in managers), timeout=20)
+        leader = next(m for m in managers if m.elected.is_set())
+        follower = next(m for m in managers if m is not leader)
+        await managers[0].client.create(widget("one", namespace))
+        await eventually(lambda: len(who.by) >= 1)
+        await asyncio.sleep(0.5)
+        assert set(who.by) == {leader.options.identity}, "only the leader reconciles"
+        assert not follower.elected.is_set()
+        assert (
+            await follower.client.get(Widget, "one", namespace)
+        ).metadata.name == "one", "followers cache too"
+
+        stopped_at = time.monotonic()
+        leader.stop()  # graceful: releases the Lease; killed: release disabled, like a crash
+        await asyncio.wait_for(tasks[managers.index(leader)], 20)
+        await eventually(lambda: follower.elected.is_set(), timeout=10)
+        took = time.monotonic() - stopped_at
+        if graceful:
+            assert took < 1.5, took
+        else:
+            assert took < LEASE["lease_duration"] + 1.5, took
+        await follower.client.create(widget("two", namespace))
+        await eventually(lambda: follower.options.identity in who.by)
+    finally:
+        for m in managers:
+            m.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for m in managers:
+            await m.rest.aclose()
+
+
+async def test_leader_steps_down_when_renewal_fails(
+    envtest: ControlPlane, namespace: str
+) -> None:
+    lease = f"lease-{secrets.token_hex(3)}"
+    manager = manager_for(
+        envtest,
+        namespace,
+        leader_election=True,
+        leader_election_id=lease,
+        leader_election_namespace=namespace,
+        identity="victim",
+        **LEASE,
+    )
+    manager.add_controller(
+        rt.Controller("widget", for_=rt.For(Widget), reconciler=Who().reconciler("v"))
+    )
+    task = asyncio.create_task(manager.run(install_signal_handlers=False))
+    try:
+        await asyncio.wait_for(manager.elected.wait(), 20)
+        from lightkube.resources.coordination_v1 import Lease
+
+        # Someone else takes the Lease (e.g. after a network partition): renewals now fail.
+        await manager.client.patch(
+            Lease,
+            lease,
+            {"spec": {"holderIdentity": "thief", "leaseDurationSeconds": 3600}},
+            namespace=namespace,
+        )
+        with pytest.raises(rt.LeaderElectionLost):
+            await asyncio.wait_for(task, 10)
+        assert not manager.elected.is_set()
+    finally:
+        manager.stop()
+        await asyncio.gather(task, return_exceptions=True)
+        await manager.rest.aclose()

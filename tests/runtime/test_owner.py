@@ -1,0 +1,64 @@
+"""set_controller_reference's scope rules (no API server)."""
+
+from __future__ import annotations
+
+import pytest
+from lightkube.models.meta_v1 import ObjectMeta
+from lightkube.resources.core_v1 import ConfigMap, Namespace
+
+from opgen.runtime import owner
+from tests.runtime import standin as op
+from tests.runtime.kinds import Gadget, WidgetSpec, widget
+
+
+def cm(namespace: str = "a") -> ConfigMap:
+    return ConfigMap(metadata=ObjectMeta(name="child", namespace=namespace))
+
+
+def test_sets_a_controller_reference_once() -> None:
+    parent = widget("p", "a")
+    parent.metadata.uid = "uid-p"
+    child = cm()
+    owner.set_controller_reference(parent, child)
+    owner.set_controller_reference(parent, child)  # idempotent
+    assert child.metadata is not None and child.metadata.ownerReferences is not None
+    (ref,) = child.metadata.ownerReferences
+    assert (ref.apiVersion, ref.kind, ref.name, ref.uid, ref.controller, ref.blockOwnerDeletion) == (
+        "test.opgen.dev/v1", "Widget", "p", "uid-p", True, True,
+    )  # fmt: skip
+    assert owner.controller_of(child) is not None
+
+
+def test_refusals() -> None:
+    parent = widget("p", "a")
+    with pytest.raises(owner.OwnerReferenceError, match="no uid"):
+        owner.set_controller_reference(parent, cm())
+    parent.metadata.uid = "uid-p"
+    with pytest.raises(owner.OwnerReferenceError, match="cross namespaces"):
+        owner.set_controller_reference(parent, cm("b"))
+    with pytest.raises(owner.OwnerReferenceError, match="cluster-scoped"):
+        owner.set_controller_reference(parent, Namespace(metadata=ObjectMeta(name="n")))
+    child = cm()
+    owner.set_controller_reference(parent, child)
+    rival = widget("q", "a")
+    rival.metadata.uid = "uid-q"
+    with pytest.raises(
+        owner.AlreadyOwnedError, match="already controlled by Widget 'p'"
+    ):
+        owner.set_controller_reference(rival, child)
+
+
+def test_cluster_scoped_owner_may_own_namespaced_and_cluster_children() -> None:
+    parent = Gadget(metadata=op.ObjectMeta(name="g", uid="uid-g"), spec=WidgetSpec())
+    child = widget("w", "anywhere")
+    owner.set_controller_reference(parent, child)
+    assert (
+        child.metadata.owner_references
+        and child.metadata.owner_references[0].uid == "uid-g"
+    )
+    other = Gadget(metadata=op.ObjectMeta(name="g2"), spec=WidgetSpec())
+    owner.set_controller_reference(parent, other)
+    assert (
+        other.metadata.owner_references
+        and other.metadata.owner_references[0].kind == "Gadget"
+    )
