@@ -2,13 +2,15 @@
 
 `CustomResource[SpecModel, StatusModel]` is a base class with `api_version`,
 `kind`, `metadata`, a required `spec` and an optional `status`. Pass `None` for
-either parameter to leave that field out (a version with no spec, say).
+either parameter to leave that field out (a version with no spec, say), or
+`SpecModel | None` for an optional spec.
 `api_version` and `kind` default from `@op.kind` when they are not given.
 """
 
 from __future__ import annotations
 
 import functools
+import typing
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import Field, create_model, model_validator
@@ -24,14 +26,19 @@ StatusT = TypeVar("StatusT")
 
 
 def _type_name(value: object) -> str:
-    return getattr(value, "__name__", repr(value))
+    return getattr(value, "__name__", None) or repr(value).replace("typing.", "")
+
+
+def _admits_none(annotation: Any) -> bool:
+    return type(None) in typing.get_args(annotation)
 
 
 @functools.cache
 def _parametrize(base: type[Any], spec: Any, status: Any) -> type[Any]:
     fields: dict[str, Any] = {}
     if spec is not None:
-        fields["spec"] = (spec, ...)
+        # `CustomResource[Spec | None, ...]` makes spec optional (CRD and Python alike).
+        fields["spec"] = (spec, None if _admits_none(spec) else ...)
     if status is not None:
         fields["status"] = (status | None, None)
     name = f"{base.__name__}[{_type_name(spec)}, {_type_name(status)}]"

@@ -238,10 +238,12 @@ class Flattener:
                     self.diagnostics.append(
                         Diagnostic(
                             "the field is required and has a default: the API server "
-                            "applies defaults only to missing fields, so the default "
-                            "never applies to a valid object",
+                            "fills in defaults before it checks required fields, so "
+                            "`required` never triggers (and clients that always send "
+                            "the field never get the default)",
                             location=location,
-                            hint="drop the default, or make the field optional",
+                            hint="drop op.Required() (a field with a default is optional), "
+                            "or drop the default",
                         )
                     )
             elif admits_none and wire in required_in:

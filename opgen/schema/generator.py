@@ -28,6 +28,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from opgen.api._marker import FLOAT_FLAG, Marker, SchemaNode, type_markers
+from opgen.api._structure import to_wire_value
 from opgen.errors import Location, SchemaError
 from opgen.model.kinds import SOURCE_FILE_ATTR
 from opgen.schema import annotated
@@ -171,19 +172,13 @@ class KubeJsonSchema(GenerateJsonSchema):
         if value is None:
             return None
         try:
+            # The field's own serialiser knows special types (Duration, Bytes, Time).
             serializer = pydantic_core.SchemaSerializer(inner)
             encoded = serializer.to_python(
                 value, mode="json", by_alias=True, exclude_none=True
             )
-        except (
-            pydantic_core.PydanticSerializationError,
-            TypeError,
-            ValueError,
-            KeyError,
-        ):
-            encoded = pydantic_core.to_jsonable_python(
-                value, by_alias=True, exclude_none=True
-            )
+        except Exception:  # schemas with references cannot stand alone; models can
+            encoded = to_wire_value(value)
         return _drop_nulls(encoded)
 
     # -- scalars -----------------------------------------------------------
