@@ -234,7 +234,7 @@ class Flattener:
             properties[wire] = node
             if ctx.required:
                 required.append(wire)
-                if has_default or "default" in node:
+                if "default" in node:
                     self.diagnostics.append(
                         Diagnostic(
                             "the field is required and has a default: the API server "

@@ -374,7 +374,7 @@ class CronJobSpec(
     )
     """Checks that maps containing types that contain maps work"""
     map_of_arrays_of_floats: dict[str, list[bool]] = {}
-    """Maps of arrays of things-that-aren’t-strings are permitted"""
+    """Maps of arrays of things-that-aren’t-strings are permitted"""  # noqa: RUF001
     map_of_text_marshaler_keys: dict[str, str] = {}
     """Maps keyed by a type that implements encoding.TextMarshaler are permitted,
     since such keys serialize to strings (just like TextMarshaler fields do)."""
