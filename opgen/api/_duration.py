@@ -33,7 +33,7 @@ def parse_go_duration(text: str) -> datetime.timedelta:
     """Parse a Go duration string; raise ValueError when Go would refuse it."""
     original = text
     sign = 1
-    if text[:1] in "+-":
+    if text[:1] in ("+", "-"):
         sign = -1 if text[0] == "-" else 1
         text = text[1:]
     if text == "0":

@@ -16,6 +16,7 @@ plain Pydantic generators simply ignore opgen markers.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -124,9 +125,9 @@ class Marker:
     def display(self) -> str:
         """How the marker is written in user code, for messages: `op.MinLength(3)`."""
         arguments = ", ".join(
-            _format_argument(getattr(self, name))
-            for name in self.__dataclass_fields__
-            if getattr(self, name) is not None
+            _format_argument(getattr(self, item.name))
+            for item in dataclasses.fields(self)
+            if getattr(self, item.name) is not None
         )
         return f"op.{self.marker_name()}({arguments})"
 

@@ -137,7 +137,7 @@ def _execute(file: Path, name: str) -> ModuleType:
     except SyntaxError as error:
         where = display_path(error.filename or file)
         raise LoadError(
-            f"{where}:{error.lineno}: syntax error: {error.msg}",
+            f"syntax error: {error.msg}",
             location=Location(file=f"{where}:{error.lineno}"),
         ) from None
     except OpgenError as error:

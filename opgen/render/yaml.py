@@ -78,7 +78,12 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 def _represent_float(dumper: yaml.SafeDumper, value: float) -> yaml.ScalarNode:
     if math.isfinite(value) and value.is_integer():
         return dumper.represent_int(int(value))
-    return dumper.represent_scalar("tag:yaml.org,2002:float", go_float(value))
+    text = go_float(value)
+    if "." not in text and text[-3:] not in ("inf", "nan"):
+        # Go writes 1e-05 plainly; PyYAML would add "!!float" because YAML 1.1
+        # floats need a dot. Go's YAML reader (and Kubernetes) reads it as a number.
+        return yaml.ScalarNode(_STR_TAG, text)
+    return dumper.represent_scalar("tag:yaml.org,2002:float", text)
 
 
 def _represent_mapping(

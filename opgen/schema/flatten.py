@@ -108,7 +108,7 @@ class Flattener:
     def node(self, raw: SchemaNode, site: Site, ctx: MarkerContext) -> SchemaNode:
         raw = dict(raw)
         pending = [self.generator.pending[i] for i in raw.pop(MARKERS_KEY, ())]
-        admits_none = raw.pop(NONE_FLAG, False)
+        nullable = raw.pop(NONE_FLAG, False) and site.placement is not Placement.FIELD
         raw.pop(DEFAULT_FLAG, None)
         location = self.class_location(raw) or site.location
         type_rules: list[SchemaNode] = []
@@ -116,12 +116,15 @@ class Flattener:
             node = {key: raw[key] for key in _DOC_KEYS if key in raw}
         elif "$ref" in raw:
             target = self.definition(raw.pop("$ref"), site)
+            siblings = self.clean(raw, site)
+            if not siblings and not pending and not nullable:
+                return target  # shared as is: the YAML dumper writes each use
             node = dict(target)
             type_rules = node.pop(VALIDATIONS, [])
-            node.update(self.clean(raw, site))
+            node.update(siblings)
         else:
             node = self.clean(self.children(raw, site, location), site)
-        if admits_none and site.placement is not Placement.FIELD:
+        if nullable:
             node["nullable"] = True
         node = self.apply_markers(node, pending, site, ctx)
         if type_rules:

@@ -261,10 +261,13 @@ class KubeJsonSchema(GenerateJsonSchema):
         return inner
 
     def union_schema(self, schema: core_schema.UnionSchema) -> JsonSchemaValue:
-        choices = [
-            self.generate_inner(choice)
-            for choice in core_schema.iter_union_choices(schema)
-        ]
+        choices: list[JsonSchemaValue] = []
+        for choice in core_schema.iter_union_choices(schema):
+            generated = self.generate_inner(choice)
+            if generated not in choices:
+                choices.append(generated)
+        if len(choices) == 1:  # e.g. Path: a str-or-instance union with one JSON form
+            return choices[0]
         kinds = [choice.get("type") for choice in choices]
         if sorted(str(k) for k in kinds) == ["integer", "string"] and all(
             set(choice) == {"type"} for choice in choices

@@ -7,7 +7,7 @@ would print it. CEL expressions are compiled (and their cost estimated) only by
 the API server itself.
 """
 
-from opgen.schema.check.crd import ERROR_SIZE, WARNING_SIZE, check_crd
+from opgen.schema.check.crd import ERROR_SIZE, WARNING_SIZE, check_crd, inspect_crd
 from opgen.schema.check.defaults import prune, validate_value
 from opgen.schema.check.report import Problem, Report
 
@@ -17,6 +17,7 @@ __all__ = [
     "Problem",
     "Report",
     "check_crd",
+    "inspect_crd",
     "prune",
     "validate_value",
 ]

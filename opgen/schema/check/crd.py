@@ -22,7 +22,7 @@ from opgen.schema.check.paths import resolve_field_path, simple_path_problem
 from opgen.schema.check.report import Report, child, index, key
 from opgen.schema.check.structural import check_structural
 
-__all__ = ["ERROR_SIZE", "WARNING_SIZE", "check_crd"]
+__all__ = ["ERROR_SIZE", "WARNING_SIZE", "check_crd", "inspect_crd"]
 
 WARNING_SIZE = 256 * 1024
 """Above this, `kubectl apply` (client-side) fails: the last-applied annotation is too big."""
@@ -52,6 +52,15 @@ def check_crd(
     crd: dict[str, Any], origins: dict[int, Location], location: Location | None
 ) -> list[Diagnostic]:
     """Raise `SchemaError` if the API server would refuse `crd`; return warnings."""
+    report = inspect_crd(crd, origins, location)
+    report.raise_first()
+    return report.diagnostics()
+
+
+def inspect_crd(
+    crd: dict[str, Any], origins: dict[int, Location], location: Location | None
+) -> Report:
+    """Every problem the API server would find in `crd` (errors and warnings)."""
     report = Report(origins=origins, default_location=location)
     spec = crd.get("spec", {})
     _check_metadata(crd, report)
@@ -61,8 +70,7 @@ def check_crd(
     for position, version in enumerate(versions):
         _check_version(version, index("spec.versions", position), report)
     _check_size(crd, report)
-    report.raise_first()
-    return report.diagnostics()
+    return report
 
 
 def is_dns1123_subdomain(value: str) -> bool:
