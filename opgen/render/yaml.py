@@ -23,7 +23,7 @@ import yaml
 __all__ = ["dump_document", "dump_documents", "go_float"]
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """SafeDumper with go-yaml's scalar choices and no aliases."""
 
     def ignore_aliases(self, data: Any) -> bool:
