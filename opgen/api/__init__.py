@@ -46,6 +46,15 @@ from opgen.api._meta import (
 from opgen.api._model import Model
 from opgen.api._rbac import rbac, rbac_rules
 from opgen.api._resource import CustomResource
+from opgen.api._shape import (
+    MaxItems,
+    MaxProperties,
+    MinItems,
+    MinProperties,
+    Nullable,
+    Type,
+    UniqueItems,
+)
 from opgen.api._structure import (
     Default,
     EmbeddedResource,
@@ -79,18 +88,11 @@ from opgen.api._validation import (
     ExclusiveMinimum,
     Format,
     Maximum,
-    MaxItems,
     MaxLength,
-    MaxProperties,
     Minimum,
-    MinItems,
     MinLength,
-    MinProperties,
     MultipleOf,
-    Nullable,
     Pattern,
-    Type,
-    UniqueItems,
 )
 
 __all__ = [

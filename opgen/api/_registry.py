@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from opgen.api import _cel, _kind, _structure, _validation
+from opgen.api import _cel, _kind, _shape, _structure, _validation
 from opgen.api._marker import Marker, Placement
 
 __all__ = ["MarkerRegistry", "default_registry"]
@@ -68,13 +68,13 @@ def default_registry() -> MarkerRegistry:
             _validation.Pattern,
             _validation.Format,
             _validation.Enum,
-            _validation.MinItems,
-            _validation.MaxItems,
-            _validation.UniqueItems,
-            _validation.MinProperties,
-            _validation.MaxProperties,
-            _validation.Type,
-            _validation.Nullable,
+            _shape.MinItems,
+            _shape.MaxItems,
+            _shape.UniqueItems,
+            _shape.MinProperties,
+            _shape.MaxProperties,
+            _shape.Type,
+            _shape.Nullable,
             # structure
             _structure.Required,
             _structure.Optional,

@@ -20,7 +20,7 @@ from pydantic_core import CoreSchema
 
 from opgen.api._duration import format_go_duration, parse_go_duration
 from opgen.api._marker import SchemaNode
-from opgen.api._validation import Type
+from opgen.api._shape import Type
 
 __all__ = [
     "JSON",

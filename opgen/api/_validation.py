@@ -1,4 +1,4 @@
-"""Value-validation markers: bounds, lengths, patterns, formats, enums, types.
+"""Value-validation markers: numeric bounds, string lengths, patterns, formats, enums.
 
 Each marker checks the JSON type of the node it lands on (a `MinLength` on an
 integer is an error, not a silent no-op) and writes the OpenAPI v3 keyword the
@@ -11,9 +11,9 @@ import enum
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from opgen.api._marker import FLOAT_FLAG, Marker, MarkerContext, SchemaNode, node_type
+from opgen.api._marker import Marker, MarkerContext, SchemaNode, node_type
 from opgen.errors import MarkerError
 
 __all__ = [
@@ -23,20 +23,15 @@ __all__ = [
     "ExclusiveMaximum",
     "ExclusiveMinimum",
     "Format",
-    "MaxItems",
     "MaxLength",
-    "MaxProperties",
     "Maximum",
-    "MinItems",
     "MinLength",
-    "MinProperties",
     "Minimum",
     "MultipleOf",
-    "Nullable",
     "Pattern",
-    "Type",
-    "UniqueItems",
+    "count_argument",
     "re2_problem",
+    "require_type",
 ]
 
 OPENAPI_TYPES = ("string", "number", "integer", "boolean", "array", "object")
@@ -104,7 +99,7 @@ def re2_problem(pattern: str) -> str | None:
     return None
 
 
-def _require(
+def require_type(
     marker: Marker, node: SchemaNode, ctx: MarkerContext, allowed: frozenset[str]
 ) -> str:
     actual = node_type(node)
@@ -131,7 +126,7 @@ def _number(marker: str, value: object) -> int | float:
     return value
 
 
-def _count(marker: str, value: object) -> int:
+def count_argument(marker: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise MarkerError(f"op.{marker}({value!r}): expected a non-negative integer")
     return value
@@ -140,7 +135,7 @@ def _count(marker: str, value: object) -> int:
 def _numeric_bound(
     marker: Marker, node: SchemaNode, ctx: MarkerContext, value: float
 ) -> None:
-    kind = _require(marker, node, ctx, _NUMERIC)
+    kind = require_type(marker, node, ctx, _NUMERIC)
     if kind == "integer" and not float(value).is_integer():
         raise ctx.error(marker, "an integer field needs an integral bound")
 
@@ -229,10 +224,10 @@ class MinLength(Marker):
     value: int
 
     def __post_init__(self) -> None:
-        _count("MinLength", self.value)
+        count_argument("MinLength", self.value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _require(self, node, ctx, _STRINGLIKE)
+        require_type(self, node, ctx, _STRINGLIKE)
         return {**node, "minLength": self.value}
 
 
@@ -243,10 +238,10 @@ class MaxLength(Marker):
     value: int
 
     def __post_init__(self) -> None:
-        _count("MaxLength", self.value)
+        count_argument("MaxLength", self.value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _require(self, node, ctx, _STRINGLIKE)
+        require_type(self, node, ctx, _STRINGLIKE)
         return {**node, "maxLength": self.value}
 
 
@@ -264,7 +259,7 @@ class Pattern(Marker):
             raise MarkerError(f"op.Pattern({self.regex!r}): {problem}")
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _require(self, node, ctx, _STRINGLIKE)
+        require_type(self, node, ctx, _STRINGLIKE)
         return {**node, "pattern": self.regex}
 
 
@@ -369,124 +364,3 @@ class Enum(Marker):
         if None in self.values and not node.get("nullable"):
             raise ctx.error(self, "None is only allowed with op.Nullable()")
         return {**node, "enum": list(self.values)}
-
-
-@dataclass(frozen=True)
-class MinItems(Marker):
-    """A list must have at least `value` items (`minItems`)."""
-
-    value: int
-
-    def __post_init__(self) -> None:
-        _count("MinItems", self.value)
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _require(self, node, ctx, frozenset({"array"}))
-        return {**node, "minItems": self.value}
-
-
-@dataclass(frozen=True)
-class MaxItems(Marker):
-    """A list must have at most `value` items (`maxItems`)."""
-
-    value: int
-
-    def __post_init__(self) -> None:
-        _count("MaxItems", self.value)
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _require(self, node, ctx, frozenset({"array"}))
-        return {**node, "maxItems": self.value}
-
-
-@dataclass(frozen=True)
-class UniqueItems(Marker):
-    """Items must be unique. Written as `x-kubernetes-list-type: set`: the API server
-    refuses `uniqueItems: true` (quadratic), and a set list enforces uniqueness."""
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _require(self, node, ctx, frozenset({"array"}))
-        current = node.get("x-kubernetes-list-type")
-        if current not in (None, "set"):
-            raise ctx.error(self, f"conflicts with op.ListType({current!r})")
-        return {**node, "x-kubernetes-list-type": "set"}
-
-
-@dataclass(frozen=True)
-class MinProperties(Marker):
-    """An object must have at least `value` properties (`minProperties`)."""
-
-    value: int
-
-    def __post_init__(self) -> None:
-        _count("MinProperties", self.value)
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _require(self, node, ctx, frozenset({"object"}))
-        return {**node, "minProperties": self.value}
-
-
-@dataclass(frozen=True)
-class MaxProperties(Marker):
-    """An object must have at most `value` properties (`maxProperties`)."""
-
-    value: int
-
-    def __post_init__(self) -> None:
-        _count("MaxProperties", self.value)
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _require(self, node, ctx, frozenset({"object"}))
-        return {**node, "maxProperties": self.value}
-
-
-_KEPT_ON_RETYPE = frozenset(
-    {
-        "description",
-        "title",
-        "example",
-        "externalDocs",
-        "default",
-        "nullable",
-        "x-kubernetes-validations",
-        "x-kubernetes-preserve-unknown-fields",
-    }
-)
-
-
-@dataclass(frozen=True)
-class Type(Marker):
-    """Override the JSON type (`type`). The node keeps only its documentation; the
-    Python type's structure is dropped (use it with custom (de)serialisers).
-    `Type("number")` is also the opt-in for `float` fields."""
-
-    name: str
-    priority: ClassVar[int] = 1
-
-    def __post_init__(self) -> None:
-        if self.name not in OPENAPI_TYPES:
-            raise MarkerError(
-                f"op.Type({self.name!r}): must be one of {', '.join(OPENAPI_TYPES)}"
-            )
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        if self.name == "number":
-            node = {key: value for key, value in node.items() if key != FLOAT_FLAG}
-        if node.get("type") == self.name and not node.get("x-kubernetes-int-or-string"):
-            return node
-        result = {key: value for key, value in node.items() if key in _KEPT_ON_RETYPE}
-        result["type"] = self.name
-        if self.name == "array":
-            result["items"] = node.get(
-                "items", {"x-kubernetes-preserve-unknown-fields": True}
-            )
-        return result
-
-
-@dataclass(frozen=True)
-class Nullable(Marker):
-    """`null` is a valid value (`nullable: true`). Without it, `X | None` only
-    makes a field optional."""
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        return {**node, "nullable": True}

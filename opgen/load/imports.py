@@ -5,7 +5,7 @@ dotted name with the package's parent on `sys.path`; a lone file under its
 stem. While a file executes, every user module loaded so far is visible in
 `sys.modules`, so sibling imports find the already executed module instead of
 running the file again; afterwards the user modules are taken out again and
-kept in a private cache keyed by file. Pydantic models whose forward
+kept in a private cache keyed by file (a file edited since is executed anew). Pydantic models whose forward
 references were left open are completed before that, so they never need the
 module again.
 
@@ -33,7 +33,8 @@ from opgen.model.kinds import SOURCE_FILE_ATTR
 
 __all__ = ["display_path", "import_module_from_path"]
 
-_BY_FILE: dict[Path, ModuleType] = {}
+_BY_FILE: dict[Path, tuple[tuple[int, int], ModuleType]] = {}
+"""Executed user modules by file, with the (mtime, size) they were executed at."""
 _BY_NAME: dict[str, ModuleType] = {}
 _SYSTEM_DIRS = tuple(
     Path(p).resolve()
@@ -64,8 +65,8 @@ def import_module_from_path(path: Path | str) -> ModuleType:
         )
     file = file.resolve()
     cached = _BY_FILE.get(file)
-    if cached is not None:
-        return cached
+    if cached is not None and cached[0] == _stamp(file):
+        return cached[1]
     root, name = _module_name(file)
     with _user_modules_visible(), _on_sys_path(root):
         before = set(sys.modules)
@@ -77,8 +78,14 @@ def import_module_from_path(path: Path | str) -> ModuleType:
                     del sys.modules[added]
             raise
         _adopt_new_modules(before, root)
-    _BY_FILE[file] = module
+    _BY_FILE[file] = (_stamp(file), module)
     return module
+
+
+def _stamp(file: Path) -> tuple[int, int]:
+    """What tells an edited file from the one already executed."""
+    status = file.stat()
+    return status.st_mtime_ns, status.st_size
 
 
 def _module_name(file: Path) -> tuple[Path, str]:
@@ -204,7 +211,8 @@ def _adopt_new_modules(before: set[str], root: Path) -> None:
         module = sys.modules.pop(name)
         _BY_NAME[name] = module
         if getattr(module, "__file__", None):
-            _BY_FILE[Path(str(module.__file__)).resolve()] = module
+            file = Path(str(module.__file__)).resolve()
+            _BY_FILE[file] = (_stamp(file), module)
 
 
 def _complete_models(module: ModuleType) -> None:

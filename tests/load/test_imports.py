@@ -162,3 +162,13 @@ def test_not_a_file(tmp_path: Path) -> None:
         import_module_from_path(tmp_path / "missing.py")
     with pytest.raises(LoadError, match="not a Python file"):
         import_module_from_path(_write(tmp_path / "x.txt", "x"))
+
+
+def test_an_edited_file_is_executed_again(tmp_path: Path) -> None:
+    import os
+
+    file = _write(tmp_path / "edited_types.py", "VALUE = 1\n")
+    assert import_module_from_path(file).VALUE == 1
+    _write(file, "VALUE = 22\n")
+    os.utime(file, ns=(file.stat().st_atime_ns, file.stat().st_mtime_ns + 1_000_000))
+    assert import_module_from_path(file).VALUE == 22

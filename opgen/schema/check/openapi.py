@@ -11,13 +11,12 @@ compiled by the server; only their use of `oldSelf` is checked here.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from opgen.api._cel import REASONS, uses_old_self
 from opgen.api._validation import NUMBER_FORMATS, OPENAPI_TYPES, STRING_FORMATS
-from opgen.schema.check.paths import resolve_field_path
 from opgen.schema.check.report import Report, child, index, key
+from opgen.schema.check.rules import check_rules
+from opgen.schema.check.topology import check_topology
 
 __all__ = ["check_openapi"]
 
@@ -108,7 +107,6 @@ _ROOT_ALLOWED_WITH_STATUS = frozenset(
     }
 )
 _META_FIELDS = ("metadata", "kind", "apiVersion")
-_NEWLINE = re.compile(r"[\n\r]")
 _KNOWN_STRING_FORMATS = frozenset(f.replace("-", "") for f in STRING_FORMATS)
 
 
@@ -298,8 +296,8 @@ class _Walker:
                 "Invalid value: false: must be true or undefined",
                 node,
             )
-        self.topology(node, path)
-        self.validations(node, path, uncorrelatable)
+        check_topology(self.report, node, path)
+        check_rules(self.report, node, path, uncorrelatable)
         self.format(node, path)
 
     def keys(self, node: dict[str, Any], path: str) -> None:
@@ -344,261 +342,6 @@ class _Walker:
                 self.report.error(
                     child(path, name),
                     f"Invalid value: {value!r}: must list field names",
-                    node,
-                )
-
-    def topology(self, node: dict[str, Any], path: str) -> None:
-        report = self.report
-        kind = node.get("type") or ""
-        map_type = node.get("x-kubernetes-map-type")
-        if map_type is not None:
-            if kind != "object":
-                detail = "Required value" if not kind else f"Invalid value: {kind!r}"
-                report.error(
-                    child(path, "type"),
-                    f"{detail}: must be object if x-kubernetes-map-type is specified",
-                    node,
-                )
-            if map_type not in ("atomic", "granular"):
-                report.error(
-                    child(path, "x-kubernetes-map-type"),
-                    f'Unsupported value: {map_type!r}: supported values: "atomic", "granular"',
-                    node,
-                )
-        list_type = node.get("x-kubernetes-list-type")
-        items = node.get("items") if isinstance(node.get("items"), dict) else None
-        if list_type is not None and kind != "array":
-            detail = "Required value" if not kind else f"Invalid value: {kind!r}"
-            report.error(
-                child(path, "type"),
-                f"{detail}: must be array if x-kubernetes-list-type is specified",
-                node,
-            )
-        elif list_type == "set" and items is not None:
-            item_kind = items.get("type")
-            if item_kind == "array" and items.get("x-kubernetes-list-type") not in (
-                None,
-                "atomic",
-            ):
-                report.error(
-                    child(child(path, "items"), "x-kubernetes-list-type"),
-                    "Invalid value: must be atomic as item of a list with x-kubernetes-list-type=set",
-                    node,
-                )
-            if item_kind == "object" and items.get("x-kubernetes-map-type") != "atomic":
-                report.error(
-                    child(child(path, "items"), "x-kubernetes-map-type"),
-                    "Invalid value: must be atomic as item of a list with x-kubernetes-list-type=set",
-                    node,
-                    hint="give the item model op.StructType('atomic'), or use ListType('map')",
-                )
-        if list_type is not None and list_type not in ("atomic", "set", "map"):
-            report.error(
-                child(path, "x-kubernetes-list-type"),
-                f'Unsupported value: {list_type!r}: supported values: "atomic", "map", "set"',
-                node,
-            )
-        map_keys = node.get("x-kubernetes-list-map-keys") or []
-        if map_keys and list_type != "map":
-            detail = (
-                "Required value"
-                if list_type is None
-                else f"Invalid value: {list_type!r}"
-            )
-            report.error(
-                child(path, "x-kubernetes-list-type"),
-                f"{detail}: must be map if x-kubernetes-list-map-keys is non-empty",
-                node,
-            )
-        if list_type == "map":
-            self.map_list(node, path, items, map_keys)
-        if list_type in ("set", "map") and items is not None and items.get("nullable"):
-            report.error(
-                child(child(path, "items"), "nullable"),
-                f"Forbidden: cannot be nullable when x-kubernetes-list-type is {list_type}",
-                node,
-            )
-
-    def map_list(
-        self,
-        node: dict[str, Any],
-        path: str,
-        items: dict[str, Any] | None,
-        map_keys: list[Any],
-    ) -> None:
-        report = self.report
-        if not map_keys:
-            report.error(
-                child(path, "x-kubernetes-list-map-keys"),
-                "Required value: must not be empty if x-kubernetes-list-type is map",
-                node,
-            )
-        if items is None:
-            report.error(
-                child(path, "items"),
-                "Required value: must have a schema if x-kubernetes-list-type is map",
-                node,
-            )
-            return
-        if items.get("type") != "object":
-            report.error(
-                child(child(path, "items"), "type"),
-                f"Invalid value: {items.get('type')!r}: must be object if parent array's "
-                "x-kubernetes-list-type is map",
-                node,
-            )
-            return
-        properties = items.get("properties") or {}
-        required = set(items.get("required") or ())
-        seen: set[str] = set()
-        for map_key in map_keys:
-            prop = properties.get(map_key)
-            prop_path = key(child(child(path, "items"), "properties"), str(map_key))
-            if prop is None:
-                report.error(
-                    child(path, "x-kubernetes-list-map-keys"),
-                    f"Invalid value: {map_keys!r}: entries must all be names of item properties "
-                    f"({map_key!r} is not)",
-                    node,
-                )
-            else:
-                if prop.get("type") in ("array", "object"):
-                    report.error(
-                        child(prop_path, "type"),
-                        "Invalid value: must be a scalar type if parent array's "
-                        "x-kubernetes-list-type is map",
-                        node,
-                    )
-                if map_key not in required and "default" not in prop:
-                    report.error(
-                        child(prop_path, "default"),
-                        "Required value: this property is in x-kubernetes-list-map-keys, so it "
-                        "must have a default or be a required property",
-                        node,
-                        hint="make the key field required (no default) or give it a non-empty default",
-                    )
-                if prop.get("nullable"):
-                    report.error(
-                        child(prop_path, "nullable"),
-                        "Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot "
-                        "be nullable",
-                        node,
-                    )
-            if map_key in seen:
-                report.error(
-                    child(path, "x-kubernetes-list-map-keys"),
-                    f"Invalid value: {map_keys!r}: must not contain duplicate entries",
-                    node,
-                )
-            seen.add(map_key)
-
-    def validations(
-        self, node: dict[str, Any], path: str, uncorrelatable: str | None
-    ) -> None:
-        report = self.report
-        rules = node.get("x-kubernetes-validations")
-        if rules is None:
-            return
-        if not isinstance(rules, list):
-            report.error(
-                child(path, "x-kubernetes-validations"),
-                "Invalid value: must be a list",
-                node,
-            )
-            return
-        for position, rule in enumerate(rules):
-            rule_path = index(child(path, "x-kubernetes-validations"), position)
-            if not isinstance(rule, dict):
-                report.error(rule_path, "Invalid value: must be an object", node)
-                continue
-            for name in rule:
-                if name not in (
-                    "rule",
-                    "message",
-                    "messageExpression",
-                    "reason",
-                    "fieldPath",
-                    "optionalOldSelf",
-                ):
-                    report.error(
-                        child(rule_path, name),
-                        "Forbidden: not a field of a validation rule",
-                        node,
-                    )
-            text = str(rule.get("rule") or "")
-            message = rule.get("message")
-            trimmed_message = str(message or "").strip()
-            if not text.strip():
-                report.error(
-                    child(rule_path, "rule"),
-                    "Required value: rule is not specified",
-                    node,
-                )
-            elif message is not None and message != "" and not trimmed_message:
-                report.error(
-                    child(rule_path, "message"),
-                    "Invalid value: must be non-empty if specified",
-                    node,
-                )
-            elif _NEWLINE.search(trimmed_message):
-                report.error(
-                    child(rule_path, "message"),
-                    "Invalid value: must not contain line breaks",
-                    node,
-                )
-            elif _NEWLINE.search(text.strip()) and not trimmed_message:
-                report.error(
-                    child(rule_path, "message"),
-                    "Required value: message must be specified if rule contains line breaks",
-                    node,
-                )
-            expression = rule.get("messageExpression")
-            if (
-                expression is not None
-                and expression != ""
-                and not str(expression).strip()
-            ):
-                report.error(
-                    child(rule_path, "messageExpression"),
-                    "Required value: messageExpression must be non-empty if specified",
-                    node,
-                )
-            reason = rule.get("reason")
-            if reason is not None and reason not in REASONS:
-                report.error(
-                    child(rule_path, "reason"),
-                    f"Unsupported value: {reason!r}: supported values: "
-                    + ", ".join(f'"{r}"' for r in sorted(REASONS)),
-                    node,
-                )
-            field_path = rule.get("fieldPath")
-            if field_path is not None and field_path != "":
-                if not str(field_path).strip() or _NEWLINE.search(str(field_path)):
-                    report.error(
-                        child(rule_path, "fieldPath"),
-                        f"Invalid value: {field_path!r}: must be non-empty and one line",
-                        node,
-                    )
-                elif resolve_field_path(str(field_path), node) is None:
-                    report.error(
-                        child(rule_path, "fieldPath"),
-                        f"Invalid value: {field_path!r}: must be a valid path",
-                        node,
-                    )
-            if uses_old_self(text):
-                if uncorrelatable is not None:
-                    report.error(
-                        child(rule_path, "rule"),
-                        f"Invalid value: {text!r}: oldSelf cannot be used on the uncorrelatable "
-                        f"portion of the schema within {uncorrelatable}",
-                        node,
-                        hint="items of a list are only correlated between updates when the list "
-                        "is op.ListType('map')",
-                    )
-            elif rule.get("optionalOldSelf") is not None:
-                report.error(
-                    child(rule_path, "optionalOldSelf"),
-                    "Invalid value: may not be set if oldSelf is not used in rule",
                     node,
                 )
 
