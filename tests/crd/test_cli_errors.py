@@ -375,3 +375,45 @@ def test_one_bad_kind_writes_nothing_at_all(tmp_path: Path) -> None:
 def test_usage_errors_exit_2(arguments: list[str], tmp_path: Path) -> None:
     result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 2
+
+
+def _dag_source(levels: int, width: int) -> str:
+    """Models that reuse each other: small in Python, large once inlined."""
+    doc = "x" * 2000
+    source = (
+        HEADER
+        + "class L0(op.Model):\n"
+        + "".join(f'    f{i}: str = ""\n    """{doc}"""\n' for i in range(4))
+    )
+    for level in range(1, levels + 1):
+        source += f"\n\nclass L{level}(op.Model):\n" + "".join(
+            f"    f{i}: L{level - 1} | None = None\n" for i in range(width)
+        )
+    return source + _kind(spec=f"L{levels}")
+
+
+def test_crd_over_the_etcd_limit_is_refused(tmp_path: Path) -> None:
+    types = tmp_path / "case_types.py"
+    types.write_text(_dag_source(levels=3, width=7), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert "over the 1.5 MiB etcd limit" in result.stderr
+    assert not out.exists()
+
+
+def test_crd_over_256_kib_is_written_with_a_warning(tmp_path: Path) -> None:
+    types = tmp_path / "case_types.py"
+    types.write_text(_dag_source(levels=2, width=7), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        "warning: " in result.stderr
+        and "over 256 KiB, `kubectl apply` fails" in result.stderr
+    )
+    assert (out / "things.example.com_things.yaml").stat().st_size > 256 * 1024
