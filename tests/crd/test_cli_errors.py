@@ -417,3 +417,9 @@ def test_crd_over_256_kib_is_written_with_a_warning(tmp_path: Path) -> None:
         and "over 256 KiB, `kubectl apply` fails" in result.stderr
     )
     assert (out / "things.example.com_things.yaml").stat().st_size > 256 * 1024
+
+
+def test_generate_without_a_subcommand_shows_help() -> None:
+    result = CliRunner().invoke(app, ["generate"])
+    assert result.exit_code == 0
+    assert "crd" in result.output and "Usage: opgen generate" in result.output
