@@ -593,3 +593,22 @@ def test_size_warning_and_error() -> None:
 def test_golden_crds_pass_the_checker(path: Path) -> None:
     crd = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert check_crd(crd, {}, None) == []
+
+
+def test_opgen_only_rules_are_marked() -> None:
+    crd = _base()
+    _version(crd).update(
+        additionalPrinterColumns=[
+            {"name": "N", "type": "string", "jsonPath": ".spec.nope"}
+        ],
+        subresources={
+            "scale": {
+                "specReplicasPath": ".spec.name",
+                "statusReplicasPath": ".status.x",
+            }
+        },
+    )
+    problems = inspect_crd(crd, {}, None).errors
+    assert problems and all(problem.opgen_only for problem in problems)
+    _field({"type": "array"})(crd)
+    assert any(not problem.opgen_only for problem in inspect_crd(crd, {}, None).errors)

@@ -22,6 +22,8 @@ class Problem:
     detail: str
     location: Location | None = None
     hint: str | None = None
+    opgen_only: bool = False
+    """True for opgen's own stricter rules (the API server would accept this)."""
 
     def __str__(self) -> str:
         return f"{self.path}: {self.detail}"
@@ -40,9 +42,15 @@ class Report:
         return self.origins.get(id(node), self.default_location)
 
     def error(
-        self, path: str, detail: str, node: object = None, hint: str | None = None
+        self,
+        path: str,
+        detail: str,
+        node: object = None,
+        hint: str | None = None,
+        *,
+        opgen_only: bool = False,
     ) -> None:
-        self.errors.append(Problem(path, detail, self.where(node), hint))
+        self.errors.append(Problem(path, detail, self.where(node), hint, opgen_only))
 
     def warn(
         self, path: str, detail: str, node: object = None, hint: str | None = None
