@@ -1,1 +1,169 @@
-"""opgen.api (see design.md §1)."""
+"""Everything a user imports in a types file: `import opgen.api as op`.
+
+- `op.Model`, `op.CustomResource[Spec, Status]`: Pydantic models shaped like
+  Kubernetes objects.
+- Kind-level decorators: `op.kind`, `op.subresource_status`,
+  `op.subresource_scale`, `op.print_column`, `op.storage_version`,
+  `op.unserved_version`, `op.deprecated_version`, `op.skip_version`,
+  `op.selectable_field`, `op.crd_metadata`.
+- Field and type markers for `Annotated[...]` (or as class decorators):
+  validation (`Minimum`, `MaxLength`, `Pattern`, `Enum`, ...), structure
+  (`Required`, `Default`, `ListType`, `Items`, ...), CEL (`Rule`, `Immutable`,
+  `ExactlyOneOf`, ...).
+- Kubernetes value types: `Quantity`, `IntOrString`, `Time`, `MicroTime`,
+  `Duration`, `RawExtension`, `JSON`, `Bytes`, `Float`, `ObjectMeta`,
+  `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`.
+- `op.rbac` for reconcilers, `op.resource_info` for the runtime.
+
+This package never imports the generator; docs/markers.md describes each name.
+"""
+
+from opgen.api import naming
+from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
+from opgen.api._kind import (
+    ResourceInfo,
+    crd_metadata,
+    deprecated_version,
+    kind,
+    print_column,
+    resource_info,
+    selectable_field,
+    skip_version,
+    storage_version,
+    subresource_scale,
+    subresource_status,
+    unserved_version,
+)
+from opgen.api._marker import Marker, Placement
+from opgen.api._meta import (
+    Condition,
+    Conditions,
+    LocalObjectReference,
+    ObjectMeta,
+    ObjectReference,
+    OwnerReference,
+)
+from opgen.api._model import Model
+from opgen.api._rbac import rbac, rbac_rules
+from opgen.api._resource import CustomResource
+from opgen.api._shape import (
+    MaxItems,
+    MaxProperties,
+    MinItems,
+    MinProperties,
+    Nullable,
+    Type,
+    UniqueItems,
+)
+from opgen.api._structure import (
+    Default,
+    EmbeddedResource,
+    Example,
+    ExternalDocs,
+    Items,
+    ListMapKey,
+    ListType,
+    MapType,
+    Optional,
+    PreserveUnknownFields,
+    Required,
+    Schemaless,
+    StructType,
+    Title,
+)
+from opgen.api._types import (
+    JSON,
+    Bytes,
+    Duration,
+    Float,
+    IntOrString,
+    MicroTime,
+    Quantity,
+    RawExtension,
+    Time,
+)
+from opgen.api._validation import (
+    Enum,
+    ExclusiveMaximum,
+    ExclusiveMinimum,
+    Format,
+    Maximum,
+    MaxLength,
+    Minimum,
+    MinLength,
+    MultipleOf,
+    Pattern,
+)
+
+__all__ = [
+    "JSON",
+    "AtLeastOneOf",
+    "AtMostOneOf",
+    "Bytes",
+    "Condition",
+    "Conditions",
+    "CustomResource",
+    "Default",
+    "Duration",
+    "EmbeddedResource",
+    "Enum",
+    "ExactlyOneOf",
+    "Example",
+    "ExclusiveMaximum",
+    "ExclusiveMinimum",
+    "ExternalDocs",
+    "Float",
+    "Format",
+    "Immutable",
+    "IntOrString",
+    "Items",
+    "ListMapKey",
+    "ListType",
+    "LocalObjectReference",
+    "MapType",
+    "Marker",
+    "MaxItems",
+    "MaxLength",
+    "MaxProperties",
+    "Maximum",
+    "MicroTime",
+    "MinItems",
+    "MinLength",
+    "MinProperties",
+    "Minimum",
+    "Model",
+    "MultipleOf",
+    "Nullable",
+    "ObjectMeta",
+    "ObjectReference",
+    "Optional",
+    "OwnerReference",
+    "Pattern",
+    "Placement",
+    "PreserveUnknownFields",
+    "Quantity",
+    "RawExtension",
+    "Required",
+    "ResourceInfo",
+    "Rule",
+    "Schemaless",
+    "StructType",
+    "Time",
+    "Title",
+    "Type",
+    "UniqueItems",
+    "crd_metadata",
+    "deprecated_version",
+    "kind",
+    "naming",
+    "print_column",
+    "rbac",
+    "rbac_rules",
+    "resource_info",
+    "selectable_field",
+    "skip_version",
+    "storage_version",
+    "subresource_scale",
+    "subresource_status",
+    "unserved_version",
+]

@@ -1,1 +1,53 @@
-"""opgen.load (see design.md §1)."""
+"""The load stage: import users' types files and build the IR of their kinds.
+
+`load_kinds(paths)` imports each file once (`imports`), finds the classes
+decorated with `@op.kind` (`discover`) and merges the versions of each
+(group, kind) into one `opgen.model.Kind` (`merge`). `import_module_from_path`
+is reusable for any user module (the scaffold loads reconcilers with it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from opgen.errors import Diagnostic, LoadError
+from opgen.load.discover import FoundKind, discover
+from opgen.load.imports import display_path, import_module_from_path
+from opgen.load.merge import merge_kinds
+from opgen.model.kinds import Kind
+
+__all__ = ["LoadedKinds", "display_path", "import_module_from_path", "load_kinds"]
+
+
+@dataclass(frozen=True)
+class LoadedKinds:
+    """The kinds found in some types files, and warnings about them."""
+
+    kinds: tuple[Kind, ...]
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+
+def load_kinds(paths: Sequence[Path]) -> LoadedKinds:
+    """Import the types files and return their kinds, sorted by (group, kind)."""
+    found: list[FoundKind] = []
+    diagnostics: list[Diagnostic] = []
+    seen_classes: set[int] = set()
+    for path in paths:
+        module = import_module_from_path(path)
+        in_module, warnings = discover(module)
+        diagnostics.extend(warnings)
+        for item in in_module:
+            if id(item.version.model) not in seen_classes:
+                seen_classes.add(id(item.version.model))
+                found.append(item)
+    if not found:
+        shown = ", ".join(display_path(p) for p in paths) or "(no files)"
+        raise LoadError(
+            f"{shown}: no kinds found",
+            hint="decorate an op.CustomResource subclass with @op.kind(group=..., version=...)",
+        )
+    kinds, merge_warnings = merge_kinds(found)
+    diagnostics.extend(merge_warnings)
+    return LoadedKinds(kinds=tuple(kinds), diagnostics=tuple(diagnostics))

@@ -7,6 +7,9 @@ from typing import Literal
 
 Scope = Literal["Namespaced", "Cluster"]
 
+SOURCE_FILE_ATTR = "__opgen_source_file__"
+"""Set by the loader on the classes of user modules: their file, as shown to users."""
+
 
 @dataclass(frozen=True)
 class SourceRef:

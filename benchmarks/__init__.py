@@ -1,0 +1,1 @@
+"""opgen's benchmarks: scripts that print figures and ratios (`python -m benchmarks`)."""

@@ -1,0 +1,272 @@
+"""CEL validation markers (`x-kubernetes-validations`): Rule, Immutable, one-of groups.
+
+The API server evaluates these rules on every write. opgen checks what it can
+without a CEL compiler (reasons, messages, `optionalOldSelf` only with
+`oldSelf`, field names of one-of groups); the expressions themselves are
+compiled by the API server when the CRD is installed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from opgen.api._marker import Marker, MarkerContext, Placement, SchemaNode, node_type
+from opgen.api.naming import to_camel
+from opgen.errors import MarkerError
+
+__all__ = [
+    "REASONS",
+    "AtLeastOneOf",
+    "AtMostOneOf",
+    "ExactlyOneOf",
+    "Immutable",
+    "Rule",
+    "cel_field",
+    "uses_old_self",
+]
+
+REASONS = (
+    "FieldValueInvalid",
+    "FieldValueForbidden",
+    "FieldValueRequired",
+    "FieldValueDuplicate",
+)
+_OLD_SELF = re.compile(r"\boldSelf\b")
+
+
+def uses_old_self(expression: str) -> bool:
+    """Whether a CEL expression mentions `oldSelf` (makes it a transition rule)."""
+    return bool(_OLD_SELF.search(expression))
+
+
+_CEL_RESERVED = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
+
+
+def cel_field(name: str) -> str:
+    """A property name as CEL must spell it (`namespace` → `__namespace__`)."""
+    if name in _CEL_RESERVED:
+        return f"__{name}__"
+    escaped = name.replace("__", "__underscores__")
+    for char, word in ((".", "dot"), ("-", "dash"), ("/", "slash")):
+        escaped = escaped.replace(char, f"__{word}__")
+    return escaped
+
+
+def _append_rule(node: SchemaNode, rule: SchemaNode) -> SchemaNode:
+    return {
+        **node,
+        "x-kubernetes-validations": [*node.get("x-kubernetes-validations", ()), rule],
+    }
+
+
+@dataclass(frozen=True)
+class Rule(Marker):
+    """A CEL validation rule (`x-kubernetes-validations`); repeatable."""
+
+    rule: str
+    message: str | None = None
+    message_expression: str | None = None
+    reason: str | None = None
+    field_path: str | None = None
+    optional_old_self: bool | None = None
+    repeatable: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        shown = f"op.Rule({self.rule!r})"
+        if not isinstance(self.rule, str) or not self.rule.strip():
+            raise MarkerError(f"{shown}: the rule must be a non-empty CEL expression")
+        if self.message is not None:
+            if not self.message.strip():
+                raise MarkerError(f"{shown}: message must not be blank")
+            if "\n" in self.message or "\r" in self.message:
+                raise MarkerError(f"{shown}: message must not contain line breaks")
+        elif ("\n" in self.rule.strip() or "\r" in self.rule.strip()) and not (
+            self.message_expression
+        ):
+            raise MarkerError(f"{shown}: a rule with line breaks needs a message=")
+        if self.message_expression is not None and not self.message_expression.strip():
+            raise MarkerError(f"{shown}: message_expression must not be blank")
+        if self.reason is not None and self.reason not in REASONS:
+            raise MarkerError(
+                f"{shown}: reason={self.reason!r} is not one the API server accepts",
+                hint="one of " + ", ".join(REASONS),
+            )
+        if self.field_path is not None and (
+            not self.field_path.strip() or "\n" in self.field_path
+        ):
+            raise MarkerError(
+                f"{shown}: field_path must be a one-line path like .spec.foo"
+            )
+        if self.optional_old_self is not None and not uses_old_self(self.rule):
+            raise MarkerError(
+                f"{shown}: optional_old_self only makes sense when the rule uses oldSelf"
+            )
+
+    def as_schema(self) -> SchemaNode:
+        rule: SchemaNode = {"rule": self.rule}
+        if self.message is not None:
+            rule["message"] = self.message
+        if self.message_expression is not None:
+            rule["messageExpression"] = self.message_expression
+        if self.reason is not None:
+            rule["reason"] = self.reason
+        if self.field_path is not None:
+            rule["fieldPath"] = self.field_path
+        if self.optional_old_self is not None:
+            rule["optionalOldSelf"] = self.optional_old_self
+        return rule
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        return _append_rule(node, self.as_schema())
+
+
+@dataclass(frozen=True)
+class Immutable(Marker):
+    """The value cannot change once set (`self == oldSelf`). On an optional field
+    it also cannot be removed once set."""
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        if ctx.placement is Placement.FIELD and not ctx.required and ctx.wire_name:
+            name = ctx.wire_name
+            ref = cel_field(name)
+            ctx.parent_rules.append(
+                {
+                    "message": f"field {name} is immutable once set",
+                    "rule": f"!has(oldSelf.{ref}) || has(self.{ref})",
+                }
+            )
+        return _append_rule(
+            node, {"message": "field is immutable", "rule": "self == oldSelf"}
+        )
+
+
+@dataclass(frozen=True, init=False)
+class _OneOfGroup(Marker):
+    fields: tuple[str, ...] = field(default=())
+    placements: ClassVar[Placement] = Placement.TYPE
+    repeatable: ClassVar[bool] = True
+
+    def __init__(self, *fields: str) -> None:
+        name = type(self).__name__
+        if len(fields) == 1 and isinstance(fields[0], list | tuple):
+            fields = tuple(fields[0])
+        if len(fields) < 2:
+            raise MarkerError(f"op.{name}{fields!r}: name at least two fields")
+        for member in fields:
+            if not isinstance(member, str) or not member:
+                raise MarkerError(f"op.{name}: {member!r} is not a field name")
+            if "." in member:
+                raise MarkerError(
+                    f"op.{name}: {member!r} is a nested path; the fields must belong "
+                    "to the decorated model"
+                )
+        object.__setattr__(self, "fields", tuple(fields))
+
+    def display(self) -> str:
+        return f"op.{type(self).__name__}({', '.join(repr(f) for f in self.fields)})"
+
+    def _members(self, node: SchemaNode, ctx: MarkerContext) -> list[str]:
+        if node_type(node) != "object" or "properties" not in node:
+            raise ctx.error(self, "decorates a model with fields")
+        properties = node["properties"]
+        required = set(node.get("required", ()))
+        members: list[str] = []
+        for member in self.fields:
+            wire = member if member in properties else to_camel(member)
+            if wire not in properties:
+                raise ctx.error(
+                    self,
+                    f"the model has no field {member!r}",
+                    hint="its fields: " + ", ".join(sorted(properties)),
+                )
+            if wire in required:
+                raise ctx.error(
+                    self,
+                    f"field {member!r} is required, so the group can never be satisfied "
+                    "the way it reads",
+                    hint="give the member fields a default (e.g. = None)",
+                )
+            members.append(wire)
+        if len(set(members)) != len(members):
+            raise ctx.error(self, "names a field twice")
+        return members
+
+    def _count(self, members: list[str]) -> str:
+        return "+".join(f"(has(self.{cel_field(m)})?1:0)" for m in members)
+
+
+@dataclass(frozen=True, init=False)
+class AtMostOneOf(_OneOfGroup):
+    """At most one of the named fields may be set (a CEL rule on the model)."""
+
+    priority: ClassVar[int] = 11
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        members = self._members(node, ctx)
+        return _append_rule(
+            node,
+            {
+                "message": f"at most one of the fields in [{' '.join(members)}] may be set",
+                "rule": f"{self._count(members)} <= 1",
+            },
+        )
+
+
+@dataclass(frozen=True, init=False)
+class ExactlyOneOf(_OneOfGroup):
+    """Exactly one of the named fields must be set (a CEL rule on the model)."""
+
+    priority: ClassVar[int] = 12
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        members = self._members(node, ctx)
+        return _append_rule(
+            node,
+            {
+                "message": f"exactly one of the fields in [{' '.join(members)}] must be set",
+                "rule": f"{self._count(members)} == 1",
+            },
+        )
+
+
+@dataclass(frozen=True, init=False)
+class AtLeastOneOf(_OneOfGroup):
+    """At least one of the named fields must be set (a CEL rule on the model)."""
+
+    priority: ClassVar[int] = 13
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        members = self._members(node, ctx)
+        return _append_rule(
+            node,
+            {
+                "message": f"at least one of the fields in [{' '.join(members)}] must be set",
+                "rule": "||".join(f"has(self.{cel_field(m)})" for m in members),
+            },
+        )

@@ -1,0 +1,432 @@
+"""Kind-level decorators on `CustomResource` classes, and reading them back.
+
+`@op.kind(group=, version=)` makes a class a kind; the other decorators add
+subresources, printer columns, version flags, selectable fields and CRD
+metadata. Decorators only record frozen values on the class itself (never
+inherited by subclasses); `kind_markers(cls)` collects them in source order and
+`resource_info(cls)` answers what runtime and clients need.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal, TypeVar
+
+from opgen.api._marker import Marker, MarkerContext, Placement, SchemaNode
+from opgen.api.naming import pluralize
+from opgen.errors import Location, MarkerError
+from opgen.model.kinds import SOURCE_FILE_ATTR
+
+__all__ = [
+    "CrdMetadata",
+    "DeprecatedVersion",
+    "KindDecl",
+    "KindMarker",
+    "KindMarkers",
+    "PrintColumn",
+    "ResourceInfo",
+    "SelectableField",
+    "SkipVersion",
+    "StorageVersion",
+    "SubresourceScale",
+    "SubresourceStatus",
+    "UnservedVersion",
+    "crd_metadata",
+    "deprecated_version",
+    "kind",
+    "kind_markers",
+    "print_column",
+    "resource_info",
+    "selectable_field",
+    "skip_version",
+    "storage_version",
+    "subresource_scale",
+    "subresource_status",
+    "unserved_version",
+]
+
+KIND_MARKERS_ATTR = "__opgen_kind_markers__"
+CUSTOM_RESOURCE_FLAG = "__opgen_custom_resource__"
+
+C = TypeVar("C", bound=type)
+
+
+@dataclass(frozen=True)
+class KindMarker(Marker):
+    """Base of kind-level decorators: they only stand on CustomResource classes."""
+
+    placements: ClassVar[Placement] = Placement.KIND
+
+    def display(self) -> str:
+        return "@" + super().display()
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        raise ctx.error(
+            self,
+            "is a kind-level decorator; it cannot stand in a type annotation",
+            hint="decorate the CustomResource class with it",
+        )
+
+    def __call__(self, cls: C) -> C:
+        if not (isinstance(cls, type) and getattr(cls, CUSTOM_RESOURCE_FLAG, False)):
+            raise MarkerError(
+                f"{self.display()} decorates op.CustomResource subclasses, not {cls!r}",
+                location=Location(cls=getattr(cls, "__qualname__", None)),
+            )
+        markers: list[KindMarker] | None = cls.__dict__.get(KIND_MARKERS_ATTR)
+        if markers is None:
+            markers = []
+            setattr(cls, KIND_MARKERS_ATTR, markers)
+        markers.append(self)
+        return cls
+
+
+def _names(label: str, values: Sequence[str] | None) -> tuple[str, ...]:
+    if values is None:
+        return ()
+    if isinstance(values, str):
+        raise MarkerError(f"{label}: give a list of names, not the string {values!r}")
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class KindDecl(KindMarker):
+    """`@op.kind(...)`: the class is a Kubernetes kind served under group/version."""
+
+    group: str
+    version: str
+    scope: Literal["Namespaced", "Cluster"] = "Namespaced"
+    plural: str | None = None
+    singular: str | None = None
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "kind"
+
+    def __post_init__(self) -> None:
+        for name in ("group", "version"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise MarkerError(f"@op.kind: {name}= must be a non-empty string")
+        if self.scope not in ("Namespaced", "Cluster"):
+            raise MarkerError(
+                f"@op.kind: scope={self.scope!r} must be 'Namespaced' or 'Cluster'"
+            )
+
+
+def kind(
+    group: str,
+    version: str,
+    *,
+    scope: Literal["Namespaced", "Cluster"] = "Namespaced",
+    plural: str | None = None,
+    singular: str | None = None,
+    short_names: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+) -> KindDecl:
+    """Make a CustomResource class a kind of `group`/`version`."""
+    return KindDecl(
+        group=group,
+        version=version,
+        scope=scope,
+        plural=plural,
+        singular=singular,
+        short_names=_names("@op.kind short_names=", short_names),
+        categories=_names("@op.kind categories=", categories),
+    )
+
+
+@dataclass(frozen=True)
+class SubresourceStatus(KindMarker):
+    """`@op.subresource_status()`: serve `/status`; `.status` is written only there."""
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "subresource_status"
+
+
+def subresource_status() -> SubresourceStatus:
+    """Enable the status subresource."""
+    return SubresourceStatus()
+
+
+@dataclass(frozen=True)
+class SubresourceScale(KindMarker):
+    """`@op.subresource_scale(...)`: serve `/scale` (kubectl scale, HPA)."""
+
+    spec_replicas_path: str
+    status_replicas_path: str
+    label_selector_path: str | None = None
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "subresource_scale"
+
+
+def subresource_scale(
+    spec_replicas_path: str,
+    status_replicas_path: str,
+    label_selector_path: str | None = None,
+) -> SubresourceScale:
+    """Enable the scale subresource with JSON paths like `.spec.replicas`."""
+    return SubresourceScale(
+        spec_replicas_path, status_replicas_path, label_selector_path
+    )
+
+
+@dataclass(frozen=True)
+class PrintColumn(KindMarker):
+    """`@op.print_column(...)`: an extra `kubectl get` column; repeatable."""
+
+    name: str
+    type: str
+    json_path: str
+    description: str | None = None
+    format: str | None = None
+    column_priority: int = 0
+    """`priority` of the column: 0 shows it in `kubectl get`, more only with `-o wide`."""
+    repeatable: ClassVar[bool] = True
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "print_column"
+
+
+def print_column(
+    name: str,
+    type: str,
+    json_path: str,
+    *,
+    description: str | None = None,
+    format: str | None = None,
+    priority: int = 0,
+) -> PrintColumn:
+    """Add a printer column (`type`: integer, number, string, boolean or date)."""
+    return PrintColumn(name, type, json_path, description, format, priority)
+
+
+@dataclass(frozen=True)
+class StorageVersion(KindMarker):
+    """`@op.storage_version()`: this version is the one stored in etcd."""
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "storage_version"
+
+
+def storage_version() -> StorageVersion:
+    """Mark this version as the storage version."""
+    return StorageVersion()
+
+
+@dataclass(frozen=True)
+class UnservedVersion(KindMarker):
+    """`@op.unserved_version()`: the API server does not serve this version."""
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "unserved_version"
+
+
+def unserved_version() -> UnservedVersion:
+    """Mark this version as not served."""
+    return UnservedVersion()
+
+
+@dataclass(frozen=True)
+class DeprecatedVersion(KindMarker):
+    """`@op.deprecated_version(warning=)`: clients get a deprecation warning."""
+
+    warning: str | None = None
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "deprecated_version"
+
+
+def deprecated_version(warning: str | None = None) -> DeprecatedVersion:
+    """Mark this version as deprecated, optionally with the warning clients see."""
+    return DeprecatedVersion(warning)
+
+
+@dataclass(frozen=True)
+class SkipVersion(KindMarker):
+    """`@op.skip_version()`: leave this version out of the CRD (internal versions)."""
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "skip_version"
+
+
+def skip_version() -> SkipVersion:
+    """Leave this version out of the CRD."""
+    return SkipVersion()
+
+
+@dataclass(frozen=True)
+class SelectableField(KindMarker):
+    """`@op.selectable_field(json_path)`: allow `--field-selector` on this field."""
+
+    json_path: str
+    repeatable: ClassVar[bool] = True
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "selectable_field"
+
+
+def selectable_field(json_path: str) -> SelectableField:
+    """Make a string, integer or boolean field usable in field selectors."""
+    return SelectableField(json_path)
+
+
+@dataclass(frozen=True)
+class CrdMetadata(KindMarker):
+    """`@op.crd_metadata(annotations=, labels=)`: metadata of the CRD object itself."""
+
+    annotations: tuple[tuple[str, str], ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
+    repeatable: ClassVar[bool] = True
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "crd_metadata"
+
+
+def _pairs(label: str, values: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
+    if values is None:
+        return ()
+    if not isinstance(values, Mapping):
+        raise MarkerError(f"@op.crd_metadata: {label}= must be a mapping of strings")
+    for key, value in values.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise MarkerError(
+                f"@op.crd_metadata: {label}[{key!r}] must map a string to a string"
+            )
+    return tuple(sorted(values.items()))
+
+
+def crd_metadata(
+    annotations: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> CrdMetadata:
+    """Add annotations and labels to the generated CRD."""
+    return CrdMetadata(_pairs("annotations", annotations), _pairs("labels", labels))
+
+
+@dataclass(frozen=True)
+class KindMarkers:
+    """Every kind-level decorator on one class, in source order."""
+
+    decl: KindDecl | None = None
+    status: bool = False
+    scale: SubresourceScale | None = None
+    columns: tuple[PrintColumn, ...] = ()
+    storage: bool = False
+    unserved: bool = False
+    deprecated: DeprecatedVersion | None = None
+    skip: bool = False
+    selectable_fields: tuple[SelectableField, ...] = ()
+    metadata: tuple[CrdMetadata, ...] = field(default=())
+
+    @property
+    def any(self) -> bool:
+        return self != KindMarkers()
+
+
+def kind_markers(cls: type) -> KindMarkers:
+    """Collect the kind-level decorators written on `cls` (not inherited)."""
+    applied: list[KindMarker] = cls.__dict__.get(KIND_MARKERS_ATTR) or []
+    in_source_order = list(reversed(applied))
+    singles: dict[type[KindMarker], KindMarker] = {}
+    for marker in in_source_order:
+        if not marker.repeatable:
+            if type(marker) in singles:
+                raise MarkerError(
+                    f"{marker.display()} appears twice",
+                    location=Location(file=_file_of(cls), cls=cls.__qualname__),
+                )
+            singles[type(marker)] = marker
+    decl = singles.get(KindDecl)
+    scale = singles.get(SubresourceScale)
+    deprecated = singles.get(DeprecatedVersion)
+    return KindMarkers(
+        decl=decl if isinstance(decl, KindDecl) else None,
+        status=SubresourceStatus in singles,
+        scale=scale if isinstance(scale, SubresourceScale) else None,
+        columns=tuple(m for m in in_source_order if isinstance(m, PrintColumn)),
+        storage=StorageVersion in singles,
+        unserved=UnservedVersion in singles,
+        deprecated=deprecated if isinstance(deprecated, DeprecatedVersion) else None,
+        skip=SkipVersion in singles,
+        selectable_fields=tuple(
+            m for m in in_source_order if isinstance(m, SelectableField)
+        ),
+        metadata=tuple(m for m in in_source_order if isinstance(m, CrdMetadata)),
+    )
+
+
+def _file_of(cls: type) -> str | None:
+    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
+    if isinstance(recorded, str):
+        return recorded
+    module = sys.modules.get(cls.__module__)
+    return getattr(module, "__file__", None)
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """What clients and the runtime need to address a kind."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    namespaced: bool
+    status_subresource: bool
+    scale: tuple[str, str, str | None] | None
+    short_names: tuple[str, ...]
+    categories: tuple[str, ...]
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+def resource_info(cls: type) -> ResourceInfo:
+    """The kind information of a CustomResource class decorated with `@op.kind`."""
+    markers = kind_markers(cls)
+    decl = markers.decl
+    if decl is None:
+        raise MarkerError(
+            f"{cls.__qualname__} is not a kind",
+            location=Location(file=_file_of(cls), cls=cls.__qualname__),
+            hint="decorate it with @op.kind(group=..., version=...)",
+        )
+    kind_name = cls.__name__
+    scale = markers.scale
+    return ResourceInfo(
+        group=decl.group,
+        version=decl.version,
+        kind=kind_name,
+        plural=decl.plural or pluralize(kind_name),
+        singular=decl.singular or kind_name.lower(),
+        namespaced=decl.scope == "Namespaced",
+        status_subresource=markers.status,
+        scale=(
+            (
+                scale.spec_replicas_path,
+                scale.status_replicas_path,
+                scale.label_selector_path,
+            )
+            if scale
+            else None
+        ),
+        short_names=decl.short_names,
+        categories=decl.categories,
+    )

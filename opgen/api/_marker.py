@@ -1,0 +1,182 @@
+"""The marker protocol: what every field, type and kind marker has in common.
+
+A schema marker is a small frozen dataclass. It rides in `Annotated[...]`
+metadata (or decorates a model class for type-level use). When Pydantic builds
+the JSON schema, the marker's `__get_pydantic_json_schema__` hands itself to
+opgen's schema generator, which records it on the schema node it belongs to.
+After `$ref`s are inlined the schema stage calls `apply` on every recorded
+marker of a node, in priority order (lower first, source order on ties), with a
+`MarkerContext` that says where the marker stands. `apply` returns the new node
+or raises `MarkerError` naming the model and field.
+
+Nothing here imports the generator: the hand-off goes through the
+`attach_marker` method of whatever JSON-schema generator Pydantic is running;
+plain Pydantic generators simply ignore opgen markers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import GetJsonSchemaHandler
+from pydantic_core import CoreSchema
+
+from opgen.errors import Diagnostic, Location, MarkerError
+
+__all__ = [
+    "FLOAT_FLAG",
+    "TYPE_MARKERS_ATTR",
+    "Marker",
+    "MarkerContext",
+    "Placement",
+    "SchemaNode",
+    "node_type",
+    "type_markers",
+]
+
+SchemaNode = dict[str, Any]
+"""A JSON-schema node as plain data."""
+
+TYPE_MARKERS_ATTR = "__opgen_type_markers__"
+
+FLOAT_FLAG = "x-opgen-float"
+"""Left on `float` nodes by the schema stage until `Type("number")` opts in."""
+
+C = TypeVar("C", bound=type)
+
+
+class Placement(enum.Flag):
+    """Where a marker may stand."""
+
+    FIELD = enum.auto()
+    """Directly on a model field: `x: Annotated[int, op.Minimum(0)]`."""
+    TYPE = enum.auto()
+    """On a type: a class decorator, a named type (`TypeAliasType`), or nested
+    inside a field's type (`list[Annotated[str, op.MinLength(1)]]`)."""
+    KIND = enum.auto()
+    """On a `CustomResource` class, as a kind-level decorator."""
+
+    def describe(self) -> str:
+        names = {
+            Placement.FIELD: "a model field",
+            Placement.TYPE: "a type (class decorator or nested type)",
+            Placement.KIND: "a CustomResource class",
+        }
+        return " or ".join(text for flag, text in names.items() if flag in self)
+
+
+@dataclass
+class MarkerContext:
+    """What a marker needs to know to apply itself, and what it leaves for the parent."""
+
+    location: Location
+    placement: Placement
+    wire_name: str | None = None
+    """The field's JSON name when the marker stands on a field."""
+    required: bool = False
+    """Whether the field is required; Required/Optional markers change it."""
+    has_python_default: bool = False
+    parent_rules: list[SchemaNode] = field(default_factory=list)
+    """CEL rules the marker adds to the object that holds the field."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def error(
+        self, marker: Marker, message: str, hint: str | None = None
+    ) -> MarkerError:
+        return MarkerError(
+            f"{marker.display()}: {message}", location=self.location, hint=hint
+        )
+
+    def warn(self, message: str, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(message, location=self.location, hint=hint))
+
+
+def node_type(node: SchemaNode) -> str | None:
+    """The JSON type of a node, `int-or-string` for IntOrString nodes, or None."""
+    if node.get("x-kubernetes-int-or-string"):
+        return "int-or-string"
+    node_kind = node.get("type")
+    return node_kind if isinstance(node_kind, str) else None
+
+
+def _format_argument(value: object) -> str:
+    if isinstance(value, enum.Enum):
+        return repr(value.value)
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """Base of every opgen marker. Subclasses are frozen dataclasses."""
+
+    placements: ClassVar[Placement] = Placement.FIELD | Placement.TYPE
+    priority: ClassVar[int] = 10
+    """Lower runs first on a node (Type and ListType before the rest)."""
+    repeatable: ClassVar[bool] = False
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return cls.__name__
+
+    def display(self) -> str:
+        """How the marker is written in user code, for messages: `op.MinLength(3)`."""
+        arguments = ", ".join(
+            _format_argument(getattr(self, item.name))
+            for item in dataclasses.fields(self)
+            if getattr(self, item.name) is not None
+        )
+        return f"op.{self.marker_name()}({arguments})"
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        """Return `node` with this marker applied; raise `ctx.error(...)` on misuse."""
+        raise NotImplementedError
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> SchemaNode:
+        schema = handler(core_schema)
+        return _attach(handler, schema, self)
+
+    def __call__(self, cls: C) -> C:
+        """Use the marker as a class decorator (type level)."""
+        if Placement.TYPE not in self.placements:
+            raise MarkerError(
+                f"{self.display()} cannot decorate a class: it stands on "
+                f"{self.placements.describe()}",
+                location=Location(cls=getattr(cls, "__qualname__", None)),
+            )
+        if not (isinstance(cls, type) and hasattr(cls, "model_fields")):
+            raise MarkerError(
+                f"{self.display()} decorates Pydantic models (op.Model subclasses), "
+                f"not {cls!r}",
+                hint="for a scalar type, use Annotated[..., marker] instead",
+            )
+        markers: list[Marker] | None = cls.__dict__.get(TYPE_MARKERS_ATTR)
+        if markers is None:
+            markers = []
+            setattr(cls, TYPE_MARKERS_ATTR, markers)
+        markers.append(self)
+        return cls
+
+
+def _attach(
+    handler: GetJsonSchemaHandler, schema: SchemaNode, marker: Marker
+) -> SchemaNode:
+    generator = getattr(handler, "generate_json_schema", None)
+    attach: Callable[[SchemaNode, Marker], SchemaNode] | None = getattr(
+        generator, "attach_marker", None
+    )
+    if attach is None:
+        return schema
+    return attach(schema, marker)
+
+
+def type_markers(cls: type) -> tuple[Marker, ...]:
+    """Markers used as decorators on `cls` itself (not inherited), in source order."""
+    markers: list[Marker] = cls.__dict__.get(TYPE_MARKERS_ATTR) or []
+    # Decorators run bottom-up; reverse to get the order they are written in.
+    return tuple(reversed(markers))

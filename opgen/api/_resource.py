@@ -1,0 +1,87 @@
+"""`op.CustomResource[Spec, Status]`: a whole Kubernetes object of a custom kind.
+
+`CustomResource[SpecModel, StatusModel]` is a base class with `api_version`,
+`kind`, `metadata`, a required `spec` and an optional `status`. Pass `None` for
+either parameter to leave that field out (a version with no spec, say), or
+`SpecModel | None` for an optional spec.
+`api_version` and `kind` default from `@op.kind` when they are not given.
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from pydantic import Field, create_model, model_validator
+
+from opgen.api._kind import kind_markers
+from opgen.api._meta import ObjectMeta
+from opgen.api._model import Model
+
+__all__ = ["CustomResource"]
+
+SpecT = TypeVar("SpecT")
+StatusT = TypeVar("StatusT")
+
+
+def _type_name(value: object) -> str:
+    return getattr(value, "__name__", None) or repr(value).replace("typing.", "")
+
+
+def _admits_none(annotation: Any) -> bool:
+    return type(None) in typing.get_args(annotation)
+
+
+@functools.cache
+def _parametrize(base: type[Any], spec: Any, status: Any) -> type[Any]:
+    fields: dict[str, Any] = {}
+    if spec is not None:
+        # `CustomResource[Spec | None, ...]` makes spec optional (CRD and Python alike).
+        fields["spec"] = (spec, None if _admits_none(spec) else ...)
+    if status is not None:
+        fields["status"] = (status | None, None)
+    name = f"{base.__name__}[{_type_name(spec)}, {_type_name(status)}]"
+    created: type[Any] = create_model(
+        name, __base__=base, __module__=base.__module__, **fields
+    )
+    return created
+
+
+class CustomResource(Model, Generic[SpecT, StatusT]):
+    """Base class of a custom resource kind; decorate subclasses with `@op.kind`."""
+
+    __opgen_custom_resource__: ClassVar[bool] = True
+
+    api_version: str = ""
+    """APIVersion of the object, e.g. `ray.io/v1` (filled in from `@op.kind`)."""
+    kind: str = ""
+    """Kind of the object, e.g. `RayCluster` (filled in from `@op.kind`)."""
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    """Standard object metadata."""
+
+    if TYPE_CHECKING:
+        spec: SpecT
+        status: StatusT | None = None
+
+    def __class_getitem__(cls, params: Any) -> Any:
+        if not isinstance(params, tuple) or len(params) != 2:
+            raise TypeError(
+                "use CustomResource[SpecModel, StatusModel] (None for neither)"
+            )
+        return _parametrize(cls, params[0], params[1])
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_type_meta(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        decl = kind_markers(cls).decl
+        if decl is None:
+            return data
+        filled = dict(data)
+        if "apiVersion" not in filled and "api_version" not in filled:
+            filled["apiVersion"] = f"{decl.group}/{decl.version}"
+        if "kind" not in filled:
+            filled["kind"] = cls.__name__
+        return filled

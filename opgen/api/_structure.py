@@ -1,0 +1,346 @@
+"""Structural markers: required/optional, defaults, docs, topology, pruning, items.
+
+These shape the schema rather than bound a value: whether a field is
+required, what the API server fills in, how server-side apply merges lists and
+maps (`ListType`, `ListMapKey`, `MapType`, `StructType`), what it keeps
+(`PreserveUnknownFields`, `EmbeddedResource`, `Schemaless`), and markers for
+the items of a list (`Items`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pydantic_core
+
+from opgen.api._duration import format_go_duration
+from opgen.api._marker import Marker, MarkerContext, Placement, SchemaNode, node_type
+from opgen.api.naming import to_camel
+from opgen.errors import MarkerError
+
+__all__ = [
+    "Default",
+    "EmbeddedResource",
+    "Example",
+    "ExternalDocs",
+    "Items",
+    "ListMapKey",
+    "ListType",
+    "MapType",
+    "Optional",
+    "PreserveUnknownFields",
+    "Required",
+    "Schemaless",
+    "StructType",
+    "Title",
+    "to_wire_value",
+]
+
+
+def to_wire_value(value: object) -> Any:
+    """A Python value as it travels on the wire (models by alias, durations Go-style)."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, enum.Enum):
+        return to_wire_value(value.value)
+    if isinstance(value, datetime.timedelta):
+        return format_go_duration(value)
+    if isinstance(value, datetime.datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
+        return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, dict):
+        return {str(k): to_wire_value(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [to_wire_value(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(to_wire_value(v) for v in value)
+    return pydantic_core.to_jsonable_python(value)
+
+
+@dataclass(frozen=True)
+class Required(Marker):
+    """The field must be present, even though it has a default or admits None."""
+
+    placements: ClassVar[Placement] = Placement.FIELD
+    priority: ClassVar[int] = 3
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        ctx.required = True
+        return node
+
+
+@dataclass(frozen=True)
+class Optional(Marker):
+    """The field may be omitted, even though the Python model requires it."""
+
+    placements: ClassVar[Placement] = Placement.FIELD
+    priority: ClassVar[int] = 3
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        ctx.required = False
+        return node
+
+
+@dataclass(frozen=True, eq=False)
+class Default(Marker):
+    """The API server fills in `value` when the field is missing (`default`).
+    Needed only for `None`, `[]` and `{}`; other Python defaults are written
+    automatically."""
+
+    value: Any
+
+    def __post_init__(self) -> None:
+        try:
+            to_wire_value(self.value)
+        except pydantic_core.PydanticSerializationError as error:
+            raise MarkerError(
+                f"op.Default({self.value!r}): not JSON-serialisable"
+            ) from error
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Default) and to_wire_value(
+            other.value
+        ) == to_wire_value(self.value)
+
+    def __hash__(self) -> int:
+        return hash(("Default", repr(to_wire_value(self.value))))
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        return {**node, "default": to_wire_value(self.value)}
+
+
+@dataclass(frozen=True, eq=False)
+class Example(Marker):
+    """An example value shown in documentation (`example`)."""
+
+    value: Any
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Example) and to_wire_value(
+            other.value
+        ) == to_wire_value(self.value)
+
+    def __hash__(self) -> int:
+        return hash(("Example", repr(to_wire_value(self.value))))
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        return {**node, "example": to_wire_value(self.value)}
+
+
+@dataclass(frozen=True)
+class Title(Marker):
+    """A short title (`title`). A field's title wins over its type's."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise MarkerError(f"op.Title({self.text!r}): the title must be a string")
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        return {**node, "title": self.text}
+
+
+@dataclass(frozen=True)
+class ExternalDocs(Marker):
+    """A link to further documentation (`externalDocs`)."""
+
+    url: str
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        parsed = urllib.parse.urlparse(self.url)
+        if not (parsed.scheme and parsed.netloc):
+            raise MarkerError(
+                f"op.ExternalDocs({self.url!r}): not an absolute URL",
+                hint="write the full address, e.g. https://example.com/docs",
+            )
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        docs = {"url": self.url}
+        if self.description:
+            docs["description"] = self.description
+        return {**node, "externalDocs": docs}
+
+
+@dataclass(frozen=True)
+class EmbeddedResource(Marker):
+    """The value is a whole Kubernetes object with apiVersion, kind and metadata
+    (`x-kubernetes-embedded-resource`)."""
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        if node_type(node) != "object":
+            raise ctx.error(
+                self,
+                f"needs an object, but this is {node_type(node) or 'untyped'}",
+                hint="use it on op.RawExtension or on a model",
+            )
+        return {**node, "x-kubernetes-embedded-resource": True}
+
+
+@dataclass(frozen=True)
+class PreserveUnknownFields(Marker):
+    """Keep fields the schema does not describe instead of pruning them
+    (`x-kubernetes-preserve-unknown-fields`)."""
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        if node.get("x-kubernetes-int-or-string"):
+            raise ctx.error(self, "cannot be combined with an int-or-string value")
+        return {**node, "x-kubernetes-preserve-unknown-fields": True}
+
+
+@dataclass(frozen=True)
+class Schemaless(Marker):
+    """Do not describe the value at all: the schema starts empty, and the other
+    markers (usually `Type` and `PreserveUnknownFields`) fill it in. The way to
+    cut a recursive type."""
+
+    priority: ClassVar[int] = 0
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        # The schema stage replaces the node before any marker runs.
+        return node
+
+
+_LIST_TYPES = ("atomic", "set", "map")
+_MAP_TYPES = ("granular", "atomic")
+
+
+@dataclass(frozen=True)
+class ListType(Marker):
+    """How server-side apply merges a list (`x-kubernetes-list-type`): `atomic`
+    (replace whole), `set` (unique scalars) or `map` (items keyed by ListMapKey)."""
+
+    kind: str
+    priority: ClassVar[int] = 2
+
+    def __post_init__(self) -> None:
+        if self.kind not in _LIST_TYPES:
+            raise MarkerError(
+                f"op.ListType({self.kind!r}): must be one of {', '.join(_LIST_TYPES)}"
+            )
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        if node_type(node) != "array":
+            raise ctx.error(
+                self, f"applies to lists, but this is {node_type(node) or 'untyped'}"
+            )
+        return {**node, "x-kubernetes-list-type": self.kind}
+
+
+@dataclass(frozen=True)
+class ListMapKey(Marker):
+    """A key of a `ListType("map")` list (`x-kubernetes-list-map-keys`); repeat it
+    for composite keys. Give the wire name or the Python field name."""
+
+    key: str
+    repeatable: ClassVar[bool] = True
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        if node.get("x-kubernetes-list-type") != "map":
+            raise ctx.error(self, "needs op.ListType('map') on the same list")
+        properties = node.get("items", {}).get("properties", {})
+        key = self.key
+        if key not in properties and to_camel(key) in properties:
+            key = to_camel(key)
+        if key not in properties:
+            known = ", ".join(sorted(properties)) or "none"
+            raise ctx.error(
+                self,
+                f"the list items have no field {self.key!r}",
+                hint=f"their fields: {known}",
+            )
+        keys = list(node.get("x-kubernetes-list-map-keys", ()))
+        if key in keys:
+            raise ctx.error(self, f"{key!r} is already a key")
+        return {**node, "x-kubernetes-list-map-keys": [*keys, key]}
+
+
+@dataclass(frozen=True)
+class MapType(Marker):
+    """How server-side apply merges a map (`x-kubernetes-map-type`): `granular`
+    (per key) or `atomic` (replace whole)."""
+
+    kind: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in _MAP_TYPES:
+            raise MarkerError(
+                f"op.MapType({self.kind!r}): must be one of {', '.join(_MAP_TYPES)}"
+            )
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        if node_type(node) != "object":
+            raise ctx.error(
+                self, f"applies to maps, but this is {node_type(node) or 'untyped'}"
+            )
+        return {**node, "x-kubernetes-map-type": self.kind}
+
+
+@dataclass(frozen=True)
+class StructType(Marker):
+    """How server-side apply merges a model's fields: `granular` or `atomic`
+    (written as `x-kubernetes-map-type`, as the API server expects)."""
+
+    kind: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in _MAP_TYPES:
+            raise MarkerError(
+                f"op.StructType({self.kind!r}): must be one of {', '.join(_MAP_TYPES)}"
+            )
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        if node_type(node) != "object":
+            raise ctx.error(
+                self, f"applies to models, but this is {node_type(node) or 'untyped'}"
+            )
+        return {**node, "x-kubernetes-map-type": self.kind}
+
+
+@dataclass(frozen=True, init=False)
+class Items(Marker):
+    """Apply markers to the items of a list: `op.Items(op.MinLength(1), op.Pattern(...))`."""
+
+    markers: tuple[Marker, ...] = field(default=())
+    priority: ClassVar[int] = 20
+
+    def __init__(self, *markers: Marker) -> None:
+        if not markers:
+            raise MarkerError("op.Items(): give at least one marker for the items")
+        for marker in markers:
+            if isinstance(marker, type) and issubclass(marker, Marker):
+                raise MarkerError(
+                    f"op.Items({marker.__name__}): call the marker, e.g. {marker.__name__}(...)"
+                )
+            if not isinstance(marker, Marker):
+                raise MarkerError(f"op.Items({marker!r}): not an opgen marker")
+            if Placement.TYPE not in marker.placements:
+                raise MarkerError(
+                    f"op.Items({marker.display()}): {marker.display()} cannot stand on "
+                    "list items; it belongs on a field"
+                )
+        object.__setattr__(self, "markers", tuple(markers))
+
+    def display(self) -> str:
+        return f"op.Items({', '.join(m.display() for m in self.markers)})"
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        if node_type(node) != "array" or "items" not in node:
+            raise ctx.error(
+                self,
+                f"applies to lists, but this is {node_type(node) or 'untyped'}",
+                hint="for map values write dict[str, Annotated[V, marker]]",
+            )
+        items_ctx = MarkerContext(
+            location=ctx.location, placement=Placement.TYPE, diagnostics=ctx.diagnostics
+        )
+        items: SchemaNode = dict(node["items"])
+        for marker in sorted(self.markers, key=lambda m: m.priority):
+            items = marker.apply(items, items_ctx)
+        return {**node, "items": items}

@@ -1,0 +1,187 @@
+"""Kubernetes value types: Quantity, IntOrString, Time, MicroTime, Duration, ...
+
+Each is an `Annotated` alias of a plain Python type with validation and
+serialisation that match the Kubernetes wire format, plus the fixed schema
+controller-gen gives the Go type (`KnownSchema`), so the CRD accepts exactly
+what the Python side produces.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import datetime
+import re
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, GetJsonSchemaHandler, PlainSerializer
+from pydantic_core import CoreSchema
+
+from opgen.api._duration import format_go_duration, parse_go_duration
+from opgen.api._marker import SchemaNode
+from opgen.api._shape import Type
+
+__all__ = [
+    "JSON",
+    "QUANTITY_PATTERN",
+    "Bytes",
+    "Duration",
+    "Float",
+    "IntOrString",
+    "KnownSchema",
+    "MicroTime",
+    "Quantity",
+    "RawExtension",
+    "Time",
+]
+
+QUANTITY_PATTERN = (
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
+    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+_QUANTITY = re.compile(QUANTITY_PATTERN)
+
+
+class KnownSchema:
+    """`Annotated` metadata that gives a type a fixed Kubernetes schema."""
+
+    __slots__ = ("schema",)
+
+    def __init__(self, schema: SchemaNode) -> None:
+        self.schema = schema
+
+    def __repr__(self) -> str:
+        return f"KnownSchema({self.schema!r})"
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> SchemaNode:
+        return copy.deepcopy(self.schema)
+
+
+def _quantity(value: object) -> str:
+    if isinstance(value, bool):
+        raise ValueError("a quantity is a number or a string like '500m' or '1Gi'")
+    if isinstance(value, int):
+        value = str(value)
+    elif isinstance(value, float):
+        value = (
+            format(value, "f").rstrip("0").rstrip(".")
+            if value.is_integer()
+            else repr(value)
+        )
+    if not isinstance(value, str) or not _QUANTITY.match(value):
+        raise ValueError(
+            f"{value!r} is not a Kubernetes quantity (e.g. 100m, 2, 1.5Gi)"
+        )
+    return value
+
+
+Quantity = Annotated[
+    str,
+    BeforeValidator(_quantity),
+    KnownSchema(
+        {
+            "anyOf": [{"type": "integer"}, {"type": "string"}],
+            "pattern": QUANTITY_PATTERN,
+            "x-kubernetes-int-or-string": True,
+        }
+    ),
+]
+"""A resource quantity (`resource.Quantity`): `"500m"`, `2`, `"1.5Gi"`; kept as a string."""
+
+IntOrString = Annotated[
+    int | str,
+    KnownSchema(
+        {
+            "anyOf": [{"type": "integer"}, {"type": "string"}],
+            "x-kubernetes-int-or-string": True,
+        }
+    ),
+]
+"""An integer or a string (`intstr.IntOrString`), e.g. a port number or name, or `"25%"`."""
+
+
+def _utc(value: object) -> object:
+    if isinstance(value, datetime.datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=datetime.timezone.utc)
+    return value
+
+
+def _rfc3339(value: datetime.datetime) -> str:
+    return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _rfc3339_micro(value: datetime.datetime) -> str:
+    return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+Time = Annotated[
+    datetime.datetime,
+    BeforeValidator(_utc),
+    PlainSerializer(_rfc3339, return_type=str, when_used="json"),
+    KnownSchema({"type": "string", "format": "date-time"}),
+]
+"""A timestamp (`metav1.Time`): RFC 3339 in UTC with second precision, `2024-05-01T12:00:00Z`."""
+
+MicroTime = Annotated[
+    datetime.datetime,
+    BeforeValidator(_utc),
+    PlainSerializer(_rfc3339_micro, return_type=str, when_used="json"),
+    KnownSchema({"type": "string", "format": "date-time"}),
+]
+"""A timestamp with microseconds (`metav1.MicroTime`): `2024-05-01T12:00:00.000001Z`."""
+
+
+def _duration(value: object) -> object:
+    if isinstance(value, str):
+        return parse_go_duration(value)
+    if isinstance(value, datetime.timedelta):
+        return value
+    raise ValueError("a duration is a Go duration string like '1h30m' or a timedelta")
+
+
+Duration = Annotated[
+    datetime.timedelta,
+    BeforeValidator(_duration),
+    PlainSerializer(format_go_duration, return_type=str, when_used="json"),
+    KnownSchema({"type": "string"}),
+]
+"""A duration (`metav1.Duration`) as a Go duration string: `1h30m`, `300ms`, `-1.5s`."""
+
+
+def _base64(value: object) -> object:
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value, validate=True)
+        except binascii.Error as error:
+            raise ValueError(f"not standard base64: {error}") from None
+    return value
+
+
+def _to_base64(value: bytes) -> str:
+    return base64.b64encode(value).decode("ascii")
+
+
+Bytes = Annotated[
+    bytes,
+    BeforeValidator(_base64),
+    PlainSerializer(_to_base64, return_type=str, when_used="json"),
+    KnownSchema({"type": "string", "format": "byte"}),
+]
+"""Binary data (`[]byte`), standard base64 on the wire."""
+
+RawExtension = Annotated[
+    dict[str, Any],
+    KnownSchema({"type": "object", "x-kubernetes-preserve-unknown-fields": True}),
+]
+"""An embedded object kept as it is (`runtime.RawExtension`)."""
+
+JSON = Annotated[Any, KnownSchema({"x-kubernetes-preserve-unknown-fields": True})]
+"""Any JSON value (`apiextensions/v1.JSON`): object, list, string, number, bool or null."""
+
+Float = Annotated[float, Type("number")]
+"""A floating-point number (`type: number`). Plain `float` fields are refused
+unless they opt in like this: Go and JSON clients round floats differently, so
+Kubernetes APIs prefer integers or Quantity."""

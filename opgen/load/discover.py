@@ -1,0 +1,118 @@
+"""Find the kinds a loaded module defines and describe each as a `KindVersion`.
+
+A kind is a class defined in the module (not imported into it) that carries
+`@op.kind`. Kind-level decorators are read with `opgen.api`'s own reader, so
+the loader and `op.resource_info` can never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from opgen.api import _kind
+from opgen.errors import Diagnostic, Location
+from opgen.load.imports import display_path
+from opgen.model.kinds import (
+    SOURCE_FILE_ATTR,
+    KindVersion,
+    PrinterColumn,
+    ScaleSubresource,
+    SourceRef,
+)
+
+__all__ = ["FoundKind", "discover"]
+
+
+@dataclass(frozen=True)
+class FoundKind:
+    """One class with `@op.kind`: its version and the names it asks for."""
+
+    info: _kind.ResourceInfo
+    version: KindVersion
+    markers: _kind.KindMarkers
+
+
+def _source(cls: type[Any], module: ModuleType) -> SourceRef:
+    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
+    file = recorded if isinstance(recorded, str) else display_path(str(module.__file__))
+    return SourceRef(file=file, module=module.__name__, cls=cls.__qualname__)
+
+
+def discover(module: ModuleType) -> tuple[list[FoundKind], list[Diagnostic]]:
+    """The kinds defined in `module`, in definition order, and warnings."""
+    found: list[FoundKind] = []
+    diagnostics: list[Diagnostic] = []
+    classes = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and value.__module__ == module.__name__
+    ]
+    for cls in classes:
+        markers = _kind.kind_markers(cls)
+        source = _source(cls, module)
+        if markers.decl is None:
+            if getattr(cls, "__opgen_custom_resource__", False) and _looks_like_a_kind(
+                cls, classes
+            ):
+                diagnostics.append(
+                    Diagnostic(
+                        "subclasses op.CustomResource but has no @op.kind, so no CRD is generated for it",
+                        location=Location(file=source.file, cls=source.cls),
+                        hint="decorate it with @op.kind(group=..., version=...)",
+                    )
+                )
+            continue
+        info = _kind.resource_info(cls)
+        found.append(
+            FoundKind(
+                info=info, version=_version(cls, info, markers, source), markers=markers
+            )
+        )
+    return found, diagnostics
+
+
+def _looks_like_a_kind(cls: type[Any], classes: list[type[Any]]) -> bool:
+    """A CustomResource subclass nobody in the module derives from (not a base class)."""
+    return not any(other is not cls and issubclass(other, cls) for other in classes)
+
+
+def _version(
+    cls: type[Any],
+    info: _kind.ResourceInfo,
+    markers: _kind.KindMarkers,
+    source: SourceRef,
+) -> KindVersion:
+    scale = markers.scale
+    return KindVersion(
+        version=info.version,
+        source=source,
+        model=cls,
+        served=not markers.unserved,
+        storage=markers.storage,
+        deprecated=markers.deprecated is not None,
+        deprecation_warning=markers.deprecated.warning if markers.deprecated else None,
+        status_subresource=markers.status,
+        scale=(
+            ScaleSubresource(
+                spec_replicas_path=scale.spec_replicas_path,
+                status_replicas_path=scale.status_replicas_path,
+                label_selector_path=scale.label_selector_path,
+            )
+            if scale
+            else None
+        ),
+        printer_columns=tuple(
+            PrinterColumn(
+                name=column.name,
+                type=column.type,
+                json_path=column.json_path,
+                description=column.description,
+                format=column.format,
+                priority=column.column_priority,
+            )
+            for column in markers.columns
+        ),
+        selectable_fields=tuple(item.json_path for item in markers.selectable_fields),
+    )

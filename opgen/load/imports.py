@@ -1,0 +1,236 @@
+"""Import a user's Python file by path, once, and leave `sys.modules` as it was.
+
+A file inside a package (directories with `__init__.py`) is imported under its
+dotted name with the package's parent on `sys.path`; a lone file under its
+stem. While a file executes, every user module loaded so far is visible in
+`sys.modules`, so sibling imports find the already executed module instead of
+running the file again; afterwards the user modules are taken out again and
+kept in a private cache keyed by file (a file edited since is executed anew). Pydantic models whose forward
+references were left open are completed before that, so they never need the
+module again.
+
+Failures become `LoadError`s naming the file and line: syntax errors, import
+errors, and any exception raised while the file runs (a `MarkerError` from a
+badly constructed marker keeps its class).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+import sysconfig
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType, TracebackType
+
+from opgen.errors import LoadError, Location, OpgenError
+from opgen.model.kinds import SOURCE_FILE_ATTR
+
+__all__ = ["display_path", "import_module_from_path"]
+
+_BY_FILE: dict[Path, tuple[tuple[int, int], ModuleType]] = {}
+"""Executed user modules by file, with the (mtime, size) they were executed at."""
+_BY_NAME: dict[str, ModuleType] = {}
+_SYSTEM_DIRS = tuple(
+    Path(p).resolve()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib")
+    if (p := sysconfig.get_paths().get(key))
+)
+_OPGEN_DIR = Path(__file__).resolve().parent.parent
+
+
+def display_path(path: Path | str) -> str:
+    """`path` relative to the working directory when it lies below it."""
+    path = Path(path)
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def import_module_from_path(path: Path | str) -> ModuleType:
+    """Execute the Python file at `path` (once per process) and return its module."""
+    file = Path(path)
+    if not file.is_file():
+        raise LoadError(f"{display_path(file)}: no such file")
+    if file.suffix != ".py":
+        raise LoadError(
+            f"{display_path(file)}: not a Python file (expected a .py file)"
+        )
+    file = file.resolve()
+    cached = _BY_FILE.get(file)
+    if cached is not None and cached[0] == _stamp(file):
+        return cached[1]
+    root, name = _module_name(file)
+    with _user_modules_visible(), _on_sys_path(root):
+        before = set(sys.modules)
+        try:
+            module = _execute(file, name)
+        except BaseException:
+            for added in set(sys.modules) - before:
+                if _is_user_module(sys.modules[added], root):
+                    del sys.modules[added]
+            raise
+        _adopt_new_modules(before, root)
+    _BY_FILE[file] = (_stamp(file), module)
+    return module
+
+
+def _stamp(file: Path) -> tuple[int, int]:
+    """What tells an edited file from the one already executed."""
+    status = file.stat()
+    return status.st_mtime_ns, status.st_size
+
+
+def _module_name(file: Path) -> tuple[Path, str]:
+    parts = [file.stem]
+    directory = file.parent
+    while (directory / "__init__.py").is_file():
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    if len(parts) == 1 and parts[0] in sys.modules and parts[0] not in _BY_NAME:
+        digest = hashlib.sha256(str(file).encode()).hexdigest()[:8]
+        parts = [f"_opgen_user_{digest}_{file.stem}"]
+    return directory, ".".join(parts)
+
+
+@contextmanager
+def _on_sys_path(root: Path) -> Iterator[None]:
+    entry = str(root)
+    added = entry not in sys.path
+    if added:
+        sys.path.insert(0, entry)
+    try:
+        yield
+    finally:
+        if added and entry in sys.path:
+            sys.path.remove(entry)
+
+
+@contextmanager
+def _user_modules_visible() -> Iterator[None]:
+    restored = {
+        name: module for name, module in _BY_NAME.items() if name not in sys.modules
+    }
+    sys.modules.update(restored)
+    try:
+        yield
+    finally:
+        for name, module in restored.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+
+
+def _execute(file: Path, name: str) -> ModuleType:
+    try:
+        if "." in name:
+            importlib.invalidate_caches()
+            return importlib.import_module(name)
+        spec = importlib.util.spec_from_file_location(name, file)
+        if (
+            spec is None or spec.loader is None
+        ):  # pragma: no cover - .py files always have one
+            raise LoadError(f"{display_path(file)}: cannot be imported")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+    except SyntaxError as error:
+        where = display_path(error.filename or file)
+        raise LoadError(
+            f"syntax error: {error.msg}",
+            location=Location(file=f"{where}:{error.lineno}"),
+        ) from None
+    except OpgenError as error:
+        line = _user_frame(error.__traceback__, file.parent)
+        if error.location is None or not error.location.file:
+            old = error.location or Location()
+            error.location = Location(file=line, cls=old.cls, field=old.field)
+        raise
+    except Exception as error:
+        line = _user_frame(error.__traceback__, file.parent) or display_path(file)
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        hint = None
+        if isinstance(error, ImportError):
+            hint = "is the module installed in this environment, and the import spelled right?"
+        raise LoadError(
+            f"{line}: {type(error).__name__}: {first_line}",
+            location=None,
+            hint=hint,
+        ) from None
+
+
+def _user_frame(tb: TracebackType | None, directory: Path) -> str | None:
+    """`file:line` of the innermost traceback frame in the user's code."""
+    found: str | None = None
+    for frame in traceback.extract_tb(tb):
+        frame_path = Path(frame.filename)
+        if frame_path.is_absolute() and _OPGEN_DIR in frame_path.parents:
+            continue
+        if (
+            frame_path.suffix == ".py"
+            and not _is_system(frame_path)
+            and frame_path.exists()
+        ):
+            found = f"{display_path(frame_path)}:{frame.lineno}"
+    return found
+
+
+def _is_system(path: Path) -> bool:
+    resolved = path.resolve()
+    return any(resolved == d or d in resolved.parents for d in _SYSTEM_DIRS)
+
+
+def _is_user_module(module: ModuleType | None, root: Path) -> bool:
+    if module is None or module.__name__.split(".")[0] == "opgen":
+        return False
+    file = getattr(module, "__file__", None)
+    if not file:
+        return False
+    resolved = Path(file).resolve()
+    return root in resolved.parents and not _is_system(resolved)
+
+
+def _adopt_new_modules(before: set[str], root: Path) -> None:
+    """Complete, tag and cache the user modules this import added; take them out of sys.modules."""
+    added = [
+        name
+        for name in sorted(set(sys.modules) - before)
+        if _is_user_module(sys.modules[name], root)
+    ]
+    for name in added:
+        module = sys.modules[name]
+        _complete_models(module)
+    for name in added:
+        module = sys.modules.pop(name)
+        _BY_NAME[name] = module
+        if getattr(module, "__file__", None):
+            file = Path(str(module.__file__)).resolve()
+            _BY_FILE[file] = (_stamp(file), module)
+
+
+def _complete_models(module: ModuleType) -> None:
+    file = display_path(str(module.__file__))
+    for value in list(vars(module).values()):
+        if not isinstance(value, type) or value.__module__ != module.__name__:
+            continue
+        try:
+            setattr(value, SOURCE_FILE_ATTR, file)
+        except (AttributeError, TypeError):  # pragma: no cover - exotic metaclasses
+            continue
+        rebuild = getattr(value, "model_rebuild", None)
+        if callable(rebuild) and getattr(value, "__pydantic_complete__", True) is False:
+            try:
+                rebuild()
+            except Exception as error:
+                raise LoadError(
+                    f"{file}: {value.__qualname__}: cannot resolve its type annotations: "
+                    f"{str(error).splitlines()[0]}",
+                    hint="define or import every type the model refers to",
+                ) from None

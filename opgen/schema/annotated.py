@@ -1,0 +1,88 @@
+"""Refuse `Annotated` metadata that neither opgen nor Pydantic understands.
+
+Pydantic silently ignores metadata it does not know, which is how
+controller-gen's worst trap (a typo'd marker that does nothing) would come
+back: `Annotated[int, "+kubebuilder:validation:Minimum=0"]`, or `op.Minimum`
+without the call. Every model's fields are checked when its schema is built.
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import annotated_types
+from pydantic.fields import FieldInfo
+
+from opgen.api._marker import Marker
+from opgen.api._registry import default_registry
+from opgen.errors import Location, MarkerError
+
+__all__ = ["check_metadata", "check_model"]
+
+_REGISTRY = default_registry()
+
+
+def check_model(cls: type[Any], location: Location) -> None:
+    """Raise `MarkerError` for unknown metadata on any field of a Pydantic model."""
+    fields: dict[str, FieldInfo] = getattr(cls, "__pydantic_fields__", {})
+    for name, info in fields.items():
+        where = Location(file=location.file, cls=location.cls, field=name)
+        for item in info.metadata:
+            check_metadata(item, where)
+        _check_type(info.annotation, where, depth=0)
+
+
+def _check_type(annotation: Any, where: Location, depth: int) -> None:
+    if depth > 20:
+        return
+    alias_value = getattr(annotation, "__value__", None)  # TypeAliasType
+    if alias_value is not None and not isinstance(annotation, type):
+        _check_type(alias_value, where, depth + 1)
+        return
+    if typing.get_origin(annotation) is typing.Annotated:
+        for item in annotation.__metadata__:
+            check_metadata(item, where)
+    for argument in typing.get_args(annotation):
+        if (
+            isinstance(argument, type)
+            or typing.get_origin(argument) is not None
+            or hasattr(argument, "__value__")
+        ):
+            _check_type(argument, where, depth + 1)
+
+
+def check_metadata(item: object, where: Location) -> None:
+    """Accept opgen markers and Pydantic metadata; refuse everything else loudly."""
+    if isinstance(item, Marker):
+        if type(item) not in _REGISTRY.markers:
+            raise MarkerError(
+                f"{type(item).__qualname__} is not a registered opgen marker",
+                location=where,
+            )
+        return
+    if isinstance(item, type) and issubclass(item, Marker):
+        raise MarkerError(
+            f"op.{item.marker_name()} is used without being called",
+            location=where,
+            hint=f"write op.{item.marker_name()}(...) with its arguments",
+        )
+    if isinstance(item, annotated_types.BaseMetadata | FieldInfo):
+        return
+    if hasattr(item, "__get_pydantic_core_schema__") or hasattr(
+        item, "__get_pydantic_json_schema__"
+    ):
+        return
+    if type(item).__name__ == "Doc":  # typing_extensions.Doc: documentation only
+        return
+    if isinstance(item, str):
+        raise MarkerError(
+            f"unknown marker {item!r}: opgen markers are objects, not strings",
+            location=where,
+            hint="e.g. Annotated[int, op.Minimum(0)] instead of a controller-gen comment",
+        )
+    raise MarkerError(
+        f"unknown marker {item!r} in Annotated[...]: neither opgen nor Pydantic uses it",
+        location=where,
+        hint="see docs/markers.md for the markers opgen understands",
+    )

@@ -1,0 +1,439 @@
+"""CRD-level rules of the API server, and the entry point that runs all checks.
+
+Names (`<plural>.<group>`, DNS labels, kind vs listKind), the group (a domain
+with a dot; Kubernetes-owned groups need an approval annotation), versions
+(unique DNS-1035 names, exactly one storage version, deprecation warnings),
+printer columns, the scale subresource, selectable fields, object metadata,
+plus each version's schema (structural, OpenAPI and default rules) and the
+size of the whole object. Problems marked `opgen_only` are opgen's own stricter
+rules (paths in printer columns and the scale subresource must exist): the
+API server would accept them, so cross-checks against a real server skip them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+from opgen.errors import Diagnostic, Location
+from opgen.schema.check.defaults import check_defaults
+from opgen.schema.check.openapi import check_openapi
+from opgen.schema.check.paths import resolve_field_path, simple_path_problem
+from opgen.schema.check.report import Report, child, index, key
+from opgen.schema.check.structural import check_structural
+
+__all__ = ["ERROR_SIZE", "WARNING_SIZE", "check_crd", "inspect_crd"]
+
+WARNING_SIZE = 256 * 1024
+"""Above this, `kubectl apply` (client-side) fails: the last-applied annotation is too big."""
+ERROR_SIZE = 1536 * 1024
+"""Above this, etcd refuses the object (its default request limit is 1.5 MiB)."""
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_COLUMN_TYPES = ("boolean", "date", "integer", "number", "string")
+_COLUMN_FORMATS = (
+    "byte",
+    "date",
+    "date-time",
+    "double",
+    "float",
+    "int32",
+    "int64",
+    "password",
+)
+_MAX_SELECTABLE_FIELDS = 8
+_APPROVAL = "api-approved.kubernetes.io"
+
+
+def check_crd(
+    crd: dict[str, Any], origins: dict[int, Location], location: Location | None
+) -> list[Diagnostic]:
+    """Raise `SchemaError` if the API server would refuse `crd`; return warnings."""
+    report = inspect_crd(crd, origins, location)
+    report.raise_first()
+    return report.diagnostics()
+
+
+def inspect_crd(
+    crd: dict[str, Any], origins: dict[int, Location], location: Location | None
+) -> Report:
+    """Every problem the API server would find in `crd` (errors and warnings)."""
+    report = Report(origins=origins, default_location=location)
+    spec = crd.get("spec", {})
+    _check_metadata(crd, report)
+    _check_names(spec, report)
+    versions = spec.get("versions") or []
+    _check_versions(versions, report)
+    for position, version in enumerate(versions):
+        _check_version(version, index("spec.versions", position), report)
+    _check_size(crd, report)
+    return report
+
+
+def is_dns1123_subdomain(value: str) -> bool:
+    return 0 < len(value) <= 253 and all(
+        _DNS1123_LABEL.match(part) for part in value.split(".")
+    )
+
+
+def _dns1035_problem(value: str) -> str | None:
+    if len(value) > 63:
+        return "must be no more than 63 characters"
+    if not _DNS1035_LABEL.match(value):
+        return (
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+            "start with an alphabetic character, and end with an alphanumeric character"
+        )
+    return None
+
+
+def _check_metadata(crd: dict[str, Any], report: Report) -> None:
+    metadata = crd.get("metadata", {})
+    spec = crd.get("spec", {})
+    names = spec.get("names", {})
+    name = metadata.get("name", "")
+    group = spec.get("group", "")
+    if not is_dns1123_subdomain(name):
+        report.error(
+            "metadata.name", f"Invalid value: {name!r}: must be a DNS subdomain"
+        )
+    if name != f"{names.get('plural', '')}.{group}":
+        report.error(
+            "metadata.name",
+            f'Invalid value: {name!r}: must be spec.names.plural+"."+spec.group',
+        )
+    for label, mapping in (
+        ("annotations", metadata.get("annotations") or {}),
+        ("labels", metadata.get("labels") or {}),
+    ):
+        for item_key, value in mapping.items():
+            problem = _qualified_name_problem(item_key)
+            if problem:
+                report.error(
+                    key(f"metadata.{label}", item_key),
+                    f"Invalid value: {item_key!r}: {problem}",
+                )
+            if label == "labels" and (len(value) > 63 or not _LABEL_VALUE.match(value)):
+                report.error(
+                    key("metadata.labels", item_key),
+                    f"Invalid value: {value!r}: not a valid label value",
+                )
+    annotations = metadata.get("annotations") or {}
+    if sum(len(k) + len(v) for k, v in annotations.items()) > 256 * 1024:
+        report.error("metadata.annotations", "Too long: must have at most 262144 bytes")
+    if _is_protected_group(group):
+        approval = annotations.get(_APPROVAL)
+        if approval is None:
+            report.error(
+                key("metadata.annotations", _APPROVAL),
+                f"Required value: protected groups must have approval annotation {_APPROVAL!r}, "
+                "see https://github.com/kubernetes/enhancements/pull/1111",
+                hint="use your own domain as the group, or @op.crd_metadata(annotations=...)",
+            )
+        elif not (
+            approval.startswith("unapproved")
+            or approval.startswith(("http://", "https://"))
+        ):
+            report.error(
+                key("metadata.annotations", _APPROVAL),
+                f"Invalid value: {approval!r}: must be a URL or start with 'unapproved'",
+            )
+
+
+def _qualified_name_problem(value: str) -> str | None:
+    prefix, _, name = value.rpartition("/")
+    if prefix and not is_dns1123_subdomain(prefix):
+        return "the prefix must be a DNS subdomain"
+    if not name or len(name) > 63 or not _QUALIFIED_NAME.match(name):
+        return "name part must consist of alphanumeric characters, '-', '_' or '.' (at most 63)"
+    return None
+
+
+def _is_protected_group(group: str) -> bool:
+    return group in ("k8s.io", "kubernetes.io") or group.endswith(
+        (".k8s.io", ".kubernetes.io")
+    )
+
+
+def _check_names(spec: dict[str, Any], report: Report) -> None:
+    group = spec.get("group", "")
+    if not group:
+        report.error("spec.group", "Required value")
+    elif not is_dns1123_subdomain(group):
+        report.error(
+            "spec.group",
+            f"Invalid value: {group!r}: must be a lower-case DNS subdomain, e.g. ray.io",
+        )
+    elif "." not in group:
+        report.error(
+            "spec.group",
+            f"Invalid value: {group!r}: should be a domain with at least one dot",
+            hint="use a domain you own, e.g. ray.example.com",
+        )
+    scope = spec.get("scope")
+    if scope not in ("Cluster", "Namespaced"):
+        report.error(
+            "spec.scope",
+            f'Unsupported value: {scope!r}: supported values: "Cluster", "Namespaced"',
+        )
+    names = spec.get("names", {})
+    for name in ("plural", "singular", "kind", "listKind"):
+        if not names.get(name):
+            report.error(child("spec.names", name), "Required value")
+    for name in ("plural", "singular"):
+        value = names.get(name)
+        if value:
+            problem = _dns1035_problem(value)
+            if problem:
+                report.error(
+                    child("spec.names", name), f"Invalid value: {value!r}: {problem}"
+                )
+    for name in ("kind", "listKind"):
+        value = names.get(name)
+        if value:
+            problem = _dns1035_problem(value.lower())
+            if problem:
+                report.error(
+                    child("spec.names", name),
+                    f"Invalid value: {value!r}: may have mixed case, but should otherwise match: {problem}",
+                )
+    if names.get("kind") and names.get("kind") == names.get("listKind"):
+        report.error(
+            "spec.names.listKind",
+            "Invalid value: kind and listKind may not be the same",
+        )
+    for name in ("shortNames", "categories"):
+        for position, value in enumerate(names.get(name) or []):
+            problem = _dns1035_problem(value)
+            if problem:
+                report.error(
+                    index(child("spec.names", name), position),
+                    f"Invalid value: {value!r}: {problem}",
+                )
+
+
+def _check_versions(versions: list[dict[str, Any]], report: Report) -> None:
+    if not versions:
+        report.error("spec.versions", "Required value: must have at least one version")
+        return
+    names = [v.get("name", "") for v in versions]
+    if len(set(names)) != len(names):
+        report.error(
+            "spec.versions", "Invalid value: must contain unique version names"
+        )
+    if sum(1 for v in versions if v.get("storage")) != 1:
+        report.error(
+            "spec.versions",
+            "Invalid value: must have exactly one version marked as storage version",
+        )
+    if not any(v.get("served") for v in versions):
+        report.error(
+            "spec.versions", "Invalid value: must have at least one served version"
+        )
+
+
+def _check_version(version: dict[str, Any], path: str, report: Report) -> None:
+    name = version.get("name", "")
+    problem = _dns1035_problem(name)
+    if problem:
+        report.error(child(path, "name"), f"Invalid value: {name!r}: {problem}")
+    _check_deprecation(version, path, report)
+    schema = (version.get("schema") or {}).get("openAPIV3Schema")
+    if not isinstance(schema, dict):
+        report.error(child(path, "schema.openAPIV3Schema"), "Required value")
+        return
+    schema_path = child(path, "schema.openAPIV3Schema")
+    subresources = version.get("subresources") or {}
+    before = len(report.errors)
+    check_structural(schema, schema_path, report)
+    structural_ok = len(report.errors) == before
+    check_openapi(schema, schema_path, "status" in subresources, report)
+    if structural_ok:
+        check_defaults(schema, schema_path, report)
+    _check_subresources(subresources, schema, child(path, "subresources"), report)
+    for position, column in enumerate(version.get("additionalPrinterColumns") or []):
+        _check_column(
+            column,
+            schema,
+            index(child(path, "additionalPrinterColumns"), position),
+            report,
+        )
+    _check_selectable(
+        version.get("selectableFields") or [],
+        schema,
+        child(path, "selectableFields"),
+        report,
+    )
+
+
+def _check_deprecation(version: dict[str, Any], path: str, report: Report) -> None:
+    warning = version.get("deprecationWarning")
+    if warning is None:
+        return
+    where = child(path, "deprecationWarning")
+    if not version.get("deprecated"):
+        report.error(where, "Invalid value: can only be set for deprecated versions")
+    if len(warning) > 256:
+        report.error(where, "Invalid value: must be <= 256 characters long")
+    if not warning:
+        report.error(where, "Invalid value: must not be an empty string")
+    for position, char in enumerate(warning):
+        if not char.isprintable() or unicodedata.category(char) == "Cc":
+            report.error(
+                where,
+                f"Invalid value: must only contain printable UTF-8 characters; non-printable "
+                f"character found at index {position}",
+            )
+            break
+
+
+def _check_subresources(
+    subresources: dict[str, Any], schema: dict[str, Any], path: str, report: Report
+) -> None:
+    scale = subresources.get("scale")
+    if not isinstance(scale, dict):
+        return
+    for name, prefixes, required in (
+        ("specReplicasPath", (".spec.",), True),
+        ("statusReplicasPath", (".status.",), True),
+        ("labelSelectorPath", (".spec.", ".status."), False),
+    ):
+        value = scale.get(name)
+        where = child(child(path, "scale"), name)
+        if not value:
+            if required:
+                report.error(where, "Required value")
+            continue
+        problem = simple_path_problem(value)
+        if problem:
+            report.error(where, f"Invalid value: {value!r}: {problem}")
+        elif not value.startswith(prefixes):
+            under = " or ".join(p.rstrip(".") for p in prefixes)
+            report.error(
+                where, f"Invalid value: {value!r}: should be a json path under {under}"
+            )
+        else:
+            target = resolve_field_path(value, schema)
+            wanted = "integer" if "Replicas" in name else "string"
+            if target is None:
+                report.error(
+                    where,
+                    f"Invalid value: {value!r}: no such field in the schema",
+                    hint="use the wire (camelCase) names, e.g. .spec.workerReplicas",
+                    opgen_only=True,
+                )
+            elif target.get("type") != wanted:
+                report.error(
+                    where,
+                    f"Invalid value: {value!r}: must point to a {wanted} field, "
+                    f"not {target.get('type') or 'untyped'}",
+                    opgen_only=True,
+                )
+
+
+def _check_column(
+    column: dict[str, Any], schema: dict[str, Any], path: str, report: Report
+) -> None:
+    if not column.get("name"):
+        report.error(child(path, "name"), "Required value")
+    kind = column.get("type")
+    if kind not in _COLUMN_TYPES:
+        report.error(
+            child(path, "type"),
+            f"Invalid value: {kind!r}: must be one of {','.join(_COLUMN_TYPES)}",
+        )
+    fmt = column.get("format")
+    if fmt and fmt not in _COLUMN_FORMATS:
+        report.error(
+            child(path, "format"),
+            f"Invalid value: {fmt!r}: must be one of {','.join(_COLUMN_FORMATS)}",
+        )
+    json_path = column.get("jsonPath", "")
+    problem = simple_path_problem(json_path)
+    if problem:
+        report.error(
+            child(path, "JSONPath"), f"Invalid value: {json_path!r}: {problem}"
+        )
+        return
+    if (
+        re.fullmatch(r"(\.[A-Za-z0-9_-]+)+", json_path)
+        and not json_path.startswith(".metadata.")
+        and resolve_field_path(json_path, schema) is None
+    ):
+        report.error(
+            child(path, "JSONPath"),
+            f"Invalid value: {json_path!r}: no such field in the schema",
+            hint="the column would always be empty; use the wire (camelCase) names",
+            opgen_only=True,
+        )
+
+
+def _check_selectable(
+    fields: list[dict[str, Any]], schema: dict[str, Any], path: str, report: Report
+) -> None:
+    seen: set[str] = set()
+    for position, item in enumerate(fields):
+        where = child(index(path, position), "jsonPath")
+        json_path = item.get("jsonPath", "")
+        if not json_path:
+            report.error(where, "Required value")
+            continue
+        if "[" in json_path:
+            report.error(
+                where,
+                f"Invalid value: {json_path!r}: is an invalid path: array notation is not allowed",
+            )
+            continue
+        if json_path.startswith(".metadata"):
+            report.error(
+                where,
+                f"Invalid value: {json_path!r}: must not point to fields in metadata",
+            )
+            continue
+        target = resolve_field_path(json_path, schema)
+        if target is None:
+            report.error(
+                where,
+                f"Invalid value: {json_path!r}: is an invalid path: does not refer to a valid field",
+            )
+            continue
+        if target.get("type") not in ("string", "boolean", "integer"):
+            report.error(
+                where,
+                f"Invalid value: {json_path!r}: must point to a field of type string, boolean or "
+                "integer. Enum string fields and strings with formats are allowed.",
+            )
+        if json_path in seen:
+            report.error(where, f"Duplicate value: {json_path!r}")
+        seen.add(json_path)
+    if len(seen) > _MAX_SELECTABLE_FIELDS:
+        report.error(
+            path,
+            f"Too many: {len(seen)}: must have at most {_MAX_SELECTABLE_FIELDS} items",
+        )
+
+
+def _check_size(crd: dict[str, Any], report: Report) -> None:
+    size = len(
+        json.dumps(crd, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    )
+    shown = f"{size / 1024:.0f} KiB"
+    if size > ERROR_SIZE:
+        report.error(
+            "(whole CRD)",
+            f"the CRD is {shown}, over the 1.5 MiB etcd limit",
+            hint="shrink shared sub-models (each use is inlined), drop long descriptions, "
+            "or cut deep trees with op.Schemaless()",
+        )
+    elif size > WARNING_SIZE:
+        report.warn(
+            "(whole CRD)",
+            f"the CRD is {shown}: over 256 KiB, `kubectl apply` fails (the last-applied "
+            "annotation is too big)",
+            hint="install it with `kubectl apply --server-side` or `kubectl create`",
+        )

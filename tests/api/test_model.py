@@ -1,0 +1,114 @@
+"""op.Model and op.CustomResource behave like Kubernetes objects."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import Field, ValidationError
+
+import opgen.api as op
+
+
+class Spec(op.Model):
+    """Spec doc."""
+
+    worker_replicas: int = 0
+    """Number of workers."""
+    log_url: str | None = Field(default=None, alias="logURL")
+
+
+class Status(op.Model):
+    ready: bool = False
+
+
+@op.kind(group="example.com", version="v1")
+class Widget(op.CustomResource[Spec, Status]):
+    """A widget."""
+
+
+def test_camel_case_on_the_wire_snake_case_in_python() -> None:
+    spec = Spec.model_validate({"workerReplicas": 2, "logURL": "x"})
+    assert spec.worker_replicas == 2 and spec.log_url == "x"
+    assert Spec(worker_replicas=3).worker_replicas == 3
+    assert spec.model_dump() == {"workerReplicas": 2, "logURL": "x"}
+
+
+def test_attribute_docstrings_are_descriptions() -> None:
+    assert Spec.model_fields["worker_replicas"].description == "Number of workers."
+
+
+def test_unknown_fields_are_ignored() -> None:
+    assert (
+        Spec.model_validate(
+            {"workerReplicas": 1, "fromTheFuture": True}
+        ).worker_replicas
+        == 1
+    )
+
+
+def test_api_version_and_kind_come_from_the_kind() -> None:
+    widget = Widget(spec=Spec())
+    assert widget.api_version == "example.com/v1" and widget.kind == "Widget"
+    assert widget.metadata == op.ObjectMeta()
+    assert widget.status is None
+
+
+def test_wire_and_apply_forms() -> None:
+    widget = Widget(
+        spec=Spec(worker_replicas=2), metadata=op.ObjectMeta(name="w", namespace="ns")
+    )
+    assert widget.model_dump(mode="json", by_alias=True, exclude_none=True) == {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "ns"},
+        "spec": {"workerReplicas": 2},
+    }
+    assert widget.model_dump(mode="json", by_alias=True, exclude_unset=True) == {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "ns"},
+        "spec": {"workerReplicas": 2},
+    }
+
+
+def test_decoding_a_server_object() -> None:
+    widget = Widget.model_validate(
+        {
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {
+                "name": "w",
+                "resourceVersion": "7",
+                "managedFields": [{"manager": "x"}],
+            },
+            "spec": {"workerReplicas": 1},
+            "status": {"ready": True},
+        }
+    )
+    assert widget.metadata.resource_version == "7"
+    assert widget.status is not None and widget.status.ready
+
+
+def test_spec_is_required_unless_optional() -> None:
+    with pytest.raises(ValidationError):
+        Widget()  # type: ignore[call-arg]
+
+    @op.kind(group="example.com", version="v1")
+    class Loose(op.CustomResource[Spec | None, None]):
+        pass
+
+    assert Loose().spec is None  # type: ignore[attr-defined]
+    assert "status" not in Loose.model_fields
+
+
+def test_no_spec_no_status() -> None:
+    @op.kind(group="example.com", version="v1")
+    class Bare(op.CustomResource[None, None]):
+        pass
+
+    assert set(Bare.model_fields) == {"api_version", "kind", "metadata"}
+
+
+def test_parametrisation_is_cached_and_checked() -> None:
+    assert op.CustomResource[Spec, Status] is op.CustomResource[Spec, Status]
+    with pytest.raises(TypeError):
+        op.CustomResource[Spec]  # type: ignore[misc]

@@ -1,0 +1,425 @@
+"""Bad inputs to `opgen generate crd`: one clear message, exit code 1, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from opgen.cli import app
+
+HEADER = """\
+from __future__ import annotations
+
+import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+import opgen.api as op
+
+"""
+
+
+def _kind(
+    spec: str = "Spec", status: str = "None", extra: str = "", name: str = "Thing"
+) -> str:
+    return (
+        f'\n@op.kind(group="things.example.com", version="v1")\n{extra}'
+        f"class {name}(op.CustomResource[{spec}, {status}]):\n    pass\n"
+    )
+
+
+# name → (types file source, text the error message must contain)
+CASES: dict[str, tuple[str, str]] = {
+    "syntax error": (
+        "import opgen.api as op\n\nclass Spec(op.Model)\n    x: int\n",
+        "case_types.py:3: syntax error",
+    ),
+    "import error": (
+        "import opgen.api as op\nimport no_such_module_for_opgen_tests\n",
+        "case_types.py:2: ModuleNotFoundError: No module named 'no_such_module_for_opgen_tests'",
+    ),
+    "exception while importing": (
+        "import opgen.api as op\n\n\nraise RuntimeError('boom')\n",
+        "case_types.py:4: RuntimeError: boom",
+    ),
+    "no kinds": (
+        HEADER + "class Spec(op.Model):\n    x: int\n",
+        "no kinds found",
+    ),
+    "marker written as a string": (
+        HEADER
+        + "class Spec(op.Model):\n    x: Annotated[int, '+kubebuilder:validation:Minimum=0']\n"
+        + _kind(),
+        "Spec.x: unknown marker '+kubebuilder:validation:Minimum=0'",
+    ),
+    "unknown marker object": (
+        HEADER + "class Spec(op.Model):\n    x: Annotated[int, 42]\n" + _kind(),
+        "Spec.x: unknown marker 42",
+    ),
+    "marker used without being called": (
+        HEADER + "class Spec(op.Model):\n    x: Annotated[int, op.Minimum]\n" + _kind(),
+        "op.Minimum is used without being called",
+    ),
+    "marker on the wrong type": (
+        HEADER
+        + "class Spec(op.Model):\n    x: Annotated[int, op.MinLength(1)]\n"
+        + _kind(),
+        "Spec.x: op.MinLength(1): applies to int-or-string or string values, but this is integer",
+    ),
+    "field marker on list items": (
+        HEADER
+        + "class Spec(op.Model):\n    x: list[Annotated[int, op.Required()]] = []\n"
+        + _kind(),
+        "op.Required() cannot stand on a type (class decorator or nested type)",
+    ),
+    "field marker as a class decorator": (
+        HEADER + "@op.Required()\nclass Spec(op.Model):\n    x: int\n" + _kind(),
+        "op.Required() cannot decorate a class",
+    ),
+    "kind decorator on a plain model": (
+        HEADER
+        + '@op.kind(group="things.example.com", version="v1")\nclass Spec(op.Model):\n    x: int\n',
+        "@op.kind(",
+    ),
+    "bad marker argument": (
+        HEADER
+        + "class Spec(op.Model):\n    x: Annotated[str, op.MinLength(-1)]\n"
+        + _kind(),
+        "case_types.py:10: op.MinLength(-1): expected a non-negative integer",
+    ),
+    "pattern the API server cannot compile": (
+        HEADER
+        + "class Spec(op.Model):\n    x: Annotated[str, op.Pattern(r'^(?!x)')]\n"
+        + _kind(),
+        "Go's RE2 engine",
+    ),
+    "recursive type": (
+        HEADER
+        + "class Node(op.Model):\n    children: list[Node] = []\n\n"
+        + "class Spec(op.Model):\n    root: Node\n"
+        + _kind(),
+        "recursive type: Node.children refers back to Node (Spec.root → Node.children → Node)",
+    ),
+    "fixed tuple": (
+        HEADER + "class Spec(op.Model):\n    pair: tuple[int, str]\n" + _kind(),
+        "Spec.pair: a fixed-shape tuple has no Kubernetes schema",
+    ),
+    "arbitrary class": (
+        HEADER
+        + "class Blob:\n    pass\n\nclass Spec(op.Model):\n"
+        + "    model_config = {'arbitrary_types_allowed': True}\n    blob: Blob\n"
+        + _kind(),
+        "Spec.blob: Blob is an arbitrary class with no Kubernetes schema",
+    ),
+    "float without opt-in": (
+        HEADER + "class Spec(op.Model):\n    ratio: float = 0.5\n" + _kind(),
+        "Spec.ratio: float fields are refused by default",
+    ),
+    "union of models": (
+        HEADER
+        + "class A(op.Model):\n    a: int\n\nclass B(op.Model):\n    b: int\n\n"
+        + "class Spec(op.Model):\n    choice: A | B\n"
+        + _kind(),
+        "Spec.choice: a union (a model, a model) has no structural Kubernetes schema",
+    ),
+    "plain bytes": (
+        HEADER + "class Spec(op.Model):\n    data: bytes\n" + _kind(),
+        "Spec.data: plain bytes would be sent as URL-safe base64",
+    ),
+    "timedelta": (
+        HEADER + "class Spec(op.Model):\n    wait: datetime.timedelta\n" + _kind(),
+        "use op.Duration",
+    ),
+    "map with int keys": (
+        HEADER + "class Spec(op.Model):\n    by_port: dict[int, str] = {}\n" + _kind(),
+        "Spec.by_port: map keys must be plain strings",
+    ),
+    "list map key that is not a field": (
+        HEADER
+        + "class Item(op.Model):\n    name: str\n\n"
+        + "class Spec(op.Model):\n"
+        + "    items: Annotated[list[Item], op.ListType('map'), op.ListMapKey('id')] = []\n"
+        + _kind(),
+        "op.ListMapKey('id'): the list items have no field 'id'",
+    ),
+    "list map key that is optional": (
+        HEADER
+        + "class Item(op.Model):\n    name: str | None = None\n\n"
+        + "class Spec(op.Model):\n"
+        + "    items: Annotated[list[Item], op.ListType('map'), op.ListMapKey('name')] = []\n"
+        + _kind(),
+        "it must have a default or be a required property",
+    ),
+    "oldSelf in the items of an atomic list": (
+        HEADER
+        + "class Spec(op.Model):\n"
+        + "    names: list[Annotated[str, op.Rule('self == oldSelf')]] = []\n"
+        + _kind(),
+        "oldSelf cannot be used on the uncorrelatable portion of the schema",
+    ),
+    "bad CEL reason": (
+        HEADER
+        + "class Spec(op.Model):\n    x: Annotated[int, op.Rule('self > 0', reason='Nope')]\n"
+        + _kind(),
+        "reason='Nope' is not one the API server accepts",
+    ),
+    "default that breaks its own schema": (
+        HEADER
+        + "class Spec(op.Model):\n    replicas: Annotated[int, op.Minimum(1)] = 0\n"
+        + _kind(),
+        "Spec.replicas: the API server would refuse this CRD",
+    ),
+    "one-of naming a required field": (
+        HEADER
+        + "@op.ExactlyOneOf('a', 'b')\nclass Spec(op.Model):\n    a: str\n    b: str | None = None\n"
+        + _kind(),
+        "field 'a' is required",
+    ),
+    "group without a dot": (
+        HEADER
+        + "class Spec(op.Model):\n    x: int = 0\n\n"
+        + '@op.kind(group="things", version="v1")\nclass Thing(op.CustomResource[Spec, None]):\n    pass\n',
+        "should be a domain with at least one dot",
+    ),
+    "bad version name": (
+        HEADER
+        + "class Spec(op.Model):\n    x: int = 0\n\n"
+        + '@op.kind(group="things.example.com", version="V1")\nclass Thing(op.CustomResource[Spec, None]):\n    pass\n',
+        "spec.versions[0].name: Invalid value: 'V1'",
+    ),
+    "protected group without approval": (
+        HEADER
+        + "class Spec(op.Model):\n    x: int = 0\n\n"
+        + '@op.kind(group="things.k8s.io", version="v1")\nclass Thing(op.CustomResource[Spec, None]):\n    pass\n',
+        "protected groups must have approval annotation",
+    ),
+    "printer column with a bad type": (
+        HEADER
+        + "class Spec(op.Model):\n    x: int = 0\n"
+        + _kind(extra='@op.print_column(name="X", type="int", json_path=".spec.x")\n'),
+        "must be one of boolean,date,integer,number,string",
+    ),
+    "printer column to a missing field": (
+        HEADER
+        + "class Spec(op.Model):\n    x: int = 0\n"
+        + _kind(
+            extra='@op.print_column(name="X", type="integer", json_path=".spec.y")\n'
+        ),
+        "'.spec.y': no such field in the schema",
+    ),
+    "scale path to a missing field": (
+        HEADER
+        + "class Spec(op.Model):\n    replicas: int = 1\n\nclass Status(op.Model):\n    ready: int = 0\n"
+        + _kind(
+            status="Status",
+            extra='@op.subresource_scale(".spec.replicas", ".status.replicas")\n',
+        ),
+        "statusReplicasPath: Invalid value: '.status.replicas': no such field in the schema",
+    ),
+    "selectable field that is an object": (
+        HEADER
+        + "class Inner(op.Model):\n    a: int = 0\n\nclass Spec(op.Model):\n    inner: Inner = Inner()\n"
+        + _kind(extra='@op.selectable_field(".spec.inner")\n'),
+        "must point to a field of type string, boolean or integer",
+    ),
+    "enum values of the wrong type": (
+        HEADER
+        + "class Spec(op.Model):\n    x: Annotated[int, op.Enum('a', 'b')]\n"
+        + _kind(),
+        "op.Enum('a', 'b'): has values of type string for a integer field",
+    ),
+    "items marker on a map": (
+        HEADER
+        + "class Spec(op.Model):\n    m: Annotated[dict[str, str], op.Items(op.MinLength(1))] = {}\n"
+        + _kind(),
+        "op.Items(op.MinLength(1)): applies to lists, but this is object",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_input(name: str, tmp_path: Path) -> None:
+    source, message = CASES[name]
+    types = tmp_path / "case_types.py"
+    types.write_text(source, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 1, result.output
+    assert message in result.stderr
+    assert result.stderr.startswith("error: ")
+    assert not out.exists()
+
+
+def _version(version: str, extra: str = "", plural: str = "") -> str:
+    names = f', plural="{plural}"' if plural else ""
+    return (
+        HEADER
+        + "class Spec(op.Model):\n    x: int = 0\n\n"
+        + f'@op.kind(group="things.example.com", version="{version}"{names})\n{extra}'
+        + "class Thing(op.CustomResource[Spec, None]):\n    pass\n"
+    )
+
+
+MULTI_FILE_CASES: dict[str, tuple[list[str], str]] = {
+    "two storage versions": (
+        [
+            _version("v1", "@op.storage_version()\n"),
+            _version("v2", "@op.storage_version()\n"),
+        ],
+        "Thing.things.example.com has 2 storage versions (v1 in",
+    ),
+    "no storage version": (
+        [_version("v1"), _version("v2")],
+        "Thing.things.example.com has versions v1, v2 but none is the storage version",
+    ),
+    "versions disagree on names": (
+        [_version("v1", "@op.storage_version()\n"), _version("v2", plural="thingies")],
+        "the versions of Thing disagree on plural: v1 (",
+    ),
+    "one version defined twice": (
+        [_version("v1"), _version("v1")],
+        "things.example.com/v1 Thing is defined twice",
+    ),
+    "no version served": (
+        [_version("v1", "@op.unserved_version()\n")],
+        "no version of Thing.things.example.com is served",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_FILE_CASES))
+def test_bad_versions(name: str, tmp_path: Path) -> None:
+    sources, message = MULTI_FILE_CASES[name]
+    arguments = ["generate", "crd"]
+    for position, source in enumerate(sources):
+        path = tmp_path / f"version_{position}.py"
+        path.write_text(source, encoding="utf-8")
+        arguments += ["--types", str(path)]
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [*arguments, "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert message in result.stderr
+    assert not out.exists()
+
+
+def test_missing_types_file(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        ["generate", "crd", "--types", str(tmp_path / "nope.py"), "--out", str(out)],
+    )
+    assert result.exit_code == 1
+    assert "nope.py: no such file" in result.stderr
+    assert not out.exists()
+
+
+def test_types_file_that_is_not_python(tmp_path: Path) -> None:
+    types = tmp_path / "types.yaml"
+    types.write_text("a: b\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert "not a Python file" in result.stderr
+    assert not out.exists()
+
+
+def test_out_is_a_file(tmp_path: Path) -> None:
+    types = tmp_path / "case_types.py"
+    types.write_text(
+        HEADER + "class Spec(op.Model):\n    x: int = 0\n" + _kind(), encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    out.write_text("not a directory", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert "exists and is not a directory" in result.stderr
+    assert out.read_text(encoding="utf-8") == "not a directory"
+
+
+def test_one_bad_kind_writes_nothing_at_all(tmp_path: Path) -> None:
+    types = tmp_path / "case_types.py"
+    types.write_text(
+        HEADER
+        + "class Good(op.Model):\n    x: int = 0\n\nclass Bad(op.Model):\n    r: float = 1.0\n"
+        + _kind(spec="Good", name="Aaa")
+        + _kind(spec="Bad", name="Zzz"),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert "Bad.r: float fields are refused" in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["generate", "crd", "--out", "x"],
+        ["generate", "crd", "--types", "x.py"],
+        ["generate", "crd", "--types", "x.py", "--out", "x", "--bogus"],
+        ["generate", "nope"],
+    ],
+)
+def test_usage_errors_exit_2(arguments: list[str], tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 2
+
+
+def _dag_source(levels: int, width: int) -> str:
+    """Models that reuse each other: small in Python, large once inlined."""
+    doc = "x" * 2000
+    source = (
+        HEADER
+        + "class L0(op.Model):\n"
+        + "".join(f'    f{i}: str = ""\n    """{doc}"""\n' for i in range(4))
+    )
+    for level in range(1, levels + 1):
+        source += f"\n\nclass L{level}(op.Model):\n" + "".join(
+            f"    f{i}: L{level - 1} | None = None\n" for i in range(width)
+        )
+    return source + _kind(spec=f"L{levels}")
+
+
+def test_crd_over_the_etcd_limit_is_refused(tmp_path: Path) -> None:
+    types = tmp_path / "case_types.py"
+    types.write_text(_dag_source(levels=3, width=7), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert "over the 1.5 MiB etcd limit" in result.stderr
+    assert not out.exists()
+
+
+def test_crd_over_256_kib_is_written_with_a_warning(tmp_path: Path) -> None:
+    types = tmp_path / "case_types.py"
+    types.write_text(_dag_source(levels=2, width=7), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        "warning: " in result.stderr
+        and "over 256 KiB, `kubectl apply` fails" in result.stderr
+    )
+    assert (out / "things.example.com_things.yaml").stat().st_size > 256 * 1024
+
+
+def test_generate_without_a_subcommand_shows_help() -> None:
+    result = CliRunner().invoke(app, ["generate"])
+    assert result.exit_code == 0
+    assert "crd" in result.output and "Usage: opgen generate" in result.output
