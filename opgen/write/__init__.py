@@ -6,6 +6,7 @@ all-or-nothing, checked for drift (`--check`) or described (`--dry-run`).
 """
 
 from opgen.write.files import File, Ownership, Removal
+from opgen.write.hashes import content_hash, edited_files
 from opgen.write.plan import Action, Change, Plan, apply, plan
 from opgen.write.regions import Region, read_regions, splice, wrap
 
@@ -18,6 +19,8 @@ __all__ = [
     "Region",
     "Removal",
     "apply",
+    "content_hash",
+    "edited_files",
     "plan",
     "read_regions",
     "splice",

@@ -87,6 +87,11 @@ class Plan:
     def skipped(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.action is Action.SKIP)
 
+    def merge(self, other: Plan) -> Plan:
+        """One plan holding the changes of both (same root, distinct paths)."""
+        changes = sorted([*self.changes, *other.changes], key=lambda c: str(c.path))
+        return Plan(self.root, tuple(changes))
+
     def drift(self) -> tuple[Change, ...]:
         """The changes `--check` reports: everything that would be written."""
         return self.writes
