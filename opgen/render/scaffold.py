@@ -88,7 +88,9 @@ def init_files(project: Project) -> list[File]:
         File(layout.package_dir / path, render(template, p=view), Ownership.USER)
         for path, template in _PACKAGE_FILES.items()
     ]
-    files.append(render_role([], namespaced_default=None))
+    files.append(
+        render_role([], namespaced_default="system" if project.namespaced else None)
+    )
     files.append(project_file(project))
     files += injected_files(project)
     return files
