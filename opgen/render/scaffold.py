@@ -8,6 +8,7 @@ PROJECT itself.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from opgen.project.config import PROJECT_FILE, Project, Resource, dump_project
@@ -171,9 +172,13 @@ def api_files(project: Project, resource: Resource) -> list[File]:
             if resource.core
             else "tests/test_controller.py.j2"
         )
-        files.append(
-            _user(layout.controller_test(resource), test, p, r, t=_test_view(r))
+        test_view = _TestView(
+            namespace_arg=", namespace=namespace" if r.namespaced else "",
+            request_namespace="namespace" if r.namespaced else "None",
+            into_namespace=" into `namespace`" if r.namespaced else "",
+            sample_path=str(layout.sample_file(resource)),
         )
+        files.append(_user(layout.controller_test(resource), test, p, r, t=test_view))
     return files
 
 
@@ -219,11 +224,11 @@ def _kind_args(r: ResourceView) -> str:
     return ", ".join(args)
 
 
+@dataclass(frozen=True)
 class _TestView:
-    def __init__(self, r: ResourceView) -> None:
-        self.namespace_arg = ", namespace=namespace" if r.namespaced else ""
-        self.request_namespace = "namespace" if r.namespaced else "None"
+    """Strings the controller test templates substitute."""
 
-
-def _test_view(r: ResourceView) -> _TestView:
-    return _TestView(r)
+    namespace_arg: str
+    request_namespace: str
+    into_namespace: str
+    sample_path: str
