@@ -204,3 +204,13 @@ def dump_documents(documents: Sequence[dict[str, Any]]) -> str:
         + yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, width=1000)
         for doc in documents
     )
+
+
+def rules_of(classes: Sequence[type]) -> list[RbacRule]:
+    """Every `op.rbac` rule on `classes`, class by class in the order given."""
+    import opgen.api as op
+
+    rules: list[RbacRule] = []
+    for cls in classes:
+        rules.extend(op.rbac_rules(cls))
+    return rules
