@@ -12,6 +12,7 @@ from opgen.project.config import (
     Resource,
     dump_project,
     parse_project,
+    replay_commands,
 )
 from opgen.project.layout import Layout
 from opgen.project.naming import default_plural
@@ -27,4 +28,5 @@ __all__ = [
     "ensure_empty_for_init",
     "load_project",
     "parse_project",
+    "replay_commands",
 ]

@@ -146,3 +146,44 @@ def parse_project(text: str, *, path: str = PROJECT_FILE) -> Project:
             location=Location(file=path),
             hint="restore it from version control; opgen writes this file",
         ) from None
+
+
+def replay_commands(project: Project) -> list[tuple[str, ...]]:
+    """The `opgen` command lines that rebuild this project's scaffold from nothing.
+
+    Running them in an empty folder gives the same PROJECT and the same
+    scaffolded files (before the user edited them).
+    """
+    init: list[str] = [
+        "init",
+        "--domain",
+        project.domain,
+        "--project-name",
+        project.project_name,
+    ]
+    if project.owner is not None:
+        init += ["--owner", project.owner]
+    init += ["--license", project.license]
+    init += ["--multigroup"] * project.multigroup + [
+        "--namespaced"
+    ] * project.namespaced
+    commands = [tuple(init)]
+    for resource in project.resources:
+        create = [
+            "create",
+            "api",
+            "--group",
+            resource.group,
+            "--version",
+            resource.version,
+        ]
+        create += ["--kind", resource.kind]
+        if resource.api:
+            create += ["--plural", resource.plural]
+            create.append("--namespaced" if resource.namespaced else "--cluster")
+        else:
+            create.append("--no-resource")
+        if not resource.controller:
+            create.append("--no-controller")
+        commands.append(tuple(create))
+    return commands

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from opgen.project import load_project
+from opgen.project import load_project, replay_commands
 from tests.scaffold.conftest import CREATE_RAY, INIT, opgen, snapshot, tree_hash
 
 INIT_FILES = {
@@ -430,3 +430,75 @@ def test_multigroup_wiring_is_sorted_and_stable(tmp_path: Path) -> None:
             == 0
         )
     assert snapshot(copy) == snapshot(root)
+
+
+def test_project_file_replays_to_the_same_tree(tmp_path: Path) -> None:
+    original = tmp_path / "original"
+    original.mkdir()
+    steps = [
+        (
+            "init",
+            "--domain",
+            "example.com",
+            "--project-name",
+            "replayed",
+            "--owner",
+            "Me",
+            "--multigroup",
+        ),
+        (
+            "create",
+            "api",
+            "--group",
+            "ray",
+            "--version",
+            "v1",
+            "--kind",
+            "RayCluster",
+            "--no-controller",
+        ),
+        (
+            "create",
+            "api",
+            "--group",
+            "batch",
+            "--version",
+            "v1",
+            "--kind",
+            "Fleet",
+            "--cluster",
+            "--plural",
+            "fleetz",
+        ),
+        (
+            "create",
+            "api",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Deployment",
+            "--no-resource",
+        ),
+        (
+            "create",
+            "api",
+            "--group",
+            "ray",
+            "--version",
+            "v1",
+            "--kind",
+            "RayCluster",
+            "--no-resource",
+        ),
+    ]
+    for step in steps:
+        run = opgen(original, *step)
+        assert run.exit_code == 0, run.stderr
+    replayed = tmp_path / "replayed"
+    replayed.mkdir()
+    for command in replay_commands(load_project(original)):
+        run = opgen(replayed, *command)
+        assert run.exit_code == 0, run.stderr
+    assert snapshot(replayed) == snapshot(original)
