@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
+from opgen.testing import Environment
 from tests.scaffold.conftest import opgen, snapshot, tree_hash
 
 BIN = Path(sys.executable).parent
@@ -207,3 +210,67 @@ def test_the_projects_own_tests_pass_against_envtest(generated: Path) -> None:
         env=env,
         timeout=600,
     )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.envtest
+def test_the_manager_reconciles_the_sample(
+    generated: Path, envtest: Environment
+) -> None:
+    envtest.install_crds([generated / "config/crd/bases"])
+    kubeconfig = str(envtest.kubeconfig_path)
+    sample = generated / "config/samples/ray_v1_raycluster.yaml"
+    env = {**os.environ, "KUBECONFIG": kubeconfig}
+    manager = subprocess.Popen(
+        [
+            str(BIN / "python"),
+            "-m",
+            "fleet_operator",
+            f"--health-probe-bind-address=127.0.0.1:{free_port()}",
+        ],
+        cwd=generated,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        tool(
+            generated, kubectl(), "--kubeconfig", kubeconfig, "apply", "-f", str(sample)
+        )
+        conditions: dict[str, str] = {}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and conditions.get("Ready") != "True":
+            time.sleep(0.5)
+            got = subprocess.run(
+                [
+                    kubectl(),
+                    "--kubeconfig",
+                    kubeconfig,
+                    "get",
+                    "-f",
+                    str(sample),
+                    "-o",
+                    "yaml",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            status = yaml.safe_load(got.stdout).get("status") or {}
+            conditions = {c["type"]: c["status"] for c in status.get("conditions", [])}
+        assert conditions == {
+            "Ready": "True",
+            "Progressing": "False",
+            "Degraded": "False",
+        }
+    finally:
+        manager.terminate()
+        output, _ = manager.communicate(timeout=60)
+    assert manager.returncode == 0, output
+    assert "starting manager" in output
