@@ -228,6 +228,20 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
         "PROJECT is not valid YAML",
     ),
     (
+        "generate: outside a project",
+        empty_dir,
+        ("generate",),
+        1,
+        "is not an opgen project",
+    ),
+    (
+        "generate --check: broken PROJECT",
+        broken_project_file,
+        ("generate", "--check"),
+        1,
+        "PROJECT is not valid YAML",
+    ),
+    (
         "delete: unknown kind",
         with_ray,
         ("delete", "api", "--group", "ray", "--version", "v1", "--kind", "RayJob"),
