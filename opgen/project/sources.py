@@ -1,6 +1,6 @@
 """The Python sources of a generated project that generators read.
 
-Types live under `<pkg>/api/`, reconcilers under `<pkg>/controller/`. While
+Kinds live in `<pkg>/api/**/*_types.py`, reconcilers under `<pkg>/controller/`. While
 they are imported, the project root is on `sys.path` and the project's
 package is fresh (any module of the same name from an earlier import is
 dropped first and again afterwards), so that one process can generate several
@@ -22,9 +22,11 @@ from opgen.project.layout import Layout
 
 
 def api_sources(root: Path, project: Project) -> list[Path]:
-    """Every `.py` file under `<pkg>/api/`, sorted."""
+    """The types files under `<pkg>/api/` (`*_types.py`, as `create api` names them), sorted."""
     api_dir = root.joinpath(*Layout(project).api_root.parts)
-    return sorted(p for p in api_dir.rglob("*.py") if "__pycache__" not in p.parts)
+    return sorted(
+        p for p in api_dir.rglob("*_types.py") if "__pycache__" not in p.parts
+    )
 
 
 def controller_modules(root: Path, project: Project) -> list[str]:
