@@ -52,6 +52,10 @@ example: setup ## Generate the CRD and RBAC for examples/raycluster_types.py int
 	$(BIN)/opgen generate crd --types examples/raycluster_types.py --out $(OUT)
 	@echo "wrote $(OUT)"
 
+.PHONY: example-project
+example-project: setup ## Rebuild examples/generated/ from scratch (init, create api, example types, generate).
+	examples/regenerate.sh "$(CURDIR)/examples/generated" "$(CURDIR)/$(BIN)/opgen"
+
 .PHONY: bench
 bench: setup ## Run the benchmarks and print their figures.
 	$(BIN)/python -m benchmarks

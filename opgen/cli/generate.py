@@ -1,5 +1,7 @@
 """`opgen generate` commands: regenerate what is derived from the API types.
 
+Inside a project, `opgen generate` runs every generator and `opgen generate
+manifests` writes the CRDs and RBAC; `--check` and `--dry-run` write nothing.
 `opgen generate crd --types FILE.py --out DIR` writes one CRD per kind found in
 standalone types files. Everything heavy (Pydantic, the loader, the schema
 engine) is imported inside the commands so `opgen --help` stays fast.
@@ -8,27 +10,24 @@ engine) is imported inside the commands so `opgen --help` stays fast.
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from opgen.cli._app import fail, reports_errors, warn
 
+if TYPE_CHECKING:
+    from opgen.errors import Diagnostic
+    from opgen.project import Project
+    from opgen.write import File, Plan
+
 __all__ = ["generate_app", "register"]
 
 generate_app = typer.Typer(
     name="generate",
-    help="Generate CRDs (and, in a project, the other manifests and clients) from your API types.",
-    no_args_is_help=False,
+    help="Regenerate what opgen owns in a project, or CRDs from a types file.",
     rich_markup_mode=None,
 )
-
-
-@generate_app.callback(invoke_without_command=True)
-def _generate(ctx: typer.Context) -> None:
-    """Generate CRDs and other files from your API types."""
-    if ctx.invoked_subcommand is None:
-        typer.echo(ctx.get_help())
 
 
 @generate_app.command("crd")
@@ -76,6 +75,99 @@ def crd(
     for file in files:
         target = display_path(file.target(out))
         typer.echo(f"wrote {target}" if file.path in changed else f"unchanged {target}")
+
+
+# --- project generators: `opgen generate` and `opgen generate manifests` ----
+# Run inside a project made by `opgen init`.
+
+CHECK_HELP = "Write nothing; exit 1 listing every file that would change, with a diff."
+DRY_RUN_HELP = "Write nothing; print what would be written."
+
+
+def _manifest_files(
+    root: Path, project: Project
+) -> tuple[list[File], list[Diagnostic]]:
+    """CRDs from the types under <pkg>/api/, role.yaml from the reconcilers' op.rbac."""
+    from opgen.load import load_kinds
+    from opgen.project.sources import api_sources, importable, reconciler_classes
+    from opgen.render.crd import render_crds
+    from opgen.render.rbac import render_role, rules_of
+
+    with importable(root, project):
+        loaded = load_kinds(api_sources(root, project))
+        rules = rules_of(reconciler_classes(root, project))
+    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("config/crd/bases"))
+    files.append(
+        render_role(rules, namespaced_default="system" if project.namespaced else None)
+    )
+    return files, [*loaded.diagnostics, *diagnostics]
+
+
+def _all_files(root: Path, project: Project) -> tuple[list[File], list[Diagnostic]]:
+    """Every generator's output, plus the scaffold-marker regions PROJECT implies."""
+    from opgen.render.scaffold import injected_files, project_file
+
+    files, diagnostics = _manifest_files(root, project)
+    return [*files, *injected_files(project), project_file(project)], diagnostics
+
+
+def _run(plan: Plan, *, check: bool, dry_run: bool) -> None:
+    if check:
+        drift = plan.drift()
+        if drift:
+            for change in drift:
+                typer.echo(f"{change.action.value} {change.path}", err=True)
+                typer.echo(change.diff(), err=True, nl=False)
+            raise fail(
+                f"{len(drift)} file(s) out of date; run `opgen generate` and commit the result"
+            )
+        typer.echo("up to date")
+        return
+    if dry_run:
+        for line in plan.describe():
+            typer.echo(line)
+        return
+    plan.apply()
+    for line in plan.describe():
+        if not line.startswith("unchanged"):
+            typer.echo(line)
+    if not plan.writes:
+        typer.echo("up to date")
+
+
+def _generate(select: str, *, check: bool, dry_run: bool) -> None:
+    from opgen.project import load_project
+    from opgen.write import plan
+
+    root = Path.cwd()
+    project = load_project(root)
+    files, diagnostics = (
+        _all_files(root, project) if select == "all" else _manifest_files(root, project)
+    )
+    warn(diagnostics)
+    _run(plan(files, root), check=check, dry_run=dry_run)
+
+
+@generate_app.callback(invoke_without_command=True)
+@reports_errors
+def generate_all(
+    ctx: typer.Context,
+    check: bool = typer.Option(False, "--check", help=CHECK_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+) -> None:
+    """Run every generator of the project in the current folder (manifests, wiring)."""
+    if ctx.invoked_subcommand is None:
+        _generate("all", check=check, dry_run=dry_run)
+
+
+@generate_app.command("manifests")
+@reports_errors
+def generate_manifests(
+    check: bool = typer.Option(False, "--check", help=CHECK_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+) -> None:
+    """Write the CRDs (config/crd/bases/) and config/rbac/role.yaml."""
+    _generate("manifests", check=check, dry_run=dry_run)
 
 
 def register(app: typer.Typer) -> None:

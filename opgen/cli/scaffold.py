@@ -1,9 +1,228 @@
-"""`opgen scaffold` commands."""
+"""`opgen init`, `opgen create api` and `opgen delete api`.
+
+Each command validates its inputs, builds the new PROJECT record, renders the
+files, plans them against the tree and applies the plan all-or-nothing. The
+heavy modules (jinja2, black, the renderers) are imported inside the commands
+so that `opgen --help` stays fast.
+"""
 
 from __future__ import annotations
 
+import enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+from opgen.cli._app import reports_errors
+
+if TYPE_CHECKING:
+    from opgen.write import Plan
+
+
+class LicenseChoice(str, enum.Enum):
+    apache2 = "apache2"
+    none = "none"
+
+
+def _report(plan: Plan, *, verb: str) -> None:
+    for line in plan.describe():
+        if not line.startswith("unchanged"):
+            typer.echo(line)
+    if not plan.writes:
+        typer.echo(f"nothing to {verb}: every file is already up to date")
+
+
+@reports_errors
+def init_command(
+    domain: str = typer.Option(
+        ..., "--domain", help="Domain of the API groups, e.g. example.com."
+    ),
+    project_name: str | None = typer.Option(
+        None,
+        "--project-name",
+        help="Project name (DNS label); defaults to the folder name.",
+    ),
+    owner: str | None = typer.Option(
+        None, "--owner", help="Copyright owner for license headers."
+    ),
+    license: Annotated[
+        LicenseChoice, typer.Option("--license", help="License of the new project.")
+    ] = LicenseChoice.apache2,
+    multigroup: bool = typer.Option(
+        False,
+        "--multigroup",
+        help="Lay out APIs as api/<group>/<version>/ (several groups).",
+    ),
+    namespaced: bool = typer.Option(
+        False,
+        "--namespaced",
+        help="Watch and get access to the manager's own namespace only (Roles, WATCH_NAMESPACE).",
+    ),
+) -> None:
+    """Scaffold a new operator project in the current (empty) folder."""
+    from opgen.project import ensure_empty_for_init
+    from opgen.project.inputs import new_project
+    from opgen.render.scaffold import init_files
+    from opgen.write import plan
+
+    root = Path.cwd()
+    project = new_project(
+        domain=domain,
+        project_name=project_name,
+        directory_name=root.name,
+        owner=owner,
+        license=license.value,
+        multigroup=multigroup,
+        namespaced=namespaced,
+    )
+    ensure_empty_for_init(root)
+    the_plan = plan(init_files(project), root)
+    the_plan.apply()
+    _report(the_plan, verb="write")
+    typer.echo(
+        f"\nCreated the {project.project_name} project. Next: "
+        "opgen create api --group <group> --version v1 --kind <Kind>"
+    )
+
+
+@reports_errors
+def create_api(
+    group: str = typer.Option(
+        ..., "--group", help="API group, without the domain (e.g. batch)."
+    ),
+    version: str = typer.Option(
+        ..., "--version", help="API version: v1, v1alpha1, v2beta3..."
+    ),
+    kind: str = typer.Option(
+        ..., "--kind", help="Kind, in UpperCamelCase (e.g. CronJob)."
+    ),
+    plural: str | None = typer.Option(
+        None,
+        "--plural",
+        help="Resource name in URLs; defaults to the English plural of the kind.",
+    ),
+    namespaced: bool = typer.Option(
+        True, "--namespaced/--cluster", help="Scope of the new kind."
+    ),
+    resource: bool = typer.Option(
+        True,
+        "--resource/--no-resource",
+        help="Scaffold the types; --no-resource with a core group (apps, core...) "
+        "makes a controller for a built-in type.",
+    ),
+    controller: bool = typer.Option(
+        True, "--controller/--no-controller", help="Scaffold a reconciler."
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Overwrite files of this kind that already exist."
+    ),
+) -> None:
+    """Add an API (types, CRD wiring, sample, roles) and its controller."""
+    from opgen.project import Layout, load_project
+    from opgen.project.inputs import new_resource
+    from opgen.render.scaffold import api_files, injected_files, project_file
+    from opgen.write import Ownership, content_hash, plan
+
+    root = Path.cwd()
+    project = load_project(root)
+    entry = new_resource(
+        project,
+        group=group,
+        version=version,
+        kind=kind,
+        plural=plural,
+        namespaced=namespaced,
+        resource=resource,
+        controller=controller,
+        force=force,
+    )
+    updated = project.with_resource(entry)
+    files_plan = plan(
+        api_files(updated, entry) + injected_files(updated), root, force=force
+    )
+    hashes = {
+        str(c.path): content_hash(c.new)
+        for c in files_plan.writes
+        if c.ownership is Ownership.USER and c.new is not None
+    }
+    updated = updated.with_hashes(hashes)
+    the_plan = files_plan.merge(plan([project_file(updated)], root))
+    the_plan.apply()
+    _report(the_plan, verb="write")
+    if entry.api:
+        typer.echo(
+            f"\nEdit {Layout(updated).types_file(entry)}, then run `opgen generate` "
+            "to write the CRD and RBAC."
+        )
+
+
+@reports_errors
+def delete_api(
+    group: str = typer.Option(
+        ..., "--group", help="API group, as given to create api."
+    ),
+    version: str = typer.Option(
+        ..., "--version", help="API version, as given to create api."
+    ),
+    kind: str = typer.Option(..., "--kind", help="Kind, as given to create api."),
+    force: bool = typer.Option(
+        False, "--force", help="Delete the kind's files even if you edited them."
+    ),
+) -> None:
+    """Remove an API and its controller: the files `create api` made, and their wiring."""
+    from opgen.errors import ProjectError, ScaffoldError
+    from opgen.project import load_project
+    from opgen.project.removal import files_to_remove
+    from opgen.render.scaffold import injected_files, project_file
+    from opgen.write import Removal, edited_files, plan
+
+    root = Path.cwd()
+    project = load_project(root)
+    entry = project.find(group, version, kind)
+    if entry is None:
+        known = ", ".join(f"{r.group}/{r.version} {r.kind}" for r in project.resources)
+        raise ProjectError(
+            f"{kind} ({group}/{version}) is not in this project",
+            hint=(
+                f"the project has: {known}" if known else "the project has no APIs yet"
+            ),
+        )
+    remaining = project.without_resource(entry)
+    owned, generated = files_to_remove(project, entry)
+    edited = edited_files(root, owned, project.scaffolded)
+    if edited and not force:
+        listed = ", ".join(str(p) for p in edited)
+        raise ScaffoldError(
+            f"not deleting {kind}: you edited files that create api scaffolded: {listed}",
+            hint="commit or move your changes, then re-run with --force to delete them anyway",
+        )
+    remaining = remaining.with_hashes({}, drop=frozenset(str(p) for p in owned))
+    removals = [Removal(p) for p in (*owned, *generated)]
+    the_plan = plan(
+        [*injected_files(remaining), project_file(remaining)], root, removals=removals
+    )
+    the_plan.apply()
+    _report(the_plan, verb="delete")
+    typer.echo("\nRun `opgen generate` to refresh config/rbac/role.yaml.")
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the root app."""
+    app.command("init")(init_command)
+    create = typer.Typer(
+        name="create",
+        help="Scaffold a new API.",
+        no_args_is_help=True,
+        rich_markup_mode=None,
+    )
+    create.command("api")(create_api)
+    app.add_typer(create)
+    delete = typer.Typer(
+        name="delete",
+        help="Remove an API that create api scaffolded.",
+        no_args_is_help=True,
+        rich_markup_mode=None,
+    )
+    delete.command("api")(delete_api)
+    app.add_typer(delete)

@@ -1,1 +1,32 @@
-"""opgen.project (see design.md §1)."""
+"""The PROJECT file, input validation and the layout of a generated project.
+
+`config` is the PROJECT file as a Pydantic model; `validate` checks every
+command input before anything is written; `layout` says where each file
+goes; `coregroups` knows Kubernetes' built-in groups for controllers of core
+types.
+"""
+
+from opgen.project.config import (
+    PROJECT_FILE,
+    Project,
+    Resource,
+    dump_project,
+    parse_project,
+    replay_commands,
+)
+from opgen.project.layout import Layout
+from opgen.project.naming import default_plural
+from opgen.project.paths import ensure_empty_for_init, load_project
+
+__all__ = [
+    "PROJECT_FILE",
+    "Layout",
+    "Project",
+    "Resource",
+    "default_plural",
+    "dump_project",
+    "ensure_empty_for_init",
+    "load_project",
+    "parse_project",
+    "replay_commands",
+]

@@ -1,0 +1,92 @@
+"""Kubernetes' built-in API groups, for `create api --no-resource` on a core type.
+
+Kubebuilder accepts the short group name (`apps`, `batch`, `core`, `rbac`...);
+opgen maps it to the real API group and to the lightkube module that defines
+the resource classes (`lightkube.resources.<module>`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+
+from opgen.errors import ProjectError
+
+#: short group → the API group it names ("" is the core group).
+CORE_GROUPS: dict[str, str] = {
+    "core": "",
+    "admissionregistration": "admissionregistration.k8s.io",
+    "apiextensions": "apiextensions.k8s.io",
+    "apiregistration": "apiregistration.k8s.io",
+    "apps": "apps",
+    "authentication": "authentication.k8s.io",
+    "authorization": "authorization.k8s.io",
+    "autoscaling": "autoscaling",
+    "batch": "batch",
+    "certificates": "certificates.k8s.io",
+    "coordination": "coordination.k8s.io",
+    "discovery": "discovery.k8s.io",
+    "events": "events.k8s.io",
+    "flowcontrol": "flowcontrol.apiserver.k8s.io",
+    "networking": "networking.k8s.io",
+    "node": "node.k8s.io",
+    "policy": "policy",
+    "rbac": "rbac.authorization.k8s.io",
+    "resource": "resource.k8s.io",
+    "scheduling": "scheduling.k8s.io",
+    "storage": "storage.k8s.io",
+}
+
+
+@dataclass(frozen=True)
+class CoreType:
+    """A built-in resource class found in lightkube."""
+
+    api_group: str
+    module: str
+    """The lightkube module, e.g. `lightkube.resources.apps_v1`."""
+    kind: str
+    plural: str
+    namespaced: bool
+
+
+def is_core_group(group: str) -> bool:
+    return group in CORE_GROUPS
+
+
+def lightkube_module(group: str, version: str) -> str:
+    api_group = CORE_GROUPS[group]
+    stem = api_group.removesuffix(".k8s.io").replace(".", "_") if api_group else "core"
+    return f"lightkube.resources.{stem}_{version}"
+
+
+def find_core_type(group: str, version: str, kind: str) -> CoreType:
+    """Look `group/version` `kind` up in lightkube; a `ProjectError` if it is not there."""
+    module_name = lightkube_module(group, version)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise ProjectError(
+            f"Kubernetes has no API {group}/{version} (looked for {module_name})",
+            hint="check --group and --version, e.g. --group apps --version v1",
+        ) from None
+    from lightkube.core import resource as lightkube_resource
+
+    found = getattr(module, kind, None)
+    if (
+        not inspect.isclass(found)
+        or not issubclass(found, lightkube_resource.Resource)
+        or found._api_info.parent is not None
+    ):
+        raise ProjectError(
+            f"{group}/{version} has no kind {kind!r}",
+            hint="check the spelling of --kind, e.g. --kind Deployment",
+        )
+    return CoreType(
+        api_group=CORE_GROUPS[group],
+        module=module_name,
+        kind=kind,
+        plural=found._api_info.plural,
+        namespaced=issubclass(found, lightkube_resource.NamespacedResource),
+    )

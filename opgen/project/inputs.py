@@ -1,0 +1,175 @@
+"""Turning a command's validated inputs into PROJECT records.
+
+`new_project` is `opgen init`; `new_resource` is `opgen create api`, with the
+checks that need the project: a duplicate kind, a core type that does not
+exist, a second group in a single-group project.
+"""
+
+from __future__ import annotations
+
+from opgen import __version__
+from opgen.errors import ProjectError
+from opgen.project import validate
+from opgen.project.config import License, Project, Resource
+from opgen.project.coregroups import find_core_type, is_core_group
+from opgen.project.naming import default_plural
+
+
+def new_project(
+    *,
+    domain: str,
+    project_name: str | None,
+    directory_name: str,
+    owner: str | None,
+    license: License,
+    multigroup: bool,
+    namespaced: bool,
+) -> Project:
+    """The PROJECT record `opgen init` writes (inputs validated)."""
+    name = validate.project_name(
+        project_name if project_name is not None else directory_name,
+        from_directory=project_name is None,
+    )
+    return Project(
+        cli_version=__version__,
+        domain=validate.domain(domain),
+        project_name=name,
+        package=validate.package_name(name),
+        owner=validate.owner(owner),
+        license=license,
+        multigroup=multigroup,
+        namespaced=namespaced,
+    )
+
+
+def new_resource(
+    project: Project,
+    *,
+    group: str,
+    version: str,
+    kind: str,
+    plural: str | None,
+    namespaced: bool,
+    resource: bool,
+    controller: bool,
+    force: bool,
+) -> Resource:
+    """The PROJECT entry `opgen create api` adds (inputs validated against the project)."""
+    validate.version(version)
+    validate.kind(kind)
+    if not resource and not controller:
+        raise ProjectError(
+            "nothing to scaffold: both --no-resource and --no-controller were given",
+            hint="drop one of them",
+        )
+    existing = project.find(group, version, kind)
+    if resource:
+        validate.group(group, domain_name=project.domain)
+        if plural is not None:
+            validate.plural(plural)
+        entry = Resource(
+            group=group,
+            version=version,
+            kind=kind,
+            plural=plural or default_plural(kind),
+            namespaced=namespaced,
+            api=True,
+            controller=controller,
+            api_group=f"{group}.{project.domain}",
+        )
+    elif existing is not None and existing.api:
+        entry = existing.model_copy(update={"controller": True})
+    elif is_core_group(group):
+        core = find_core_type(group, version, kind)
+        entry = Resource(
+            group=group,
+            version=version,
+            kind=kind,
+            plural=core.plural,
+            namespaced=core.namespaced,
+            api=False,
+            controller=True,
+            core=True,
+            api_group=core.api_group,
+        )
+    else:
+        raise ProjectError(
+            f"--no-resource needs an existing type, but {group}/{version} {kind} is "
+            "neither in this project nor a built-in Kubernetes type",
+            hint="drop --no-resource to scaffold the type too, or use a core group "
+            "such as --group apps --version v1 --kind Deployment",
+        )
+    if existing is not None and not force:
+        wanted = [
+            part for part, on in (("types", resource), ("controller", controller)) if on
+        ]
+        has = [
+            part
+            for part, on in (
+                ("types", existing.api),
+                ("controller", existing.controller),
+            )
+            if on
+        ]
+        clash = sorted(set(wanted) & set(has))
+        if clash:
+            raise ProjectError(
+                f"{kind} ({group}/{version}) already exists in this project "
+                f"(its {' and '.join(clash)} were scaffolded before)",
+                hint="pick another kind, or re-run with --force to scaffold its files again "
+                "(overwriting your changes)",
+            )
+    if existing is not None:
+        entry = entry.model_copy(
+            update={
+                "api": existing.api or entry.api,
+                "controller": existing.controller or entry.controller,
+            }
+        )
+    _check_unique_names(project, entry)
+    return entry
+
+
+def _check_unique_names(project: Project, entry: Resource) -> None:
+    for other in project.resources:
+        if other.key == entry.key:
+            continue
+        if (
+            other.api_group == entry.api_group
+            and other.kind == entry.kind
+            and other.plural != entry.plural
+        ):
+            raise ProjectError(
+                f"{entry.kind} in {entry.api_group} already has the plural {other.plural!r} "
+                f"(version {other.version}); every version of a kind shares one plural",
+                hint=f"use --plural {other.plural}",
+            )
+        if (
+            other.api_group == entry.api_group
+            and other.plural == entry.plural
+            and other.kind != entry.kind
+        ):
+            raise ProjectError(
+                f"the plural {entry.plural!r} is already taken by {other.kind} in {entry.api_group}",
+                hint="choose another --plural",
+            )
+        if (
+            not project.multigroup
+            and entry.api
+            and other.api
+            and other.group != entry.group
+        ):
+            raise ProjectError(
+                f"this project already has the group {other.group!r}; a single-group "
+                "project keeps its types in api/<version>/, one group only",
+                hint="use the same --group, or start the project with `opgen init --multigroup`",
+            )
+        if (
+            other.kind.lower() == entry.kind.lower()
+            and other.kind != entry.kind
+            and other.group == entry.group
+        ):
+            raise ProjectError(
+                f"{entry.kind} differs from {other.kind} only in case; their files would clash",
+                hint="choose a different kind name",
+            )

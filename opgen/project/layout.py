@@ -1,0 +1,126 @@
+"""Where every file of a generated project lives.
+
+Single-group projects put a version's types in `<pkg>/api/<version>/` and
+controllers in `<pkg>/controller/`; `--multigroup` projects add the group as a
+folder level (`<pkg>/api/<group>/<version>/`, `<pkg>/controller/<group>/`) and
+as a prefix of per-kind config and test file names, as Kubebuilder does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from opgen.project.config import Project, Resource
+from opgen.project.validate import package_name
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Paths (relative to the project root, POSIX) and module names of a project."""
+
+    project: Project
+
+    @property
+    def package_dir(self) -> PurePosixPath:
+        return PurePosixPath(self.project.package)
+
+    @property
+    def main_file(self) -> PurePosixPath:
+        return self.package_dir / "main.py"
+
+    @property
+    def api_root(self) -> PurePosixPath:
+        return self.package_dir / "api"
+
+    @property
+    def controller_root(self) -> PurePosixPath:
+        return self.package_dir / "controller"
+
+    def _group_parts(self, group: str) -> tuple[str, ...]:
+        return (package_name(group),) if self.project.multigroup else ()
+
+    def _prefix(self, resource: Resource) -> str:
+        return f"{package_name(resource.group)}_" if self.project.multigroup else ""
+
+    def api_dir(self, group: str, version: str) -> PurePosixPath:
+        return self.api_root.joinpath(*self._group_parts(group), version)
+
+    def api_module(self, group: str, version: str) -> str:
+        return ".".join(self.api_dir(group, version).parts)
+
+    def api_packages(self, group: str, version: str) -> tuple[PurePosixPath, ...]:
+        """`__init__.py` files from `<pkg>/api/` (excluded) down to the version."""
+        folders = [self.api_root.joinpath(*self._group_parts(group))] * bool(
+            self.project.multigroup
+        ) + [self.api_dir(group, version)]
+        return tuple(folder / "__init__.py" for folder in folders)
+
+    def groupversion_file(self, group: str, version: str) -> PurePosixPath:
+        return self.api_dir(group, version) / "groupversion_info.py"
+
+    def types_file(self, resource: Resource) -> PurePosixPath:
+        return (
+            self.api_dir(resource.group, resource.version)
+            / f"{resource.kind.lower()}_types.py"
+        )
+
+    def types_module(self, resource: Resource) -> str:
+        return ".".join(self.types_file(resource).with_suffix("").parts)
+
+    def controller_dir(self, group: str) -> PurePosixPath:
+        return self.controller_root.joinpath(*self._group_parts(group))
+
+    def controller_packages(self, group: str) -> tuple[PurePosixPath, ...]:
+        if not self.project.multigroup:
+            return ()
+        return (self.controller_dir(group) / "__init__.py",)
+
+    def controller_file(self, resource: Resource) -> PurePosixPath:
+        return (
+            self.controller_dir(resource.group)
+            / f"{resource.kind.lower()}_controller.py"
+        )
+
+    def controller_module(self, resource: Resource) -> str:
+        return ".".join(self.controller_file(resource).with_suffix("").parts)
+
+    def controller_test(self, resource: Resource) -> PurePosixPath:
+        name = f"test_{self._prefix(resource)}{resource.kind.lower()}_controller.py"
+        return PurePosixPath("tests", "controller", name)
+
+    def sample_file(self, resource: Resource) -> PurePosixPath:
+        name = f"{package_name(resource.group)}_{resource.version}_{resource.kind.lower()}.yaml"
+        return PurePosixPath("config", "samples", name)
+
+    def role_files(self, resource: Resource) -> tuple[PurePosixPath, ...]:
+        stem = f"{self._prefix(resource)}{resource.kind.lower()}"
+        return tuple(
+            PurePosixPath("config", "rbac", f"{stem}_{role}_role.yaml")
+            for role in ("admin", "editor", "viewer")
+        )
+
+    def crd_file(self, resource: Resource) -> PurePosixPath:
+        """Where `opgen generate` writes the kind's CRD (controller-gen's file name)."""
+        return PurePosixPath(
+            "config", "crd", "bases", f"{resource.api_group}_{resource.plural}.yaml"
+        )
+
+    def resource_files(self, resource: Resource) -> tuple[PurePosixPath, ...]:
+        """Every user-owned file `create api` scaffolds for `resource`."""
+        files: list[PurePosixPath] = []
+        if resource.api:
+            files += [
+                *self.api_packages(resource.group, resource.version),
+                self.groupversion_file(resource.group, resource.version),
+                self.types_file(resource),
+                self.sample_file(resource),
+                *self.role_files(resource),
+            ]
+        if resource.controller:
+            files += [
+                *self.controller_packages(resource.group),
+                self.controller_file(resource),
+                self.controller_test(resource),
+            ]
+        return tuple(files)

@@ -1,0 +1,38 @@
+"""Finding the project a command runs in, and reading its PROJECT file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from opgen.errors import Location, ProjectError
+from opgen.project.config import PROJECT_FILE, Project, parse_project
+
+
+def load_project(root: Path) -> Project:
+    """Read `root/PROJECT`; a `ProjectError` when `root` is not an opgen project."""
+    path = root / PROJECT_FILE
+    if not path.is_file():
+        raise ProjectError(
+            f"{root} is not an opgen project: there is no {PROJECT_FILE} file here",
+            location=Location(file=str(path)),
+            hint="run the command from the project's root folder, or create a "
+            "project with `opgen init --domain example.com`",
+        )
+    return parse_project(path.read_text(encoding="utf-8"), path=str(path))
+
+
+def ensure_empty_for_init(root: Path) -> None:
+    """`opgen init` runs in an empty folder, or one holding only `.git`."""
+    if (root / PROJECT_FILE).exists():
+        raise ProjectError(
+            f"{root} is already an opgen project ({PROJECT_FILE} exists)",
+            hint="use `opgen create api` to add to it, or run init in an empty folder",
+        )
+    clutter = sorted(p.name for p in root.iterdir() if p.name != ".git")
+    if clutter:
+        shown = ", ".join(clutter[:5]) + (", ..." if len(clutter) > 5 else "")
+        raise ProjectError(
+            f"{root} is not empty ({shown}); opgen init only scaffolds into an empty "
+            "folder (a .git folder is fine)",
+            hint="run it in a new folder: mkdir my-operator && cd my-operator",
+        )

@@ -1,0 +1,86 @@
+"""The Python sources of a generated project that generators read.
+
+Kinds live in `<pkg>/api/**/*_types.py`, reconcilers under `<pkg>/controller/`. While
+they are imported, the project root is on `sys.path` and the project's
+package is fresh (any module of the same name from an earlier import is
+dropped first and again afterwards), so that one process can generate several
+projects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from opgen.errors import LoadError, Location
+from opgen.project.config import Project
+from opgen.project.layout import Layout
+
+
+def api_sources(root: Path, project: Project) -> list[Path]:
+    """The types files under `<pkg>/api/` (`*_types.py`, as `create api` names them), sorted."""
+    api_dir = root.joinpath(*Layout(project).api_root.parts)
+    return sorted(
+        p for p in api_dir.rglob("*_types.py") if "__pycache__" not in p.parts
+    )
+
+
+def controller_modules(root: Path, project: Project) -> list[str]:
+    """Dotted names of every module under `<pkg>/controller/`, sorted."""
+    controller_dir = root.joinpath(*Layout(project).controller_root.parts)
+    modules = []
+    for path in sorted(controller_dir.rglob("*.py")):
+        if "__pycache__" in path.parts or path.name == "__init__.py":
+            continue
+        modules.append(".".join(path.relative_to(root).with_suffix("").parts))
+    return modules
+
+
+@contextlib.contextmanager
+def importable(root: Path, project: Project) -> Iterator[None]:
+    """Make the project's package importable from `root` for the duration."""
+    _forget(project.package)
+    sys.path.insert(0, str(root))
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(root))
+        _forget(project.package)
+
+
+def _forget(package: str) -> None:
+    for name in [n for n in sys.modules if n == package or n.startswith(f"{package}.")]:
+        del sys.modules[name]
+
+
+def reconciler_classes(root: Path, project: Project) -> list[type]:
+    """Classes defined in the controller modules, in module then source order.
+
+    Call inside `importable(root, project)`.
+    """
+    classes: list[type] = []
+    for name in controller_modules(root, project):
+        try:
+            module = importlib.import_module(name)
+        except Exception as error:
+            raise LoadError(
+                f"cannot import {name}: {type(error).__name__}: {error}",
+                location=Location(
+                    file=str(root.joinpath(*name.split(".")).with_suffix(".py"))
+                ),
+                hint="fix the error above; opgen imports controllers to read their op.rbac markers",
+            ) from error
+        members = [
+            obj
+            for obj in vars(module).values()
+            if inspect.isclass(obj) and obj.__module__ == module.__name__
+        ]
+        members.sort(key=lambda cls: inspect.getsourcelines(cls)[1])
+        classes.extend(members)
+    return classes

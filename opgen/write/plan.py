@@ -1,0 +1,174 @@
+"""The file plan: what applying a list of files would do, then doing it.
+
+`plan` compares each `File` with the tree under a root and decides an
+`Action` by the file's ownership:
+
+- GENERATED: created or rewritten whenever its content differs.
+- USER: created when missing; an existing file that differs is skipped (and
+  the skip reported) unless `force` is set.
+- INJECTED: created when missing; otherwise only the lines between its scaffold
+  markers are replaced (a missing or broken marker is a `ScaffoldError`).
+
+A `Plan` is applied all-or-nothing (`Plan.apply`), reported as drift with short
+unified diffs (`Plan.drift`, for `--check`) or described (`Plan.describe`, for
+`--dry-run`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from opgen.errors import ScaffoldError
+from opgen.write.atomic import replace_all
+from opgen.write.files import File, Ownership, Removal
+from opgen.write.regions import splice
+
+
+class Action(enum.Enum):
+    """What applying a plan does to one path."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    UNCHANGED = "unchanged"
+    SKIP = "skip"
+    DELETE = "delete"
+
+    @property
+    def writes(self) -> bool:
+        return self in (Action.CREATE, Action.UPDATE, Action.DELETE)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path of a plan: the action, and the content before and after."""
+
+    path: PurePosixPath
+    action: Action
+    ownership: Ownership
+    old: str | None
+    """Content on disk now (None when the file does not exist)."""
+    new: str | None
+    """Content after applying (None for a deletion)."""
+
+    def diff(self, *, context: int = 2, max_lines: int = 40) -> str:
+        """A short unified diff from what is on disk to what the plan wants."""
+        lines = list(
+            difflib.unified_diff(
+                (self.old or "").splitlines(keepends=True),
+                (self.new or "").splitlines(keepends=True),
+                fromfile=f"a/{self.path}" if self.old is not None else "/dev/null",
+                tofile=f"b/{self.path}" if self.new is not None else "/dev/null",
+                n=context,
+            )
+        )
+        lines = [line if line.endswith("\n") else line + "\n" for line in lines]
+        if len(lines) > max_lines:
+            hidden = len(lines) - max_lines
+            lines = [*lines[:max_lines], f"... ({hidden} more diff lines)\n"]
+        return "".join(lines)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every change a command would make, in path order."""
+
+    root: Path
+    changes: tuple[Change, ...]
+
+    @property
+    def writes(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.action.writes)
+
+    @property
+    def skipped(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.action is Action.SKIP)
+
+    def merge(self, other: Plan) -> Plan:
+        """One plan holding the changes of both (same root, distinct paths)."""
+        changes = sorted([*self.changes, *other.changes], key=lambda c: str(c.path))
+        return Plan(self.root, tuple(changes))
+
+    def drift(self) -> tuple[Change, ...]:
+        """The changes `--check` reports: everything that would be written."""
+        return self.writes
+
+    def describe(self) -> list[str]:
+        """One line per path: `<action> <path>` (for `--dry-run` and reports)."""
+        lines = []
+        for change in self.changes:
+            note = ""
+            if change.action is Action.SKIP:
+                note = " (exists and is yours; --force overwrites it)"
+            lines.append(f"{change.action.value:<9} {change.path}{note}")
+        return lines
+
+    def apply(self) -> tuple[Change, ...]:
+        """Write the plan, all or nothing; return the changes made."""
+        writes = [
+            (self.root.joinpath(*c.path.parts), c.new)
+            for c in self.writes
+            if c.new is not None
+        ]
+        removals = [
+            self.root.joinpath(*c.path.parts)
+            for c in self.writes
+            if c.action is Action.DELETE
+        ]
+        replace_all(writes, removals, root=self.root)
+        return self.writes
+
+
+def plan(
+    files: Sequence[File],
+    root: Path,
+    *,
+    force: bool = False,
+    removals: Sequence[Removal] = (),
+) -> Plan:
+    """Decide what writing `files` (and deleting `removals`) under `root` does."""
+    paths = [f.path for f in files] + [r.path for r in removals]
+    if len(set(paths)) != len(paths):
+        duplicates = sorted({str(p) for p in paths if paths.count(p) > 1})
+        raise ScaffoldError(
+            f"internal error: the plan touches {', '.join(duplicates)} twice"
+        )
+    changes = [_change_for(file, root, force=force) for file in files]
+    for removal in removals:
+        target = removal.target(root)
+        if target.is_file():
+            old = target.read_text(encoding="utf-8")
+            changes.append(
+                Change(removal.path, Action.DELETE, Ownership.USER, old, None)
+            )
+    return Plan(root, tuple(sorted(changes, key=lambda c: str(c.path))))
+
+
+def apply(files: Sequence[File], root: Path, *, force: bool = False) -> list[File]:
+    """Write `files` under `root`, all or nothing; return the files that changed.
+
+    Existing USER files are skipped unless `force` is set (see `plan`).
+    """
+    the_plan = plan(files, root, force=force)
+    written = {c.path for c in the_plan.apply()}
+    return [f for f in files if f.path in written]
+
+
+def _change_for(file: File, root: Path, *, force: bool) -> Change:
+    target = file.target(root)
+    if target.is_dir():
+        raise ScaffoldError(f"{file.path}: a directory is in the way of this file")
+    if not target.exists():
+        return Change(file.path, Action.CREATE, file.ownership, None, file.content)
+    old = target.read_text(encoding="utf-8")
+    new = file.content
+    if file.ownership is Ownership.INJECTED:
+        new = splice(old, file.regions, path=str(file.path))
+    if old == new:
+        return Change(file.path, Action.UNCHANGED, file.ownership, old, new)
+    if file.ownership is Ownership.USER and not force:
+        return Change(file.path, Action.SKIP, file.ownership, old, old)
+    return Change(file.path, Action.UPDATE, file.ownership, old, new)

@@ -1,0 +1,281 @@
+"""Bad inputs: each gives its message and exit code, and leaves the tree as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.scaffold.conftest import CREATE_RAY, INIT, opgen, tree_hash
+
+Setup = Callable[[Path], Path]
+
+
+def fresh(project: Path) -> Path:
+    return project
+
+
+def empty_dir(project: Path) -> Path:
+    folder = project.parent / "empty"
+    folder.mkdir()
+    return folder
+
+
+def with_ray(project: Path) -> Path:
+    assert opgen(project, *CREATE_RAY).exit_code == 0
+    return project
+
+
+def edited_ray(project: Path) -> Path:
+    with_ray(project)
+    types = project / "ray_operator/api/v1/raycluster_types.py"
+    types.write_text(types.read_text() + "# edited\n")
+    return project
+
+
+def dir_named(name: str) -> Setup:
+    def setup(project: Path) -> Path:
+        folder = project.parent / name
+        folder.mkdir()
+        return folder
+
+    return setup
+
+
+def non_empty(project: Path) -> Path:
+    folder = empty_dir(project)
+    (folder / "notes.txt").write_text("hello\n")
+    return folder
+
+
+def broken_marker(project: Path) -> Path:
+    main = project / "ray_operator/main.py"
+    main.write_text(main.read_text().replace("# +opgen:scaffold:controllers:end\n", ""))
+    return project
+
+
+def renamed_marker(project: Path) -> Path:
+    kustomization = project / "config/rbac/kustomization.yaml"
+    kustomization.write_text(
+        kustomization.read_text().replace("scaffold:kind-roles", "scaffold:roles")
+    )
+    return project
+
+
+def broken_project_file(project: Path) -> Path:
+    (project / "PROJECT").write_text("version: '1'\ndomain: [\n")
+    return project
+
+
+CREATE = ("create", "api", "--group", "ray", "--version", "v1", "--kind")
+
+CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
+    (
+        "init: bad domain",
+        empty_dir,
+        ("init", "--domain", "Example.COM"),
+        1,
+        "invalid --domain 'Example.COM'",
+    ),
+    (
+        "init: bad project name",
+        empty_dir,
+        ("init", "--domain", "x.io", "--project-name", "My_Op"),
+        1,
+        "invalid project name 'My_Op'",
+    ),
+    (
+        "init: folder name is not a name",
+        dir_named("1-bad"),
+        ("init", "--domain", "x.io"),
+        1,
+        "(from the directory name)",
+    ),
+    (
+        "init: folder not empty",
+        non_empty,
+        ("init", "--domain", "x.io"),
+        1,
+        "is not empty (notes.txt)",
+    ),
+    ("init: already a project", fresh, INIT, 1, "already an opgen project"),
+    (
+        "init: unknown license",
+        empty_dir,
+        ("init", "--domain", "x.io", "--license", "gpl"),
+        2,
+        "Invalid value for '--license'",
+    ),
+    ("init: missing domain", empty_dir, ("init",), 2, "Missing option '--domain'"),
+    (
+        "init: owner on two lines",
+        empty_dir,
+        ("init", "--domain", "x.io", "--owner", "a\nb"),
+        1,
+        "invalid --owner",
+    ),
+    (
+        "create: outside a project",
+        empty_dir,
+        (*CREATE, "RayCluster"),
+        1,
+        "is not an opgen project",
+    ),
+    (
+        "create: bad version",
+        fresh,
+        (
+            "create",
+            "api",
+            "--group",
+            "ray",
+            "--version",
+            "v1.0",
+            "--kind",
+            "RayCluster",
+        ),
+        1,
+        "invalid --version 'v1.0'",
+    ),
+    (
+        "create: lower-case kind",
+        fresh,
+        (*CREATE, "rayCluster"),
+        1,
+        "invalid --kind 'rayCluster'",
+    ),
+    ("create: reserved kind", fresh, (*CREATE, "None"), 1, "the name is reserved"),
+    ("create: list kind", fresh, (*CREATE, "RayClusterList"), 1, "ending in 'List'"),
+    (
+        "create: bad group",
+        fresh,
+        ("create", "api", "--group", "Ray", "--version", "v1", "--kind", "RayCluster"),
+        1,
+        "invalid --group 'Ray'",
+    ),
+    (
+        "create: bad plural",
+        fresh,
+        (*CREATE, "RayCluster", "--plural", "Ray_Clusters"),
+        1,
+        "invalid --plural 'Ray_Clusters'",
+    ),
+    (
+        "create: duplicate kind",
+        with_ray,
+        CREATE_RAY,
+        1,
+        "RayCluster (ray/v1) already exists",
+    ),
+    (
+        "create: second group, single-group",
+        with_ray,
+        ("create", "api", "--group", "batch", "--version", "v1", "--kind", "Job"),
+        1,
+        "already has the group 'ray'",
+    ),
+    (
+        "create: nothing to scaffold",
+        fresh,
+        (*CREATE, "RayCluster", "--no-resource", "--no-controller"),
+        1,
+        "nothing to scaffold",
+    ),
+    (
+        "create: no-resource, unknown type",
+        fresh,
+        (*CREATE, "RayCluster", "--no-resource"),
+        1,
+        "neither in this project nor a built-in",
+    ),
+    (
+        "create: no-resource, misspelt core kind",
+        fresh,
+        (
+            "create",
+            "api",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Deploymnt",
+            "--no-resource",
+        ),
+        1,
+        "apps/v1 has no kind 'Deploymnt'",
+    ),
+    (
+        "create: missing end marker",
+        broken_marker,
+        CREATE_RAY,
+        1,
+        "'# +opgen:scaffold:controllers' is never closed",
+    ),
+    (
+        "create: renamed marker",
+        renamed_marker,
+        CREATE_RAY,
+        1,
+        "'# +opgen:scaffold:kind-roles' not found",
+    ),
+    (
+        "create: broken PROJECT",
+        broken_project_file,
+        CREATE_RAY,
+        1,
+        "PROJECT is not valid YAML",
+    ),
+    (
+        "generate: outside a project",
+        empty_dir,
+        ("generate",),
+        1,
+        "is not an opgen project",
+    ),
+    (
+        "generate --check: broken PROJECT",
+        broken_project_file,
+        ("generate", "--check"),
+        1,
+        "PROJECT is not valid YAML",
+    ),
+    (
+        "delete: unknown kind",
+        with_ray,
+        ("delete", "api", "--group", "ray", "--version", "v1", "--kind", "RayJob"),
+        1,
+        "RayJob (ray/v1) is not in this project",
+    ),
+    (
+        "delete: edited file",
+        edited_ray,
+        ("delete", "api", "--group", "ray", "--version", "v1", "--kind", "RayCluster"),
+        1,
+        "you edited files",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "code", "message"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_bad_input(
+    project: Path, setup: Setup, args: tuple[str, ...], code: int, message: str
+) -> None:
+    cwd = setup(project)
+    before = tree_hash(cwd.parent)
+    run = opgen(cwd, *args)
+    assert run.exit_code == code, run.stdout + run.stderr
+    assert message in run.stderr
+    if code == 1:
+        assert run.stderr.startswith("error: ")
+        assert "hint: " in run.stderr
+    assert tree_hash(cwd.parent) == before
+
+
+def test_there_are_at_least_fifteen_cases() -> None:
+    assert len(CASES) >= 15
