@@ -40,8 +40,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-_API: Any = op  # opgen.api, read only here (typed access once it has resource_info)
-
 _ALL_VERBS = [
     "delete",
     "deletecollection",
@@ -150,7 +148,7 @@ def _subresource_class(
 def _cached_resource_type(cls: type) -> ResourceType[Any]:
     if isinstance(cls, type) and issubclass(cls, lk_resource.Resource):
         return _lightkube_type(cls)
-    if isinstance(cls, type) and issubclass(cls, BaseModel):
+    if isinstance(cls, type) and issubclass(cls, op.CustomResource):
         return _model_type(cls)
     raise TypeError(
         f"{cls!r} is not a Kubernetes kind: expected an opgen.api.CustomResource subclass "
@@ -207,9 +205,9 @@ def _lightkube_type(cls: type) -> ResourceType[Any]:
     )
 
 
-def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
-    # The one read of opgen.api's kind metadata (op.resource_info, see BRIEF).
-    info = _API.resource_info(cls)
+def _model_type(cls: type[op.CustomResource[Any, Any]]) -> ResourceType[Any]:
+    # The one read of opgen.api's kind metadata.
+    info: op.ResourceInfo = op.resource_info(cls)
     scale = None
     if info.scale is not None:
         spec_path, status_path, selector_path = info.scale
@@ -225,9 +223,7 @@ def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
                 exclude_unset=exclude_unset,
             ),
         )
-        data["apiVersion"] = (
-            f"{info.group}/{info.version}" if info.group else info.version
-        )
+        data["apiVersion"] = info.api_version
         data["kind"] = info.kind
         return data
 
@@ -237,8 +233,8 @@ def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
         version=info.version,
         kind=info.kind,
         plural=info.plural,
-        namespaced=bool(info.namespaced),
-        status_subresource=bool(info.status_subresource),
+        namespaced=info.namespaced,
+        status_subresource=info.status_subresource,
         scale=scale,
         decode_json=cls.model_validate_json,
         decode_dict=cls.model_validate,

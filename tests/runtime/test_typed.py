@@ -8,6 +8,7 @@ import secrets
 import lightkube
 import pytest
 
+import opgen.api as op
 from opgen import runtime as rt
 from opgen.runtime.rest import RestClient
 from opgen.runtime.typed import (
@@ -18,7 +19,6 @@ from opgen.runtime.typed import (
     NamespacedScale,
     NamespacedStatus,
 )
-from tests.runtime import standin as op
 from tests.runtime.kinds import Gadget, Widget, WidgetSpec, WidgetStatus, widget
 
 pytestmark = pytest.mark.envtest
