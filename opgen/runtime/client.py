@@ -15,6 +15,8 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
 from typing import Any, Literal, TypeVar, cast
 
 import msgspec
@@ -22,7 +24,7 @@ import msgspec
 from opgen.runtime import resources, selectors
 from opgen.runtime.cache import Cache
 from opgen.runtime.resources import ResourceType, resource_type
-from opgen.runtime.rest import RestClient
+from opgen.runtime.rest import RestClient, lightkube_client
 
 __all__ = ["DEFAULT_FIELD_MANAGER", "Client", "PatchType", "Preconditions", "Reader"]
 
@@ -156,6 +158,37 @@ class Client:
         self.cache = cache
         self.field_manager = field_manager
         self.uncached = Reader(rest)
+
+    @classmethod
+    def from_kubeconfig(
+        cls,
+        path: str | Path | None = None,
+        *,
+        context: str | None = None,
+        qps: float = 20.0,
+        burst: int = 30,
+        field_manager: str = DEFAULT_FIELD_MANAGER,
+    ) -> Client:
+        """A client without a cache (every read goes to the API server), for scripts and
+        tests; default config: in-cluster, else $KUBECONFIG, else ~/.kube/config.
+        Close it with `await client.aclose()`, or use `async with`."""
+        rest = RestClient(lightkube_client(path, context=context), qps=qps, burst=burst)
+        return cls(rest, field_manager=field_manager)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (a manager's client is closed by the manager)."""
+        await self.rest.aclose()
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
     # -- reads -------------------------------------------------------------
 

@@ -13,20 +13,25 @@ client-side token bucket (QPS/burst) and is counted per verb, both in
 from __future__ import annotations
 
 import collections
+import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx2
 import lightkube
 import msgspec
+from lightkube.config.kubeconfig import KubeConfig
 from lightkube.core.generic_client import ALL_NS
 
 from opgen.runtime import errors, ratelimit
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
 
-__all__ = ["WRITE_VERBS", "RestClient"]
+__all__ = ["WRITE_VERBS", "RestClient", "lightkube_client", "quiet_request_logs"]
+
+REQUEST_TIMEOUT = 30.0
 
 WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 
@@ -41,6 +46,30 @@ _LK_METHOD = {
     "delete": "delete",
     "deletecollection": "deletecollection",
 }
+
+
+class _RequestLogsAtDebug(logging.Filter):
+    """httpx2 logs every request at INFO; a manager sends thousands. Demote them to
+    DEBUG: kept (relabelled) when the `httpx2` logger is enabled for DEBUG, else dropped.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.INFO:
+            return True
+        if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+            return False
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+_REQUEST_LOG_FILTER = _RequestLogsAtDebug()
+
+
+def quiet_request_logs() -> None:
+    """Log the HTTP client's per-request lines at DEBUG instead of INFO (idempotent)."""
+    logger = logging.getLogger("httpx2")
+    if _REQUEST_LOG_FILTER not in logger.filters:
+        logger.addFilter(_REQUEST_LOG_FILTER)
 
 
 class _Placeholder:
@@ -213,6 +242,21 @@ class RestClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+
+def lightkube_client(
+    kubeconfig: str | Path | None = None, *, context: str | None = None
+) -> lightkube.AsyncClient:
+    """A lightkube client for a kubeconfig file; without one: in-cluster (service
+    account), else `$KUBECONFIG`, else `~/.kube/config`."""
+    config = (
+        KubeConfig.from_file(kubeconfig)
+        if kubeconfig is not None
+        else KubeConfig.from_env()
+    )
+    return lightkube.AsyncClient(
+        config.get(context_name=context), timeout=httpx2.Timeout(REQUEST_TIMEOUT)
+    )
 
 
 def _param(value: Any) -> str:
