@@ -56,6 +56,17 @@ def _dumps(data: Any) -> bytes:
     return msgspec.json.encode(data)
 
 
+class _WrittenMeta(msgspec.Struct):
+    name: str = ""
+    namespace: str = ""
+    resourceVersion: str = ""
+    labels: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class _Written(msgspec.Struct):
+    metadata: _WrittenMeta = msgspec.field(default_factory=_WrittenMeta)
+
+
 def namespace_for(
     rtype: ResourceType[Any], namespace: str | None, default: str
 ) -> str | None:
@@ -218,6 +229,15 @@ class Client:
 
     # -- writes ------------------------------------------------------------
 
+    def _wrote(self, rtype: ResourceType[Any], raw: bytes) -> None:
+        """Tell the cache about a write's answer, so that cached reads see it."""
+        if self.cache is None:
+            return
+        meta = msgspec.json.decode(raw, type=_Written).metadata
+        self.cache.record_write(
+            rtype.cls, meta.namespace, meta.name, meta.resourceVersion, meta.labels
+        )
+
     def _target(
         self, obj: object
     ) -> tuple[ResourceType[Any], dict[str, Any], str, str | None]:
@@ -246,6 +266,7 @@ class Client:
             namespace=namespace,
             body=_dumps(rtype.encode_obj(obj, False)),
         )
+        self._wrote(rtype, raw)
         return resources.assign(obj, rtype.decode_json(raw))
 
     async def update(self, obj: T) -> T:
@@ -258,6 +279,7 @@ class Client:
             namespace=namespace,
             body=_dumps(rtype.encode_obj(obj, False)),
         )
+        self._wrote(rtype, raw)
         return resources.assign(obj, cast(T, rtype.decode_json(raw)))
 
     async def update_status(self, obj: T) -> T:
@@ -271,6 +293,7 @@ class Client:
             subresource="status",
             body=_dumps(rtype.encode_obj(obj, False)),
         )
+        self._wrote(rtype, raw)
         return resources.assign(obj, cast(T, rtype.decode_json(raw)))
 
     async def patch(
@@ -303,6 +326,7 @@ class Client:
             body=_dumps(patch),
             content_type=CONTENT_TYPES[patch_type],
         )
+        self._wrote(rtype, raw)
         return rtype.decode_json(raw)
 
     async def apply(
