@@ -40,19 +40,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-_ALL_VERBS = [
-    "delete",
-    "deletecollection",
-    "get",
-    "global_list",
-    "global_watch",
-    "list",
-    "patch",
-    "post",
-    "put",
-    "watch",
-]
-
 
 @dataclass(frozen=True)
 class ScalePaths:
@@ -93,55 +80,6 @@ class ResourceType(Generic[T]):
             if self.group
             else f"{self.kind}.{self.version}"
         )
-
-    @functools.cached_property
-    def lightkube_class(self) -> type[lk_resource.Resource]:
-        """A private lightkube resource class so lightkube can prepare requests."""
-        base: type = (
-            lk_resource.NamespacedResourceG
-            if self.namespaced
-            else lk_resource.GlobalResource
-        )
-        info = lk_resource.ApiInfo(
-            resource=lk_resource.ResourceDef(self.group, self.version, self.kind),
-            plural=self.plural,
-            verbs=list(_ALL_VERBS),
-        )
-        return cast(
-            "type[lk_resource.Resource]", type(self.kind, (base,), {"_api_info": info})
-        )
-
-    def lightkube_subresource(self, action: str) -> type[lk_resource.Resource]:
-        """The lightkube class for the `status` or `scale` subresource."""
-        return _subresource_class(self, action)
-
-
-@functools.cache
-def _subresource_class(
-    rtype: ResourceType[Any], action: str
-) -> type[lk_resource.Resource]:
-    base: type = (
-        lk_resource.NamespacedSubResource
-        if rtype.namespaced
-        else lk_resource.GlobalSubResource
-    )
-    parent = lk_resource.ResourceDef(rtype.group, rtype.version, rtype.kind)
-    resource = (
-        parent
-        if action == "status"
-        else lk_resource.ResourceDef("autoscaling", "v1", "Scale")
-    )
-    info = lk_resource.ApiInfo(
-        resource=resource,
-        parent=parent,
-        plural=rtype.plural,
-        verbs=["get", "patch", "put"],
-        action=action,
-    )
-    return cast(
-        "type[lk_resource.Resource]",
-        type(f"{rtype.kind}{action.capitalize()}", (base,), {"_api_info": info}),
-    )
 
 
 @functools.cache
