@@ -51,12 +51,7 @@ class OpgenError(Exception):
         self.hint = hint
 
     def __str__(self) -> str:
-        text = self.message
-        if self.location is not None and str(self.location):
-            text = f"{self.location}: {text}"
-        if self.hint:
-            text = f"{text}\n  hint: {self.hint}"
-        return text
+        return _describe(self.message, self.location, self.hint)
 
 
 class LoadError(OpgenError):
@@ -92,9 +87,14 @@ class Diagnostic:
     hint: str | None = None
 
     def __str__(self) -> str:
-        text = self.message
-        if self.location is not None and str(self.location):
-            text = f"{self.location}: {text}"
-        if self.hint:
-            text = f"{text}\n  hint: {self.hint}"
-        return text
+        return _describe(self.message, self.location, self.hint)
+
+
+def _describe(message: str, location: Location | None, hint: str | None) -> str:
+    """`file: Class.field: message` plus an indented hint line, as the CLI prints it."""
+    text = message
+    if location is not None and str(location):
+        text = f"{location}: {text}"
+    if hint:
+        text = f"{text}\n  hint: {hint}"
+    return text
