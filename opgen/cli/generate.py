@@ -19,7 +19,7 @@ from opgen.cli._app import fail, reports_errors, warn
 if TYPE_CHECKING:
     from opgen.errors import Diagnostic
     from opgen.project import Project
-    from opgen.write import File, Plan
+    from opgen.write import File, Plan, Removal
 
 __all__ = ["generate_app", "register"]
 
@@ -103,12 +103,43 @@ def _manifest_files(
     return files, [*loaded.diagnostics, *diagnostics]
 
 
-def _all_files(root: Path, project: Project) -> tuple[list[File], list[Diagnostic]]:
+def _client_files(root: Path, project: Project) -> tuple[list[File], list[Removal]]:
+    """The typed clients (`<pkg>/api/**/zz_generated_client.py`), and the removal of
+    client modules left in folders that no longer hold kinds."""
+    from opgen.load import load_kinds
+    from opgen.project import Layout
+    from opgen.project.sources import api_sources, importable
+    from opgen.render.client import CLIENT_MODULE, render_clients
+    from opgen.write import Removal
+
+    sources = api_sources(root, project)
+    files: list[File] = []
+    if sources:
+        with importable(root, project):
+            files = render_clients(load_kinds(sources).kinds, project)
+    wanted = {file.path for file in files}
+    api_dir = root.joinpath(*Layout(project).api_root.parts)
+    stale = [
+        Removal(PurePosixPath(*path.relative_to(root).parts))
+        for path in sorted(api_dir.rglob(f"{CLIENT_MODULE}.py"))
+        if PurePosixPath(*path.relative_to(root).parts) not in wanted
+    ]
+    return files, stale
+
+
+def _all_files(
+    root: Path, project: Project
+) -> tuple[list[File], list[Diagnostic], list[Removal]]:
     """Every generator's output, plus the scaffold-marker regions PROJECT implies."""
     from opgen.render.scaffold import injected_files, project_file
 
     files, diagnostics = _manifest_files(root, project)
-    return [*files, *injected_files(project), project_file(project)], diagnostics
+    clients, stale = _client_files(root, project)
+    return (
+        [*files, *clients, *injected_files(project), project_file(project)],
+        diagnostics,
+        stale,
+    )
 
 
 def _run(plan: Plan, *, check: bool, dry_run: bool) -> None:
@@ -141,11 +172,13 @@ def _generate(select: str, *, check: bool, dry_run: bool) -> None:
 
     root = Path.cwd()
     project = load_project(root)
-    files, diagnostics = (
-        _all_files(root, project) if select == "all" else _manifest_files(root, project)
-    )
+    removals: list[Removal] = []
+    if select == "all":
+        files, diagnostics, removals = _all_files(root, project)
+    else:
+        files, diagnostics = _manifest_files(root, project)
     warn(diagnostics)
-    _run(plan(files, root), check=check, dry_run=dry_run)
+    _run(plan(files, root, removals=removals), check=check, dry_run=dry_run)
 
 
 @generate_app.callback(invoke_without_command=True)
@@ -155,7 +188,7 @@ def generate_all(
     check: bool = typer.Option(False, "--check", help=CHECK_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
 ) -> None:
-    """Run every generator of the project in the current folder (manifests, wiring)."""
+    """Run every generator of the project in the current folder (manifests, typed clients, wiring)."""
     if ctx.invoked_subcommand is None:
         _generate("all", check=check, dry_run=dry_run)
 

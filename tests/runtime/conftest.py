@@ -6,10 +6,14 @@ generates for the test kinds installed once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from opgen.testing import Environment
 from tests.runtime.crds import generated_crds
+from tests.runtime.typed_project import TypedProject, generate_project, imported
 
 
 @pytest.fixture(scope="session")
@@ -17,3 +21,19 @@ def envtest(envtest: Environment) -> Environment:
     """The plugin's session control plane with the Widget and Gadget CRDs installed."""
     envtest.install_crds(generated_crds())
     return envtest
+
+
+@pytest.fixture(scope="session")
+def typed_project_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated project with typed clients for a namespaced and a cluster-scoped kind."""
+    return generate_project(tmp_path_factory.mktemp("typed-project"))
+
+
+@pytest.fixture(scope="session")
+def typed_project(
+    typed_project_root: Path, envtest: Environment
+) -> Iterator[TypedProject]:
+    """The generated project, imported, with its generated CRDs installed."""
+    envtest.install_crds([typed_project_root / "config" / "crd" / "bases"])
+    with imported(typed_project_root) as project:
+        yield project
