@@ -50,6 +50,17 @@ _METHODS = {
 USER_AGENT = "opgen-runtime"
 
 
+def _keep_connections_alive(http: httpx2.AsyncClient) -> None:
+    """Keep every pooled connection alive, not httpx's default 20: a controller talks to
+    one API server, and with more concurrent workers than that each extra request would
+    pay a fresh TLS handshake (on both ends)."""
+    pool = getattr(getattr(http, "_transport", None), "_pool", None)
+    if pool is not None and hasattr(pool, "_max_keepalive_connections"):
+        pool._max_keepalive_connections = max(
+            pool._max_keepalive_connections, getattr(pool, "_max_connections", 0) or 0
+        )
+
+
 def _group_path(rtype: ResourceType[Any]) -> str:
     if rtype.group:
         return f"/apis/{rtype.group}/{rtype.version}"
@@ -111,6 +122,7 @@ class RestClient:
             }
         )
         self._field_manager: str | None = self._generic._field_manager
+        _keep_connections_alive(self._http)
         self._dry_run: bool = bool(getattr(self._generic, "_dry_run", False))
         self.counts: collections.Counter[str] = collections.Counter()
 
