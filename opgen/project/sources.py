@@ -16,7 +16,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from opgen.errors import LoadError, Location
 from opgen.project.config import Project
 from opgen.project.layout import Layout
 
@@ -29,15 +28,14 @@ def api_sources(root: Path, project: Project) -> list[Path]:
     )
 
 
-def controller_modules(root: Path, project: Project) -> list[str]:
-    """Dotted names of every module under `<pkg>/controller/`, sorted."""
+def controller_files(root: Path, project: Project) -> list[Path]:
+    """Every module under `<pkg>/controller/` (`__init__.py` aside), sorted."""
     controller_dir = root.joinpath(*Layout(project).controller_root.parts)
-    modules = []
-    for path in sorted(controller_dir.rglob("*.py")):
-        if "__pycache__" in path.parts or path.name == "__init__.py":
-            continue
-        modules.append(".".join(path.relative_to(root).with_suffix("").parts))
-    return modules
+    return sorted(
+        path
+        for path in controller_dir.rglob("*.py")
+        if "__pycache__" not in path.parts and path.name != "__init__.py"
+    )
 
 
 @contextlib.contextmanager
@@ -60,27 +58,20 @@ def _forget(package: str) -> None:
 
 
 def reconciler_classes(root: Path, project: Project) -> list[type]:
-    """Classes defined in the controller modules, in module then source order.
+    """Classes defined in the controller modules, in module then definition order.
 
-    Call inside `importable(root, project)`.
+    Each module is imported with the loader's `import_module_from_path`, so an
+    error in it is reported with its file and line. Call inside
+    `importable(root, project)`.
     """
+    from opgen.load import import_module_from_path
+
     classes: list[type] = []
-    for name in controller_modules(root, project):
-        try:
-            module = importlib.import_module(name)
-        except Exception as error:
-            raise LoadError(
-                f"cannot import {name}: {type(error).__name__}: {error}",
-                location=Location(
-                    file=str(root.joinpath(*name.split(".")).with_suffix(".py"))
-                ),
-                hint="fix the error above; opgen imports controllers to read their op.rbac markers",
-            ) from error
-        members = [
+    for path in controller_files(root, project):
+        module = import_module_from_path(path)
+        classes.extend(
             obj
             for obj in vars(module).values()
             if inspect.isclass(obj) and obj.__module__ == module.__name__
-        ]
-        members.sort(key=lambda cls: inspect.getsourcelines(cls)[1])
-        classes.extend(members)
+        )
     return classes
