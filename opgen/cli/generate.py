@@ -135,11 +135,31 @@ def _run(plan: Plan, *, check: bool, dry_run: bool) -> None:
         typer.echo("up to date")
 
 
+def _project_root(command: str) -> Path:
+    """The current folder, which must be a project's root (it holds PROJECT)."""
+    from opgen.errors import Location, ProjectError
+    from opgen.project import PROJECT_FILE
+
+    root = Path.cwd()
+    if not (root / PROJECT_FILE).is_file():
+        raise ProjectError(
+            f"`{command}` must run in the root folder of a project made by "
+            f"`opgen init` (there is no {PROJECT_FILE} file here)",
+            location=Location(file=str(root / PROJECT_FILE)),
+            hint="cd to the project's root folder; for CRDs from a standalone types "
+            "file run `opgen generate crd --types FILE.py --out DIR`; to start a "
+            "project run `opgen init --domain example.com`",
+        )
+    return root
+
+
 def _generate(select: str, *, check: bool, dry_run: bool) -> None:
     from opgen.project import load_project
     from opgen.write import plan
 
-    root = Path.cwd()
+    root = _project_root(
+        "opgen generate" if select == "all" else "opgen generate manifests"
+    )
     project = load_project(root)
     files, diagnostics = (
         _all_files(root, project) if select == "all" else _manifest_files(root, project)

@@ -232,7 +232,14 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
         empty_dir,
         ("generate",),
         1,
-        "is not an opgen project",
+        "`opgen generate` must run in the root folder of a project made by `opgen init`",
+    ),
+    (
+        "generate manifests: outside a project",
+        empty_dir,
+        ("generate", "manifests"),
+        1,
+        "opgen generate crd --types FILE.py --out DIR",
     ),
     (
         "generate --check: broken PROJECT",
