@@ -8,11 +8,11 @@ exist, a second group in a single-group project.
 from __future__ import annotations
 
 from opgen import __version__
+from opgen.api.naming import pluralize
 from opgen.errors import ProjectError
 from opgen.project import validate
 from opgen.project.config import License, Project, Resource
 from opgen.project.coregroups import find_core_type, is_core_group
-from opgen.project.naming import default_plural
 
 
 def new_project(
@@ -71,7 +71,7 @@ def new_resource(
             group=group,
             version=version,
             kind=kind,
-            plural=plural or default_plural(kind),
+            plural=plural or pluralize(kind),
             namespaced=namespaced,
             api=True,
             controller=controller,
