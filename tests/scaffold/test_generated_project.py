@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from opgen.testing import Environment
+from tests.scaffold.cluster import (
+    deploy,
+    kubectl,
+    kubectl_binary,
+    manager,
+    sample,
+    wait_ready,
+)
 from tests.scaffold.conftest import opgen, snapshot, tree_hash
 
 BIN = Path(sys.executable).parent
@@ -81,22 +87,6 @@ def tool(
     ), f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
 
 
-def kubectl() -> str:
-    """kubectl, installed from Debian's kubernetes-client package when missing."""
-    found = shutil.which("kubectl")
-    if found is None:
-        subprocess.run(["apt-get", "update", "-qq"], check=True, capture_output=True)
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "kubernetes-client"],
-            check=True,
-            capture_output=True,
-            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-        )
-        found = shutil.which("kubectl")
-    assert found, "kubectl is needed; apt-get install kubernetes-client"
-    return found
-
-
 def test_generated_files(generated: Path) -> None:
     files = snapshot(generated)
     crds = sorted(name for name in files if name.startswith("config/crd/bases/"))
@@ -138,7 +128,7 @@ def test_black_ruff_and_mypy_strict_pass(generated: Path) -> None:
 
 def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
     done = subprocess.run(
-        [kubectl(), "kustomize", "config/default"],
+        [kubectl_binary(), "kustomize", "config/default"],
         cwd=generated,
         capture_output=True,
         text=True,
@@ -212,65 +202,31 @@ def test_the_projects_own_tests_pass_against_envtest(generated: Path) -> None:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.envtest
-def test_the_manager_reconciles_the_sample(
-    generated: Path, envtest: Environment
+def test_the_manager_reconciles_the_sample_with_only_the_generated_rbac(
+    generated: Path, envtest: Environment, tmp_path: Path
 ) -> None:
-    envtest.install_crds([generated / "config/crd/bases"])
-    kubeconfig = str(envtest.kubeconfig_path)
-    sample = generated / "config/samples/ray_v1_raycluster.yaml"
-    env = {**os.environ, "KUBECONFIG": kubeconfig}
-    manager = subprocess.Popen(
-        [
-            str(BIN / "python"),
-            "-m",
-            "fleet_operator",
-            f"--health-probe-bind-address=127.0.0.1:{free_port()}",
-        ],
-        cwd=generated,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        tool(
-            generated, kubectl(), "--kubeconfig", kubeconfig, "apply", "-f", str(sample)
+    """As in a cluster: `config/default` applied, the manager's service account's token.
+
+    It runs with leader election (the lease in its own namespace), watches
+    every namespace (a ClusterRole), and stops cleanly on SIGTERM.
+    """
+    identity = deploy(envtest, generated, "fleet-operator", tmp_path / "sa.kubeconfig")
+    admin = envtest.kubeconfig_path
+    kubectl(admin, "create", "namespace", "fleet-e2e")
+    with manager(generated, "fleet_operator", identity, "--leader-elect"):
+        kubectl(
+            admin,
+            "apply",
+            "-f",
+            "-",
+            stdin=sample(
+                generated, "config/samples/ray_v1_raycluster.yaml", "fleet-e2e"
+            ),
         )
-        conditions: dict[str, str] = {}
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and conditions.get("Ready") != "True":
-            time.sleep(0.5)
-            got = subprocess.run(
-                [
-                    kubectl(),
-                    "--kubeconfig",
-                    kubeconfig,
-                    "get",
-                    "-f",
-                    str(sample),
-                    "-o",
-                    "yaml",
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            status = yaml.safe_load(got.stdout).get("status") or {}
-            conditions = {c["type"]: c["status"] for c in status.get("conditions", [])}
-        assert conditions == {
-            "Ready": "True",
-            "Progressing": "False",
-            "Degraded": "False",
-        }
-    finally:
-        manager.terminate()
-        output, _ = manager.communicate(timeout=60)
-    assert manager.returncode == 0, output
-    assert "starting manager" in output
+        found = wait_ready(admin, "raycluster", "raycluster-sample", "-n", "fleet-e2e")
+        assert found == {"Ready": "True", "Progressing": "False", "Degraded": "False"}
+    lease = kubectl(
+        admin, "get", "lease", "-n", "fleet-operator-system", "-o", "name"
+    ).stdout
+    assert lease.startswith("lease.coordination.k8s.io/")
