@@ -87,14 +87,19 @@ DRY_RUN_HELP = "Write nothing; print what would be written."
 def _manifest_files(
     root: Path, project: Project
 ) -> tuple[list[File], list[Diagnostic]]:
-    """CRDs from the types under <pkg>/api/, role.yaml from the reconcilers' op.rbac."""
-    from opgen.load import load_kinds
+    """CRDs from the types under <pkg>/api/, role.yaml from the reconcilers' op.rbac.
+
+    A project without types files (just initialised, or with controllers for
+    built-in types only) has no CRDs.
+    """
+    from opgen.load import LoadedKinds, load_kinds
     from opgen.project.sources import api_sources, importable, reconciler_classes
     from opgen.render.crd import render_crds
     from opgen.render.rbac import render_role, rules_of
 
     with importable(root, project):
-        loaded = load_kinds(api_sources(root, project))
+        sources = api_sources(root, project)
+        loaded = load_kinds(sources) if sources else LoadedKinds(kinds=())
         rules = rules_of(reconciler_classes(root, project))
     files, diagnostics = render_crds(loaded.kinds, PurePosixPath("config/crd/bases"))
     files.append(

@@ -502,3 +502,33 @@ def test_project_file_replays_to_the_same_tree(tmp_path: Path) -> None:
         run = opgen(replayed, *command)
         assert run.exit_code == 0, run.stderr
     assert snapshot(replayed) == snapshot(original)
+
+
+def test_generate_in_a_project_without_kinds(project: Path) -> None:
+    """Right after init, and with controllers for built-in types only: no CRDs, no error."""
+    before = snapshot(project)
+    run = opgen(project, "generate")
+    assert (run.exit_code, run.stdout) == (0, "up to date\n"), run.stderr
+    assert snapshot(project) == before
+
+    core = ("--group", "apps", "--version", "v1", "--kind", "Deployment")
+    assert opgen(project, "create", "api", *core, "--no-resource").exit_code == 0
+    run = opgen(project, "generate")
+    assert run.exit_code == 0, run.stderr
+    assert run.stdout == "update    config/rbac/role.yaml\n"
+    assert not (project / "config/crd/bases").exists()
+    role = yaml.safe_load((project / "config/rbac/role.yaml").read_text())
+    assert {g for rule in role["rules"] for g in rule["apiGroups"]} == {"apps"}
+    assert opgen(project, "generate", "--check").exit_code == 0
+
+
+def test_generate_after_deleting_the_last_kind(project: Path) -> None:
+    assert opgen(project, *CREATE_RAY).exit_code == 0
+    assert opgen(project, "generate").exit_code == 0
+    delete = ("delete", "api", "--group", "ray", "--version", "v1", "--kind")
+    assert opgen(project, *delete, "RayCluster").exit_code == 0
+    run = opgen(project, "generate")
+    assert run.exit_code == 0, run.stderr
+    role = yaml.safe_load((project / "config/rbac/role.yaml").read_text())
+    assert role["rules"] == []
+    assert not list((project / "config/crd").rglob("*_rayclusters.yaml"))
