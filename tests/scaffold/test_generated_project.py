@@ -146,6 +146,37 @@ def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
     assert args[0] == "--metrics-bind-address=:8443"
 
 
+def test_kustomize_renders_prometheus_and_network_policy_once_uncommented(
+    generated: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "fleet-operator"
+    shutil.copytree(generated, copy)
+    overlay = copy / "config/default/kustomization.yaml"
+    text = overlay.read_text()
+    assert "#- ../prometheus\n" in text and "#- ../network-policy\n" in text
+    overlay.write_text(
+        text.replace("#- ../prometheus\n", "- ../prometheus\n").replace(
+            "#- ../network-policy\n", "- ../network-policy\n"
+        )
+    )
+    done = subprocess.run(
+        [kubectl_binary(), "kustomize", "config/default"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    objects = {
+        (o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(done.stdout)
+    }
+    assert (
+        "ServiceMonitor",
+        "fleet-operator-controller-manager-metrics-monitor",
+    ) in objects
+    assert ("NetworkPolicy", "fleet-operator-allow-metrics-traffic") in objects
+
+
 def test_generate_is_idempotent_and_check_catches_a_hand_edit(
     generated: Path, tmp_path: Path
 ) -> None:
