@@ -261,3 +261,53 @@ def test_the_manager_reconciles_the_sample_with_only_the_generated_rbac(
         admin, "get", "lease", "-n", "fleet-operator-system", "-o", "name"
     ).stdout
     assert lease.startswith("lease.coordination.k8s.io/")
+
+
+@pytest.mark.envtest
+def test_the_manager_pod_meets_the_restricted_pod_security_standard(
+    generated: Path, envtest: Environment
+) -> None:
+    """The API server's PodSecurity admission, enforcing `restricted`, admits the pod."""
+    rendered = subprocess.run(
+        [kubectl_binary(), "kustomize", "config/default"],
+        cwd=generated,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    deployment = next(
+        o for o in yaml.safe_load_all(rendered) if o["kind"] == "Deployment"
+    )
+    admin = envtest.kubeconfig_path
+    kubectl(admin, "create", "namespace", "fleet-restricted")
+    kubectl(
+        admin,
+        "label",
+        "namespace",
+        "fleet-restricted",
+        "pod-security.kubernetes.io/enforce=restricted",
+    )
+    template = deployment["spec"]["template"]
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "manager", "namespace": "fleet-restricted"},
+        "spec": {**template["spec"], "serviceAccountName": "default"},
+    }
+    done = kubectl(
+        admin, "create", "--dry-run=server", "-f", "-", stdin=yaml.safe_dump(pod)
+    )
+    assert "pod/manager created (server dry run)" in done.stdout
+
+    loose = {**pod, "spec": {**pod["spec"], "securityContext": {}}}
+    refused = kubectl(
+        admin,
+        "create",
+        "--dry-run=server",
+        "-f",
+        "-",
+        stdin=yaml.safe_dump(loose),
+        check=False,
+    )
+    assert refused.returncode != 0
+    assert 'violates PodSecurity "restricted' in refused.stderr
