@@ -68,6 +68,25 @@ def broken_project_file(project: Path) -> Path:
     return project
 
 
+def broken_controller(project: Path) -> Path:
+    with_ray(project)
+    controller = project / "ray_operator/controller/raycluster_controller.py"
+    controller.write_text('"""A reconciler."""\n\nimport no_such_module\n')
+    return project
+
+
+def bad_marker_in_types(project: Path) -> Path:
+    with_ray(project)
+    types = project / "ray_operator/api/v1/raycluster_types.py"
+    types.write_text(
+        "from typing import Annotated\n"
+        + types.read_text().replace(
+            "foo: str | None = None", "foo: Annotated[int, op.MinLength(1)] = 0"
+        )
+    )
+    return project
+
+
 CREATE = ("create", "api", "--group", "ray", "--version", "v1", "--kind")
 
 CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
@@ -247,6 +266,20 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
         ("generate", "--check"),
         1,
         "PROJECT is not valid YAML",
+    ),
+    (
+        "generate: a controller that fails to import",
+        broken_controller,
+        ("generate",),
+        1,
+        "ray_operator/controller/raycluster_controller.py:3: ModuleNotFoundError: No module named 'no_such_module'",
+    ),
+    (
+        "generate manifests: a marker on the wrong type",
+        bad_marker_in_types,
+        ("generate", "manifests"),
+        1,
+        "RayClusterSpec.foo: op.MinLength(1): applies to int-or-string or string values",
     ),
     (
         "delete: unknown kind",
