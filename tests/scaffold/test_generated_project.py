@@ -61,7 +61,10 @@ CREATES = [
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("e2e") / "fleet-operator"
     root.mkdir()
-    assert opgen(root, "init", "--domain", "example.com", "--multigroup").exit_code == 0
+    assert (
+        opgen(root, "init", "--domain", "fleet.example.com", "--multigroup").exit_code
+        == 0
+    )
     for args in CREATES:
         run = opgen(root, *args)
         assert run.exit_code == 0, run.stderr
@@ -91,8 +94,8 @@ def test_generated_files(generated: Path) -> None:
     files = snapshot(generated)
     crds = sorted(name for name in files if name.startswith("config/crd/bases/"))
     assert crds == [
-        "config/crd/bases/batch.example.com_crontabs.yaml",
-        "config/crd/bases/ray.example.com_rayclusters.yaml",
+        "config/crd/bases/batch.fleet.example.com_crontabs.yaml",
+        "config/crd/bases/ray.fleet.example.com_rayclusters.yaml",
     ]
     role = list(yaml.safe_load_all(files["config/rbac/role.yaml"]))
     assert [d["kind"] for d in role] == ["ClusterRole"]
@@ -104,12 +107,12 @@ def test_generated_files(generated: Path) -> None:
     assert role[0]["rules"] == [
         rule("apps", "deployments", crud),
         rule("apps", "deployments/status", ["get"]),
-        rule("batch.example.com", "crontabs", crud),
-        rule("batch.example.com", "crontabs/finalizers", ["update"]),
-        rule("batch.example.com", "crontabs/status", ["get", "patch", "update"]),
-        rule("ray.example.com", "rayclusters", crud),
-        rule("ray.example.com", "rayclusters/finalizers", ["update"]),
-        rule("ray.example.com", "rayclusters/status", ["get", "patch", "update"]),
+        rule("batch.fleet.example.com", "crontabs", crud),
+        rule("batch.fleet.example.com", "crontabs/finalizers", ["update"]),
+        rule("batch.fleet.example.com", "crontabs/status", ["get", "patch", "update"]),
+        rule("ray.fleet.example.com", "rayclusters", crud),
+        rule("ray.fleet.example.com", "rayclusters/finalizers", ["update"]),
+        rule("ray.fleet.example.com", "rayclusters/status", ["get", "patch", "update"]),
     ]
 
 
@@ -137,7 +140,7 @@ def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
     assert done.returncode == 0, done.stderr
     objects = list(yaml.safe_load_all(done.stdout))
     kinds = {(o["kind"], o["metadata"]["name"]) for o in objects}
-    assert ("CustomResourceDefinition", "rayclusters.ray.example.com") in kinds
+    assert ("CustomResourceDefinition", "rayclusters.ray.fleet.example.com") in kinds
     assert ("Deployment", "fleet-operator-controller-manager") in kinds
     assert ("ClusterRole", "fleet-operator-manager-role") in kinds
     deployment = next(o for o in objects if o["kind"] == "Deployment")
@@ -255,7 +258,13 @@ def test_the_manager_reconciles_the_sample_with_only_the_generated_rbac(
                 generated, "config/samples/ray_v1_raycluster.yaml", "fleet-e2e"
             ),
         )
-        found = wait_ready(admin, "raycluster", "raycluster-sample", "-n", "fleet-e2e")
+        found = wait_ready(
+            admin,
+            "rayclusters.ray.fleet.example.com",
+            "raycluster-sample",
+            "-n",
+            "fleet-e2e",
+        )
         assert found == {"Ready": "True", "Progressing": "False", "Degraded": "False"}
     lease = kubectl(
         admin, "get", "lease", "-n", "fleet-operator-system", "-o", "name"

@@ -145,14 +145,29 @@ def test_the_manager_works_in_its_namespace_only(
             "-",
             stdin=sample(generated, path, "shop-elsewhere", name="not-mine"),
         )
-        found = wait_ready(admin, "raycluster", "raycluster-sample", "-n", NAMESPACE)
+        found = wait_ready(
+            admin,
+            "rayclusters.ray.shop.example.com",
+            "raycluster-sample",
+            "-n",
+            NAMESPACE,
+        )
         assert found == {"Ready": "True", "Progressing": "False", "Degraded": "False"}
         time.sleep(2)
-        assert conditions(admin, "raycluster", "not-mine", "-n", "shop-elsewhere") == {}
+        assert (
+            conditions(
+                admin,
+                "rayclusters.ray.shop.example.com",
+                "not-mine",
+                "-n",
+                "shop-elsewhere",
+            )
+            == {}
+        )
     finalizers = kubectl(
         admin,
         "get",
-        "raycluster",
+        "rayclusters.ray.shop.example.com",
         "not-mine",
         "-n",
         "shop-elsewhere",

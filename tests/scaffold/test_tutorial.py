@@ -173,7 +173,7 @@ def test_section_6_the_manager_keeps_the_configmap_in_step(
             "-k",
             "config/samples/",
         )
-        found = wait_ready(admin, "raycluster", "raycluster-sample")
+        found = wait_ready(admin, "rayclusters.ray.example.com", "raycluster-sample")
         assert found == {"Ready": "True", "Progressing": "False", "Degraded": "False"}
         config = yaml.safe_load(
             kubectl(
