@@ -48,7 +48,7 @@ test: setup lint typecheck envtest ## Everything CI runs: lint, types, envtest b
 	$(BIN)/pytest
 
 .PHONY: example
-example: setup ## Set up and build the example operator (RayCluster: CRD, RBAC, manager, config, tests) into $(OUT).
+example: setup ## Set up, then build the example RayCluster operator (CRD, RBAC, manager, config, tests) into out/example (OUT=dir).
 	@examples/regenerate.sh "$(OUT)" "$(CURDIR)/$(BIN)/opgen"
 
 .PHONY: example-project
