@@ -1,10 +1,11 @@
-"""The Python sources of a generated project that generators read.
+"""The sources of a generated project that generators read.
 
 Kinds live in `<pkg>/api/**/*_types.py`, reconcilers under `<pkg>/controller/`. While
 they are imported, the project root is on `sys.path` and the project's
 package is fresh (any module of the same name from an earlier import is
 dropped first and again afterwards), so that one process can generate several
-projects.
+projects. `generated_crds` finds the CRD files an earlier `opgen generate`
+wrote, so that those no kind produces any more can go.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import importlib
 import inspect
 import sys
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+import yaml
 
 from opgen.project.config import Project
 from opgen.project.layout import Layout
@@ -75,3 +78,30 @@ def reconciler_classes(root: Path, project: Project) -> list[type]:
             if inspect.isclass(obj) and obj.__module__ == module.__name__
         )
     return classes
+
+
+CRD_BASES = PurePosixPath("config/crd/bases")
+"""Where `opgen generate` writes the CRDs of a project."""
+OPGEN_ANNOTATION = "opgen.dev/version"
+"""The annotation opgen puts on every CRD it writes."""
+
+
+def generated_crds(root: Path) -> list[PurePosixPath]:
+    """The files in `config/crd/bases/` that opgen wrote (they carry its annotation)."""
+    found = []
+    for path in sorted(root.joinpath(*CRD_BASES.parts).glob("*.yaml")):
+        try:
+            documents = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # not a file opgen wrote
+        if any(_annotated(document) for document in documents):
+            found.append(CRD_BASES / path.name)
+    return found
+
+
+def _annotated(document: object) -> bool:
+    if not isinstance(document, dict):
+        return False
+    metadata = document.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    return isinstance(annotations, dict) and OPGEN_ANNOTATION in annotations

@@ -532,3 +532,50 @@ def test_generate_after_deleting_the_last_kind(project: Path) -> None:
     role = yaml.safe_load((project / "config/rbac/role.yaml").read_text())
     assert role["rules"] == []
     assert not list((project / "config/crd").rglob("*_rayclusters.yaml"))
+
+
+def test_generate_follows_a_plural_and_scope_changed_in_the_types(
+    project: Path,
+) -> None:
+    assert opgen(project, *CREATE_RAY).exit_code == 0
+    assert opgen(project, "generate").exit_code == 0
+    bases = project / "config/crd/bases"
+    hand_written = bases / "mine.yaml"
+    hand_written.write_text(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "metadata:\n  name: things.mine.example.com\n"
+    )
+    types = project / "ray_operator/api/v1/raycluster_types.py"
+    types.write_text(
+        types.read_text().replace(
+            "@op.kind(group=GROUP, version=VERSION)",
+            '@op.kind(group=GROUP, version=VERSION, plural="rays", scope="Cluster")',
+        )
+    )
+
+    check = opgen(project, "generate", "--check")
+    assert check.exit_code == 1
+    for line in (
+        "delete config/crd/bases/ray.example.com_rayclusters.yaml",
+        "create config/crd/bases/ray.example.com_rays.yaml",
+        "update config/crd/kustomization.yaml",
+        "update PROJECT",
+    ):
+        assert line in check.stderr
+
+    assert opgen(project, "generate").exit_code == 0
+    assert sorted(p.name for p in bases.iterdir()) == [
+        "mine.yaml",
+        "ray.example.com_rays.yaml",
+    ]
+    kustomization = yaml.safe_load(
+        (project / "config/crd/kustomization.yaml").read_text()
+    )
+    assert kustomization["resources"] == ["bases/ray.example.com_rays.yaml"]
+    entry = load_project(project).resources[0]
+    assert (entry.plural, entry.namespaced) == ("rays", False)
+    assert opgen(project, "generate", "--check").exit_code == 0
+
+    delete = ("delete", "api", "--group", "ray", "--version", "v1", "--kind")
+    assert opgen(project, *delete, "RayCluster", "--force").exit_code == 0
+    assert sorted(p.name for p in bases.iterdir()) == ["mine.yaml"]
