@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -579,3 +580,58 @@ def test_generate_follows_a_plural_and_scope_changed_in_the_types(
     delete = ("delete", "api", "--group", "ray", "--version", "v1", "--kind")
     assert opgen(project, *delete, "RayCluster", "--force").exit_code == 0
     assert sorted(p.name for p in bases.iterdir()) == ["mine.yaml"]
+
+
+def test_two_versions_of_one_kind_share_controller_crd_and_roles(
+    project: Path,
+) -> None:
+    create = ("create", "api", "--group", "ray", "--kind", "RayCluster", "--version")
+    assert opgen(project, *create, "v1").exit_code == 0
+    run = opgen(project, *create, "v2")
+    assert run.exit_code == 0, run.stderr
+    assert "skip      ray_operator/controller/raycluster_controller.py" in run.stdout
+    main = (project / "ray_operator/main.py").read_text()
+    assert main.count("import RayClusterReconciler") == 1
+    assert main.count("RayClusterReconciler(manager.client).setup(manager)") == 1
+    crd_list = yaml.safe_load((project / "config/crd/kustomization.yaml").read_text())
+    assert crd_list["resources"] == ["bases/ray.example.com_rayclusters.yaml"]
+    roles = yaml.safe_load((project / "config/rbac/kustomization.yaml").read_text())
+    assert roles["resources"].count("raycluster_admin_role.yaml") == 1
+
+    run = opgen(project, "generate")
+    assert run.exit_code == 1
+    assert "none is the storage version" in run.stderr
+    types = project / "ray_operator/api/v1/raycluster_types.py"
+    types.write_text(
+        types.read_text().replace(
+            "@op.subresource_status()\n",
+            "@op.subresource_status()\n@op.storage_version()\n",
+        )
+    )
+    run = opgen(project, "generate")
+    assert run.exit_code == 0, run.stderr
+    crd = yaml.safe_load(
+        (project / "config/crd/bases/ray.example.com_rayclusters.yaml").read_text()
+    )
+    assert [(v["name"], v["storage"]) for v in crd["spec"]["versions"]] == [
+        ("v1", True),
+        ("v2", False),
+    ]
+    done = subprocess.run(
+        ["kubectl", "kustomize", "config/default"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+    delete = ("delete", "api", "--group", "ray", "--version", "v2", "--kind")
+    assert opgen(project, *delete, "RayCluster").exit_code == 0
+    assert (project / "ray_operator/controller/raycluster_controller.py").exists()
+    assert (project / "config/rbac/raycluster_admin_role.yaml").exists()
+    assert opgen(project, "generate").exit_code == 0
+    crd = yaml.safe_load(
+        (project / "config/crd/bases/ray.example.com_rayclusters.yaml").read_text()
+    )
+    assert [v["name"] for v in crd["spec"]["versions"]] == ["v1"]
