@@ -126,8 +126,28 @@ def new_resource(
                 "controller": existing.controller or entry.controller,
             }
         )
+    _check_scope(project, entry)
     _check_unique_names(project, entry)
     return entry
+
+
+def _check_scope(project: Project, entry: Resource) -> None:
+    """A --namespaced project's manager has a Role in its namespace, nothing cluster-wide."""
+    if not (project.namespaced and entry.controller and not entry.namespaced):
+        return
+    what = (
+        "a built-in cluster-scoped type" if entry.core else "cluster-scoped (--cluster)"
+    )
+    raise ProjectError(
+        f"{entry.kind} is {what}, but this project is --namespaced: its manager only "
+        "gets a Role in its own namespace, which cannot grant access to "
+        "cluster-scoped objects",
+        hint=(
+            "a --namespaced project can reconcile namespaced types only"
+            if entry.core
+            else "drop --cluster, or scaffold only the types with --no-controller"
+        ),
+    )
 
 
 def _check_unique_names(project: Project, entry: Resource) -> None:

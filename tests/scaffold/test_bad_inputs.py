@@ -87,6 +87,12 @@ def bad_marker_in_types(project: Path) -> Path:
     return project
 
 
+def namespaced_project(project: Path) -> Path:
+    folder = empty_dir(project)
+    assert opgen(folder, "init", "--domain", "x.io", "--namespaced").exit_code == 0
+    return folder
+
+
 CREATE = ("create", "api", "--group", "ray", "--version", "v1", "--kind")
 
 CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
@@ -224,6 +230,30 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
         ),
         1,
         "apps/v1 has no kind 'Deploymnt'",
+    ),
+    (
+        "create: cluster-scoped kind in a --namespaced project",
+        namespaced_project,
+        (*CREATE, "RayCluster", "--cluster"),
+        1,
+        "RayCluster is cluster-scoped (--cluster), but this project is --namespaced",
+    ),
+    (
+        "create: cluster-scoped core type in a --namespaced project",
+        namespaced_project,
+        (
+            "create",
+            "api",
+            "--group",
+            "core",
+            "--version",
+            "v1",
+            "--kind",
+            "Node",
+            "--no-resource",
+        ),
+        1,
+        "Node is a built-in cluster-scoped type, but this project is --namespaced",
     ),
     (
         "create: missing end marker",
