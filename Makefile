@@ -4,7 +4,7 @@ SHELL := bash
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-OUT ?= out/quickstart
+OUT ?= out/example
 
 .DEFAULT_GOAL := help
 
@@ -48,13 +48,12 @@ test: setup lint typecheck envtest ## Everything CI runs: lint, types, envtest b
 	$(BIN)/pytest
 
 .PHONY: example
-example: setup ## Generate the CRD and RBAC for examples/raycluster_types.py into $(OUT).
-	$(BIN)/opgen generate crd --types examples/raycluster_types.py --out $(OUT)
-	@echo "wrote $(OUT)"
+example: setup ## Set up, then build the example RayCluster operator (CRD, RBAC, manager, config, tests) into out/example (OUT=dir).
+	@examples/regenerate.sh "$(OUT)" "$(CURDIR)/$(BIN)/opgen"
 
 .PHONY: example-project
-example-project: setup ## Rebuild examples/generated/ from scratch (init, create api, example types, generate).
-	examples/regenerate.sh "$(CURDIR)/examples/generated" "$(CURDIR)/$(BIN)/opgen"
+example-project: setup ## Rebuild the committed examples/generated/ with the same recipe (then commit it).
+	@examples/regenerate.sh "$(CURDIR)/examples/generated" "$(CURDIR)/$(BIN)/opgen"
 
 .PHONY: bench
 bench: setup ## Run the benchmarks and print their figures.

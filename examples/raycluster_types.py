@@ -1,8 +1,9 @@
 """The RayCluster API: the quick-start example of opgen.
 
-`opgen generate crd --types examples/raycluster_types.py --out out/quickstart`
-turns this file into `out/quickstart/ray.io_rayclusters.yaml`. It shows the
-main features: attribute docstrings as descriptions, validation markers and
+`make example` builds the complete example operator project around this file
+(into out/example); on its own, `opgen generate crd --types
+examples/raycluster_types.py --out out/crds` turns it into
+`out/crds/ray.io_rayclusters.yaml`. It shows the main features: attribute docstrings as descriptions, validation markers and
 plain Pydantic constraints, list-map topology, Kubernetes value types,
 defaults, CEL rules and one-of groups, status and scale subresources, and
 printer columns.
@@ -13,9 +14,8 @@ from __future__ import annotations
 import enum
 from typing import Annotated, Literal
 
-from pydantic import Field
-
 import opgen.api as op
+from pydantic import Field
 
 
 class UpscalingMode(str, enum.Enum):

@@ -1,19 +1,65 @@
 #!/usr/bin/env bash
-# Rebuild the example project from scratch: opgen init, opgen create api,
-# examples/raycluster_types.py as its types, opgen generate.
+# Build the example operator project from scratch: the one recipe behind
+# `make example` (into out/example) and `make example-project` (into the
+# committed examples/generated).
 #
 #   examples/regenerate.sh [OUT_DIR] [OPGEN]
 #
 # OUT_DIR defaults to examples/generated; OPGEN to the opgen on PATH.
+#
+# Steps, in a fresh folder that then replaces OUT_DIR (a failure leaves OUT_DIR
+# as it was):
+#   opgen init --domain io --project-name ray-operator --owner "The opgen authors"
+#   opgen create api --group ray --version v1 --kind RayCluster
+#   examples/raycluster_types.py  -> ray_operator/api/v1/raycluster_types.py
+#   examples/raycluster_sample.yaml -> config/samples/ray_v1_raycluster.yaml
+#   opgen generate
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/generated}"
 opgen="${2:-opgen}"
+out="${out%/}"
+
+if [ -e "$out" ] && [ ! -f "$out/PROJECT" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+    echo "error: $out exists and is not an opgen project; not replacing it" >&2
+    exit 1
+fi
+
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the output
+mkdir -p "$(dirname "$out")"
+build="$out.building.$$"
+rm -rf "$build"
+mkdir "$build"
+trap 'rm -rf "$build"' EXIT
+(
+    cd "$build"
+    "$opgen" init --domain io --project-name ray-operator --owner "The opgen authors" >/dev/null
+    "$opgen" create api --group ray --version v1 --kind RayCluster >/dev/null
+    cp "$here/raycluster_types.py" ray_operator/api/v1/raycluster_types.py
+    cp "$here/raycluster_sample.yaml" config/samples/ray_v1_raycluster.yaml
+    "$opgen" generate >/dev/null
+)
 rm -rf "$out"
-mkdir -p "$out"
-cd "$out"
-"$opgen" init --domain io --project-name ray-operator --owner "The opgen authors" >/dev/null
-"$opgen" create api --group ray --version v1 --kind RayCluster >/dev/null
-cp "$here/raycluster_types.py" ray_operator/api/v1/raycluster_types.py
-"$opgen" generate >/dev/null
-echo "wrote $out"
+mv "$build" "$out"
+trap - EXIT
+
+describe() {
+    [ -e "$out/$1" ] || { echo "error: $out/$1 is missing" >&2; exit 1; }
+    printf '  %-50s %s\n' "$1" "$2"
+}
+echo "Built the example operator project in $out"
+echo "(opgen init, opgen create api --group ray --version v1 --kind RayCluster,"
+echo " examples/raycluster_types.py as its types, opgen generate):"
+echo
+describe config/crd/bases/ray.io_rayclusters.yaml "the CRD, generated from the types"
+describe config/rbac/role.yaml "the manager's ClusterRole, from the op.rbac markers"
+describe config/ "kustomize: default, manager, rbac, prometheus, samples..."
+describe ray_operator/api/v1/raycluster_types.py "the RayCluster API (examples/raycluster_types.py)"
+describe ray_operator/controller/raycluster_controller.py "the reconciler"
+describe ray_operator/main.py "the manager: python -m ray_operator"
+describe tests/controller/test_raycluster_controller.py "its tests, against a real API server (envtest)"
+describe Makefile "make help: manifests, generate, lint, test, deploy..."
+describe Dockerfile "the manager's image"
+describe PROJECT "what opgen was asked, for opgen generate"
+echo
+echo "$(find "$out" -type f | wc -l | tr -d ' ') files. Look at everything it deploys with: kubectl kustomize $out/config/default"

@@ -68,7 +68,7 @@ def import_module_from_path(path: Path | str) -> ModuleType:
     if cached is not None and cached[0] == _stamp(file):
         return cached[1]
     root, name = _module_name(file)
-    with _user_modules_visible(), _on_sys_path(root):
+    with _user_modules_visible(root), _on_sys_path(root):
         before = set(sys.modules)
         try:
             module = _execute(file, name)
@@ -114,9 +114,17 @@ def _on_sys_path(root: Path) -> Iterator[None]:
 
 
 @contextmanager
-def _user_modules_visible() -> Iterator[None]:
+def _user_modules_visible(root: Path) -> Iterator[None]:
+    """Put the user modules already executed from below `root` back in `sys.modules`.
+
+    Only those from the same root, and only while their file is unchanged: a
+    package of the same name elsewhere (another project) or an edited file
+    must be executed anew, never stand in for the file being imported.
+    """
     restored = {
-        name: module for name, module in _BY_NAME.items() if name not in sys.modules
+        name: module
+        for name, module in _BY_NAME.items()
+        if name not in sys.modules and _is_current(module, root)
     }
     sys.modules.update(restored)
     try:
@@ -125,6 +133,20 @@ def _user_modules_visible() -> Iterator[None]:
         for name, module in restored.items():
             if sys.modules.get(name) is module:
                 del sys.modules[name]
+
+
+def _is_current(module: ModuleType, root: Path) -> bool:
+    """`module` was executed from a file below `root` that has not changed since."""
+    if not _is_user_module(module, root):
+        return False
+    file = Path(str(module.__file__)).resolve()
+    cached = _BY_FILE.get(file)
+    if cached is None or cached[1] is not module:
+        return False
+    try:
+        return cached[0] == _stamp(file)
+    except OSError:  # deleted since
+        return False
 
 
 def _execute(file: Path, name: str) -> ModuleType:

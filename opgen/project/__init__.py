@@ -15,7 +15,6 @@ from opgen.project.config import (
     replay_commands,
 )
 from opgen.project.layout import Layout
-from opgen.project.naming import default_plural
 from opgen.project.paths import ensure_empty_for_init, load_project
 
 __all__ = [
@@ -23,7 +22,6 @@ __all__ = [
     "Layout",
     "Project",
     "Resource",
-    "default_plural",
     "dump_project",
     "ensure_empty_for_init",
     "load_project",

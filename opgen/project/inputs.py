@@ -8,11 +8,11 @@ exist, a second group in a single-group project.
 from __future__ import annotations
 
 from opgen import __version__
+from opgen.api.naming import pluralize
 from opgen.errors import ProjectError
 from opgen.project import validate
 from opgen.project.config import License, Project, Resource
 from opgen.project.coregroups import find_core_type, is_core_group
-from opgen.project.naming import default_plural
 
 
 def new_project(
@@ -71,7 +71,7 @@ def new_resource(
             group=group,
             version=version,
             kind=kind,
-            plural=plural or default_plural(kind),
+            plural=plural or pluralize(kind),
             namespaced=namespaced,
             api=True,
             controller=controller,
@@ -126,8 +126,28 @@ def new_resource(
                 "controller": existing.controller or entry.controller,
             }
         )
+    _check_scope(project, entry)
     _check_unique_names(project, entry)
     return entry
+
+
+def _check_scope(project: Project, entry: Resource) -> None:
+    """A --namespaced project's manager has a Role in its namespace, nothing cluster-wide."""
+    if not (project.namespaced and entry.controller and not entry.namespaced):
+        return
+    what = (
+        "a built-in cluster-scoped type" if entry.core else "cluster-scoped (--cluster)"
+    )
+    raise ProjectError(
+        f"{entry.kind} is {what}, but this project is --namespaced: its manager only "
+        "gets a Role in its own namespace, which cannot grant access to "
+        "cluster-scoped objects",
+        hint=(
+            "a --namespaced project can reconcile namespaced types only"
+            if entry.core
+            else "drop --cluster, or scaffold only the types with --no-controller"
+        ),
+    )
 
 
 def _check_unique_names(project: Project, entry: Resource) -> None:

@@ -1,10 +1,11 @@
-"""The Python sources of a generated project that generators read.
+"""The sources of a generated project that generators read.
 
 Kinds live in `<pkg>/api/**/*_types.py`, reconcilers under `<pkg>/controller/`. While
 they are imported, the project root is on `sys.path` and the project's
 package is fresh (any module of the same name from an earlier import is
 dropped first and again afterwards), so that one process can generate several
-projects.
+projects. `generated_crds` finds the CRD files an earlier `opgen generate`
+wrote, so that those no kind produces any more can go.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import importlib
 import inspect
 import sys
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from opgen.errors import LoadError, Location
+import yaml
+
 from opgen.project.config import Project
 from opgen.project.layout import Layout
 
@@ -29,15 +31,14 @@ def api_sources(root: Path, project: Project) -> list[Path]:
     )
 
 
-def controller_modules(root: Path, project: Project) -> list[str]:
-    """Dotted names of every module under `<pkg>/controller/`, sorted."""
+def controller_files(root: Path, project: Project) -> list[Path]:
+    """Every module under `<pkg>/controller/` (`__init__.py` aside), sorted."""
     controller_dir = root.joinpath(*Layout(project).controller_root.parts)
-    modules = []
-    for path in sorted(controller_dir.rglob("*.py")):
-        if "__pycache__" in path.parts or path.name == "__init__.py":
-            continue
-        modules.append(".".join(path.relative_to(root).with_suffix("").parts))
-    return modules
+    return sorted(
+        path
+        for path in controller_dir.rglob("*.py")
+        if "__pycache__" not in path.parts and path.name != "__init__.py"
+    )
 
 
 @contextlib.contextmanager
@@ -60,27 +61,47 @@ def _forget(package: str) -> None:
 
 
 def reconciler_classes(root: Path, project: Project) -> list[type]:
-    """Classes defined in the controller modules, in module then source order.
+    """Classes defined in the controller modules, in module then definition order.
 
-    Call inside `importable(root, project)`.
+    Each module is imported with the loader's `import_module_from_path`, so an
+    error in it is reported with its file and line. Call inside
+    `importable(root, project)`.
     """
+    from opgen.load import import_module_from_path
+
     classes: list[type] = []
-    for name in controller_modules(root, project):
-        try:
-            module = importlib.import_module(name)
-        except Exception as error:
-            raise LoadError(
-                f"cannot import {name}: {type(error).__name__}: {error}",
-                location=Location(
-                    file=str(root.joinpath(*name.split(".")).with_suffix(".py"))
-                ),
-                hint="fix the error above; opgen imports controllers to read their op.rbac markers",
-            ) from error
-        members = [
+    for path in controller_files(root, project):
+        module = import_module_from_path(path)
+        classes.extend(
             obj
             for obj in vars(module).values()
             if inspect.isclass(obj) and obj.__module__ == module.__name__
-        ]
-        members.sort(key=lambda cls: inspect.getsourcelines(cls)[1])
-        classes.extend(members)
+        )
     return classes
+
+
+CRD_BASES = PurePosixPath("config/crd/bases")
+"""Where `opgen generate` writes the CRDs of a project."""
+OPGEN_ANNOTATION = "opgen.dev/version"
+"""The annotation opgen puts on every CRD it writes."""
+
+
+def generated_crds(root: Path) -> list[PurePosixPath]:
+    """The files in `config/crd/bases/` that opgen wrote (they carry its annotation)."""
+    found = []
+    for path in sorted(root.joinpath(*CRD_BASES.parts).glob("*.yaml")):
+        try:
+            documents = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # not a file opgen wrote
+        if any(_annotated(document) for document in documents):
+            found.append(CRD_BASES / path.name)
+    return found
+
+
+def _annotated(document: object) -> bool:
+    if not isinstance(document, dict):
+        return False
+    metadata = document.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    return isinstance(annotations, dict) and OPGEN_ANNOTATION in annotations

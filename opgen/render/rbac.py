@@ -15,7 +15,10 @@ controller-gen's normalisation, rule for rule:
    `["*"]`; rules are sorted by `groups + resources + names + urls`;
 6. objects come out ClusterRole first, then Roles by namespace and name.
 
-The objects are built as data and dumped as YAML, never templated.
+The objects are built as data and dumped with `opgen.render.yaml`, the
+CRDs' controller-gen formatting (sorted keys, which is also controller-gen's
+rule key order: apiGroups, nonResourceURLs, resourceNames, resources, verbs),
+never templated.
 """
 
 from __future__ import annotations
@@ -25,9 +28,8 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-import yaml
-
 from opgen.model.rbac import RbacRule
+from opgen.render.yaml import dump_documents
 from opgen.write import File, Ownership
 
 DEFAULT_ROLE_NAME = "manager-role"
@@ -195,15 +197,6 @@ def render_role(
                 }
             ]
     return File(ROLE_FILE, HEADER + dump_documents(documents), Ownership.GENERATED)
-
-
-def dump_documents(documents: Sequence[dict[str, Any]]) -> str:
-    """YAML documents, each opened by `---`, in the order the dicts give."""
-    return "".join(
-        "---\n"
-        + yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, width=1000)
-        for doc in documents
-    )
 
 
 def rules_of(classes: Sequence[type]) -> list[RbacRule]:

@@ -9,10 +9,10 @@ import hashlib
 from dataclasses import dataclass
 
 from opgen import __version__
+from opgen.api.naming import pluralize
 from opgen.project.config import Project, Resource
 from opgen.project.coregroups import lightkube_module
 from opgen.project.layout import Layout
-from opgen.project.naming import default_plural
 from opgen.project.validate import package_name
 
 PYTHON_VERSION = "3.12"
@@ -111,7 +111,7 @@ def resource_view(project: Project, resource: Resource) -> ResourceView:
         api_group=resource.api_group,
         api_version=api_version,
         plural=resource.plural,
-        plural_is_default=resource.plural == default_plural(resource.kind),
+        plural_is_default=resource.plural == pluralize(resource.kind),
         namespaced=resource.namespaced,
         core=resource.core,
         types_module=types_module,

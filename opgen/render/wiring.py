@@ -35,8 +35,13 @@ def regions(project: Project) -> dict[PurePosixPath, tuple[Region, ...]]:
     with_controller = [r for r in project.resources if r.controller]
     with_api = [r for r in project.resources if r.api]
 
+    # Versions of one kind share its controller, CRD file and helper roles:
+    # each is wired once.
     views = sorted(
-        (resource_view(project, r) for r in with_controller),
+        {
+            (v.controller_module, v.reconciler): v
+            for v in (resource_view(project, r) for r in with_controller)
+        }.values(),
         key=lambda v: v.controller_module,
     )
     imports = "".join(
@@ -47,12 +52,14 @@ def regions(project: Project) -> dict[PurePosixPath, tuple[Region, ...]]:
     controllers_text = format_python_lines(setups, CONTROLLER_INDENT)
 
     crd_bases = sorted(
-        str(layout.crd_file(r).relative_to("config/crd")) for r in with_api
+        {str(layout.crd_file(r).relative_to("config/crd")) for r in with_api}
     )
     roles = sorted(
-        str(path.relative_to("config/rbac"))
-        for r in with_api
-        for path in layout.role_files(r)
+        {
+            str(path.relative_to("config/rbac"))
+            for r in with_api
+            for path in layout.role_files(r)
+        }
     )
     samples = sorted(
         str(layout.sample_file(r).relative_to("config/samples")) for r in with_api

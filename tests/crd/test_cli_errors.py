@@ -419,7 +419,26 @@ def test_crd_over_256_kib_is_written_with_a_warning(tmp_path: Path) -> None:
     assert (out / "things.example.com_things.yaml").stat().st_size > 256 * 1024
 
 
-def test_generate_without_a_subcommand_shows_help() -> None:
-    result = CliRunner().invoke(app, ["generate"])
+@pytest.mark.parametrize("command", [["generate"], ["generate", "manifests"]])
+def test_project_generators_outside_a_project_point_at_init_and_crd(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside a project `opgen generate` says where it must run, and what to use instead."""
+    (tmp_path / "raycluster_types.py").write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: ")
+    assert (
+        f"`opgen {' '.join(command)}` must run in the root folder of a project "
+        "made by `opgen init` (there is no PROJECT file here)"
+    ) in result.stderr
+    assert "`opgen generate crd --types FILE.py --out DIR`" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["raycluster_types.py"]
+
+
+def test_generate_help_lists_the_generators() -> None:
+    result = CliRunner().invoke(app, ["generate", "--help"])
     assert result.exit_code == 0
-    assert "crd" in result.output and "Usage: opgen generate" in result.output
+    assert "Usage: opgen generate" in result.output
+    assert "crd" in result.output and "manifests" in result.output

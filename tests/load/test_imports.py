@@ -172,3 +172,42 @@ def test_an_edited_file_is_executed_again(tmp_path: Path) -> None:
     _write(file, "VALUE = 22\n")
     os.utime(file, ns=(file.stat().st_atime_ns, file.stat().st_mtime_ns + 1_000_000))
     assert import_module_from_path(file).VALUE == 22
+
+
+def _project(root: Path, group: str) -> Path:
+    _write(root / "same_operator" / "__init__.py", "")
+    _write(root / "same_operator" / "api" / "__init__.py", "")
+    _write(root / "same_operator" / "api" / "groupinfo.py", f"GROUP = {group!r}\n")
+    return _write(
+        root / "same_operator" / "api" / "thing_types.py",
+        "from same_operator.api.groupinfo import GROUP\n",
+    )
+
+
+def test_a_package_of_the_same_name_elsewhere_is_not_mistaken_for_this_one(
+    tmp_path: Path,
+) -> None:
+    first = _project(tmp_path / "one", "one.example.com")
+    second = _project(tmp_path / "two", "two.example.com")
+    assert import_module_from_path(first).GROUP == "one.example.com"
+    assert import_module_from_path(second).GROUP == "two.example.com"
+    assert import_module_from_path(first).GROUP == "one.example.com"
+
+
+def test_an_edited_sibling_is_executed_again_for_a_new_importer(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    root = tmp_path / "project"
+    first = _project(root, "before.example.com")
+    assert import_module_from_path(first).GROUP == "before.example.com"
+    info = _write(
+        root / "same_operator" / "api" / "groupinfo.py", "GROUP = 'after.example.com'\n"
+    )
+    os.utime(info, ns=(info.stat().st_atime_ns, info.stat().st_mtime_ns + 1_000_000))
+    other = _write(
+        root / "same_operator" / "api" / "other_types.py",
+        "from same_operator.api.groupinfo import GROUP\n",
+    )
+    assert import_module_from_path(other).GROUP == "after.example.com"

@@ -7,7 +7,6 @@ import pytest
 from opgen.errors import ProjectError
 from opgen.project import validate
 from opgen.project.coregroups import CORE_GROUPS, find_core_type, lightkube_module
-from opgen.project.naming import default_plural
 
 
 @pytest.mark.parametrize("value", ["example.com", "io", "a-b.c-d.example", "x1.y2"])
@@ -103,19 +102,6 @@ def test_owner_is_one_line() -> None:
     assert validate.owner("The Authors") == "The Authors"
     with pytest.raises(ProjectError, match="one non-empty line"):
         validate.owner("a\nb")
-
-
-@pytest.mark.parametrize(
-    ("kind", "plural"),
-    [
-        ("RayCluster", "rayclusters"),
-        ("Policy", "policies"),
-        ("Ingress", "ingresses"),
-        ("Gateway", "gateways"),
-    ],
-)
-def test_default_plural(kind: str, plural: str) -> None:
-    assert default_plural(kind) == plural
 
 
 def test_every_core_group_maps_to_a_lightkube_module() -> None:

@@ -209,9 +209,14 @@ def test_rendered_file_parses_back_to_the_same_objects() -> None:
 def test_rendered_file_matches_golden_bytes() -> None:
     """Formatting (key order, list style, quoting) is pinned by a golden file.
 
+    It is controller-gen's (go-yaml's) formatting, the same dumper as the CRDs:
+    documents opened by `---`, sorted keys, dashes level with their key, the
+    core group as `""` and the wildcard verb as `'*'`.
+
     Regenerate with: OPGEN_UPDATE_GOLDEN=1 pytest tests/rbac
     """
     content = render_role(MARKERS, namespaced_default=None).content
+    assert '  - ""\n' in content and "  - '*'\n" in content
     if os.environ.get("OPGEN_UPDATE_GOLDEN"):
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(content)

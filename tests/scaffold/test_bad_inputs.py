@@ -68,6 +68,31 @@ def broken_project_file(project: Path) -> Path:
     return project
 
 
+def broken_controller(project: Path) -> Path:
+    with_ray(project)
+    controller = project / "ray_operator/controller/raycluster_controller.py"
+    controller.write_text('"""A reconciler."""\n\nimport no_such_module\n')
+    return project
+
+
+def bad_marker_in_types(project: Path) -> Path:
+    with_ray(project)
+    types = project / "ray_operator/api/v1/raycluster_types.py"
+    types.write_text(
+        "from typing import Annotated\n"
+        + types.read_text().replace(
+            "foo: str | None = None", "foo: Annotated[int, op.MinLength(1)] = 0"
+        )
+    )
+    return project
+
+
+def namespaced_project(project: Path) -> Path:
+    folder = empty_dir(project)
+    assert opgen(folder, "init", "--domain", "x.io", "--namespaced").exit_code == 0
+    return folder
+
+
 CREATE = ("create", "api", "--group", "ray", "--version", "v1", "--kind")
 
 CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
@@ -207,6 +232,30 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
         "apps/v1 has no kind 'Deploymnt'",
     ),
     (
+        "create: cluster-scoped kind in a --namespaced project",
+        namespaced_project,
+        (*CREATE, "RayCluster", "--cluster"),
+        1,
+        "RayCluster is cluster-scoped (--cluster), but this project is --namespaced",
+    ),
+    (
+        "create: cluster-scoped core type in a --namespaced project",
+        namespaced_project,
+        (
+            "create",
+            "api",
+            "--group",
+            "core",
+            "--version",
+            "v1",
+            "--kind",
+            "Node",
+            "--no-resource",
+        ),
+        1,
+        "Node is a built-in cluster-scoped type, but this project is --namespaced",
+    ),
+    (
         "create: missing end marker",
         broken_marker,
         CREATE_RAY,
@@ -232,7 +281,14 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
         empty_dir,
         ("generate",),
         1,
-        "is not an opgen project",
+        "`opgen generate` must run in the root folder of a project made by `opgen init`",
+    ),
+    (
+        "generate manifests: outside a project",
+        empty_dir,
+        ("generate", "manifests"),
+        1,
+        "opgen generate crd --types FILE.py --out DIR",
     ),
     (
         "generate --check: broken PROJECT",
@@ -240,6 +296,20 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
         ("generate", "--check"),
         1,
         "PROJECT is not valid YAML",
+    ),
+    (
+        "generate: a controller that fails to import",
+        broken_controller,
+        ("generate",),
+        1,
+        "ray_operator/controller/raycluster_controller.py:3: ModuleNotFoundError: No module named 'no_such_module'",
+    ),
+    (
+        "generate manifests: a marker on the wrong type",
+        bad_marker_in_types,
+        ("generate", "manifests"),
+        1,
+        "RayClusterSpec.foo: op.MinLength(1): applies to int-or-string or string values",
     ),
     (
         "delete: unknown kind",

@@ -1,40 +1,118 @@
-"""The committed example project (examples/generated) is in sync.
+"""The committed example project (examples/generated) is in sync and works.
 
 It must be exactly what examples/regenerate.sh produces (opgen init, create
-api, examples/raycluster_types.py as the types, opgen generate), and
-`opgen generate --check` must find no drift in it.
+api, examples/raycluster_types.py as the types and examples/raycluster_sample.yaml
+as the sample, opgen generate), `opgen generate --check` must find no drift in
+it, and it must pass its own checks: black, ruff, mypy --strict and its tests
+against envtest.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.scaffold.conftest import opgen, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "generated"
+RECIPE = ROOT / "examples" / "regenerate.sh"
+BIN = Path(sys.executable).parent
+STALE = "run `make example-project` and commit the result"
 
 
 def test_generate_check_finds_no_drift() -> None:
     run = opgen(EXAMPLE, "generate", "--check")
-    assert run.exit_code == 0, (
-        run.stderr + "\nrun `make example-project` and commit the result"
-    )
+    assert run.exit_code == 0, f"{run.stderr}\n{STALE}"
+    assert run.stdout == "up to date\n"
 
 
 def test_example_is_what_the_recipe_produces(tmp_path: Path) -> None:
     out = tmp_path / "generated"
-    subprocess.run(
-        [
-            str(ROOT / "examples" / "regenerate.sh"),
-            str(out),
-            str(Path(sys.executable).parent / "opgen"),
-        ],
+    done = subprocess.run(
+        [str(RECIPE), str(out), str(BIN / "opgen")],
         check=True,
         capture_output=True,
+        text=True,
     )
-    assert snapshot(out) == snapshot(
-        EXAMPLE
-    ), "run `make example-project` and commit the result"
+    assert snapshot(out) == snapshot(EXAMPLE), STALE
+    assert done.stdout.startswith(f"Built the example operator project in {out}\n")
+    assert "config/crd/bases/ray.io_rayclusters.yaml" in done.stdout
+    assert not list(out.rglob("__pycache__"))
+
+
+def test_the_recipe_refuses_to_replace_a_folder_that_is_not_a_project(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me\n")
+    done = subprocess.run(
+        [str(RECIPE), str(out), str(BIN / "opgen")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "is not an opgen project; not replacing it" in done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
+
+
+def test_a_failed_rebuild_leaves_the_previous_project(tmp_path: Path) -> None:
+    out = tmp_path / "example"
+    subprocess.run(
+        [str(RECIPE), str(out), str(BIN / "opgen")], check=True, capture_output=True
+    )
+    before = snapshot(out)
+    broken = tmp_path / "opgen"
+    broken.write_text(
+        f'#!/bin/sh\n[ "$1" = generate ] && exit 1\nexec {BIN / "opgen"} "$@"\n'
+    )
+    broken.chmod(0o755)
+    done = subprocess.run(
+        [str(RECIPE), str(out), str(broken)], capture_output=True, check=False
+    )
+    assert done.returncode != 0
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["example", "opgen"]
+
+
+def _run(*args: str, timeout: float = 300) -> None:
+    done = subprocess.run(
+        args,
+        cwd=EXAMPLE,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+        env={
+            **os.environ,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "OPGEN_REQUIRE_ENVTEST": os.environ.get("OPGEN_REQUIRE_ENVTEST", "1"),
+        },
+    )
+    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}\n{done.stderr}"
+
+
+def test_the_example_passes_black_ruff_and_mypy_strict() -> None:
+    _run(str(BIN / "black"), "--check", "--quiet", "ray_operator", "tests")
+    _run(str(BIN / "ruff"), "check", "--quiet", "--no-cache", "ray_operator", "tests")
+    _run(
+        str(BIN / "mypy"),
+        "--strict",
+        "--no-incremental",
+        "--cache-dir",
+        os.devnull,
+        "-p",
+        "ray_operator",
+    )
+
+
+@pytest.mark.envtest
+def test_the_example_passes_its_own_tests() -> None:
+    _run(str(BIN / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider")

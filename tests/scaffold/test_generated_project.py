@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from opgen.testing import Environment
+from tests.scaffold.cluster import (
+    deploy,
+    kubectl,
+    kubectl_binary,
+    manager,
+    sample,
+    wait_ready,
+)
 from tests.scaffold.conftest import opgen, snapshot, tree_hash
 
 BIN = Path(sys.executable).parent
@@ -55,7 +61,10 @@ CREATES = [
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("e2e") / "fleet-operator"
     root.mkdir()
-    assert opgen(root, "init", "--domain", "example.com", "--multigroup").exit_code == 0
+    assert (
+        opgen(root, "init", "--domain", "fleet.example.com", "--multigroup").exit_code
+        == 0
+    )
     for args in CREATES:
         run = opgen(root, *args)
         assert run.exit_code == 0, run.stderr
@@ -81,28 +90,12 @@ def tool(
     ), f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
 
 
-def kubectl() -> str:
-    """kubectl, installed from Debian's kubernetes-client package when missing."""
-    found = shutil.which("kubectl")
-    if found is None:
-        subprocess.run(["apt-get", "update", "-qq"], check=True, capture_output=True)
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "kubernetes-client"],
-            check=True,
-            capture_output=True,
-            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-        )
-        found = shutil.which("kubectl")
-    assert found, "kubectl is needed; apt-get install kubernetes-client"
-    return found
-
-
 def test_generated_files(generated: Path) -> None:
     files = snapshot(generated)
     crds = sorted(name for name in files if name.startswith("config/crd/bases/"))
     assert crds == [
-        "config/crd/bases/batch.example.com_crontabs.yaml",
-        "config/crd/bases/ray.example.com_rayclusters.yaml",
+        "config/crd/bases/batch.fleet.example.com_crontabs.yaml",
+        "config/crd/bases/ray.fleet.example.com_rayclusters.yaml",
     ]
     role = list(yaml.safe_load_all(files["config/rbac/role.yaml"]))
     assert [d["kind"] for d in role] == ["ClusterRole"]
@@ -114,12 +107,12 @@ def test_generated_files(generated: Path) -> None:
     assert role[0]["rules"] == [
         rule("apps", "deployments", crud),
         rule("apps", "deployments/status", ["get"]),
-        rule("batch.example.com", "crontabs", crud),
-        rule("batch.example.com", "crontabs/finalizers", ["update"]),
-        rule("batch.example.com", "crontabs/status", ["get", "patch", "update"]),
-        rule("ray.example.com", "rayclusters", crud),
-        rule("ray.example.com", "rayclusters/finalizers", ["update"]),
-        rule("ray.example.com", "rayclusters/status", ["get", "patch", "update"]),
+        rule("batch.fleet.example.com", "crontabs", crud),
+        rule("batch.fleet.example.com", "crontabs/finalizers", ["update"]),
+        rule("batch.fleet.example.com", "crontabs/status", ["get", "patch", "update"]),
+        rule("ray.fleet.example.com", "rayclusters", crud),
+        rule("ray.fleet.example.com", "rayclusters/finalizers", ["update"]),
+        rule("ray.fleet.example.com", "rayclusters/status", ["get", "patch", "update"]),
     ]
 
 
@@ -138,7 +131,7 @@ def test_black_ruff_and_mypy_strict_pass(generated: Path) -> None:
 
 def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
     done = subprocess.run(
-        [kubectl(), "kustomize", "config/default"],
+        [kubectl_binary(), "kustomize", "config/default"],
         cwd=generated,
         capture_output=True,
         text=True,
@@ -147,13 +140,44 @@ def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
     assert done.returncode == 0, done.stderr
     objects = list(yaml.safe_load_all(done.stdout))
     kinds = {(o["kind"], o["metadata"]["name"]) for o in objects}
-    assert ("CustomResourceDefinition", "rayclusters.ray.example.com") in kinds
+    assert ("CustomResourceDefinition", "rayclusters.ray.fleet.example.com") in kinds
     assert ("Deployment", "fleet-operator-controller-manager") in kinds
     assert ("ClusterRole", "fleet-operator-manager-role") in kinds
     deployment = next(o for o in objects if o["kind"] == "Deployment")
     assert deployment["metadata"]["namespace"] == "fleet-operator-system"
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
     assert args[0] == "--metrics-bind-address=:8443"
+
+
+def test_kustomize_renders_prometheus_and_network_policy_once_uncommented(
+    generated: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "fleet-operator"
+    shutil.copytree(generated, copy)
+    overlay = copy / "config/default/kustomization.yaml"
+    text = overlay.read_text()
+    assert "#- ../prometheus\n" in text and "#- ../network-policy\n" in text
+    overlay.write_text(
+        text.replace("#- ../prometheus\n", "- ../prometheus\n").replace(
+            "#- ../network-policy\n", "- ../network-policy\n"
+        )
+    )
+    done = subprocess.run(
+        [kubectl_binary(), "kustomize", "config/default"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    objects = {
+        (o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(done.stdout)
+    }
+    assert (
+        "ServiceMonitor",
+        "fleet-operator-controller-manager-metrics-monitor",
+    ) in objects
+    assert ("NetworkPolicy", "fleet-operator-allow-metrics-traffic") in objects
 
 
 def test_generate_is_idempotent_and_check_catches_a_hand_edit(
@@ -212,65 +236,87 @@ def test_the_projects_own_tests_pass_against_envtest(generated: Path) -> None:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+@pytest.mark.envtest
+def test_the_manager_reconciles_the_sample_with_only_the_generated_rbac(
+    generated: Path, envtest: Environment, tmp_path: Path
+) -> None:
+    """As in a cluster: `config/default` applied, the manager's service account's token.
+
+    It runs with leader election (the lease in its own namespace), watches
+    every namespace (a ClusterRole), and stops cleanly on SIGTERM.
+    """
+    identity = deploy(envtest, generated, "fleet-operator", tmp_path / "sa.kubeconfig")
+    admin = envtest.kubeconfig_path
+    kubectl(admin, "create", "namespace", "fleet-e2e")
+    with manager(generated, "fleet_operator", identity, "--leader-elect"):
+        kubectl(
+            admin,
+            "apply",
+            "-f",
+            "-",
+            stdin=sample(
+                generated, "config/samples/ray_v1_raycluster.yaml", "fleet-e2e"
+            ),
+        )
+        found = wait_ready(
+            admin,
+            "rayclusters.ray.fleet.example.com",
+            "raycluster-sample",
+            "-n",
+            "fleet-e2e",
+        )
+        assert found == {"Ready": "True", "Progressing": "False", "Degraded": "False"}
+    lease = kubectl(
+        admin, "get", "lease", "-n", "fleet-operator-system", "-o", "name"
+    ).stdout
+    assert lease.startswith("lease.coordination.k8s.io/")
 
 
 @pytest.mark.envtest
-def test_the_manager_reconciles_the_sample(
+def test_the_manager_pod_meets_the_restricted_pod_security_standard(
     generated: Path, envtest: Environment
 ) -> None:
-    envtest.install_crds([generated / "config/crd/bases"])
-    kubeconfig = str(envtest.kubeconfig_path)
-    sample = generated / "config/samples/ray_v1_raycluster.yaml"
-    env = {**os.environ, "KUBECONFIG": kubeconfig}
-    manager = subprocess.Popen(
-        [
-            str(BIN / "python"),
-            "-m",
-            "fleet_operator",
-            f"--health-probe-bind-address=127.0.0.1:{free_port()}",
-        ],
+    """The API server's PodSecurity admission, enforcing `restricted`, admits the pod."""
+    rendered = subprocess.run(
+        [kubectl_binary(), "kustomize", "config/default"],
         cwd=generated,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        capture_output=True,
         text=True,
+        check=True,
+    ).stdout
+    deployment = next(
+        o for o in yaml.safe_load_all(rendered) if o["kind"] == "Deployment"
     )
-    try:
-        tool(
-            generated, kubectl(), "--kubeconfig", kubeconfig, "apply", "-f", str(sample)
-        )
-        conditions: dict[str, str] = {}
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and conditions.get("Ready") != "True":
-            time.sleep(0.5)
-            got = subprocess.run(
-                [
-                    kubectl(),
-                    "--kubeconfig",
-                    kubeconfig,
-                    "get",
-                    "-f",
-                    str(sample),
-                    "-o",
-                    "yaml",
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            status = yaml.safe_load(got.stdout).get("status") or {}
-            conditions = {c["type"]: c["status"] for c in status.get("conditions", [])}
-        assert conditions == {
-            "Ready": "True",
-            "Progressing": "False",
-            "Degraded": "False",
-        }
-    finally:
-        manager.terminate()
-        output, _ = manager.communicate(timeout=60)
-    assert manager.returncode == 0, output
-    assert "starting manager" in output
+    admin = envtest.kubeconfig_path
+    kubectl(admin, "create", "namespace", "fleet-restricted")
+    kubectl(
+        admin,
+        "label",
+        "namespace",
+        "fleet-restricted",
+        "pod-security.kubernetes.io/enforce=restricted",
+    )
+    template = deployment["spec"]["template"]
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "manager", "namespace": "fleet-restricted"},
+        "spec": {**template["spec"], "serviceAccountName": "default"},
+    }
+    done = kubectl(
+        admin, "create", "--dry-run=server", "-f", "-", stdin=yaml.safe_dump(pod)
+    )
+    assert "pod/manager created (server dry run)" in done.stdout
+
+    loose = {**pod, "spec": {**pod["spec"], "securityContext": {}}}
+    refused = kubectl(
+        admin,
+        "create",
+        "--dry-run=server",
+        "-f",
+        "-",
+        stdin=yaml.safe_dump(loose),
+        check=False,
+    )
+    assert refused.returncode != 0
+    assert 'violates PodSecurity "restricted' in refused.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -502,3 +503,135 @@ def test_project_file_replays_to_the_same_tree(tmp_path: Path) -> None:
         run = opgen(replayed, *command)
         assert run.exit_code == 0, run.stderr
     assert snapshot(replayed) == snapshot(original)
+
+
+def test_generate_in_a_project_without_kinds(project: Path) -> None:
+    """Right after init, and with controllers for built-in types only: no CRDs, no error."""
+    before = snapshot(project)
+    run = opgen(project, "generate")
+    assert (run.exit_code, run.stdout) == (0, "up to date\n"), run.stderr
+    assert snapshot(project) == before
+
+    core = ("--group", "apps", "--version", "v1", "--kind", "Deployment")
+    assert opgen(project, "create", "api", *core, "--no-resource").exit_code == 0
+    run = opgen(project, "generate")
+    assert run.exit_code == 0, run.stderr
+    assert run.stdout == "update    config/rbac/role.yaml\n"
+    assert not (project / "config/crd/bases").exists()
+    role = yaml.safe_load((project / "config/rbac/role.yaml").read_text())
+    assert {g for rule in role["rules"] for g in rule["apiGroups"]} == {"apps"}
+    assert opgen(project, "generate", "--check").exit_code == 0
+
+
+def test_generate_after_deleting_the_last_kind(project: Path) -> None:
+    assert opgen(project, *CREATE_RAY).exit_code == 0
+    assert opgen(project, "generate").exit_code == 0
+    delete = ("delete", "api", "--group", "ray", "--version", "v1", "--kind")
+    assert opgen(project, *delete, "RayCluster").exit_code == 0
+    run = opgen(project, "generate")
+    assert run.exit_code == 0, run.stderr
+    role = yaml.safe_load((project / "config/rbac/role.yaml").read_text())
+    assert role["rules"] == []
+    assert not list((project / "config/crd").rglob("*_rayclusters.yaml"))
+
+
+def test_generate_follows_a_plural_and_scope_changed_in_the_types(
+    project: Path,
+) -> None:
+    assert opgen(project, *CREATE_RAY).exit_code == 0
+    assert opgen(project, "generate").exit_code == 0
+    bases = project / "config/crd/bases"
+    hand_written = bases / "mine.yaml"
+    hand_written.write_text(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "metadata:\n  name: things.mine.example.com\n"
+    )
+    types = project / "ray_operator/api/v1/raycluster_types.py"
+    types.write_text(
+        types.read_text().replace(
+            "@op.kind(group=GROUP, version=VERSION)",
+            '@op.kind(group=GROUP, version=VERSION, plural="rays", scope="Cluster")',
+        )
+    )
+
+    check = opgen(project, "generate", "--check")
+    assert check.exit_code == 1
+    for line in (
+        "delete config/crd/bases/ray.example.com_rayclusters.yaml",
+        "create config/crd/bases/ray.example.com_rays.yaml",
+        "update config/crd/kustomization.yaml",
+        "update PROJECT",
+    ):
+        assert line in check.stderr
+
+    assert opgen(project, "generate").exit_code == 0
+    assert sorted(p.name for p in bases.iterdir()) == [
+        "mine.yaml",
+        "ray.example.com_rays.yaml",
+    ]
+    kustomization = yaml.safe_load(
+        (project / "config/crd/kustomization.yaml").read_text()
+    )
+    assert kustomization["resources"] == ["bases/ray.example.com_rays.yaml"]
+    entry = load_project(project).resources[0]
+    assert (entry.plural, entry.namespaced) == ("rays", False)
+    assert opgen(project, "generate", "--check").exit_code == 0
+
+    delete = ("delete", "api", "--group", "ray", "--version", "v1", "--kind")
+    assert opgen(project, *delete, "RayCluster", "--force").exit_code == 0
+    assert sorted(p.name for p in bases.iterdir()) == ["mine.yaml"]
+
+
+def test_two_versions_of_one_kind_share_controller_crd_and_roles(
+    project: Path,
+) -> None:
+    create = ("create", "api", "--group", "ray", "--kind", "RayCluster", "--version")
+    assert opgen(project, *create, "v1").exit_code == 0
+    run = opgen(project, *create, "v2")
+    assert run.exit_code == 0, run.stderr
+    assert "skip      ray_operator/controller/raycluster_controller.py" in run.stdout
+    main = (project / "ray_operator/main.py").read_text()
+    assert main.count("import RayClusterReconciler") == 1
+    assert main.count("RayClusterReconciler(manager.client).setup(manager)") == 1
+    crd_list = yaml.safe_load((project / "config/crd/kustomization.yaml").read_text())
+    assert crd_list["resources"] == ["bases/ray.example.com_rayclusters.yaml"]
+    roles = yaml.safe_load((project / "config/rbac/kustomization.yaml").read_text())
+    assert roles["resources"].count("raycluster_admin_role.yaml") == 1
+
+    run = opgen(project, "generate")
+    assert run.exit_code == 1
+    assert "none is the storage version" in run.stderr
+    types = project / "ray_operator/api/v1/raycluster_types.py"
+    types.write_text(
+        types.read_text().replace(
+            "@op.subresource_status()\n",
+            "@op.subresource_status()\n@op.storage_version()\n",
+        )
+    )
+    run = opgen(project, "generate")
+    assert run.exit_code == 0, run.stderr
+    crd = yaml.safe_load(
+        (project / "config/crd/bases/ray.example.com_rayclusters.yaml").read_text()
+    )
+    assert [(v["name"], v["storage"]) for v in crd["spec"]["versions"]] == [
+        ("v1", True),
+        ("v2", False),
+    ]
+    done = subprocess.run(
+        ["kubectl", "kustomize", "config/default"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+    delete = ("delete", "api", "--group", "ray", "--version", "v2", "--kind")
+    assert opgen(project, *delete, "RayCluster").exit_code == 0
+    assert (project / "ray_operator/controller/raycluster_controller.py").exists()
+    assert (project / "config/rbac/raycluster_admin_role.yaml").exists()
+    assert opgen(project, "generate").exit_code == 0
+    crd = yaml.safe_load(
+        (project / "config/crd/bases/ray.example.com_rayclusters.yaml").read_text()
+    )
+    assert [v["name"] for v in crd["spec"]["versions"]] == ["v1"]

@@ -1,0 +1,118 @@
+# Copyright The opgen authors.
+# SPDX-License-Identifier: Apache-2.0
+"""Entry point of the ray-operator manager: flags, controllers, run until SIGTERM.
+
+`opgen create api` wires new controllers in between the `+opgen:scaffold`
+markers; the rest of this file is yours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from opgen import runtime as rt
+
+# +opgen:scaffold:imports
+from ray_operator.controller.raycluster_controller import RayClusterReconciler
+
+# +opgen:scaffold:imports:end
+
+log = logging.getLogger("ray_operator")
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The manager's command-line flags (Kubebuilder's names and defaults)."""
+    parser = argparse.ArgumentParser(prog="ray-operator", description=__doc__)
+    parser.add_argument(
+        "--metrics-bind-address",
+        default="0",
+        help="Address the metrics endpoint binds to: ':8443' for HTTPS, ':8080' "
+        "for HTTP, or '0' (the default) to disable it.",
+    )
+    parser.add_argument(
+        "--metrics-secure",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Serve metrics over HTTPS, for authenticated and authorized clients only.",
+    )
+    parser.add_argument(
+        "--health-probe-bind-address",
+        default=":8081",
+        help="Address the /healthz and /readyz probes bind to.",
+    )
+    parser.add_argument(
+        "--leader-elect",
+        action="store_true",
+        help="Elect a leader, so that only one replica of the manager is active.",
+    )
+    parser.add_argument(
+        "--webhook-port", type=int, default=9443, help="Port of the webhook server."
+    )
+    parser.add_argument(
+        "--webhook-cert-path",
+        default="",
+        help="Folder holding the webhook server's certificate and key.",
+    )
+    parser.add_argument(
+        "--webhook-cert-name", default="tls.crt", help="Webhook certificate file name."
+    )
+    parser.add_argument(
+        "--webhook-cert-key", default="tls.key", help="Webhook key file name."
+    )
+    parser.add_argument(
+        "--metrics-cert-path",
+        default="",
+        help="Folder holding the metrics server's certificate (tls.crt, tls.key).",
+    )
+    parser.add_argument(
+        "--enable-http2",
+        action="store_true",
+        help="Serve HTTP/2 on the metrics and webhook servers. Off by default: "
+        "HTTP/2 Rapid Reset and stream cancellation attacks (CVE-2023-44487, "
+        "CVE-2023-39325) make HTTP/1.1 the safer choice.",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="Logging level.",
+    )
+    return parser.parse_args(argv)
+
+
+def manager_options(args: argparse.Namespace) -> rt.ManagerOptions:
+    """Manager settings from the flags."""
+    return rt.ManagerOptions(
+        metrics_bind_address=args.metrics_bind_address,
+        health_probe_bind_address=args.health_probe_bind_address,
+        leader_election=args.leader_elect,
+        leader_election_id="f40ac7d3.io",
+    )
+
+
+def setup_controllers(manager: rt.Manager) -> None:
+    """Register every controller with the manager."""
+    # +opgen:scaffold:controllers
+    RayClusterReconciler(manager.client).setup(manager)
+    # +opgen:scaffold:controllers:end
+
+
+async def run(args: argparse.Namespace) -> None:
+    """Build the manager, register the controllers, and run until SIGTERM."""
+    manager = rt.Manager.from_env(manager_options(args))
+    setup_controllers(manager)
+    log.info("starting manager")
+    await manager.run()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point."""
+    args = parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+    asyncio.run(run(args))

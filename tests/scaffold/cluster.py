@@ -1,0 +1,147 @@
+"""Running a generated project's manager against envtest, as it runs in a cluster.
+
+`deploy` applies the project's `config/default` (namespace, CRDs, service
+account, the generated RBAC, the Deployment; envtest has no kubelet, so the
+pod never starts) and returns a kubeconfig holding a token of the manager's
+service account, with its namespace as the context's, as in a pod. A manager
+started with it has exactly the permissions the generated RBAC grants.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from opgen.testing import Environment
+
+
+def kubectl_binary() -> str:
+    """kubectl, installed from Debian's kubernetes-client package when missing."""
+    found = shutil.which("kubectl")
+    if found is None:
+        subprocess.run(["apt-get", "update", "-qq"], check=True, capture_output=True)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "kubernetes-client"],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        )
+        found = shutil.which("kubectl")
+    assert found, "kubectl is needed; apt-get install kubernetes-client"
+    return found
+
+
+def kubectl(
+    kubeconfig: Path, *args: str, stdin: str | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [kubectl_binary(), "--kubeconfig", str(kubeconfig), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check:
+        assert done.returncode == 0, f"kubectl {' '.join(args)}:\n{done.stderr}"
+    return done
+
+
+def deploy(envtest: Environment, root: Path, name: str, out: Path) -> Path:
+    """Apply `config/default`; the kubeconfig of the manager's service account."""
+    rendered = subprocess.run(
+        [kubectl_binary(), "kustomize", "config/default"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    kubectl(
+        envtest.kubeconfig_path, "apply", "--server-side", "-f", "-", stdin=rendered
+    )
+    namespace = f"{name}-system"
+    token = kubectl(
+        envtest.kubeconfig_path,
+        "create",
+        "token",
+        f"{name}-controller-manager",
+        "-n",
+        namespace,
+    ).stdout.strip()
+    config: dict[str, Any] = yaml.safe_load(envtest.kubeconfig_path.read_text())
+    config["users"] = [{"name": "manager", "user": {"token": token}}]
+    for context in config["contexts"]:
+        context["context"]["user"] = "manager"
+        context["context"]["namespace"] = namespace
+    out.write_text(yaml.safe_dump(config))
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def manager(
+    root: Path, package: str, kubeconfig: Path, *flags: str, **env: str
+) -> Iterator[subprocess.Popen[str]]:
+    """`python -m <package>` in `root`; on exit SIGTERM, and it must stop cleanly."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            package,
+            f"--health-probe-bind-address=127.0.0.1:{free_port()}",
+            *flags,
+        ],
+        cwd=root,
+        env={**os.environ, "KUBECONFIG": str(kubeconfig), **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, output
+    assert "starting manager" in output, output
+    assert "Forbidden" not in output, output
+
+
+def conditions(kubeconfig: Path, *resource: str) -> dict[str, str]:
+    got = kubectl(kubeconfig, "get", *resource, "-o", "yaml")
+    status = yaml.safe_load(got.stdout).get("status") or {}
+    return {c["type"]: c["status"] for c in status.get("conditions", [])}
+
+
+def wait_ready(kubeconfig: Path, *resource: str, timeout: float = 60) -> dict[str, str]:
+    """The object's conditions once Ready is True (or when `timeout` runs out)."""
+    deadline = time.monotonic() + timeout
+    found: dict[str, str] = {}
+    while time.monotonic() < deadline and found.get("Ready") != "True":
+        time.sleep(0.5)
+        found = conditions(kubeconfig, *resource)
+    return found
+
+
+def sample(root: Path, path: str, namespace: str, name: str | None = None) -> str:
+    """The sample object at `path`, moved into `namespace` (and renamed)."""
+    document: dict[str, Any] = yaml.safe_load((root / path).read_text())
+    document["metadata"]["namespace"] = namespace
+    if name is not None:
+        document["metadata"]["name"] = name
+    return yaml.safe_dump(document)

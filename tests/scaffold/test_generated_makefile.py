@@ -1,0 +1,278 @@
+"""The generated project's Makefile, target by target, in a project of its own.
+
+`make setup` builds the project's own virtualenv (opgen from this checkout
+through OPGEN_PACKAGE, everything else from PyPI), then the development
+targets run as a user runs them, and the cluster targets against envtest:
+install/uninstall the CRDs, deploy/undeploy the manager, `make run` until
+SIGTERM.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from opgen.testing import Environment
+from tests.scaffold.conftest import opgen
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGETS = [
+    "help",
+    "setup",
+    "manifests",
+    "generate",
+    "fmt",
+    "lint",
+    "typecheck",
+    "envtest",
+    "test",
+    "run",
+    "build",
+    "docker-build",
+    "docker-push",
+    "build-installer",
+    "install",
+    "uninstall",
+    "deploy",
+    "undeploy",
+]
+
+
+def make(
+    root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 600
+) -> str:
+    done = subprocess.run(
+        ["make", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})},
+    )
+    assert (
+        done.returncode == 0
+    ), f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def source_files(root: Path) -> dict[str, str]:
+    """The project's files, without its virtualenv, caches and build output."""
+    skipped = {".venv", "dist", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+    return {
+        str(path.relative_to(root)): path.read_text()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+        and path.relative_to(root).parts[0] not in skipped
+        and "__pycache__" not in path.parts
+        and not any(part.endswith(".egg-info") for part in path.parts)
+    }
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("make") / "make-demo"
+    root.mkdir()
+    assert opgen(root, "init", "--domain", "make.example.com").exit_code == 0
+    create = ("create", "api", "--group", "ray", "--version", "v1")
+    assert opgen(root, *create, "--kind", "RayCluster").exit_code == 0
+    make(root, "setup", f"OPGEN_PACKAGE={ROOT}")
+    make(root, "manifests")
+    return root
+
+
+def test_help_lists_every_target(project: Path) -> None:
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", make(project, "help"))
+    listed = {line.split()[0] for line in plain.splitlines() if line.startswith("  ")}
+    assert set(TARGETS) <= listed
+
+
+def test_setup_installed_the_project_and_its_tools(project: Path) -> None:
+    for tool in ("opgen", "black", "ruff", "mypy", "pytest"):
+        assert (project / ".venv/bin" / tool).is_file(), tool
+    up_to_date = subprocess.run(
+        ["make", "-q", ".venv/bin/.installed"], cwd=project, check=False
+    )
+    assert up_to_date.returncode == 0
+    done = subprocess.run(
+        [str(project / ".venv/bin/python"), "-c", "import opgen, make_demo"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_manifests_and_generate_write_what_opgen_owns(project: Path) -> None:
+    crd = project / "config/crd/bases/ray.make.example.com_rayclusters.yaml"
+    crd.unlink(missing_ok=True)
+    make(project, "manifests")
+    assert yaml.safe_load(crd.read_text())["spec"]["names"]["kind"] == "RayCluster"
+    role = project / "config/rbac/role.yaml"
+    role.write_text(role.read_text().replace("- watch", "- watchh"))
+    assert "update    config/rbac/role.yaml" in make(project, "generate")
+    assert "up to date" in make(project, "generate")
+
+
+def test_fmt_changes_nothing_and_lint_and_typecheck_pass(project: Path) -> None:
+    before = source_files(project)
+    make(project, "fmt")
+    assert source_files(project) == before
+    make(project, "lint")
+    assert "Success: no issues found" in make(project, "typecheck")
+
+
+@pytest.mark.envtest
+def test_make_test_runs_the_projects_tests_against_envtest(project: Path) -> None:
+    out = make(project, "test", env={"OPGEN_REQUIRE_ENVTEST": "1"})
+    assert "Source:  " in out  # make envtest reported where the binaries are
+    assert "2 passed" in out
+
+
+def test_build_and_build_installer(project: Path) -> None:
+    make(project, "build")
+    assert [p.name for p in (project / "dist").glob("*.whl")] == [
+        "make_demo-0.1.0-py3-none-any.whl"
+    ]
+    make(project, "build-installer", "IMG=registry.example.com/make-demo:1.0")
+    objects = list(yaml.safe_load_all((project / "dist/install.yaml").read_text()))
+    deployment = next(o for o in objects if o["kind"] == "Deployment")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "registry.example.com/make-demo:1.0"
+    assert {o["kind"] for o in objects} >= {
+        "Namespace",
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "Deployment",
+    }
+
+
+def kubectl_json(env: Environment, *args: str) -> dict[str, object]:
+    done = subprocess.run(
+        ["kubectl", "--kubeconfig", str(env.kubeconfig_path), *args, "-o", "yaml"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded: dict[str, object] = yaml.safe_load(done.stdout)
+    return loaded
+
+
+def absent(env: Environment, *args: str) -> bool:
+    done = subprocess.run(
+        ["kubectl", "--kubeconfig", str(env.kubeconfig_path), "get", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode != 0 and "NotFound" in done.stderr
+
+
+@pytest.mark.envtest
+def test_install_deploy_undeploy_uninstall_against_envtest(
+    project: Path, envtest_controller_manager: Environment
+) -> None:
+    env = envtest_controller_manager
+    kube = {"KUBECONFIG": str(env.kubeconfig_path)}
+    crd = ("crd", "rayclusters.ray.make.example.com")
+
+    make(project, "install", env=kube)
+    assert kubectl_json(env, "get", *crd)["kind"] == "CustomResourceDefinition"
+    make(project, "uninstall", env=kube)
+    assert absent(env, *crd)
+
+    make(project, "deploy", "IMG=registry.example.com/make-demo:1.0", env=kube)
+    deployment = kubectl_json(
+        env,
+        "get",
+        "deployment",
+        "make-demo-controller-manager",
+        "-n",
+        "make-demo-system",
+    )
+    spec = deployment["spec"]
+    assert isinstance(spec, dict)
+    pod = spec["template"]["spec"]
+    assert pod["containers"][0]["image"] == "registry.example.com/make-demo:1.0"
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert kubectl_json(env, "get", *crd)["kind"] == "CustomResourceDefinition"
+
+    make(project, "undeploy", env=kube, timeout=120)
+    assert absent(env, "namespace", "make-demo-system")
+    assert absent(env, *crd)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.envtest
+def test_make_run_starts_the_manager_until_sigterm(
+    project: Path, envtest: Environment
+) -> None:
+    envtest.install_crds([project / "config/crd/bases"])
+    port = free_port()
+    run = subprocess.Popen(
+        ["make", "run", f"ARGS=--health-probe-bind-address=127.0.0.1:{port}"],
+        cwd=project,
+        env={**os.environ, "KUBECONFIG": str(envtest.kubeconfig_path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert ready(f"http://127.0.0.1:{port}/readyz", run), "never ready"
+    finally:
+        # SIGTERM to the manager only, as Kubernetes stops a pod; make then
+        # exits with the manager's status.
+        if run.poll() is None:
+            os.kill(manager_pid(run.pid), signal.SIGTERM)
+        output, _ = run.communicate(timeout=60)
+    assert run.returncode == 0, output
+    assert "python -m make_demo --health-probe-bind-address" in output
+    assert "starting manager" in output
+
+
+def ready(url: str, process: subprocess.Popen[str], timeout: float = 60) -> bool:
+    """Poll `url` until it answers 200, while `process` runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                if answer.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def manager_pid(make_pid: int) -> int:
+    """The `python -m make_demo` process below `make` (Linux /proc)."""
+    pending = [make_pid]
+    while pending:
+        pid = pending.pop()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if b"make_demo" in command and b"-m" in command:
+            return pid
+        pending += [
+            int(child)
+            for task in Path(f"/proc/{pid}/task").iterdir()
+            for child in (task / "children").read_text().split()
+        ]
+    raise AssertionError("the manager process is not running")
