@@ -419,7 +419,18 @@ def test_crd_over_256_kib_is_written_with_a_warning(tmp_path: Path) -> None:
     assert (out / "things.example.com_things.yaml").stat().st_size > 256 * 1024
 
 
-def test_generate_without_a_subcommand_shows_help() -> None:
-    result = CliRunner().invoke(app, ["generate"])
+def test_generate_help_lists_the_crd_command() -> None:
+    result = CliRunner().invoke(app, ["generate", "--help"])
     assert result.exit_code == 0
     assert "crd" in result.output and "Usage: opgen generate" in result.output
+
+
+def test_generate_without_a_subcommand_outside_a_project_is_a_user_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Bare `opgen generate` runs every generator of the project (docs/cli.md).
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["generate"])
+    assert result.exit_code == 1
+    assert "no PROJECT file" in result.stderr
+    assert list(tmp_path.iterdir()) == []
