@@ -17,9 +17,10 @@ What the API server alone can judge stays with it: CEL rules (`op.Rule`,
 
 from __future__ import annotations
 
+import typing
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic_core import PydanticCustomError
 
@@ -52,10 +53,11 @@ def _plan(cls: type) -> _Plan:
         map_lists = []
         required = []
         for name, info in fields.items():
-            keys = tuple(m.key for m in info.metadata if isinstance(m, ListMapKey))
+            markers = _field_markers(info)
+            keys = tuple(m.key for m in markers if isinstance(m, ListMapKey))
             if keys:
                 map_lists.append((name, keys))
-            if any(isinstance(m, Required) for m in info.metadata):
+            if any(isinstance(m, Required) for m in markers):
                 required.append(name)
         plan = _Plan(
             type_checks=tuple(
@@ -66,6 +68,20 @@ def _plan(cls: type) -> _Plan:
         )
         _PLANS[cls] = plan
     return plan
+
+
+def _field_markers(info: Any) -> list[Any]:
+    """The field's `Annotated` metadata, plus that of the named types it is made of."""
+    markers = list(info.metadata)
+    annotation = info.annotation
+    seen = 0
+    while hasattr(annotation, "__value__") and seen < 10:  # TypeAliasType
+        annotation = annotation.__value__
+        seen += 1
+        if typing.get_origin(annotation) is Annotated:
+            annotation, *extra = typing.get_args(annotation)
+            markers.extend(extra)
+    return markers
 
 
 def _wire_keys(items: list[Any], keys: tuple[str, ...]) -> list[str]:

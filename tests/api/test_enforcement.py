@@ -333,3 +333,49 @@ def test_validate_value_reports_paths() -> None:
         "spec.a: Required value",
         "spec.b[1]: must be less than or equal to 1",
     ]
+
+
+def test_map_list_keys_on_a_named_type() -> None:
+    class Port(op.Model):
+        port: int
+        protocol: str = "TCP"
+
+    Ports = TypeAliasType(
+        "Ports",
+        Annotated[
+            list[Port],
+            op.ListType("map"),
+            op.ListMapKey("port"),
+            op.ListMapKey("protocol"),
+        ],
+    )
+
+    class Spec(op.Model):
+        by_number: Ports = []  # type: ignore[valid-type]
+
+    Spec(by_number=[{"port": 80}, {"port": 80, "protocol": "UDP"}])
+    with pytest.raises(ValidationError, match="Duplicate value"):
+        Spec(by_number=[{"port": 80}, {"port": 80}])
+
+
+def test_scale_replicas_stay_in_the_int32_range() -> None:
+    class Spec(op.Model):
+        replicas: int = 1
+
+    class Status(op.Model):
+        replicas: int = 0
+
+    @op.kind(group="enforce.example.com", version="v1")
+    @op.subresource_status()
+    @op.subresource_scale(".spec.replicas", ".status.replicas")
+    class Scaled(op.CustomResource[Spec, Status]):
+        pass
+
+    Scaled(spec=Spec(replicas=2**31 - 1))
+    for bad in (2**31, -1):
+        with pytest.raises(
+            ValidationError, match=r"\.spec\.replicas: must be between 0"
+        ):
+            Scaled(spec=Spec(replicas=bad))
+    with pytest.raises(ValidationError, match=r"\.status\.replicas"):
+        Scaled(spec=Spec(), status=Status(replicas=2**32))
