@@ -55,6 +55,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'opgen.testing' has no attribute {name!r}")
     return getattr(importlib.import_module(f"opgen.testing.{module}"), name)
 
+
 __all__ = [
     "ETCD_MIN_VERSION",
     "KUBERNETES_VERSION",
