@@ -23,6 +23,7 @@ from opgen.api._marker import SchemaNode
 from opgen.api._shape import Type
 
 __all__ = [
+    "DURATION_PATTERN",
     "JSON",
     "QUANTITY_PATTERN",
     "Bytes",
@@ -41,6 +42,11 @@ QUANTITY_PATTERN = (
     r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
 _QUANTITY = re.compile(QUANTITY_PATTERN)
+
+DURATION_PATTERN = (
+    r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
+)
+"""What Go's `time.ParseDuration` accepts (apart from values beyond ±292 years)."""
 
 
 class KnownSchema:
@@ -146,9 +152,11 @@ Duration = Annotated[
     datetime.timedelta,
     BeforeValidator(_duration),
     PlainSerializer(format_go_duration, return_type=str, when_used="json"),
-    KnownSchema({"type": "string"}),
+    KnownSchema({"type": "string", "pattern": DURATION_PATTERN}),
 ]
-"""A duration (`metav1.Duration`) as a Go duration string: `1h30m`, `300ms`, `-1.5s`."""
+"""A duration (`metav1.Duration`) as a Go duration string: `1h30m`, `300ms`, `-1.5s`.
+The CRD carries a pattern (controller-gen's has none), so the API server refuses
+strings Python could not parse, such as `""` or `1d`."""
 
 
 def _base64(value: object) -> object:
