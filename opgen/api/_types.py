@@ -15,7 +15,7 @@ import datetime
 import re
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, GetJsonSchemaHandler, PlainSerializer
+from pydantic import AfterValidator, BeforeValidator, GetJsonSchemaHandler, PlainSerializer
 from pydantic_core import CoreSchema
 
 from opgen.api._duration import format_go_duration, parse_go_duration
@@ -168,6 +168,15 @@ def _base64(value: object) -> object:
     return value
 
 
+def _not_empty(value: bytes) -> bytes:
+    if not value:
+        raise ValueError(
+            "the API server refuses an empty byte string (format: byte needs at least "
+            "one byte); use None to leave the field out"
+        )
+    return value
+
+
 def _to_base64(value: bytes) -> str:
     return base64.b64encode(value).decode("ascii")
 
@@ -175,10 +184,12 @@ def _to_base64(value: bytes) -> str:
 Bytes = Annotated[
     bytes,
     BeforeValidator(_base64),
+    AfterValidator(_not_empty),
     PlainSerializer(_to_base64, return_type=str, when_used="json"),
     KnownSchema({"type": "string", "format": "byte"}),
 ]
-"""Binary data (`[]byte`), standard base64 on the wire."""
+"""Binary data (`[]byte`), standard base64 on the wire; never empty (the API
+server refuses `""` for `format: byte`)."""
 
 RawExtension = Annotated[
     dict[str, Any],

@@ -419,22 +419,25 @@ class CronJobSpec(
     """Checks that fixed-length arrays work"""
     array_using_composite_literal: list[str] = []
     """Checks that arrays work when the type contains a composite literal"""
-    hosts: Annotated[
-        list[str],
-        op.MinItems(1),
-        op.Items(
-            op.MinLength(1),
-            op.MaxLength(255),
-            op.Pattern(
-                r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+    hosts: (
+        Annotated[
+            list[str],
+            op.MinItems(1),
+            op.Items(
+                op.MinLength(1),
+                op.MaxLength(255),
+                op.Pattern(
+                    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+                ),
             ),
-        ),
-        op.ListType("set"),
-    ] = []
+            op.ListType("set"),
+        ]
+        | None
+    ) = None
     """This tests string slice item validation."""
     enum_slice: Annotated[list[int], op.Items(op.Enum(0, 1, 3))] = []
     """This tests slice item validation with enum"""
-    hosts_alias: Hosts = []
+    hosts_alias: Hosts | None = None
     alias_from_package: str = ""
     """This tests that alias imported from a package is handled correctly. The
     corev1.IPFamilyPolicyType is just reused since it's available from
@@ -442,11 +445,11 @@ class CronJobSpec(
     string_alias: str = ""
     """This tests that string alias is handled correctly."""
     string_alias_ptr: str | None = None
-    string_alias_added_validation: Annotated[
-        str, op.MinLength(1), op.MaxLength(255)
-    ] = ""
+    string_alias_added_validation: (
+        Annotated[str, op.MinLength(1), op.MaxLength(255)] | None
+    ) = None
     """This tests that validation on a string alias type is handled correctly."""
-    string_alias_already_validated: StringAliasWithValidation = ""
+    string_alias_already_validated: StringAliasWithValidation | None = None
     """This tests that validation on a string alias type itself is handled correctly."""
     string_alias_with_added_title: Annotated[
         StringAliasWithTitle, op.Title("title on field")
@@ -455,7 +458,7 @@ class CronJobSpec(
     string_alias_with_title: StringAliasWithTitle = ""
     string_pair: Annotated[list[str], op.MinItems(2), op.MaxItems(2)]
     """This tests string slice validation."""
-    longer_string_array: Annotated[list[LongerString], op.MinItems(3)] = []
+    longer_string_array: Annotated[list[LongerString], op.MinItems(3)] | None = None
     """This tests string alias slice item validation."""
     int_or_string_array_with_a_pattern: Annotated[
         list[op.IntOrString],
@@ -494,17 +497,19 @@ class CronJobSpec(
     ) = None
     """This tests that unmarkered types are handled correctly.
     When markers are applied at the field level instead of the type level."""
-    locally_bounded_string: Annotated[str, op.MinLength(1), op.MaxLength(10)] = ""
+    locally_bounded_string: Annotated[str, op.MinLength(1), op.MaxLength(10)] | None = (
+        None
+    )
     """This tests that unmarkered types are handled correctly.
     When markers are applied at the field level instead of the type level."""
-    field_level_alias_override: Annotated[
-        StringAliasWithValidation, op.MinLength(10), op.MaxLength(10)
-    ] = ""
+    field_level_alias_override: (
+        Annotated[StringAliasWithValidation, op.MinLength(10), op.MaxLength(10)] | None
+    ) = None
     """This tests that field-level overrides are handled correctly
     for local type aliases."""
-    field_level_local_declaration_override: Annotated[
-        LongerString, op.MinLength(10), op.MaxLength(10)
-    ] = ""
+    field_level_local_declaration_override: (
+        Annotated[LongerString, op.MinLength(10), op.MaxLength(10)] | None
+    ) = None
     """This tests that field-level overrides are handled correctly
     for local type declarations."""
 
