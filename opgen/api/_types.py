@@ -15,12 +15,19 @@ import datetime
 import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, GetJsonSchemaHandler, PlainSerializer
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    GetJsonSchemaHandler,
+    PlainSerializer,
+)
 from pydantic_core import CoreSchema
 
 from opgen.api._duration import format_go_duration, parse_go_duration
 from opgen.api._marker import SchemaNode
 from opgen.api._shape import Type
+from opgen.api._values import is_date_time
+from opgen.api._wire import rfc3339
 
 __all__ = [
     "DURATION_PATTERN",
@@ -43,9 +50,7 @@ QUANTITY_PATTERN = (
 )
 _QUANTITY = re.compile(QUANTITY_PATTERN)
 
-DURATION_PATTERN = (
-    r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
-)
+DURATION_PATTERN = r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
 """What Go's `time.ParseDuration` accepts (apart from values beyond ±292 years)."""
 
 
@@ -110,17 +115,23 @@ IntOrString = Annotated[
 
 
 def _utc(value: object) -> object:
+    if isinstance(value, str) and not is_date_time(value):
+        # Pydantic alone also takes "2024-05-01 12:00" or no zone; the server does not.
+        raise ValueError(
+            f"{value!r} is not an RFC 3339 date-time the API server accepts "
+            "(e.g. 2024-05-01T12:00:00Z or 2024-05-01T14:00:00.5+02:00)"
+        )
     if isinstance(value, datetime.datetime) and value.tzinfo is None:
         return value.replace(tzinfo=datetime.timezone.utc)
     return value
 
 
 def _rfc3339(value: datetime.datetime) -> str:
-    return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return rfc3339(value)
 
 
 def _rfc3339_micro(value: datetime.datetime) -> str:
-    return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return rfc3339(value, micro=True)
 
 
 Time = Annotated[

@@ -31,6 +31,7 @@ from opgen.api._duration import parse_go_duration
 __all__ = [
     "CHECKED_FORMATS",
     "go_regex",
+    "is_date_time",
     "is_json_integer",
     "validate_value",
 ]
@@ -367,7 +368,7 @@ def _is_date(value: str) -> bool:
     return True
 
 
-def _is_date_time(value: str) -> bool:
+def is_date_time(value: str) -> bool:
     # strfmt.IsDateTime: a date, a `t`, then the time of day with a zone.
     if len(value) < 4:
         return False
@@ -447,7 +448,7 @@ def _uuid(name: str) -> Callable[[str], bool]:
 
 
 CHECKED_FORMATS: dict[str, Callable[[str], bool]] = {
-    "datetime": _is_date_time,
+    "datetime": is_date_time,
     "date": _is_date,
     "duration": _is_duration,
     "byte": _is_base64,

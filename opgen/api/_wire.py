@@ -17,7 +17,22 @@ import pydantic_core
 
 from opgen.api._duration import format_go_duration
 
-__all__ = ["to_wire_value"]
+__all__ = ["rfc3339", "to_wire_value"]
+
+
+def rfc3339(value: datetime.datetime, *, micro: bool = False) -> str:
+    """`value` in UTC as RFC 3339 (naive means UTC), four-digit year always.
+
+    (`strftime("%Y")` drops the leading zeros of years before 1000, which the
+    API server refuses.)
+    """
+    moment = value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
+    moment = moment.astimezone(datetime.timezone.utc)
+    fraction = f".{moment.microsecond:06d}" if micro else ""
+    return (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
+        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}{fraction}Z"
+    )
 
 
 def to_wire_value(value: object) -> Any:
@@ -30,8 +45,7 @@ def to_wire_value(value: object) -> Any:
     if isinstance(value, datetime.timedelta):
         return format_go_duration(value)
     if isinstance(value, datetime.datetime):
-        moment = value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
-        return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return rfc3339(value)
     if isinstance(value, bytes):
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, dict):
