@@ -49,3 +49,10 @@ def proof_namespace(raw_api: RawApi) -> Iterator[str]:
         yield name
     finally:
         raw_api.delete(f"/api/v1/namespaces/{name}")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from tests.proof.test_pydantic_vs_server import TALLY
+
+    if TALLY.cases:
+        terminalreporter.write_line(TALLY.summary())

@@ -1,0 +1,47 @@
+"""Where Pydantic and the API server may legitimately disagree, per CRD.
+
+The property test (`test_pydantic_vs_server.py`) compares verdicts on the
+*supported subset*: everything the generator draws, minus what is listed
+here. Each entry names the fields or constraints it keeps out, and why; the
+general rules of the subset are in docs/testing.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["OUTSIDE", "Outside"]
+
+
+@dataclass(frozen=True)
+class Outside:
+    reason: str
+    omit: frozenset[str] = frozenset()
+    """Optional fields never drawn."""
+    always: frozenset[str] = frozenset()
+    """Optional fields always drawn."""
+    keep: frozenset[str] = frozenset()
+    """`path: constraint` pairs never broken."""
+
+
+OUTSIDE: dict[str, Outside] = {
+    "typecases.cases.opgen.dev": Outside(
+        "op.Type replaces the schema of the Python type (a bool that travels as a "
+        "string needs a custom serialiser the case does not have)",
+        omit=frozenset({"spec.enabled", "spec.stamp"}),
+    ),
+    "schemalesscases.cases.opgen.dev": Outside(
+        "op.Schemaless() describes nothing of the Python type: the server keeps any "
+        "object as a tree's children and any string as the payload, Python wants "
+        "TreeNodes and base64",
+        omit=frozenset({"spec.payload", "spec.tree.children"}),
+    ),
+    "optionalcases.cases.opgen.dev": Outside(
+        "op.Optional() makes the CRD laxer than the Python model on purpose",
+        always=frozenset({"spec.image"}),
+    ),
+    "uniqueitemscases.cases.opgen.dev": Outside(
+        "a Python set silently drops duplicate items the server refuses",
+        keep=frozenset({"spec.tagSet: duplicate"}),
+    ),
+}
