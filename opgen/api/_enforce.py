@@ -9,7 +9,8 @@ model instead, and `op.Model` runs `enforce_model` after validation:
 - `op.ListMapKey` keys of a field: items of a `map` list must differ in their
   keys, and a composite key needs all of the field's `ListMapKey` markers;
 - `op.Required()` on a field that Python lets default to None: the API
-  server requires it, so None is refused.
+  server requires it, so None is refused (unless the field is also
+  `op.Nullable()`: the server takes null there).
 
 What the API server alone can judge stays with it: CEL rules (`op.Rule`,
 `op.Immutable`) are not evaluated in Python.
@@ -25,6 +26,7 @@ from typing import Annotated, Any
 from pydantic_core import PydanticCustomError
 
 from opgen.api._marker import Marker, constraint_problem, type_markers
+from opgen.api._shape import Nullable
 from opgen.api._structure import ListMapKey, Required
 from opgen.api._wire import to_wire_value
 from opgen.api.naming import to_camel
@@ -57,7 +59,10 @@ def _plan(cls: type) -> _Plan:
             keys = tuple(m.key for m in markers if isinstance(m, ListMapKey))
             if keys:
                 map_lists.append((name, keys))
-            if any(isinstance(m, Required) for m in markers):
+            # A nullable field may hold None (the server accepts null there).
+            if any(isinstance(m, Required) for m in markers) and not any(
+                isinstance(m, Nullable) for m in markers
+            ):
                 required.append(name)
         plan = _Plan(
             type_checks=tuple(

@@ -238,6 +238,13 @@ class Flattener:
             )
             field_site = Site(location, Placement.FIELD, f"{site.path}.{wire}")
             node = self.node(sub, field_site, ctx)
+            if node.get("nullable") and not admits_none:
+                raise MarkerError(
+                    "op.Nullable(): the API server would store null here, which the "
+                    "field's Python type cannot hold, so such objects would not parse",
+                    location=location,
+                    hint="let the type admit None: `Annotated[X, op.Nullable()] | None`",
+                )
             if cls is not None and "default" not in node:
                 _check_unwritten_default(
                     cls, python_names.get(wire, wire), node, location
@@ -341,7 +348,10 @@ def _check_unwritten_default(
     info = getattr(cls, "model_fields", {}).get(name)
     if info is None:
         return
-    if info.default_factory is not None and not info.default_factory_takes_validated_data:
+    if (
+        info.default_factory is not None
+        and not info.default_factory_takes_validated_data
+    ):
         default = info.default_factory()
     else:
         default = info.default

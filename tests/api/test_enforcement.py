@@ -379,3 +379,10 @@ def test_scale_replicas_stay_in_the_int32_range() -> None:
             Scaled(spec=Spec(replicas=bad))
     with pytest.raises(ValidationError, match=r"\.status\.replicas"):
         Scaled(spec=Spec(), status=Status(replicas=2**32))
+
+
+def test_required_nullable_fields_may_hold_none() -> None:
+    class Spec(op.Model):
+        note: Annotated[str | None, op.Nullable(), op.Required()]
+
+    assert Spec(note=None).note is None

@@ -200,7 +200,7 @@ class CronJobSpec(
     It helps test the +kubebuilder:validation:Type marker."""
     binary_name: op.Bytes
     """This tests byte slice schema generation."""
-    can_be_null: Annotated[str, op.Nullable()]
+    can_be_null: Annotated[str | None, op.Nullable(), op.Required()]
     """This tests that nullable works correctly"""
     successful_jobs_history_limit: Annotated[int, op.Format("int32")] | None = None
     """The number of successful finished jobs to retain.
