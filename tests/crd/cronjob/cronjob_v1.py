@@ -123,9 +123,11 @@ Preserved = TypeAliasType(
 @op.MinProperties(1)
 @op.MaxProperties(2)
 class MinMaxObject(op.Model):
-    foo: str = ""
-    bar: str = ""
-    baz: str = ""
+    # Go's omitempty strings: None, not "", or every object would carry three
+    # properties and break maxProperties (found by tests/proof).
+    foo: str | None = None
+    bar: str | None = None
+    baz: str | None = None
 
 
 class EmpiableObject(op.Model):
@@ -407,10 +409,13 @@ class CronJobSpec(
     """Test of the expression-based validation with messageExpression marker.
     Due to a bug in the cost calculation we can not include the lenght in the message expression:
     https://github.com/kubernetes/kubernetes/issues/124234"""
-    string_with_even_length_and_good_prefix: Annotated[
-        StringEvenType,
-        op.Rule("self.startsWith('good-')", message="must have good prefix"),
-    ] = ""
+    string_with_even_length_and_good_prefix: (
+        Annotated[
+            StringEvenType,
+            op.Rule("self.startsWith('good-')", message="must have good prefix"),
+        ]
+        | None
+    ) = None
     """Test of the expression-based validation on both field and type."""
     forbidden_int: int | None = None
     """Test that we can add a forbidden field using XValidation Reason and FieldPath.
