@@ -13,10 +13,12 @@ agree (docs/testing.md); one-of rules are left alone, Python enforces them.
 
 from __future__ import annotations
 
+import base64
 import datetime
 import math
 import re
 import string
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,6 +88,27 @@ _DURATION = st.builds(
         max_size=3,
     ),
 )
+_CHECKED_FORMAT_VALUES: dict[str, st.SearchStrategy[str]] = {
+    "byte": st.binary(min_size=1, max_size=9).map(
+        lambda data: base64.b64encode(data).decode()
+    ),
+    "date": st.dates(datetime.date(1, 1, 1)).map(lambda day: day.isoformat().zfill(10)),
+    "duration": st.one_of(
+        st.sampled_from(["1h", "90s", "1.5h", "3 days", "2 weeks", "5 mins"])
+    ),
+    "ipv4": st.ip_addresses(v=4).map(str),
+    "ipv6": st.ip_addresses(v=6).map(str),
+    "uuid": st.uuids().map(str),
+    "uuid3": st.builds(uuid.uuid3, st.uuids(), st.text(max_size=5)).map(str),
+    "uuid4": st.uuids(version=4).map(str),
+    "uuid5": st.builds(uuid.uuid5, st.uuids(), st.text(max_size=5)).map(str),
+    "k8sshortname": st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,8}[a-z0-9])?\Z"),
+    "k8slongname": st.from_regex(
+        r"\A[a-z0-9]([-a-z0-9]{0,8}[a-z0-9])?(\.[a-z0-9]{1,5})?\Z"
+    ),
+    "password": st.text(_ASCII, max_size=8),
+}
+"""Valid values for the string formats Python checks."""
 UNCHECKED_FORMAT_SAMPLES: dict[str, tuple[str, ...]] = {
     "uri": ("https://example.com/a?b=c", "/healthz", "urn:isbn:0451450523"),
     "email": ("someone@example.com",),
@@ -119,7 +142,9 @@ class ObjectMaker:
     always: frozenset[str] = frozenset()
     """Optional fields always drawn."""
     keep: frozenset[str] = frozenset()
-    """`path: constraint` pairs never broken."""
+    """`path: constraint` pairs never broken (`path: null`: never null)."""
+    fixed: dict[str, Any] = field(default_factory=dict)
+    """Fields always given this value."""
     breaks: list[str] = field(default_factory=list)
 
     def _draw(self, strategy: st.SearchStrategy[Any]) -> Any:
@@ -135,6 +160,8 @@ class ObjectMaker:
         return True
 
     def value(self, node: Node, path: str) -> Any:
+        if _generic(path) in self.fixed:
+            return self.fixed[_generic(path)]
         if "enum" in node:
             value = self._enum(node, path)
         elif node.get("x-kubernetes-int-or-string"):
@@ -155,7 +182,11 @@ class ObjectMaker:
                 value = self._draw(st.booleans())
             else:
                 value = self._draw(_JSON)
-        if node.get("nullable") and self._draw(st.integers(0, 9)) == 0:
+        if (
+            node.get("nullable")
+            and f"{_generic(path)}: null" not in self.keep
+            and self._draw(st.integers(0, 9)) == 0
+        ):
             return None
         return repair_cel(node, value)
 
@@ -197,8 +228,10 @@ class ObjectMaker:
             if self._break(path, "format"):
                 return str(self._draw(_BAD_DATE_TIMES))
             return str(self._draw(_DATE_TIME))
-        if fmt in CHECKED_FORMATS and self._break(path, "format"):
-            return self._draw(st.text(_ASCII, min_size=1, max_size=6))
+        if fmt in CHECKED_FORMATS and fmt != "password":
+            if self._break(path, "format"):
+                return str(self._draw(st.text(_ASCII, max_size=6)))
+            return str(self._draw(_CHECKED_FORMAT_VALUES[fmt]))
         if pattern == DURATION_PATTERN:
             return str(self._draw(_DURATION))
         if pattern:
@@ -412,7 +445,7 @@ CEL_REPAIRS: dict[str, Repair] = {
         min(max(v, 100), 1000) if isinstance(v, int) else v
     ),
     "self.size() % 2 == 0": lambda n, v: (
-        v[:-1] if isinstance(v, str | list) and len(v) % 2 else v
+        v + "x" if isinstance(v, str) and len(v) % 2 else v
     ),
     "self.size() <= 20": lambda n, v: v[:20] if isinstance(v, str) else v,
     "self.startsWith('app-')": _prefix("app-"),
