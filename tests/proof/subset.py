@@ -8,10 +8,13 @@ general rules of the subset are in docs/testing.md.
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["OUTSIDE", "Outside"]
+__all__ = ["OUTSIDE", "Outside", "outside_for", "python_sets"]
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,41 @@ OUTSIDE: dict[str, Outside] = {
         ),
         omit=frozenset({"spec.noReallySuspend", "spec.schemaless"}),
     ),
-    "uniqueitemscases.cases.opgen.dev": Outside(
-        "a Python set silently drops duplicate items the server refuses",
-        keep=frozenset({"spec.tagSet: duplicate"}),
-    ),
 }
+
+
+def python_sets(model: type, prefix: str = "") -> set[str]:
+    """Wire paths of the `set[...]` fields of a model, at any depth."""
+    found: set[str] = set()
+    for name, info in getattr(model, "model_fields", {}).items():
+        path = f"{prefix}{info.alias or name}"
+        for inner in _types_in(info.annotation):
+            if typing.get_origin(inner) in (set, frozenset) or inner in (
+                set,
+                frozenset,
+            ):
+                found.add(path)
+            elif isinstance(inner, type) and hasattr(inner, "model_fields"):
+                found |= python_sets(inner, f"{path}.")
+    return found
+
+
+def _types_in(annotation: Any) -> list[Any]:
+    if hasattr(annotation, "__value__"):  # TypeAliasType
+        return _types_in(annotation.__value__)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _types_in(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return [t for arg in typing.get_args(annotation) for t in _types_in(arg)]
+    return [annotation]
+
+
+def outside_for(name: str, model: type) -> Outside:
+    """The CRD's entry, plus: duplicates are never drawn for Python sets.
+
+    A `set[...]` field silently drops duplicate items the server refuses.
+    """
+    entry = OUTSIDE.get(name, Outside(""))
+    sets = frozenset(f"{path}: duplicate" for path in python_sets(model))
+    return dataclasses.replace(entry, keep=entry.keep | sets)
