@@ -239,5 +239,7 @@ def test_nullable_needs_a_type_that_admits_none() -> None:
     class Spec(op.Model):
         note: Annotated[str, op.Nullable()] = "x"
 
-    with pytest.raises(MarkerError, match=r"Spec\.note: op\.Nullable\(\): the API server"):
+    with pytest.raises(
+        MarkerError, match=r"Spec\.note: op\.Nullable\(\): the API server"
+    ):
         build_version_schema(kind_of(Spec))
