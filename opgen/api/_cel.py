@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from opgen.api._marker import Marker, MarkerContext, Placement, SchemaNode, node_type
 from opgen.api.naming import to_camel
@@ -220,12 +220,28 @@ class _OneOfGroup(Marker):
     def _count(self, members: list[str]) -> str:
         return "+".join(f"(has(self.{cel_field(m)})?1:0)" for m in members)
 
+    def _present(self, value: Any) -> list[str]:
+        """The members set in a wire object (`has(self.x)` in the CEL rule)."""
+        if not isinstance(value, dict):
+            return []
+        names = [m if m in value else to_camel(m) for m in self.fields]
+        return [name for name in names if name in value]
+
+    def _message(self, verb: str, value: Any) -> str:
+        names = " ".join(m if m in value else to_camel(m) for m in self.fields)
+        return f"{verb.format(names=names)} (set: {', '.join(self._present(value)) or 'none'})"
+
 
 @dataclass(frozen=True, init=False)
 class AtMostOneOf(_OneOfGroup):
     """At most one of the named fields may be set (a CEL rule on the model)."""
 
     priority: ClassVar[int] = 11
+
+    def check(self, value: Any) -> str | None:
+        if not isinstance(value, dict) or len(self._present(value)) <= 1:
+            return None
+        return self._message("at most one of the fields in [{names}] may be set", value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         members = self._members(node, ctx)
@@ -244,6 +260,13 @@ class ExactlyOneOf(_OneOfGroup):
 
     priority: ClassVar[int] = 12
 
+    def check(self, value: Any) -> str | None:
+        if not isinstance(value, dict) or len(self._present(value)) == 1:
+            return None
+        return self._message(
+            "exactly one of the fields in [{names}] must be set", value
+        )
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         members = self._members(node, ctx)
         return _append_rule(
@@ -260,6 +283,13 @@ class AtLeastOneOf(_OneOfGroup):
     """At least one of the named fields must be set (a CEL rule on the model)."""
 
     priority: ClassVar[int] = 13
+
+    def check(self, value: Any) -> str | None:
+        if not isinstance(value, dict) or len(self._present(value)) >= 1:
+            return None
+        return self._message(
+            "at least one of the fields in [{names}] must be set", value
+        )
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         members = self._members(node, ctx)

@@ -25,7 +25,8 @@ _NANOS_PER_UNIT = {
     "m": 60 * 1_000_000_000,
     "h": 3600 * 1_000_000_000,
 }
-_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+# [0-9], not \d: Go accepts ASCII digits only.
+_PART = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
 _MAX_NANOS = 2**63 - 1
 
 

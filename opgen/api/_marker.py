@@ -9,6 +9,12 @@ marker of a node, in priority order (lower first, source order on ties), with a
 `MarkerContext` that says where the marker stands. `apply` returns the new node
 or raises `MarkerError` naming the model and field.
 
+A marker that constrains values also enforces itself in Python: `check` says
+why a value (in wire form) breaks it, and `__get_pydantic_core_schema__` runs
+that check after Pydantic's own validation of the annotated type, so a model
+refuses what the API server would refuse. Markers used as class decorators
+are enforced by `op.Model` itself (see `_enforce`).
+
 Nothing here imports the generator: the hand-off goes through the
 `attach_marker` method of whatever JSON-schema generator Pydantic is running;
 plain Pydantic generators simply ignore opgen markers.
@@ -22,9 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import GetJsonSchemaHandler
-from pydantic_core import CoreSchema
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from opgen.api._values import validate_value
+from opgen.api._wire import to_wire_value
 from opgen.errors import Diagnostic, Location, MarkerError
 
 __all__ = [
@@ -34,6 +42,7 @@ __all__ = [
     "MarkerContext",
     "Placement",
     "SchemaNode",
+    "constraint_problem",
     "node_type",
     "type_markers",
 ]
@@ -109,6 +118,22 @@ def _format_argument(value: object) -> str:
     return repr(value)
 
 
+class _CoreSchemaHook:
+    """`__get_pydantic_core_schema__` that also answers on a marker class.
+
+    `Annotated[int, op.Minimum]` (the class, not called) must reach the schema
+    stage, which reports it with the field's location; so on the class the
+    hook leaves the schema alone.
+    """
+
+    def __get__(
+        self, instance: Marker | None, owner: type[Marker]
+    ) -> Callable[[Any, GetCoreSchemaHandler], CoreSchema]:
+        if instance is None:
+            return lambda source, handler: handler(source)
+        return instance._core_schema
+
+
 @dataclass(frozen=True)
 class Marker:
     """Base of every opgen marker. Subclasses are frozen dataclasses."""
@@ -134,6 +159,32 @@ class Marker:
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         """Return `node` with this marker applied; raise `ctx.error(...)` on misuse."""
         raise NotImplementedError
+
+    def check(self, value: Any) -> str | None:
+        """Why `value`, in wire form, breaks this marker (None when it does not).
+
+        The default: the marker does not constrain values.
+        """
+        return None
+
+    def _core_schema(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        schema = handler(source)
+        if type(self).check is Marker.check:
+            return schema
+        return core_schema.no_info_after_validator_function(self._enforce, schema)
+
+    __get_pydantic_core_schema__: ClassVar[_CoreSchemaHook] = _CoreSchemaHook()
+
+    def _enforce(self, value: Any) -> Any:
+        if value is not None:
+            problem = self.check(to_wire_value(value))
+            if problem is not None:
+                raise PydanticCustomError(
+                    "kubernetes_constraint",
+                    "{problem} ({marker})",
+                    {"problem": problem, "marker": self.display()},
+                )
+        return value
 
     def __get_pydantic_json_schema__(
         self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
@@ -173,6 +224,21 @@ def _attach(
     if attach is None:
         return schema
     return attach(schema, marker)
+
+
+def constraint_problem(value: Any, constraint: SchemaNode) -> str | None:
+    """The first way `value` breaks the schema keywords `constraint`, or None."""
+    problems = validate_value(value, constraint, "value")
+    if not problems:
+        return None
+    where, _, detail = problems[0].partition(": ")
+    inner = where.removeprefix("value")
+    if not inner:
+        return detail
+    if inner.startswith("["):
+        index, _, rest = inner[1:].partition("]")
+        inner = f"item {index}{rest}"
+    return f"{inner.lstrip('.')}: {detail}"
 
 
 def type_markers(cls: type) -> tuple[Marker, ...]:

@@ -2,13 +2,16 @@
 
 snake_case attributes in Python, camelCase on the wire (explicit aliases win),
 construction by either name, attribute docstrings as descriptions, unknown
-fields from the server ignored rather than rejected.
+fields from the server ignored rather than rejected, and every opgen marker that
+constrains values enforced on the Python side as the API server enforces it.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
+from typing_extensions import Self
 
+from opgen.api._enforce import enforce_model
 from opgen.api.naming import to_camel
 
 __all__ = ["Model"]
@@ -26,3 +29,8 @@ class Model(BaseModel):
         extra="ignore",
         protected_namespaces=(),
     )
+
+    @model_validator(mode="after")
+    def _opgen_markers(self) -> Self:
+        enforce_model(self)
+        return self

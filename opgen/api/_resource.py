@@ -14,10 +14,13 @@ import typing
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import Field, create_model, model_validator
+from pydantic_core import PydanticCustomError
+from typing_extensions import Self
 
 from opgen.api._kind import kind_markers
 from opgen.api._meta import ObjectMeta
 from opgen.api._model import Model
+from opgen.api._wire import to_wire_value
 
 __all__ = ["CustomResource"]
 
@@ -85,3 +88,33 @@ class CustomResource(Model, Generic[SpecT, StatusT]):
         if "kind" not in filled:
             filled["kind"] = cls.__name__
         return filled
+
+    @model_validator(mode="after")
+    def _scale_replicas(self) -> Self:
+        # The API server refuses replicas outside 0..2^31-1 at the scale
+        # subresource's paths (customresource.ValidateScaleSpec/Status).
+        scale = kind_markers(type(self)).scale
+        if scale is None:
+            return self
+        wire = to_wire_value(self)
+        for path in (scale.spec_replicas_path, scale.status_replicas_path):
+            value = _at_path(wire, path)
+            if isinstance(value, int) and not 0 <= value <= _MAX_INT32:
+                raise PydanticCustomError(
+                    "kubernetes_constraint",
+                    "{path}: must be between 0 and {limit}, the scale subresource's replicas "
+                    "range",
+                    {"path": path, "limit": _MAX_INT32},
+                )
+        return self
+
+
+_MAX_INT32 = 2**31 - 1
+
+
+def _at_path(value: Any, path: str) -> Any:
+    for name in path.strip(".").split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(name)
+    return value

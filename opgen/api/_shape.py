@@ -7,9 +7,15 @@ the OpenAPI keyword.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from opgen.api._marker import FLOAT_FLAG, Marker, MarkerContext, SchemaNode
+from opgen.api._marker import (
+    FLOAT_FLAG,
+    Marker,
+    MarkerContext,
+    SchemaNode,
+    constraint_problem,
+)
 from opgen.api._validation import OPENAPI_TYPES, count_argument, require_type
 from opgen.errors import MarkerError
 
@@ -33,6 +39,9 @@ class MinItems(Marker):
     def __post_init__(self) -> None:
         count_argument("MinItems", self.value)
 
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"minItems": self.value})
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, frozenset({"array"}))
         return {**node, "minItems": self.value}
@@ -47,6 +56,9 @@ class MaxItems(Marker):
     def __post_init__(self) -> None:
         count_argument("MaxItems", self.value)
 
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"maxItems": self.value})
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, frozenset({"array"}))
         return {**node, "maxItems": self.value}
@@ -56,6 +68,9 @@ class MaxItems(Marker):
 class UniqueItems(Marker):
     """Items must be unique. Written as `x-kubernetes-list-type: set`: the API server
     refuses `uniqueItems: true` (quadratic), and a set list enforces uniqueness."""
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"x-kubernetes-list-type": "set"})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, frozenset({"array"}))
@@ -74,6 +89,9 @@ class MinProperties(Marker):
     def __post_init__(self) -> None:
         count_argument("MinProperties", self.value)
 
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"minProperties": self.value})
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, frozenset({"object"}))
         return {**node, "minProperties": self.value}
@@ -87,6 +105,9 @@ class MaxProperties(Marker):
 
     def __post_init__(self) -> None:
         count_argument("MaxProperties", self.value)
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"maxProperties": self.value})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, frozenset({"object"}))

@@ -9,16 +9,21 @@ the items of a list (`Items`).
 
 from __future__ import annotations
 
-import datetime
-import enum
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import pydantic_core
 
-from opgen.api._duration import format_go_duration
-from opgen.api._marker import Marker, MarkerContext, Placement, SchemaNode, node_type
+from opgen.api._marker import (
+    Marker,
+    MarkerContext,
+    Placement,
+    SchemaNode,
+    constraint_problem,
+    node_type,
+)
+from opgen.api._wire import to_wire_value
 from opgen.api.naming import to_camel
 from opgen.errors import MarkerError
 
@@ -39,27 +44,6 @@ __all__ = [
     "Title",
     "to_wire_value",
 ]
-
-
-def to_wire_value(value: object) -> Any:
-    """A Python value as it travels on the wire (models by alias, durations Go-style)."""
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json", by_alias=True, exclude_none=True)
-    if isinstance(value, enum.Enum):
-        return to_wire_value(value.value)
-    if isinstance(value, datetime.timedelta):
-        return format_go_duration(value)
-    if isinstance(value, datetime.datetime):
-        moment = value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
-        return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, dict):
-        return {str(k): to_wire_value(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list | tuple):
-        return [to_wire_value(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(to_wire_value(v) for v in value)
-    return pydantic_core.to_jsonable_python(value)
 
 
 @dataclass(frozen=True)
@@ -225,6 +209,9 @@ class ListType(Marker):
                 f"op.ListType({self.kind!r}): must be one of {', '.join(_LIST_TYPES)}"
             )
 
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"x-kubernetes-list-type": self.kind})
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         if node_type(node) != "array":
             raise ctx.error(
@@ -329,6 +316,16 @@ class Items(Marker):
 
     def display(self) -> str:
         return f"op.Items({', '.join(m.display() for m in self.markers)})"
+
+    def check(self, value: Any) -> str | None:
+        if not isinstance(value, list):
+            return None
+        for position, item in enumerate(value):
+            for marker in self.markers:
+                problem = marker.check(item)
+                if problem is not None:
+                    return f"item {position}: {problem}"
+        return None
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         if node_type(node) != "array" or "items" not in node:

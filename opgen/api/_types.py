@@ -15,14 +15,22 @@ import datetime
 import re
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, GetJsonSchemaHandler, PlainSerializer
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    GetJsonSchemaHandler,
+    PlainSerializer,
+)
 from pydantic_core import CoreSchema
 
 from opgen.api._duration import format_go_duration, parse_go_duration
 from opgen.api._marker import SchemaNode
 from opgen.api._shape import Type
+from opgen.api._values import is_date_time
+from opgen.api._wire import rfc3339
 
 __all__ = [
+    "DURATION_PATTERN",
     "JSON",
     "QUANTITY_PATTERN",
     "Bytes",
@@ -41,6 +49,9 @@ QUANTITY_PATTERN = (
     r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
 _QUANTITY = re.compile(QUANTITY_PATTERN)
+
+DURATION_PATTERN = r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
+"""What Go's `time.ParseDuration` accepts (apart from values beyond ±292 years)."""
 
 
 class KnownSchema:
@@ -104,17 +115,23 @@ IntOrString = Annotated[
 
 
 def _utc(value: object) -> object:
+    if isinstance(value, str) and not is_date_time(value):
+        # Pydantic alone also takes "2024-05-01 12:00" or no zone; the server does not.
+        raise ValueError(
+            f"{value!r} is not an RFC 3339 date-time the API server accepts "
+            "(e.g. 2024-05-01T12:00:00Z or 2024-05-01T14:00:00.5+02:00)"
+        )
     if isinstance(value, datetime.datetime) and value.tzinfo is None:
         return value.replace(tzinfo=datetime.timezone.utc)
     return value
 
 
 def _rfc3339(value: datetime.datetime) -> str:
-    return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return rfc3339(value)
 
 
 def _rfc3339_micro(value: datetime.datetime) -> str:
-    return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return rfc3339(value, micro=True)
 
 
 Time = Annotated[
@@ -146,9 +163,11 @@ Duration = Annotated[
     datetime.timedelta,
     BeforeValidator(_duration),
     PlainSerializer(format_go_duration, return_type=str, when_used="json"),
-    KnownSchema({"type": "string"}),
+    KnownSchema({"type": "string", "pattern": DURATION_PATTERN}),
 ]
-"""A duration (`metav1.Duration`) as a Go duration string: `1h30m`, `300ms`, `-1.5s`."""
+"""A duration (`metav1.Duration`) as a Go duration string: `1h30m`, `300ms`, `-1.5s`.
+The CRD carries a pattern (controller-gen's has none), so the API server refuses
+strings Python could not parse, such as `""` or `1d`."""
 
 
 def _base64(value: object) -> object:
@@ -160,6 +179,15 @@ def _base64(value: object) -> object:
     return value
 
 
+def _not_empty(value: bytes) -> bytes:
+    if not value:
+        raise ValueError(
+            "the API server refuses an empty byte string (format: byte needs at least "
+            "one byte); use None to leave the field out"
+        )
+    return value
+
+
 def _to_base64(value: bytes) -> str:
     return base64.b64encode(value).decode("ascii")
 
@@ -167,10 +195,12 @@ def _to_base64(value: bytes) -> str:
 Bytes = Annotated[
     bytes,
     BeforeValidator(_base64),
+    AfterValidator(_not_empty),
     PlainSerializer(_to_base64, return_type=str, when_used="json"),
     KnownSchema({"type": "string", "format": "byte"}),
 ]
-"""Binary data (`[]byte`), standard base64 on the wire."""
+"""Binary data (`[]byte`), standard base64 on the wire; never empty (the API
+server refuses `""` for `format: byte`)."""
 
 RawExtension = Annotated[
     dict[str, Any],

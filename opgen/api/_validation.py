@@ -13,7 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from opgen.api._marker import Marker, MarkerContext, SchemaNode, node_type
+from opgen.api._marker import (
+    Marker,
+    MarkerContext,
+    SchemaNode,
+    constraint_problem,
+    node_type,
+)
 from opgen.errors import MarkerError
 
 __all__ = [
@@ -149,6 +155,9 @@ class Minimum(Marker):
     def __post_init__(self) -> None:
         object.__setattr__(self, "value", _number("Minimum", self.value))
 
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"minimum": self.value})
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         _numeric_bound(self, node, ctx, self.value)
         result = {**node, "minimum": self.value}
@@ -164,6 +173,9 @@ class Maximum(Marker):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "value", _number("Maximum", self.value))
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"maximum": self.value})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         _numeric_bound(self, node, ctx, self.value)
@@ -181,6 +193,11 @@ class ExclusiveMinimum(Marker):
     def __post_init__(self) -> None:
         object.__setattr__(self, "value", _number("ExclusiveMinimum", self.value))
 
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(
+            value, {"minimum": self.value, "exclusiveMinimum": True}
+        )
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         _numeric_bound(self, node, ctx, self.value)
         return {**node, "minimum": self.value, "exclusiveMinimum": True}
@@ -194,6 +211,11 @@ class ExclusiveMaximum(Marker):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "value", _number("ExclusiveMaximum", self.value))
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(
+            value, {"maximum": self.value, "exclusiveMaximum": True}
+        )
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         _numeric_bound(self, node, ctx, self.value)
@@ -212,6 +234,9 @@ class MultipleOf(Marker):
             raise MarkerError(f"op.MultipleOf({value!r}): must be greater than 0")
         object.__setattr__(self, "value", value)
 
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"multipleOf": self.value})
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         _numeric_bound(self, node, ctx, self.value)
         return {**node, "multipleOf": self.value}
@@ -226,6 +251,9 @@ class MinLength(Marker):
     def __post_init__(self) -> None:
         count_argument("MinLength", self.value)
 
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"minLength": self.value})
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, _STRINGLIKE)
         return {**node, "minLength": self.value}
@@ -239,6 +267,9 @@ class MaxLength(Marker):
 
     def __post_init__(self) -> None:
         count_argument("MaxLength", self.value)
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"maxLength": self.value})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, _STRINGLIKE)
@@ -257,6 +288,9 @@ class Pattern(Marker):
         problem = re2_problem(self.regex)
         if problem is not None:
             raise MarkerError(f"op.Pattern({self.regex!r}): {problem}")
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"pattern": self.regex})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, _STRINGLIKE)
@@ -277,6 +311,9 @@ class Format(Marker):
                 "and would ignore it",
                 hint="known formats: " + ", ".join(sorted(known)),
             )
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"format": self.name})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         kind = node_type(node)
@@ -343,6 +380,9 @@ class Enum(Marker):
 
     def display(self) -> str:
         return f"op.Enum({', '.join(repr(v) for v in self.values)})"
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {"enum": list(self.values)})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         kind = node_type(node)

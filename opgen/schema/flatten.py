@@ -25,9 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic_core import PydanticUndefined
+
 from opgen.api._marker import FLOAT_FLAG, MarkerContext, Placement, SchemaNode
 from opgen.api._structure import Schemaless
 from opgen.api._validation import NUMBER_FORMATS, STRING_FORMATS
+from opgen.api._values import validate_value
+from opgen.api._wire import to_wire_value
 from opgen.errors import Diagnostic, Location, MarkerError, SchemaError
 from opgen.schema.generator import (
     CLASS_KEY,
@@ -234,6 +238,17 @@ class Flattener:
             )
             field_site = Site(location, Placement.FIELD, f"{site.path}.{wire}")
             node = self.node(sub, field_site, ctx)
+            if node.get("nullable") and not admits_none:
+                raise MarkerError(
+                    "op.Nullable(): the API server would store null here, which the "
+                    "field's Python type cannot hold, so such objects would not parse",
+                    location=location,
+                    hint="let the type admit None: `Annotated[X, op.Nullable()] | None`",
+                )
+            if cls is not None and "default" not in node:
+                _check_unwritten_default(
+                    cls, python_names.get(wire, wire), node, location
+                )
             properties[wire] = node
             if ctx.required:
                 required.append(wire)
@@ -322,6 +337,39 @@ class Flattener:
                 )
             node = marker.apply(node, ctx)
         return node
+
+
+def _check_unwritten_default(
+    cls: type, name: str, node: SchemaNode, location: Location
+) -> None:
+    """An empty Python default is not written to the CRD, but every object that
+    keeps it sends it; refuse one the API server would refuse (`b""` for op.Bytes,
+    `""` under a MinLength, `[]` under a MinItems, ...)."""
+    info = getattr(cls, "model_fields", {}).get(name)
+    if info is None:
+        return
+    if (
+        info.default_factory is not None
+        and not info.default_factory_takes_validated_data
+    ):
+        default = info.default_factory()
+    else:
+        default = info.default
+    if default is None or default is PydanticUndefined:
+        return
+    wire = to_wire_value(default)
+    if wire not in ("", [], {}):
+        return  # written to the CRD as its default; the checker validates it
+    problems = validate_value(wire, node, "default")
+    if problems:
+        problem = problems[0].removeprefix("default: ")
+        raise SchemaError(
+            f"the default {default!r} is sent to the API server by every object "
+            f"that keeps it, and the server refuses it: {problem}",
+            location=location,
+            hint="make the field `X | None = None` to leave it out, or give a "
+            "default the schema accepts",
+        )
 
 
 def _where(location: Location) -> str:

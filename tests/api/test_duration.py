@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from opgen.api._duration import format_go_duration, parse_go_duration
+from opgen.api._types import DURATION_PATTERN
+from opgen.api._values import go_regex
 
 td = datetime.timedelta
 
@@ -35,7 +37,9 @@ def test_parse(text: str, value: datetime.timedelta) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "1", "1d", "PT30S", "h", "1h 30m", "-", ".", "1.2.3s", "30 s"]
+    "text",
+    # "٣s": Go's digits are ASCII only (Python's \d matched any Unicode digit).
+    ["", "1", "1d", "PT30S", "h", "1h 30m", "-", ".", "1.2.3s", "30 s", "٣s"],
 )
 def test_parse_refuses(text: str) -> None:
     with pytest.raises(ValueError):
@@ -64,3 +68,41 @@ def test_format(value: datetime.timedelta, text: str) -> None:
 @given(st.timedeltas(min_value=td(days=-10_000), max_value=td(days=10_000)))
 def test_round_trip(value: datetime.timedelta) -> None:
     assert parse_go_duration(format_go_duration(value)) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0",
+        "+0",
+        "-0",
+        "1h30m",
+        "300ms",
+        "1.5s",
+        ".5s",
+        "5.s",
+        "1µs",
+        "1μs",
+        "2h45m30.5s",
+        "",
+        "00",
+        "1",
+        "1d",
+        "PT30S",
+        "1h 30m",
+        "٣s",
+        "-",
+        ".s",
+        "1.2.3s",
+        "h",
+    ],
+)
+def test_the_crd_pattern_accepts_what_python_parses(text: str) -> None:
+    # The API server checks op.Duration with DURATION_PATTERN (Go RE2); found by
+    # tests/proof: without it the server stored "" and "1d", which Python refuses.
+    try:
+        parse_go_duration(text)
+        parses = True
+    except ValueError:
+        parses = False
+    assert (go_regex(DURATION_PATTERN).search(text) is not None) is parses

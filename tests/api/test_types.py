@@ -17,7 +17,7 @@ class Values(op.Model):
     time: op.Time | None = None
     micro_time: op.MicroTime | None = None
     duration: op.Duration | None = None
-    data: op.Bytes = b""
+    data: op.Bytes | None = None
     raw: op.RawExtension = {}
     anything: op.JSON = None
     ratio: op.Float = 0.0
@@ -168,3 +168,42 @@ def test_references() -> None:
         "name": "p",
     }
     assert op.LocalObjectReference().name == ""
+
+
+def test_bytes_refuse_empty_values_as_the_api_server_does() -> None:
+    # format: byte needs at least one base64 group; "" is refused (tests/proof).
+    class Spec(op.Model):
+        ca: op.Bytes | None = None
+
+    assert Spec(ca="aGk=").ca == b"hi"
+    for empty in ("", b""):
+        with pytest.raises(ValidationError, match="refuses an empty byte string"):
+            Spec(ca=empty)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-05-01 12:00:00Z",
+        "2024-05-01T12:00:00",
+        "2024-05-01T12:00Z",
+        "20240501T120000Z",
+    ],
+)
+def test_time_strings_follow_the_api_servers_date_time_format(text: str) -> None:
+    # Pydantic alone accepted these; the server's format: date-time refuses them.
+    with pytest.raises(ValidationError, match="not an RFC 3339 date-time"):
+        Values(time=text)
+
+
+def test_time_keeps_lower_case_separators_and_offsets() -> None:
+    values = Values(time="2024-05-01t14:00:00.5+02:00")
+    assert values.model_dump(mode="json")["time"] == "2024-05-01T12:00:00Z"
+
+
+def test_early_years_have_four_digits() -> None:
+    # strftime("%Y") wrote "5-01-01T00:00:00Z", which the server refuses.
+    early = datetime.datetime(5, 1, 1, 0, 0, 0, 7, tzinfo=datetime.timezone.utc)
+    dumped = Values(time=early, micro_time=early).model_dump(mode="json")
+    assert dumped["time"] == "0005-01-01T00:00:00Z"
+    assert dumped["microTime"] == "0005-01-01T00:00:00.000007Z"

@@ -59,6 +59,18 @@ CASES: dict[str, tuple[str, str]] = {
         HEADER + "class Spec(op.Model):\n    x: Annotated[int, 42]\n" + _kind(),
         "Spec.x: unknown marker 42",
     ),
+    # Not written to the CRD, but sent by every object: found by tests/proof.
+    "empty default the server refuses": (
+        HEADER
+        + "class Spec(op.Model):\n    hosts: Annotated[list[str], op.MinItems(1)] = []\n"
+        + _kind(),
+        "Spec.hosts: the default [] is sent to the API server by every object that "
+        "keeps it, and the server refuses it: should have at least 1 items",
+    ),
+    "empty bytes default": (
+        HEADER + "class Spec(op.Model):\n    ca: op.Bytes = b''\n" + _kind(),
+        "Spec.ca: the default b'' is sent to the API server",
+    ),
     "marker used without being called": (
         HEADER + "class Spec(op.Model):\n    x: Annotated[int, op.Minimum]\n" + _kind(),
         "op.Minimum is used without being called",

@@ -513,7 +513,7 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
     ),
     "bad annotation key": (
         lambda c: c["metadata"].update(annotations={"bad key": "v"}),
-        "metadata.annotations[bad key]",
+        "metadata.annotations: Invalid value: 'bad key'",
     ),
 }
 
@@ -534,6 +534,13 @@ def test_rule(name: str) -> None:
     assert str(raised.value).startswith(
         "types.py: Thing: the API server would refuse this CRD: "
     )
+
+
+def test_annotation_and_label_problems_name_the_map_as_the_server_does() -> None:
+    crd = _base()
+    crd["metadata"].update(annotations={"bad key": "v"}, labels={"app": "-bad-"})
+    paths = sorted(problem.path for problem in inspect_crd(crd, {}, None).errors)
+    assert paths == ["metadata.annotations", "metadata.labels"]
 
 
 def test_errors_name_the_python_origin_of_the_node() -> None:
@@ -607,8 +614,10 @@ def test_opgen_only_rules_are_marked() -> None:
                 "statusReplicasPath": ".status.x",
             }
         },
+        # A real API server accepts a CRD that serves nothing (tests/proof).
+        served=False,
     )
     problems = inspect_crd(crd, {}, None).errors
-    assert problems and all(problem.opgen_only for problem in problems)
+    assert len(problems) == 4 and all(problem.opgen_only for problem in problems)
     _field({"type": "array"})(crd)
     assert any(not problem.opgen_only for problem in inspect_crd(crd, {}, None).errors)

@@ -43,7 +43,7 @@ def test_a_field_with_its_own_docs_gets_a_copy() -> None:
 
 def test_no_internal_keys_or_refs_remain() -> None:
     class Spec(op.Model):
-        a: Annotated[Shared, op.Nullable()]
+        a: Annotated[Shared, op.Nullable()] | None = None
         b: list[Shared] = []
 
     text = repr(build_version_schema(kind_of(Spec)).schema)
@@ -232,3 +232,14 @@ def test_required_and_optional_markers() -> None:
         b: Annotated[str, op.Optional()]
 
     assert spec_schema(Spec)["required"] == ["a"]
+
+
+def test_nullable_needs_a_type_that_admits_none() -> None:
+    # The server would store null, which the model could not parse (tests/proof).
+    class Spec(op.Model):
+        note: Annotated[str, op.Nullable()] = "x"
+
+    with pytest.raises(
+        MarkerError, match=r"Spec\.note: op\.Nullable\(\): the API server"
+    ):
+        build_version_schema(kind_of(Spec))

@@ -6,8 +6,9 @@ with a dot; Kubernetes-owned groups need an approval annotation), versions
 printer columns, the scale subresource, selectable fields, object metadata,
 plus each version's schema (structural, OpenAPI and default rules) and the
 size of the whole object. Problems marked `opgen_only` are opgen's own stricter
-rules (paths in printer columns and the scale subresource must exist): the
-API server would accept them, so cross-checks against a real server skip them.
+rules (paths in printer columns and the scale subresource must exist, at least
+one version must be served): the API server would accept them, so
+cross-checks against a real server skip them.
 """
 
 from __future__ import annotations
@@ -112,16 +113,17 @@ def _check_metadata(crd: dict[str, Any], report: Report) -> None:
         ("labels", metadata.get("labels") or {}),
     ):
         for item_key, value in mapping.items():
+            # The server names the whole map, not the entry, in these paths.
             problem = _qualified_name_problem(item_key)
             if problem:
                 report.error(
-                    key(f"metadata.{label}", item_key),
+                    f"metadata.{label}",
                     f"Invalid value: {item_key!r}: {problem}",
                 )
             if label == "labels" and (len(value) > 63 or not _LABEL_VALUE.match(value)):
                 report.error(
-                    key("metadata.labels", item_key),
-                    f"Invalid value: {value!r}: not a valid label value",
+                    "metadata.labels",
+                    f"Invalid value: {value!r}: not a valid label value (label {item_key!r})",
                 )
     annotations = metadata.get("annotations") or {}
     if sum(len(k) + len(v) for k, v in annotations.items()) > 256 * 1024:
@@ -233,7 +235,10 @@ def _check_versions(versions: list[dict[str, Any]], report: Report) -> None:
         )
     if not any(v.get("served") for v in versions):
         report.error(
-            "spec.versions", "Invalid value: must have at least one served version"
+            "spec.versions",
+            "Invalid value: must have at least one served version",
+            hint="a CRD that serves no version cannot be used; mark one version served",
+            opgen_only=True,
         )
 
 

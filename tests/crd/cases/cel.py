@@ -25,7 +25,9 @@ class RuleSpec(op.Model):
         op.Rule("self.startsWith('app-')", message="must start with app-"),
         op.Rule(
             "self.size() <= 20",
-            message_expression="'name is ' + string(self.size()) + ' characters long'",
+            # string(int) has no size bound, so the API server refuses its cost
+            # in a messageExpression; concatenating `self` is fine.
+            message_expression="'name ' + self + ' is longer than 20 characters'",
             reason="FieldValueInvalid",
         ),
     ]

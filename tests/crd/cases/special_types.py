@@ -77,7 +77,8 @@ class JsonCase(op.CustomResource[JsonSpec, None]):
 
 
 class BytesSpec(op.Model):
-    ca_bundle: op.Bytes = b""
+    ca_bundle: op.Bytes | None = None
+    """Not `= b""`: the API server refuses an empty `format: byte` string."""
 
 
 @op.kind(group=GROUP, version="v1")

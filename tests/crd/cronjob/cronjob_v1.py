@@ -123,9 +123,11 @@ Preserved = TypeAliasType(
 @op.MinProperties(1)
 @op.MaxProperties(2)
 class MinMaxObject(op.Model):
-    foo: str = ""
-    bar: str = ""
-    baz: str = ""
+    # Go's omitempty strings: None, not "", or every object would carry three
+    # properties and break maxProperties (found by tests/proof).
+    foo: str | None = None
+    bar: str | None = None
+    baz: str | None = None
 
 
 class EmpiableObject(op.Model):
@@ -200,7 +202,7 @@ class CronJobSpec(
     It helps test the +kubebuilder:validation:Type marker."""
     binary_name: op.Bytes
     """This tests byte slice schema generation."""
-    can_be_null: Annotated[str, op.Nullable()]
+    can_be_null: Annotated[str | None, op.Nullable(), op.Required()]
     """This tests that nullable works correctly"""
     successful_jobs_history_limit: Annotated[int, op.Format("int32")] | None = None
     """The number of successful finished jobs to retain.
@@ -407,10 +409,13 @@ class CronJobSpec(
     """Test of the expression-based validation with messageExpression marker.
     Due to a bug in the cost calculation we can not include the lenght in the message expression:
     https://github.com/kubernetes/kubernetes/issues/124234"""
-    string_with_even_length_and_good_prefix: Annotated[
-        StringEvenType,
-        op.Rule("self.startsWith('good-')", message="must have good prefix"),
-    ] = ""
+    string_with_even_length_and_good_prefix: (
+        Annotated[
+            StringEvenType,
+            op.Rule("self.startsWith('good-')", message="must have good prefix"),
+        ]
+        | None
+    ) = None
     """Test of the expression-based validation on both field and type."""
     forbidden_int: int | None = None
     """Test that we can add a forbidden field using XValidation Reason and FieldPath.
@@ -419,22 +424,25 @@ class CronJobSpec(
     """Checks that fixed-length arrays work"""
     array_using_composite_literal: list[str] = []
     """Checks that arrays work when the type contains a composite literal"""
-    hosts: Annotated[
-        list[str],
-        op.MinItems(1),
-        op.Items(
-            op.MinLength(1),
-            op.MaxLength(255),
-            op.Pattern(
-                r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+    hosts: (
+        Annotated[
+            list[str],
+            op.MinItems(1),
+            op.Items(
+                op.MinLength(1),
+                op.MaxLength(255),
+                op.Pattern(
+                    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+                ),
             ),
-        ),
-        op.ListType("set"),
-    ] = []
+            op.ListType("set"),
+        ]
+        | None
+    ) = None
     """This tests string slice item validation."""
     enum_slice: Annotated[list[int], op.Items(op.Enum(0, 1, 3))] = []
     """This tests slice item validation with enum"""
-    hosts_alias: Hosts = []
+    hosts_alias: Hosts | None = None
     alias_from_package: str = ""
     """This tests that alias imported from a package is handled correctly. The
     corev1.IPFamilyPolicyType is just reused since it's available from
@@ -442,11 +450,11 @@ class CronJobSpec(
     string_alias: str = ""
     """This tests that string alias is handled correctly."""
     string_alias_ptr: str | None = None
-    string_alias_added_validation: Annotated[
-        str, op.MinLength(1), op.MaxLength(255)
-    ] = ""
+    string_alias_added_validation: (
+        Annotated[str, op.MinLength(1), op.MaxLength(255)] | None
+    ) = None
     """This tests that validation on a string alias type is handled correctly."""
-    string_alias_already_validated: StringAliasWithValidation = ""
+    string_alias_already_validated: StringAliasWithValidation | None = None
     """This tests that validation on a string alias type itself is handled correctly."""
     string_alias_with_added_title: Annotated[
         StringAliasWithTitle, op.Title("title on field")
@@ -455,7 +463,7 @@ class CronJobSpec(
     string_alias_with_title: StringAliasWithTitle = ""
     string_pair: Annotated[list[str], op.MinItems(2), op.MaxItems(2)]
     """This tests string slice validation."""
-    longer_string_array: Annotated[list[LongerString], op.MinItems(3)] = []
+    longer_string_array: Annotated[list[LongerString], op.MinItems(3)] | None = None
     """This tests string alias slice item validation."""
     int_or_string_array_with_a_pattern: Annotated[
         list[op.IntOrString],
@@ -494,17 +502,19 @@ class CronJobSpec(
     ) = None
     """This tests that unmarkered types are handled correctly.
     When markers are applied at the field level instead of the type level."""
-    locally_bounded_string: Annotated[str, op.MinLength(1), op.MaxLength(10)] = ""
+    locally_bounded_string: Annotated[str, op.MinLength(1), op.MaxLength(10)] | None = (
+        None
+    )
     """This tests that unmarkered types are handled correctly.
     When markers are applied at the field level instead of the type level."""
-    field_level_alias_override: Annotated[
-        StringAliasWithValidation, op.MinLength(10), op.MaxLength(10)
-    ] = ""
+    field_level_alias_override: (
+        Annotated[StringAliasWithValidation, op.MinLength(10), op.MaxLength(10)] | None
+    ) = None
     """This tests that field-level overrides are handled correctly
     for local type aliases."""
-    field_level_local_declaration_override: Annotated[
-        LongerString, op.MinLength(10), op.MaxLength(10)
-    ] = ""
+    field_level_local_declaration_override: (
+        Annotated[LongerString, op.MinLength(10), op.MaxLength(10)] | None
+    ) = None
     """This tests that field-level overrides are handled correctly
     for local type declarations."""
 

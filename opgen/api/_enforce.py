@@ -1,0 +1,133 @@
+"""Model-level enforcement of markers that are not simple `Annotated` metadata.
+
+Field markers in `Annotated[...]` validate through Pydantic's core schema (see
+`Marker.__get_pydantic_core_schema__`). Three kinds of rule need the whole
+model instead, and `op.Model` runs `enforce_model` after validation:
+
+- markers used as class decorators (`@op.MinProperties(1)`, the one-of
+  groups), checked against the model's wire form;
+- `op.ListMapKey` keys of a field: items of a `map` list must differ in their
+  keys, and a composite key needs all of the field's `ListMapKey` markers;
+- `op.Required()` on a field that Python lets default to None: the API
+  server requires it, so None is refused (unless the field is also
+  `op.Nullable()`: the server takes null there).
+
+What the API server alone can judge stays with it: CEL rules (`op.Rule`,
+`op.Immutable`) are not evaluated in Python.
+"""
+
+from __future__ import annotations
+
+import typing
+import weakref
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic_core import PydanticCustomError
+
+from opgen.api._marker import Marker, constraint_problem, type_markers
+from opgen.api._shape import Nullable
+from opgen.api._structure import ListMapKey, Required
+from opgen.api._wire import to_wire_value
+from opgen.api.naming import to_camel
+
+__all__ = ["enforce_model"]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    type_checks: tuple[Marker, ...]
+    map_lists: tuple[tuple[str, tuple[str, ...]], ...]
+    required: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.type_checks or self.map_lists or self.required)
+
+
+_PLANS: weakref.WeakKeyDictionary[type, _Plan] = weakref.WeakKeyDictionary()
+
+
+def _plan(cls: type) -> _Plan:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        fields: dict[str, Any] = getattr(cls, "model_fields", {})
+        map_lists = []
+        required = []
+        for name, info in fields.items():
+            markers = _field_markers(info)
+            keys = tuple(m.key for m in markers if isinstance(m, ListMapKey))
+            if keys:
+                map_lists.append((name, keys))
+            # A nullable field may hold None (the server accepts null there).
+            if any(isinstance(m, Required) for m in markers) and not any(
+                isinstance(m, Nullable) for m in markers
+            ):
+                required.append(name)
+        plan = _Plan(
+            type_checks=tuple(
+                m for m in type_markers(cls) if type(m).check is not Marker.check
+            ),
+            map_lists=tuple(map_lists),
+            required=tuple(required),
+        )
+        _PLANS[cls] = plan
+    return plan
+
+
+def _field_markers(info: Any) -> list[Any]:
+    """The field's `Annotated` metadata, plus that of the named types it is made of."""
+    markers = list(info.metadata)
+    annotation = info.annotation
+    seen = 0
+    while hasattr(annotation, "__value__") and seen < 10:  # TypeAliasType
+        annotation = annotation.__value__
+        seen += 1
+        if typing.get_origin(annotation) is Annotated:
+            annotation, *extra = typing.get_args(annotation)
+            markers.extend(extra)
+    return markers
+
+
+def _wire_keys(items: list[Any], keys: tuple[str, ...]) -> list[str]:
+    """The keys as the items spell them (a ListMapKey may name the Python field)."""
+    present = {name for item in items if isinstance(item, dict) for name in item}
+    return [
+        key if key in present or to_camel(key) not in present else to_camel(key)
+        for key in keys
+    ]
+
+
+def _refuse(where: str, problem: str) -> PydanticCustomError:
+    return PydanticCustomError(
+        "kubernetes_constraint",
+        "{where}{problem}",
+        {"where": where, "problem": problem},
+    )
+
+
+def enforce_model(model: Any) -> None:
+    """Raise a Pydantic error when `model` breaks a model-level marker."""
+    plan = _plan(type(model))
+    if plan.empty:
+        return
+    for name in plan.required:
+        if getattr(model, name) is None:
+            raise _refuse(f"{name}: ", "Required value (op.Required())")
+    for name, keys in plan.map_lists:
+        items = to_wire_value(getattr(model, name))
+        if not isinstance(items, list):
+            continue
+        constraint = {
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": _wire_keys(items, keys),
+        }
+        problem = constraint_problem(items, constraint)
+        if problem is not None:
+            raise _refuse(f"{name}: ", f"{problem} (keys: {', '.join(keys)})")
+    if plan.type_checks:
+        wire = to_wire_value(model)
+        for marker in plan.type_checks:
+            problem = marker.check(wire)
+            if problem is not None:
+                raise _refuse("", f"{problem} ({marker.display()})")

@@ -1,0 +1,128 @@
+"""A thin raw client for verdicts: send a body, get back what the API server said.
+
+lightkube's typed calls hide what these proofs need (`dryRun=All`,
+`fieldValidation=Strict`, the `causes` of a 422), so requests go straight
+through the httpx client lightkube builds from the envtest kubeconfig.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2 as httpx
+from lightkube.config.client_adapter import Client as HttpClient
+from lightkube.config.client_adapter import ConnectionParams
+from lightkube.config.kubeconfig import KubeConfig
+
+__all__ = ["CRD_PATH", "Cause", "RawApi", "Verdict"]
+
+CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One field error of a refusal: `spec.replicas` and what is wrong with it."""
+
+    field: str
+    message: str
+    reason: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the API server answered to one request."""
+
+    status: int
+    body: dict[str, Any]
+    causes: tuple[Cause, ...] = field(default=())
+
+    @property
+    def accepted(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def message(self) -> str:
+        return str(self.body.get("message", "")) if not self.accepted else ""
+
+    def has_cause(self, field_path: str, fragment: str) -> bool:
+        """Whether the refusal names `field_path` with a message containing `fragment`."""
+        return any(
+            cause.field == field_path and fragment in cause.message
+            for cause in self.causes
+        )
+
+    def __str__(self) -> str:
+        if self.accepted:
+            return f"accepted ({self.status})"
+        return f"refused ({self.status}): {self.message}"
+
+
+def _causes(body: Mapping[str, Any]) -> tuple[Cause, ...]:
+    details = body.get("details") or {}
+    return tuple(
+        Cause(
+            field=str(cause.get("field", "")),
+            message=str(cause.get("message", "")),
+            reason=str(cause.get("reason", "")),
+        )
+        for cause in details.get("causes") or []
+    )
+
+
+class RawApi:
+    """POST/PUT/GET/DELETE JSON bodies and return the server's verdict."""
+
+    def __init__(self, kubeconfig: KubeConfig) -> None:
+        self._http: httpx.Client = HttpClient(kubeconfig.get(), ConnectionParams())
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        dry_run: bool = False,
+        strict: bool = False,
+    ) -> Verdict:
+        params: dict[str, str] = {}
+        if dry_run:
+            params["dryRun"] = "All"
+        if strict:
+            params["fieldValidation"] = "Strict"
+        response = self._http.request(method, path, json=body, params=params)
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = {"message": response.text}
+        if not isinstance(answer, dict):
+            answer = {"message": str(answer)}
+        return Verdict(response.status_code, answer, _causes(answer))
+
+    def create(
+        self,
+        path: str,
+        body: Mapping[str, Any],
+        *,
+        dry_run: bool = True,
+        strict: bool = False,
+    ) -> Verdict:
+        return self._send("POST", path, body, dry_run=dry_run, strict=strict)
+
+    def replace(
+        self, path: str, body: Mapping[str, Any], *, dry_run: bool = False
+    ) -> Verdict:
+        return self._send("PUT", path, body, dry_run=dry_run)
+
+    def get(self, path: str) -> Verdict:
+        return self._send("GET", path)
+
+    def delete(self, path: str) -> Verdict:
+        return self._send("DELETE", path)

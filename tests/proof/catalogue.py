@@ -1,0 +1,134 @@
+"""Every CRD opgen's own tests produce, with the Python kinds behind it.
+
+Three sources: the golden CRDs (`tests/crd/golden`, one per marker and special
+type), the port of controller-tools' CronJob API (`tests/crd/cronjob/expected`)
+and the quick-start example (`examples/raycluster_types.py`, rendered here).
+Each entry keeps the CRD exactly as written to disk (or rendered) and the
+`op.CustomResource` class of every version, so tests can build objects with
+Pydantic and send them to the API server.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from opgen.load import load_kinds
+from opgen.model.kinds import Kind
+from opgen.render.crd import render_crds
+from tests.crd import golden
+
+__all__ = [
+    "EXAMPLE",
+    "ProofCrd",
+    "catalogue",
+    "crd_by_name",
+    "resource_path",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+CRONJOB_DIR = ROOT / "tests" / "crd" / "cronjob"
+EXAMPLE = ROOT / "examples" / "raycluster_types.py"
+
+
+@dataclass(frozen=True)
+class ProofCrd:
+    """One CRD as installed, where it came from, and its kind's versions."""
+
+    name: str
+    origin: str
+    body: dict[str, Any]
+    kind: Kind
+
+    @property
+    def group(self) -> str:
+        return str(self.body["spec"]["group"])
+
+    @property
+    def plural(self) -> str:
+        return str(self.body["spec"]["names"]["plural"])
+
+    @property
+    def namespaced(self) -> bool:
+        return bool(self.body["spec"]["scope"] == "Namespaced")
+
+    @property
+    def storage_version(self) -> str:
+        return next(
+            str(v["name"]) for v in self.body["spec"]["versions"] if v["storage"]
+        )
+
+    def served_versions(self) -> list[str]:
+        return [str(v["name"]) for v in self.body["spec"]["versions"] if v["served"]]
+
+    def model(self, version: str) -> type[Any]:
+        """The `op.CustomResource` class of one version."""
+        for kind_version in self.kind.versions:
+            if kind_version.version == version:
+                return kind_version.model
+        raise KeyError(f"{self.name} has no version {version}")
+
+    def schema(self, version: str) -> dict[str, Any]:
+        for entry in self.body["spec"]["versions"]:
+            if entry["name"] == version:
+                schema: dict[str, Any] = entry["schema"]["openAPIV3Schema"]
+                return schema
+        raise KeyError(f"{self.name} has no version {version}")
+
+
+def _read(path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return document
+
+
+def _by_crd_name(kinds: tuple[Kind, ...]) -> dict[str, Kind]:
+    return {kind.crd_name: kind for kind in kinds}
+
+
+@functools.cache
+def catalogue() -> tuple[ProofCrd, ...]:
+    """All CRDs, sorted by name: golden, CronJob port, example."""
+    entries: list[ProofCrd] = []
+    golden_kinds = _by_crd_name(load_kinds(golden.case_files()).kinds)
+    for path in golden.golden_crd_paths():
+        body = _read(path)
+        name = body["metadata"]["name"]
+        entries.append(ProofCrd(name, path.name, body, golden_kinds[name]))
+    cronjob_kinds = _by_crd_name(load_kinds(sorted(CRONJOB_DIR.glob("*.py"))).kinds)
+    for path in sorted((CRONJOB_DIR / "expected").glob("*.yaml")):
+        body = _read(path)
+        name = body["metadata"]["name"]
+        entries.append(
+            ProofCrd(name, f"cronjob/{path.name}", body, cronjob_kinds[name])
+        )
+    example = load_kinds([EXAMPLE])
+    files, _ = render_crds(example.kinds, PurePosixPath("."))
+    example_kinds = _by_crd_name(example.kinds)
+    for file in files:
+        body = yaml.safe_load(file.content)
+        name = body["metadata"]["name"]
+        entries.append(ProofCrd(name, EXAMPLE.name, body, example_kinds[name]))
+    return tuple(sorted(entries, key=lambda entry: entry.name))
+
+
+def crd_by_name(name: str) -> ProofCrd:
+    for entry in catalogue():
+        if entry.name == name:
+            return entry
+    raise KeyError(name)
+
+
+def resource_path(
+    crd: ProofCrd, version: str, namespace: str | None, name: str | None = None
+) -> str:
+    """The REST path of a custom resource collection (or of one object)."""
+    path = f"/apis/{crd.group}/{version}"
+    if crd.namespaced:
+        assert namespace is not None, f"{crd.name} is namespaced"
+        path += f"/namespaces/{namespace}"
+    path += f"/{crd.plural}"
+    return f"{path}/{name}" if name else path
