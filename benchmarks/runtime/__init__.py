@@ -1,0 +1,1 @@
+"""opgen's runtime against kopf on one API server: `python -m benchmarks.runtime`."""

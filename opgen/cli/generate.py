@@ -17,6 +17,8 @@ import typer
 from opgen.cli._app import fail, reports_errors, warn
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from opgen.errors import Diagnostic
     from opgen.model.kinds import Kind
     from opgen.project import Project
@@ -109,8 +111,31 @@ def _manifest_files(
     return files, [*loaded.diagnostics, *diagnostics], loaded.kinds
 
 
-def _all_files(root: Path, project: Project) -> tuple[list[File], list[Diagnostic]]:
-    """Every generator's output, plus the scaffold-marker regions PROJECT implies.
+def _client_files(
+    root: Path, project: Project, kinds: Sequence[Kind]
+) -> tuple[list[File], list[Removal]]:
+    """The typed clients (`<pkg>/api/**/zz_generated_client.py`), and the removal of
+    client modules left in folders that no longer hold kinds."""
+    from opgen.project import Layout
+    from opgen.render.client import CLIENT_MODULE, render_clients
+    from opgen.write import Removal
+
+    files = render_clients(kinds, project)
+    wanted = {file.path for file in files}
+    api_dir = root.joinpath(*Layout(project).api_root.parts)
+    stale = [
+        Removal(PurePosixPath(*path.relative_to(root).parts))
+        for path in sorted(api_dir.rglob(f"{CLIENT_MODULE}.py"))
+        if PurePosixPath(*path.relative_to(root).parts) not in wanted
+    ]
+    return files, stale
+
+
+def _all_files(
+    root: Path, project: Project
+) -> tuple[list[File], list[Diagnostic], list[Removal]]:
+    """Every generator's output, plus the scaffold-marker regions PROJECT implies,
+    and the generated files no generator produces any more.
 
     PROJECT first takes each kind's plural and scope from its types file.
     """
@@ -119,7 +144,12 @@ def _all_files(root: Path, project: Project) -> tuple[list[File], list[Diagnosti
 
     files, diagnostics, kinds = _manifest_files(root, project)
     project = follow_kinds(project, kinds)
-    return [*files, *injected_files(project), project_file(project)], diagnostics
+    clients, stale = _client_files(root, project, kinds)
+    return (
+        [*files, *clients, *injected_files(project), project_file(project)],
+        diagnostics,
+        stale,
+    )
 
 
 def _stale_crds(root: Path, files: list[File]) -> list[Removal]:
@@ -181,12 +211,13 @@ def _generate(select: str, *, check: bool, dry_run: bool) -> None:
         "opgen generate" if select == "all" else "opgen generate manifests"
     )
     project = load_project(root)
+    removals: list[Removal] = []
     if select == "all":
-        files, diagnostics = _all_files(root, project)
+        files, diagnostics, removals = _all_files(root, project)
     else:
         files, diagnostics, _ = _manifest_files(root, project)
     warn(diagnostics)
-    the_plan = plan(files, root, removals=_stale_crds(root, files))
+    the_plan = plan(files, root, removals=[*_stale_crds(root, files), *removals])
     _run(the_plan, check=check, dry_run=dry_run)
 
 
@@ -197,7 +228,7 @@ def generate_all(
     check: bool = typer.Option(False, "--check", help=CHECK_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
 ) -> None:
-    """Run every generator of the project in the current folder (manifests, wiring)."""
+    """Run every generator of the project in the current folder (manifests, typed clients, wiring)."""
     if ctx.invoked_subcommand is None:
         _generate("all", check=check, dry_run=dry_run)
 

@@ -9,6 +9,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
     cache         informers by kind; cached get/list; per-kind selectors
+    freshness     read-your-writes: cached reads wait (briefly) for this client's own writes
     workqueue     dedup, delaying heap, rate-limited retries; never two workers on one key
     ratelimit     token bucket, per-item exponential backoff
     predicates    which events reconcile (generation-changed by default)
@@ -16,6 +17,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     client        cached reads, writes, apply, status; `client.uncached`
     typed         generic typed clients that generated per-kind clients subclass
     manager       runs it all: probes, metrics, Lease leader election, graceful SIGTERM
+    probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
     finalizers, conditions, owner, writes, events   helpers for reconcilers
 """
 

@@ -5,7 +5,7 @@ read); the first read of a kind starts its informer and waits for its initial
 list, as controller-runtime's cache does. What is watched per kind is set in
 `CacheOptions`: namespaces, label and field selectors (the server filters, so
 objects outside the selection cost no memory). User-defined indexes are added
-with `Cache.add_index`.
+with `Cache.add_index`. Reads see this process's own writes (`freshness`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from opgen.runtime import errors, selectors
-from opgen.runtime.informer import Informer
+from opgen.runtime.freshness import DEFAULT_WAIT, Expectations
+from opgen.runtime.informer import Event, Informer
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import RestClient
-from opgen.runtime.store import Entry
+from opgen.runtime.store import Entry, Key
 
 __all__ = ["Cache", "CacheOptions", "KindSelection"]
 
@@ -53,6 +54,9 @@ class CacheOptions:
     """HTTP read timeout on watches: bookmarks arrive about once a minute, so this only fires on a dead stream."""
     idle_timeout: float = 150.0
     """The watchdog restarts a watch that heard nothing (no event, no bookmark) for this long."""
+    read_your_writes_wait: float = DEFAULT_WAIT
+    """A cached read of an object this process just wrote waits at most this long for the
+    informer to store that write (read-your-writes; see `freshness`). 0 disables. Default 1 s."""
 
 
 class Cache:
@@ -62,6 +66,7 @@ class Cache:
         self.rest = rest
         self.options = options or CacheOptions()
         self._informers: dict[type, Informer] = {}
+        self._expectations: dict[type, Expectations] = {}
         self._tasks: dict[type, asyncio.Task[None]] = {}
         self._started = False
 
@@ -88,6 +93,9 @@ class Cache:
                 idle_timeout=self.options.idle_timeout,
             )
             self._informers[cls] = informer
+            expectations = Expectations(self.options.read_your_writes_wait)
+            self._expectations[cls] = expectations
+            informer.add_handler(_observer(expectations))
             if self._started:
                 self._start_one(cls, informer)
         return informer
@@ -150,6 +158,32 @@ class Cache:
 
         self.informer_for(cls).store.add_index(name, index)
 
+    def record_write(
+        self,
+        cls: type,
+        namespace: str,
+        name: str,
+        resource_version: str,
+        labels: Mapping[str, str],
+    ) -> None:
+        """This process wrote the object and the server answered `resource_version`:
+        the next cached read of it waits until the informer has stored that version."""
+        informer = self._informers.get(cls)
+        if (
+            informer is None
+            or not resource_version
+            or not informer.would_watch(namespace, labels)
+        ):
+            return
+        self._expectations[cls].expect((namespace, name), resource_version)
+
+    def _stored_version(self, informer: Informer) -> Callable[[Key], str | None]:
+        def stored(key: Key) -> str | None:
+            entry = informer.store.get(key)
+            return entry.resource_version if entry is not None else None
+
+        return stored
+
     async def by_index(self, cls: type[T], name: str, value: str) -> list[T]:
         informer = await self._synced_informer(cls)
         decode = resource_type(cls).decode_json
@@ -159,9 +193,9 @@ class Cache:
         """The cached object; raises `NotFound` like the server would."""
         rtype: ResourceType[T] = resource_type(cls)
         informer = await self._synced_informer(cls)
-        entry = informer.store.get(
-            (namespace or "", name) if rtype.namespaced else ("", name)
-        )
+        key = (namespace or "", name) if rtype.namespaced else ("", name)
+        await self._expectations[cls].settle([key], self._stored_version(informer))
+        entry = informer.store.get(key)
         if entry is None:
             raise errors.NotFound(
                 404, f'{rtype.plural} "{name}" not found (cache)', reason="NotFound"
@@ -179,6 +213,11 @@ class Cache:
         """Cached objects, filtered like the server would filter them, sorted by namespace/name."""
         rtype: ResourceType[T] = resource_type(cls)
         informer = await self._synced_informer(cls)
+        expectations = self._expectations[cls]
+        await expectations.settle(
+            expectations.pending_keys(namespace or None),
+            self._stored_version(informer),
+        )
         entries = (
             informer.store.by_index("namespace", namespace)
             if namespace
@@ -197,3 +236,13 @@ class Cache:
 
     def resource_type(self, cls: type[T]) -> ResourceType[T]:
         return resource_type(cls)
+
+
+def _observer(expectations: Expectations) -> Callable[[Event], None]:
+    def observe(event: Event) -> None:
+        entry = event.new
+        expectations.observed(
+            entry.key, entry.resource_version, deleted=event.type == "DELETED"
+        )
+
+    return observe

@@ -15,6 +15,8 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
 from typing import Any, Literal, TypeVar, cast
 
 import msgspec
@@ -22,7 +24,7 @@ import msgspec
 from opgen.runtime import resources, selectors
 from opgen.runtime.cache import Cache
 from opgen.runtime.resources import ResourceType, resource_type
-from opgen.runtime.rest import RestClient
+from opgen.runtime.rest import RestClient, lightkube_client
 
 __all__ = ["DEFAULT_FIELD_MANAGER", "Client", "PatchType", "Preconditions", "Reader"]
 
@@ -52,6 +54,17 @@ class Preconditions:
 
 def _dumps(data: Any) -> bytes:
     return msgspec.json.encode(data)
+
+
+class _WrittenMeta(msgspec.Struct):
+    name: str = ""
+    namespace: str = ""
+    resourceVersion: str = ""
+    labels: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class _Written(msgspec.Struct):
+    metadata: _WrittenMeta = msgspec.field(default_factory=_WrittenMeta)
 
 
 def namespace_for(
@@ -157,6 +170,37 @@ class Client:
         self.field_manager = field_manager
         self.uncached = Reader(rest)
 
+    @classmethod
+    def from_kubeconfig(
+        cls,
+        path: str | Path | None = None,
+        *,
+        context: str | None = None,
+        qps: float = 20.0,
+        burst: int = 30,
+        field_manager: str = DEFAULT_FIELD_MANAGER,
+    ) -> Client:
+        """A client without a cache (every read goes to the API server), for scripts and
+        tests; default config: in-cluster, else $KUBECONFIG, else ~/.kube/config.
+        Close it with `await client.aclose()`, or use `async with`."""
+        rest = RestClient(lightkube_client(path, context=context), qps=qps, burst=burst)
+        return cls(rest, field_manager=field_manager)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (a manager's client is closed by the manager)."""
+        await self.rest.aclose()
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
     # -- reads -------------------------------------------------------------
 
     async def get(self, kind: type[T], name: str, namespace: str | None = None) -> T:
@@ -184,6 +228,15 @@ class Client:
         return await self.cache.list(kind, namespace, labels=labels, fields=fields)
 
     # -- writes ------------------------------------------------------------
+
+    def _wrote(self, rtype: ResourceType[Any], raw: bytes) -> None:
+        """Tell the cache about a write's answer, so that cached reads see it."""
+        if self.cache is None:
+            return
+        meta = msgspec.json.decode(raw, type=_Written).metadata
+        self.cache.record_write(
+            rtype.cls, meta.namespace, meta.name, meta.resourceVersion, meta.labels
+        )
 
     def _target(
         self, obj: object
@@ -213,6 +266,7 @@ class Client:
             namespace=namespace,
             body=_dumps(rtype.encode_obj(obj, False)),
         )
+        self._wrote(rtype, raw)
         return resources.assign(obj, rtype.decode_json(raw))
 
     async def update(self, obj: T) -> T:
@@ -225,6 +279,7 @@ class Client:
             namespace=namespace,
             body=_dumps(rtype.encode_obj(obj, False)),
         )
+        self._wrote(rtype, raw)
         return resources.assign(obj, cast(T, rtype.decode_json(raw)))
 
     async def update_status(self, obj: T) -> T:
@@ -238,6 +293,7 @@ class Client:
             subresource="status",
             body=_dumps(rtype.encode_obj(obj, False)),
         )
+        self._wrote(rtype, raw)
         return resources.assign(obj, cast(T, rtype.decode_json(raw)))
 
     async def patch(
@@ -270,6 +326,7 @@ class Client:
             body=_dumps(patch),
             content_type=CONTENT_TYPES[patch_type],
         )
+        self._wrote(rtype, raw)
         return rtype.decode_json(raw)
 
     async def apply(

@@ -1,4 +1,4 @@
-"""Status conditions with Kubernetes semantics (metav1.Condition).
+"""Status conditions with Kubernetes semantics (`op.Condition`, i.e. metav1.Condition).
 
 `set_condition` adds or updates one condition by `type`: `lastTransitionTime`
 changes only when `status` changes; `observedGeneration`, `reason` and
@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 from opgen import api as op
 
 __all__ = ["find", "is_true", "remove_condition", "set_condition"]
-
-C = TypeVar("C")
-
-_API: Any = op  # typed access once opgen.api has Condition
 
 Status = Literal["True", "False", "Unknown"]
 
@@ -27,21 +23,22 @@ def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 
 
-def find(conditions: Sequence[C], type: str) -> C | None:
+def find(conditions: Sequence[op.Condition], type: str) -> op.Condition | None:
     """The condition of this type, or None."""
     for condition in conditions:
-        if getattr(condition, "type", None) == type:
+        if condition.type == type:
             return condition
     return None
 
 
-def is_true(conditions: Sequence[Any], type: str) -> bool:
+def is_true(conditions: Sequence[op.Condition], type: str) -> bool:
+    """Whether the condition `type` is there with status "True"."""
     condition = find(conditions, type)
     return condition is not None and condition.status == "True"
 
 
 def set_condition(
-    conditions: list[C],
+    conditions: list[op.Condition],
     *,
     type: str,
     status: Status,
@@ -53,9 +50,8 @@ def set_condition(
     """Add or update the condition `type` in place; True when something changed."""
     existing = find(conditions, type)
     if existing is None:
-        condition_cls: Any = _API.Condition
         conditions.append(
-            condition_cls(
+            op.Condition(
                 type=type,
                 status=status,
                 reason=reason,
@@ -65,24 +61,24 @@ def set_condition(
             )
         )
         return True
-    current: Any = existing
     changed = False
-    if current.status != status:
-        current.status = status
-        current.last_transition_time = now or _now()
+    if existing.status != status:
+        existing.status = status
+        existing.last_transition_time = now or _now()
         changed = True
-    for attribute, value in (
-        ("reason", reason),
-        ("message", message),
-        ("observed_generation", observed_generation),
-    ):
-        if getattr(current, attribute) != value:
-            setattr(current, attribute, value)
-            changed = True
+    if existing.reason != reason:
+        existing.reason = reason
+        changed = True
+    if existing.message != message:
+        existing.message = message
+        changed = True
+    if existing.observed_generation != observed_generation:
+        existing.observed_generation = observed_generation
+        changed = True
     return changed
 
 
-def remove_condition(conditions: list[C], type: str) -> bool:
+def remove_condition(conditions: list[op.Condition], type: str) -> bool:
     """Remove the condition `type`; True if it was there."""
     existing = find(conditions, type)
     if existing is None:

@@ -23,7 +23,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -118,6 +118,16 @@ class Informer:
         """Seconds since the stalest watch last heard from the server."""
         now = time.monotonic()
         return max(now - scope.last_activity for scope in self._scopes)
+
+    def would_watch(self, namespace: str, labels: Mapping[str, str]) -> bool:
+        """Whether an object with this namespace and labels is in what this informer
+        watches (False whenever a field selector applies: it cannot be told here)."""
+        if self.fields:
+            return False
+        scopes = [scope.namespace for scope in self._scopes]
+        if None not in scopes and namespace not in scopes:
+            return False
+        return selectors.labels_match(self.labels, labels)
 
     def add_handler(self, handler: Handler) -> None:
         """Register a handler; objects already in the store are replayed to it as ADDED."""

@@ -20,11 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import lightkube
-from lightkube.config.kubeconfig import KubeConfig
 
-from opgen.runtime import probes
+from opgen.runtime import probes, tls
 from opgen.runtime.cache import Cache, CacheOptions
 from opgen.runtime.client import DEFAULT_FIELD_MANAGER, Client
 from opgen.runtime.controller import Controller
@@ -34,7 +32,8 @@ from opgen.runtime.leaderelection import (
     default_identity,
 )
 from opgen.runtime.metrics import Metrics
-from opgen.runtime.rest import RestClient
+from opgen.runtime.metricsauth import MetricsAuth
+from opgen.runtime.rest import RestClient, lightkube_client, quiet_request_logs
 
 __all__ = ["LeaderElectionLost", "Manager", "ManagerOptions"]
 
@@ -55,6 +54,17 @@ class ManagerOptions:
 
     metrics_bind_address: str = ":8080"
     """Where `/metrics` is served; "0" disables. Default ":8080"."""
+    metrics_secure: bool = False
+    """Serve `/metrics` over HTTPS, only to callers whose bearer token the API server
+    authenticates (TokenReview) and allows `get` on `/metrics` (SubjectAccessReview).
+    Default False (the generated manager's `--metrics-secure` defaults to True)."""
+    metrics_cert_path: str | None = None
+    """Folder with the metrics server's certificate and key (reloaded when they change);
+    None: a self-signed certificate generated at start. Used with metrics_secure."""
+    metrics_cert_name: str = "tls.crt"
+    """Certificate file name in metrics_cert_path. Default "tls.crt"."""
+    metrics_cert_key: str = "tls.key"
+    """Key file name in metrics_cert_path. Default "tls.key"."""
     health_probe_bind_address: str = ":8081"
     """Where `/healthz` and `/readyz` are served; "0" disables. Default ":8081"."""
     leader_election: bool = False
@@ -101,6 +111,7 @@ class Manager:
             raise ValueError(
                 "leader_election needs leader_election_id (the Lease name)"
             )
+        quiet_request_logs()
         self.metrics = Metrics()
         self.rest = RestClient(
             client, qps=opts.qps, burst=opts.burst, metrics=self.metrics
@@ -121,6 +132,7 @@ class Manager:
         self.elector: LeaderElector | None = None
         self.health_server: probes.ProbeServer | None = None
         self.metrics_server: probes.ProbeServer | None = None
+        self.metrics_certificate: tls.ServingCertificate | None = None
 
     @classmethod
     def from_kubeconfig(
@@ -130,16 +142,13 @@ class Manager:
         context: str | None = None,
         options: ManagerOptions | None = None,
     ) -> Manager:
-        """A manager for a kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)."""
-        config = (
-            KubeConfig.from_file(path) if path is not None else KubeConfig.from_env()
-        )
-        return cls(_lightkube_client(config.get(context_name=context)), options)
+        """A manager for a kubeconfig file (default: in-cluster, $KUBECONFIG, ~/.kube/config)."""
+        return cls(lightkube_client(path, context=context), options)
 
     @classmethod
     def from_env(cls, options: ManagerOptions | None = None) -> Manager:
         """A manager configured in-cluster (service account) or else from $KUBECONFIG/~/.kube/config."""
-        return cls(_lightkube_client(KubeConfig.from_env().get()), options)
+        return cls(lightkube_client(), options)
 
     def add_controller(self, controller: Controller) -> None:
         if any(c.name == controller.name for c in self.controllers):
@@ -184,7 +193,7 @@ class Manager:
             return _IN_CLUSTER_NAMESPACE.read_text().strip()
         return self.rest.default_namespace
 
-    async def _start_servers(self) -> None:
+    async def _start_servers(self, background: list[asyncio.Task[Any]]) -> None:
         health = probes.parse_bind_address(self.options.health_probe_bind_address)
         if health is not None:
             routes = {
@@ -196,14 +205,31 @@ class Manager:
         metrics = probes.parse_bind_address(self.options.metrics_bind_address)
         if metrics is not None:
 
-            async def scrape() -> tuple[int, str, bytes]:
+            async def scrape() -> probes.Response:
                 return (
                     200,
                     "text/plain; version=0.0.4; charset=utf-8",
                     self.metrics.exposition(),
                 )
 
-            self.metrics_server = probes.ProbeServer(*metrics, {"/metrics": scrape})
+            context = None
+            guard = None
+            if self.options.metrics_secure:
+                self.metrics_certificate = tls.ServingCertificate(
+                    self.options.metrics_cert_path,
+                    cert_name=self.options.metrics_cert_name,
+                    key_name=self.options.metrics_cert_key,
+                    name="opgen-metrics",
+                )
+                context = self.metrics_certificate.context
+                guard = MetricsAuth(self.rest)
+                if not self.metrics_certificate.self_signed:
+                    background.append(
+                        asyncio.create_task(self.metrics_certificate.watch())
+                    )
+            self.metrics_server = probes.ProbeServer(
+                *metrics, {"/metrics": scrape}, ssl_context=context, guard=guard
+            )
             await self.metrics_server.start()
 
     async def _loop_lag(self) -> None:
@@ -229,7 +255,7 @@ class Manager:
         leader_tasks: list[asyncio.Task[Any]] = []
         lost = False
         try:
-            await self._start_servers()
+            await self._start_servers(background)
             for controller in self.controllers:
                 for kind in controller.kinds():
                     self.cache.informer_for(kind)
@@ -350,7 +376,3 @@ class Manager:
 
 async def _ok() -> None:
     return None
-
-
-def _lightkube_client(config: Any) -> lightkube.AsyncClient:
-    return lightkube.AsyncClient(config, timeout=httpx2.Timeout(30.0))

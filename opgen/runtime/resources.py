@@ -40,21 +40,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-_API: Any = op  # opgen.api, read only here (typed access once it has resource_info)
-
-_ALL_VERBS = [
-    "delete",
-    "deletecollection",
-    "get",
-    "global_list",
-    "global_watch",
-    "list",
-    "patch",
-    "post",
-    "put",
-    "watch",
-]
-
 
 @dataclass(frozen=True)
 class ScalePaths:
@@ -96,61 +81,12 @@ class ResourceType(Generic[T]):
             else f"{self.kind}.{self.version}"
         )
 
-    @functools.cached_property
-    def lightkube_class(self) -> type[lk_resource.Resource]:
-        """A private lightkube resource class so lightkube can prepare requests."""
-        base: type = (
-            lk_resource.NamespacedResourceG
-            if self.namespaced
-            else lk_resource.GlobalResource
-        )
-        info = lk_resource.ApiInfo(
-            resource=lk_resource.ResourceDef(self.group, self.version, self.kind),
-            plural=self.plural,
-            verbs=list(_ALL_VERBS),
-        )
-        return cast(
-            "type[lk_resource.Resource]", type(self.kind, (base,), {"_api_info": info})
-        )
-
-    def lightkube_subresource(self, action: str) -> type[lk_resource.Resource]:
-        """The lightkube class for the `status` or `scale` subresource."""
-        return _subresource_class(self, action)
-
-
-@functools.cache
-def _subresource_class(
-    rtype: ResourceType[Any], action: str
-) -> type[lk_resource.Resource]:
-    base: type = (
-        lk_resource.NamespacedSubResource
-        if rtype.namespaced
-        else lk_resource.GlobalSubResource
-    )
-    parent = lk_resource.ResourceDef(rtype.group, rtype.version, rtype.kind)
-    resource = (
-        parent
-        if action == "status"
-        else lk_resource.ResourceDef("autoscaling", "v1", "Scale")
-    )
-    info = lk_resource.ApiInfo(
-        resource=resource,
-        parent=parent,
-        plural=rtype.plural,
-        verbs=["get", "patch", "put"],
-        action=action,
-    )
-    return cast(
-        "type[lk_resource.Resource]",
-        type(f"{rtype.kind}{action.capitalize()}", (base,), {"_api_info": info}),
-    )
-
 
 @functools.cache
 def _cached_resource_type(cls: type) -> ResourceType[Any]:
     if isinstance(cls, type) and issubclass(cls, lk_resource.Resource):
         return _lightkube_type(cls)
-    if isinstance(cls, type) and issubclass(cls, BaseModel):
+    if isinstance(cls, type) and issubclass(cls, op.CustomResource):
         return _model_type(cls)
     raise TypeError(
         f"{cls!r} is not a Kubernetes kind: expected an opgen.api.CustomResource subclass "
@@ -207,9 +143,9 @@ def _lightkube_type(cls: type) -> ResourceType[Any]:
     )
 
 
-def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
-    # The one read of opgen.api's kind metadata (op.resource_info, see BRIEF).
-    info = _API.resource_info(cls)
+def _model_type(cls: type[op.CustomResource[Any, Any]]) -> ResourceType[Any]:
+    # The one read of opgen.api's kind metadata.
+    info: op.ResourceInfo = op.resource_info(cls)
     scale = None
     if info.scale is not None:
         spec_path, status_path, selector_path = info.scale
@@ -225,9 +161,7 @@ def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
                 exclude_unset=exclude_unset,
             ),
         )
-        data["apiVersion"] = (
-            f"{info.group}/{info.version}" if info.group else info.version
-        )
+        data["apiVersion"] = info.api_version
         data["kind"] = info.kind
         return data
 
@@ -237,8 +171,8 @@ def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
         version=info.version,
         kind=info.kind,
         plural=info.plural,
-        namespaced=bool(info.namespaced),
-        status_subresource=bool(info.status_subresource),
+        namespaced=info.namespaced,
+        status_subresource=info.status_subresource,
         scale=scale,
         decode_json=cls.model_validate_json,
         decode_dict=cls.model_validate,

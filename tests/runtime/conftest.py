@@ -1,55 +1,39 @@
-"""Fixtures for the runtime tests: one control plane per session, a client and a namespace per test."""
+"""Runtime tests run on the envtest plugin's fixtures (`envtest`, `kube_client`, `namespace`).
+
+`envtest` is extended here: the session's control plane, with the CRDs opgen
+generates for the test kinds installed once.
+"""
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-import lightkube
 import pytest
-from lightkube.config.kubeconfig import KubeConfig
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import Namespace
 
-import opgen.api
-from tests.runtime import standin
-from tests.runtime._controlplane import ASSETS, ControlPlane
-
-CRDS = Path(__file__).parent / "crds"
-
-# Until the engine's opgen.api is on main: give it the two names the runtime reads.
-for _name in ("resource_info", "Condition"):
-    if not hasattr(opgen.api, _name):
-        setattr(opgen.api, _name, getattr(standin, _name))
+from opgen.testing import Environment
+from tests.runtime.crds import generated_crds
+from tests.runtime.typed_project import TypedProject, generate_project, imported
 
 
 @pytest.fixture(scope="session")
-def envtest() -> Iterator[ControlPlane]:
-    if not (ASSETS / "kube-apiserver").exists():
-        pytest.skip(f"no envtest binaries in {ASSETS}")
-    plane = ControlPlane().start()
-    try:
-        plane.install_crds([CRDS / "test.opgen.dev.yaml"])
-        yield plane
-    finally:
-        plane.stop()
+def envtest(envtest: Environment) -> Environment:
+    """The plugin's session control plane with the Widget and Gadget CRDs installed."""
+    envtest.install_crds(generated_crds())
+    return envtest
 
 
-def make_client(envtest: ControlPlane) -> lightkube.AsyncClient:
-    return lightkube.AsyncClient(KubeConfig.from_dict(envtest.kubeconfig))
+@pytest.fixture(scope="session")
+def typed_project_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated project with typed clients for a namespaced and a cluster-scoped kind."""
+    return generate_project(tmp_path_factory.mktemp("typed-project"))
 
 
-@pytest.fixture
-async def kube_client(envtest: ControlPlane) -> AsyncIterator[lightkube.AsyncClient]:
-    client = make_client(envtest)
-    yield client
-    await client.close()
-
-
-@pytest.fixture
-async def namespace(kube_client: lightkube.AsyncClient) -> AsyncIterator[str]:
-    name = f"rt-{secrets.token_hex(4)}"
-    await kube_client.create(Namespace(metadata=ObjectMeta(name=name)))
-    yield name
-    await kube_client.delete(Namespace, name)
+@pytest.fixture(scope="session")
+def typed_project(
+    typed_project_root: Path, envtest: Environment
+) -> Iterator[TypedProject]:
+    """The generated project, imported, with its generated CRDs installed."""
+    envtest.install_crds([typed_project_root / "config" / "crd" / "bases"])
+    with imported(typed_project_root) as project:
+        yield project

@@ -7,8 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 
 from opgen import runtime as rt
-from tests.runtime._controlplane import ControlPlane
-from tests.runtime.conftest import make_client
+from opgen.testing import Environment
 
 
 async def eventually(
@@ -23,7 +22,7 @@ async def eventually(
 
 
 def manager_for(
-    envtest: ControlPlane, namespace: str | None, **options: object
+    envtest: Environment, namespace: str | None, **options: object
 ) -> rt.Manager:
     defaults: dict[str, object] = {
         "metrics_bind_address": "127.0.0.1:0",
@@ -34,7 +33,7 @@ def manager_for(
     if namespace is not None:
         defaults["namespaces"] = [namespace]
     defaults.update(options)
-    return rt.Manager(make_client(envtest), rt.ManagerOptions(**defaults))  # type: ignore[arg-type]
+    return rt.Manager(envtest.async_client(), rt.ManagerOptions(**defaults))  # type: ignore[arg-type]
 
 
 @contextlib.asynccontextmanager

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime
 
+import opgen.api as op
 from opgen.runtime import conditions
-from tests.runtime import standin as op
 
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 T1 = T0 + datetime.timedelta(minutes=5)

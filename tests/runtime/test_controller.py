@@ -14,7 +14,7 @@ from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ConfigMap
 
 from opgen import runtime as rt
-from tests.runtime._controlplane import ControlPlane
+from opgen.testing import Environment
 from tests.runtime.helpers import eventually, manager_for, running
 from tests.runtime.kinds import Widget, WidgetStatus, widget
 
@@ -54,7 +54,7 @@ class Recorder:
 
 
 async def test_owns_enqueues_the_owner_when_a_child_changes(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     manager = manager_for(envtest, namespace)
     client = manager.client
@@ -107,7 +107,7 @@ def _cm_message(manager: rt.Manager, namespace: str) -> str | None:
 
 
 async def test_watches_map_function_and_requeue_after_and_resync(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     manager = manager_for(envtest, namespace)
 
@@ -174,7 +174,7 @@ async def test_watches_map_function_and_requeue_after_and_resync(
 
 
 async def test_backoff_grows_then_resets_and_terminal_errors_stop(
-    envtest: ControlPlane, namespace: str, caplog: pytest.LogCaptureFixture
+    envtest: Environment, namespace: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     manager = manager_for(envtest, namespace)
     failing = {"flaky": 6}
@@ -238,7 +238,7 @@ async def test_backoff_grows_then_resets_and_terminal_errors_stop(
 
 
 async def test_concurrency_limit_and_one_key_at_a_time(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     manager = manager_for(envtest, namespace)
 
@@ -272,7 +272,7 @@ async def test_concurrency_limit_and_one_key_at_a_time(
         assert 2 <= recorder.count("busy") <= 3, "queued changes were collapsed"
 
 
-async def test_status_writes_do_not_loop(envtest: ControlPlane, namespace: str) -> None:
+async def test_status_writes_do_not_loop(envtest: Environment, namespace: str) -> None:
     manager = manager_for(envtest, namespace)
 
     async def step(request: rt.Request, n: int) -> None:
@@ -300,7 +300,7 @@ async def test_status_writes_do_not_loop(envtest: ControlPlane, namespace: str) 
 
 
 async def test_probes_metrics_and_sigterm_drain(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     import os
     import signal

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from opgen import runtime as rt
-from tests.runtime._controlplane import ControlPlane
+from opgen.testing import Environment
 from tests.runtime.helpers import eventually, manager_for, running
 from tests.runtime.kinds import Widget, widget
 
@@ -39,7 +39,7 @@ class FinalizingReconciler:
 
 
 async def test_delete_runs_cleanup_then_removes_the_finalizer(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     manager = manager_for(envtest, namespace)
     reconciler = FinalizingReconciler(manager.client)
@@ -61,7 +61,7 @@ async def test_delete_runs_cleanup_then_removes_the_finalizer(
 
 
 async def test_failing_cleanup_retries_with_backoff_and_the_object_stays(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     manager = manager_for(envtest, namespace)
     reconciler = FinalizingReconciler(manager.client)
@@ -94,7 +94,7 @@ async def test_failing_cleanup_retries_with_backoff_and_the_object_stays(
 
 
 async def test_no_finalizer_is_added_once_deletion_started(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     manager = manager_for(envtest, namespace)
     client = rt.Client(manager.rest)
@@ -113,7 +113,7 @@ async def test_no_finalizer_is_added_once_deletion_started(
 
 
 async def test_finalizer_patch_conflicts_instead_of_overwriting(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     manager = manager_for(envtest, namespace)
     client = rt.Client(manager.rest)

@@ -8,9 +8,9 @@ from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ConfigMap
 from lightkube.resources.events_v1 import Event
 
+import opgen.api as op
 from opgen import runtime as rt
 from opgen.runtime.rest import RestClient
-from tests.runtime import standin as op
 from tests.runtime.kinds import Widget, WidgetSpec, widget
 
 pytestmark = pytest.mark.envtest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from opgen import runtime as rt
-from tests.runtime._controlplane import ControlPlane
+from opgen.testing import Environment
 from tests.runtime.helpers import eventually, manager_for, running
 from tests.runtime.kinds import Widget, widget
 from tests.runtime.sample import WidgetReconciler
@@ -28,7 +28,7 @@ def _converged(manager: rt.Manager, namespace: str) -> bool:
 
 
 async def test_rereconciling_100_converged_objects_writes_nothing(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     manager = manager_for(envtest, namespace)
     reconciler = WidgetReconciler(manager.client)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from opgen import runtime as rt
-from tests.runtime._controlplane import ControlPlane
+from opgen.testing import Environment
 from tests.runtime.helpers import eventually, manager_for
 from tests.runtime.kinds import Widget, widget
 
@@ -31,7 +31,7 @@ class Who:
 
 
 def _pair(
-    envtest: ControlPlane, namespace: str, who: Who, lease: str, release: bool
+    envtest: Environment, namespace: str, who: Who, lease: str, release: bool
 ) -> list[rt.Manager]:
     managers = []
     for ident in ("a", "b"):
@@ -56,7 +56,7 @@ def _pair(
 
 @pytest.mark.parametrize("graceful", [False, True], ids=["killed", "released"])
 async def test_one_leader_reconciles_and_the_other_takes_over(
-    envtest: ControlPlane, namespace: str, graceful: bool
+    envtest: Environment, namespace: str, graceful: bool
 ) -> None:
     who = Who()
     managers = _pair(
@@ -98,7 +98,7 @@ async def test_one_leader_reconciles_and_the_other_takes_over(
 
 
 async def test_leader_steps_down_when_renewal_fails(
-    envtest: ControlPlane, namespace: str
+    envtest: Environment, namespace: str
 ) -> None:
     lease = f"lease-{secrets.token_hex(3)}"
     manager = manager_for(

@@ -6,8 +6,8 @@ import pytest
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ConfigMap, Namespace
 
+import opgen.api as op
 from opgen.runtime import owner
-from tests.runtime import standin as op
 from tests.runtime.kinds import Gadget, WidgetSpec, widget
 
 

@@ -1,7 +1,14 @@
-"""Typed clients: correct code passes mypy --strict, wrong code fails it line by line."""
+"""Generated typed clients under mypy --strict: correct code passes, wrong code fails.
+
+The clients are the ones `opgen generate` wrote into a scaffolded project
+(tests/runtime/typed_project.py); the cases in typing_cases/ import them from
+it. bad.py marks every line that must fail with an `# error:` comment: the
+test passes only if mypy reports exactly those lines, and says why.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -15,7 +22,7 @@ CASES = Path(__file__).parent / "typing_cases"
 pytestmark = pytest.mark.slow
 
 
-def mypy(path: Path) -> subprocess.CompletedProcess[str]:
+def mypy(path: Path, project: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
             sys.executable,
@@ -23,32 +30,39 @@ def mypy(path: Path) -> subprocess.CompletedProcess[str]:
             "mypy",
             "--strict",
             "--no-error-summary",
+            "--no-incremental",
             "--config-file=",
             str(path.relative_to(ROOT)),
         ],
         cwd=ROOT,
+        env={**os.environ, "MYPYPATH": str(project)},
         capture_output=True,
         text=True,
         check=False,
     )
 
 
-def test_correct_usage_type_checks() -> None:
-    done = mypy(CASES / "good.py")
+def test_correct_usage_type_checks(typed_project_root: Path) -> None:
+    done = mypy(CASES / "good.py", typed_project_root)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_wrong_usage_fails_on_every_marked_line() -> None:
-    done = mypy(CASES / "bad.py")
+def test_wrong_usage_fails_on_every_marked_line(typed_project_root: Path) -> None:
+    done = mypy(CASES / "bad.py", typed_project_root)
     assert done.returncode == 1, done.stdout + done.stderr
-    marked = {
-        number
-        for number, line in enumerate(
-            (CASES / "bad.py").read_text().splitlines(), start=1
-        )
-        if "# error:" in line
+    lines = (CASES / "bad.py").read_text().splitlines()
+    marked = {n for n, line in enumerate(lines, start=1) if "# error:" in line}
+    errors = re.findall(r"bad\.py:(\d+): error: (.*)", done.stdout)
+    assert marked == {int(n) for n, _ in errors}, done.stdout
+    by_line = {int(n): message for n, message in errors}
+    expected = {
+        "no namespace": 'Missing named argument "namespace"',
+        "wrong model": "incompatible type",
+        "cluster-scoped": 'Unexpected keyword argument "namespace"',
+        "replicas": 'incompatible type "str"; expected "int"',
+        "a Widget": 'expression has type "Widget", variable has type "Gadget"',
+        "optional": 'expression has type "str | None", variable has type "int"',
     }
-    reported = {
-        int(m.group(1)) for m in re.finditer(r"bad\.py:(\d+): error", done.stdout)
-    }
-    assert marked == reported, done.stdout
+    for number in marked:
+        reason = lines[number - 1].split("# error: ", 1)[1]
+        assert expected[reason] in by_line[number], (reason, by_line[number])

@@ -36,7 +36,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--metrics-secure",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="Serve metrics over HTTPS, for authenticated and authorized clients only.",
+        help="Serve metrics over HTTPS, only to callers whose token the API server "
+        "authenticates and allows to get /metrics (--no-metrics-secure: plain HTTP).",
     )
     parser.add_argument(
         "--health-probe-bind-address",
@@ -49,30 +50,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="Elect a leader, so that only one replica of the manager is active.",
     )
     parser.add_argument(
-        "--webhook-port", type=int, default=9443, help="Port of the webhook server."
-    )
-    parser.add_argument(
-        "--webhook-cert-path",
-        default="",
-        help="Folder holding the webhook server's certificate and key.",
-    )
-    parser.add_argument(
-        "--webhook-cert-name", default="tls.crt", help="Webhook certificate file name."
-    )
-    parser.add_argument(
-        "--webhook-cert-key", default="tls.key", help="Webhook key file name."
-    )
-    parser.add_argument(
         "--metrics-cert-path",
         default="",
-        help="Folder holding the metrics server's certificate (tls.crt, tls.key).",
+        help="Folder holding the metrics server's certificate and key, reloaded when "
+        "they change; without it the server generates a self-signed certificate.",
     )
     parser.add_argument(
-        "--enable-http2",
-        action="store_true",
-        help="Serve HTTP/2 on the metrics and webhook servers. Off by default: "
-        "HTTP/2 Rapid Reset and stream cancellation attacks (CVE-2023-44487, "
-        "CVE-2023-39325) make HTTP/1.1 the safer choice.",
+        "--metrics-cert-name",
+        default="tls.crt",
+        help="Certificate file name in --metrics-cert-path.",
+    )
+    parser.add_argument(
+        "--metrics-cert-key",
+        default="tls.key",
+        help="Key file name in --metrics-cert-path.",
     )
     parser.add_argument(
         "--log-level",
@@ -87,6 +78,10 @@ def manager_options(args: argparse.Namespace) -> rt.ManagerOptions:
     """Manager settings from the flags."""
     return rt.ManagerOptions(
         metrics_bind_address=args.metrics_bind_address,
+        metrics_secure=args.metrics_secure,
+        metrics_cert_path=args.metrics_cert_path or None,
+        metrics_cert_name=args.metrics_cert_name,
+        metrics_cert_key=args.metrics_cert_key,
         health_probe_bind_address=args.health_probe_bind_address,
         leader_election=args.leader_elect,
         leader_election_id="f40ac7d3.io",

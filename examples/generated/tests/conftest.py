@@ -12,13 +12,16 @@ fetch or build the binaries.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 from opgen import runtime as rt
 from opgen.testing import Environment
 
 
 @pytest.fixture
-def client(envtest: Environment) -> rt.Client:
-    """An opgen client for the envtest API server; reads go straight to the server."""
-    manager = rt.Manager.from_kubeconfig(envtest.kubeconfig_path)
-    return rt.Client(manager.rest)
+async def client(envtest: Environment) -> AsyncIterator[rt.Client]:
+    """An opgen client for the envtest API server, without a cache: reads go
+    straight to the server."""
+    async with rt.Client.from_kubeconfig(envtest.kubeconfig_path) as client:
+        yield client

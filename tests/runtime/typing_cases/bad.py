@@ -1,8 +1,10 @@
-"""Wrong uses: each line with an error comment must fail mypy --strict."""
+"""Wrong uses of generated typed clients: each line marked as an error fails mypy."""
+
+from typed_demo.api.v1.gadget_types import Gadget
+from typed_demo.api.v1.widget_types import Widget
+from typed_demo.api.v1.zz_generated_client import GadgetClient, WidgetClient
 
 from opgen import runtime as rt
-from tests.runtime.kinds import Gadget, Widget
-from tests.runtime.typing_cases.clients import GadgetClient, WidgetClient
 
 
 async def misuse(client: rt.Client, widget: Widget, gadget: Gadget) -> int:
@@ -10,8 +12,12 @@ async def misuse(client: rt.Client, widget: Widget, gadget: Gadget) -> int:
     gadgets = GadgetClient(client)
     await widgets.get("a")  # error: no namespace
     await widgets.create(gadget)  # error: wrong model
+    await gadgets.update(widget)  # error: wrong model
     await gadgets.get("a", namespace="ns")  # error: cluster-scoped
+    await gadgets.delete("a", namespace="ns")  # error: cluster-scoped
     await widgets.delete("a")  # error: no namespace
+    await widgets.patch_status("a", {"status": {}})  # error: no namespace
     await widgets.update_scale("a", "3", namespace="n")  # error: replicas
-    name: int = (await gadgets.get("a")).metadata.name  # error: str
-    return name
+    other: Gadget = await widgets.get("a", namespace="ns")  # error: a Widget
+    name: int = (await gadgets.get("a")).metadata.name  # error: optional
+    return name + len(other.kind)

@@ -1,8 +1,10 @@
-"""Correct uses: mypy --strict accepts them."""
+"""Correct uses of the generated typed clients: mypy --strict accepts them."""
+
+from typed_demo.api.v1.gadget_types import Gadget
+from typed_demo.api.v1.widget_types import Widget
+from typed_demo.api.v1.zz_generated_client import GadgetClient, WidgetClient
 
 from opgen import runtime as rt
-from tests.runtime.kinds import Gadget, Widget
-from tests.runtime.typing_cases.clients import GadgetClient, WidgetClient
 
 
 async def use(client: rt.Client, widget: Widget, gadget: Gadget) -> int:
@@ -11,8 +13,10 @@ async def use(client: rt.Client, widget: Widget, gadget: Gadget) -> int:
     got: Widget = await widgets.get("a", namespace="ns")
     await widgets.create(widget)
     await gadgets.update(gadget)
+    await gadgets.delete("g", propagation_policy="Foreground")
+    status: Gadget = await gadgets.get_status("g")
     scale = await widgets.update_scale("a", 3, namespace="ns")
     page = await gadgets.list(labels={"a": "b"}, limit=10)
     async for event in widgets.watch(namespace="ns"):
-        print(event.object.spec.replicas)
-    return got.spec.replicas + scale.replicas + len(page.items)
+        print(event.type, event.object.spec.replicas)
+    return got.spec.replicas + scale.replicas + len(page.items) + len(status.kind)

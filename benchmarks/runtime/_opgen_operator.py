@@ -13,7 +13,6 @@ import resource
 import sys
 
 from opgen import runtime as rt
-from tests.runtime import conftest  # noqa: F401 - installs the stand-in opgen.api names
 from tests.runtime.sample import WidgetReconciler
 
 
@@ -24,12 +23,12 @@ async def main() -> None:
             metrics_bind_address="0",
             health_probe_bind_address="0",
             namespaces=[os.environ["BENCH_NAMESPACE"]],
-            qps=float(os.environ.get("BENCH_QPS", "500")),
-            burst=int(os.environ.get("BENCH_BURST", "1000")),
+            qps=float(os.environ.get("BENCH_QPS", "1000")),
+            burst=int(os.environ.get("BENCH_BURST", "2000")),
         ),
     )
     WidgetReconciler(manager.client).setup(
-        manager, max_concurrent_reconciles=int(os.environ.get("BENCH_WORKERS", "16"))
+        manager, max_concurrent_reconciles=int(os.environ.get("BENCH_WORKERS", "32"))
     )
 
     async def announce() -> None:
@@ -39,13 +38,28 @@ async def main() -> None:
     announcer = asyncio.create_task(announce())
     await manager.run()
     announcer.cancel()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     stats = {
         "requests": dict(manager.rest.counts),
         "writes": manager.rest.writes,
-        "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "peak_rss_kib": usage.ru_maxrss,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "reconciles": {
+            sample.labels["result"]: sample.value
+            for metric in manager.metrics.reconcile_total.collect()
+            for sample in metric.samples
+            if sample.name.endswith("_total")
+        },
     }
+    print(json.dumps(stats), file=sys.stderr, flush=True)
     print(json.dumps(stats), flush=True)
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    profile = os.environ.get("BENCH_PROFILE")  # write cProfile stats to this file
+    if profile:
+        import cProfile
+
+        cProfile.run("asyncio.run(main())", profile)
+    else:
+        sys.exit(asyncio.run(main()))

@@ -1,0 +1,166 @@
+"""Serving certificates for the manager's HTTPS endpoints (metrics today).
+
+`ServingCertificate` builds the server's `ssl.SSLContext` from `tls.crt` and
+`tls.key` in a directory (cert-manager's Secret layout, mounted into the pod)
+and reloads them when the files change, so rotated certificates are picked
+up without a restart. Without a directory it generates a self-signed
+certificate at start, as Kubebuilder's default metrics server does. TLS 1.2 or
+newer; ALPN offers HTTP/1.1 only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import ipaddress
+import logging
+import os
+import shutil
+import socket
+import ssl
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+__all__ = ["ServingCertificate", "self_signed_certificate"]
+
+log = logging.getLogger("opgen.runtime.tls")
+
+SELF_SIGNED_VALIDITY = datetime.timedelta(days=365)
+
+
+def self_signed_certificate(
+    common_name: str, hosts: Sequence[str]
+) -> tuple[bytes, bytes]:
+    """A self-signed serving certificate and its key (PEM) for `hosts` (names or IPs)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    names: list[x509.GeneralName] = []
+    for host in dict.fromkeys(hosts):
+        try:
+            names.append(x509.IPAddress(ipaddress.ip_address(host)))
+        except ValueError:
+            names.append(x509.DNSName(host))
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + SELF_SIGNED_VALIDITY)
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    return (
+        certificate.public_bytes(serialization.Encoding.PEM),
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ),
+    )
+
+
+def _server_context() -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.set_alpn_protocols(["http/1.1"])
+    return context
+
+
+def _load_pem(context: ssl.SSLContext, cert_pem: bytes, key_pem: bytes) -> None:
+    """`load_cert_chain` from memory. The ssl module reads only files; on Linux they are
+    memory files (memfd), so a read-only root filesystem (the scaffold's pod security
+    settings) is no obstacle and the key never touches a disk."""
+    if hasattr(os, "memfd_create"):
+        cert_fd = os.memfd_create("tls.crt")
+        key_fd = os.memfd_create("tls.key")
+        try:
+            os.write(cert_fd, cert_pem)
+            os.write(key_fd, key_pem)
+            context.load_cert_chain(
+                f"/proc/self/fd/{cert_fd}", f"/proc/self/fd/{key_fd}"
+            )
+        finally:
+            os.close(cert_fd)
+            os.close(key_fd)
+        return
+    folder = tempfile.mkdtemp(prefix="opgen-serving-")  # mode 0700
+    try:
+        cert, key = Path(folder, "tls.crt"), Path(folder, "tls.key")
+        cert.write_bytes(cert_pem)
+        key.write_bytes(key_pem)
+        context.load_cert_chain(cert, key)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class ServingCertificate:
+    """The SSL context of one HTTPS server, from files (reloaded on change) or self-signed."""
+
+    def __init__(
+        self,
+        cert_dir: str | os.PathLike[str] | None,
+        *,
+        cert_name: str = "tls.crt",
+        key_name: str = "tls.key",
+        name: str = "opgen",
+    ) -> None:
+        self.cert_file = Path(cert_dir) / cert_name if cert_dir else None
+        self.key_file = Path(cert_dir) / key_name if cert_dir else None
+        self.context = _server_context()
+        self._stamp: tuple[int, int] | None = None
+        if self.cert_file is None:
+            self._load_self_signed(name)
+        else:
+            self.reload()
+
+    @property
+    def self_signed(self) -> bool:
+        return self.cert_file is None
+
+    def _load_self_signed(self, name: str) -> None:
+        hosts = ["localhost", socket.gethostname(), "127.0.0.1", "::1"]
+        cert_pem, key_pem = self_signed_certificate(name, hosts)
+        _load_pem(self.context, cert_pem, key_pem)
+        log.info("serving with a self-signed certificate for %s", ", ".join(hosts))
+
+    def _files_stamp(self) -> tuple[int, int]:
+        assert self.cert_file is not None and self.key_file is not None
+        return (self.cert_file.stat().st_mtime_ns, self.key_file.stat().st_mtime_ns)
+
+    def reload(self) -> bool:
+        """Load the files again if they changed since last time; True when reloaded.
+
+        New connections use the new certificate; established ones keep theirs.
+        """
+        if self.cert_file is None or self.key_file is None:
+            return False
+        stamp = self._files_stamp()
+        if stamp == self._stamp:
+            return False
+        self.context.load_cert_chain(self.cert_file, self.key_file)
+        self._stamp = stamp
+        log.info("loaded serving certificate %s", self.cert_file)
+        return True
+
+    async def watch(self, interval: float = 10.0) -> None:
+        """Reload on change until cancelled (cert-manager rotates the mounted files)."""
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                self.reload()
+            except (OSError, ssl.SSLError) as error:
+                log.warning("keeping the current serving certificate: %s", error)

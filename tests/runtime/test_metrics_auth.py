@@ -1,0 +1,194 @@
+"""Secure metrics against the API server: HTTPS, TokenReview + SubjectAccessReview.
+
+The ClusterRoles are the ones `opgen init` scaffolds (config/rbac/metrics_auth_role.yaml,
+metrics_reader_role.yaml); the manager itself runs as a service account that has
+only the auth role, as it does in a deployed project.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import ssl
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import lightkube
+import pytest
+import yaml
+from lightkube import codecs
+from lightkube.config.kubeconfig import KubeConfig
+from lightkube.models.authentication_v1 import TokenRequestSpec
+from lightkube.models.meta_v1 import ObjectMeta
+from lightkube.models.rbac_v1 import RoleRef, Subject
+from lightkube.resources.core_v1 import ServiceAccount, ServiceAccountToken
+from lightkube.resources.rbac_authorization_v1 import ClusterRole, ClusterRoleBinding
+from typer.testing import CliRunner
+
+from opgen import runtime as rt
+from opgen.cli import app
+from opgen.runtime import tls
+from opgen.testing import Environment
+from tests.runtime.helpers import running
+
+pytestmark = pytest.mark.envtest
+
+
+def scaffolded_roles(root: Path) -> dict[str, dict[str, Any]]:
+    """The metrics ClusterRoles of a freshly initialised project, by file stem."""
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        result = CliRunner().invoke(
+            app, ["init", "--domain", "example.com", "--project-name", "metrics-test"]
+        )
+    finally:
+        os.chdir(previous)
+    assert result.exit_code == 0, result.output
+    rbac = root / "config" / "rbac"
+    return {
+        stem: yaml.safe_load((rbac / f"{stem}.yaml").read_text())
+        for stem in ("metrics_auth_role", "metrics_reader_role")
+    }
+
+
+async def token_for(client: lightkube.AsyncClient, name: str, namespace: str) -> str:
+    await client.create(
+        ServiceAccount(metadata=ObjectMeta(name=name, namespace=namespace))
+    )
+    request = await client.create(
+        ServiceAccountToken(metadata=ObjectMeta(), spec=TokenRequestSpec(audiences=[])),
+        name=name,
+        namespace=namespace,
+    )
+    assert request.status is not None
+    return request.status.token
+
+
+def kubeconfig_with_token(envtest: Environment, token: str) -> dict[str, Any]:
+    config = copy.deepcopy(envtest.kubeconfig)
+    for user in config["users"]:
+        user["user"] = {"token": token}
+    return config
+
+
+@pytest.fixture
+async def accounts(
+    kube_client: lightkube.AsyncClient, namespace: str, tmp_path: Path
+) -> AsyncIterator[dict[str, str]]:
+    """Tokens of three service accounts: the manager (metrics-auth-role), a reader
+    (metrics-reader) and a stranger (no role)."""
+    roles = scaffolded_roles(tmp_path)
+    created: list[tuple[type, str]] = []
+    tokens = {
+        who: await token_for(kube_client, who, namespace)
+        for who in ("manager", "reader", "stranger")
+    }
+    try:
+        for stem, who in (
+            ("metrics_auth_role", "manager"),
+            ("metrics_reader_role", "reader"),
+        ):
+            role = codecs.from_dict(roles[stem])
+            assert isinstance(role, ClusterRole) and role.metadata is not None
+            role.metadata.name = f"{namespace}-{role.metadata.name}"
+            await kube_client.create(role)
+            created.append((ClusterRole, role.metadata.name))
+            binding = ClusterRoleBinding(
+                metadata=ObjectMeta(name=role.metadata.name),
+                roleRef=RoleRef(
+                    apiGroup="rbac.authorization.k8s.io",
+                    kind="ClusterRole",
+                    name=role.metadata.name,
+                ),
+                subjects=[
+                    Subject(kind="ServiceAccount", name=who, namespace=namespace)
+                ],
+            )
+            await kube_client.create(binding)
+            created.append((ClusterRoleBinding, role.metadata.name))
+        yield tokens
+    finally:
+        for kind, name in reversed(created):
+            await kube_client.delete(kind, name)
+
+
+def secure_manager(envtest: Environment, token: str, **options: Any) -> rt.Manager:
+    client = lightkube.AsyncClient(
+        KubeConfig.from_dict(kubeconfig_with_token(envtest, token))
+    )
+    return rt.Manager(
+        client,
+        rt.ManagerOptions(
+            metrics_bind_address="127.0.0.1:0",
+            health_probe_bind_address="0",
+            metrics_secure=True,
+            **options,
+        ),
+    )
+
+
+async def scrape(
+    url: str, token: str | None, verify: ssl.SSLContext | bool = False
+) -> httpx2.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    async with httpx2.AsyncClient(verify=verify) as http:
+        return await http.get(url, headers=headers)
+
+
+async def test_metrics_need_a_token_with_the_reader_role(
+    envtest: Environment, accounts: dict[str, str]
+) -> None:
+    manager = secure_manager(envtest, accounts["manager"])
+    async with running(manager):
+        server = manager.metrics_server
+        assert server is not None and server.scheme == "https"
+        url = f"https://127.0.0.1:{server.port}/metrics"
+
+        allowed = await scrape(url, accounts["reader"])
+        assert allowed.status_code == 200, allowed.text
+        assert "rest_client_requests_total" in allowed.text
+        assert allowed.http_version == "HTTP/1.1"
+
+        forbidden = await scrape(url, accounts["stranger"])
+        assert forbidden.status_code == 403, forbidden.text
+        assert "system:serviceaccount:" in forbidden.text
+
+        assert (await scrape(url, None)).status_code == 401
+        assert (await scrape(url, "not-a-token")).status_code == 401
+        # answers are cached: the same reader again costs no review
+        reviews = manager.rest.counts["create"]
+        assert (await scrape(url, accounts["reader"])).status_code == 200
+        assert manager.rest.counts["create"] == reviews
+        with pytest.raises(httpx2.TransportError):  # plain HTTP is not served
+            async with httpx2.AsyncClient() as http:
+                await http.get(f"http://127.0.0.1:{server.port}/metrics")
+
+
+async def test_metrics_certificate_from_a_folder_is_served_and_reloaded(
+    envtest: Environment, accounts: dict[str, str], tmp_path: Path
+) -> None:
+    certs = tmp_path / "certs"
+    certs.mkdir()
+
+    def write_certificate(common_name: str) -> ssl.SSLContext:
+        cert, key = tls.self_signed_certificate(common_name, ["127.0.0.1"])
+        (certs / "tls.crt").write_bytes(cert)
+        (certs / "tls.key").write_bytes(key)
+        return ssl.create_default_context(cadata=cert.decode())
+
+    first = write_certificate("first")
+    manager = secure_manager(envtest, accounts["manager"], metrics_cert_path=str(certs))
+    async with running(manager):
+        assert manager.metrics_server is not None
+        assert manager.metrics_certificate is not None
+        url = f"https://127.0.0.1:{manager.metrics_server.port}/metrics"
+        assert (await scrape(url, accounts["reader"], verify=first)).status_code == 200
+
+        second = write_certificate("second")
+        assert manager.metrics_certificate.reload()
+        assert (await scrape(url, accounts["reader"], verify=second)).status_code == 200
+        with pytest.raises(httpx2.TransportError):  # the first certificate is gone
+            await scrape(url, accounts["reader"], verify=first)
