@@ -260,6 +260,25 @@ class Environment:
         self._server = None
         _RUNNING.discard(self)
 
+    def restart_apiserver(self) -> None:
+        """Restart kube-apiserver in place (same port, certificates and etcd); returns once
+        it answers `/readyz`. Objects survive; watches are cut, and resuming one from
+        before the restart gets 410 Gone. Not available with an existing cluster.
+        """
+        self._require_started()
+        if self._local is None:
+            raise EnvtestError(
+                "restart_apiserver() needs a local control plane; "
+                "this environment uses an existing cluster",
+                hint="run the test without USE_EXISTING_CLUSTER, or skip it there",
+            )
+        self._local.restart_apiserver()
+        self.timings.update(self._local.timings)
+
+    async def arestart_apiserver(self) -> None:
+        """`restart_apiserver()` in a worker thread, for async tests."""
+        await asyncio.to_thread(self.restart_apiserver)
+
     def start_controller_manager(self) -> None:
         """Start kube-controller-manager (garbage collector, namespace controller). Idempotent.
 
