@@ -137,6 +137,11 @@ class MaxOf:
         return max(limiter.num_requeues(item) for limiter in self.limiters)
 
 
-def default_controller_rate_limiter() -> RateLimiter:
+def default_controller_rate_limiter(
+    *, clock: Callable[[], float] = time.monotonic
+) -> RateLimiter:
     """Per-item 5 ms → 1000 s exponential backoff, and 10 qps / burst 100 overall."""
-    return MaxOf(ItemExponentialBackoff(0.005, 1000.0), TokenBucketLimiter(10.0, 100))
+    return MaxOf(
+        ItemExponentialBackoff(0.005, 1000.0),
+        TokenBucketLimiter(10.0, 100, clock=clock),
+    )
