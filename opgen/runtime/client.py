@@ -147,11 +147,7 @@ class Reader:
             },
         )
         page = msgspec.json.decode(raw)
-        items = []
-        for item in page.get("items") or ():
-            item.setdefault("apiVersion", rtype.api_version)
-            item.setdefault("kind", rtype.kind)
-            items.append(rtype.decode_dict(item))
+        items = [rtype.decode_dict(rtype.with_kind(i)) for i in page.get("items") or ()]
         return items, (page.get("metadata") or {}).get("continue") or None
 
 
@@ -238,9 +234,8 @@ class Client:
             rtype.cls, meta.namespace, meta.name, meta.resourceVersion, meta.labels
         )
 
-    def _target(
-        self, obj: object
-    ) -> tuple[ResourceType[Any], dict[str, Any], str, str | None]:
+    def _target(self, obj: object) -> tuple[ResourceType[Any], str, str | None]:
+        """The kind, name and namespace a write of `obj` goes to."""
         rtype: ResourceType[Any] = resource_type(type(obj))
         meta = resources.metadata(obj)
         name = meta.get("name")
@@ -248,7 +243,6 @@ class Client:
             raise ValueError(f"{rtype.kind} has no metadata.name")
         return (
             rtype,
-            meta,
             str(name),
             namespace_for(rtype, meta.get("namespace"), self.rest.default_namespace),
         )
@@ -271,26 +265,20 @@ class Client:
 
     async def update(self, obj: T) -> T:
         """Replace `obj` (PUT); raises `Conflict` if it changed since it was read."""
-        rtype, _, name, namespace = self._target(obj)
-        raw = await self.rest.request(
-            "update",
-            rtype,
-            name=name,
-            namespace=namespace,
-            body=_dumps(rtype.encode_obj(obj, False)),
-        )
-        self._wrote(rtype, raw)
-        return resources.assign(obj, cast(T, rtype.decode_json(raw)))
+        return await self._put(obj, subresource=None)
 
     async def update_status(self, obj: T) -> T:
         """Replace `obj`'s status through the /status subresource (resourceVersion checked)."""
-        rtype, _, name, namespace = self._target(obj)
+        return await self._put(obj, subresource="status")
+
+    async def _put(self, obj: T, *, subresource: str | None) -> T:
+        rtype, name, namespace = self._target(obj)
         raw = await self.rest.request(
             "update",
             rtype,
             name=name,
             namespace=namespace,
-            subresource="status",
+            subresource=subresource,
             body=_dumps(rtype.encode_obj(obj, False)),
         )
         self._wrote(rtype, raw)
@@ -348,7 +336,7 @@ class Client:
     async def _apply(
         self, obj: T, *, field_manager: str | None, force: bool, subresource: str | None
     ) -> T:
-        rtype, _, name, namespace = self._target(obj)
+        rtype, name, namespace = self._target(obj)
         body = rtype.encode_obj(obj, True)
         meta = body.setdefault("metadata", {})
         meta["name"] = name
@@ -375,7 +363,7 @@ class Client:
     async def patch_status(self, obj: T) -> T:
         """Merge-patch `obj.status` to the /status subresource (no resourceVersion precondition,
         so it does not conflict with spec writers); refreshes `obj`."""
-        rtype, _, name, namespace = self._target(obj)
+        rtype, name, namespace = self._target(obj)
         status = rtype.encode_obj(obj, False).get("status") or {}
         server = await self.patch(
             type(obj),
@@ -395,7 +383,7 @@ class Client:
         grace_period_seconds: int | None = None,
     ) -> None:
         """Delete `obj` (raises `NotFound` if it is gone)."""
-        rtype, _, name, namespace = self._target(obj)
+        rtype, name, namespace = self._target(obj)
         await self.delete_by_name(
             rtype.cls,
             name,

@@ -70,9 +70,12 @@ class ResourceType(Generic[T]):
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
-    @property
-    def group_kind(self) -> tuple[str, str]:
-        return (self.group, self.kind)
+    def with_kind(self, data: dict[str, Any]) -> dict[str, Any]:
+        """`data` with `apiVersion` and `kind` filled in where missing (the server leaves
+        them out of list items); returns `data` itself."""
+        data.setdefault("apiVersion", self.api_version)
+        data.setdefault("kind", self.kind)
+        return data
 
     def __str__(self) -> str:
         return (

@@ -24,7 +24,7 @@ from typing import Any, Generic, Literal, TypeVar
 import msgspec
 
 from opgen.runtime import errors, resources, selectors
-from opgen.runtime.client import Client, PatchType, Preconditions, Propagation, Reader
+from opgen.runtime.client import Client, PatchType, Preconditions, Propagation
 from opgen.runtime.resources import ResourceType
 
 __all__ = [
@@ -72,7 +72,7 @@ class _Base(Generic[T]):
 
     def __init__(self, client: Client) -> None:
         self._client = client
-        self._reader = Reader(client.rest)
+        self._reader = client.uncached
 
     @property
     def _rtype(self) -> ResourceType[T]:
@@ -188,6 +188,21 @@ class _Base(Generic[T]):
             grace_period_seconds=grace_period_seconds,
         )
 
+    async def _delete_collection(
+        self,
+        namespace: str | None,
+        labels: selectors.Selector | None,
+        fields: selectors.Selector | None,
+        propagation_policy: Propagation | None,
+    ) -> None:
+        await self._client.delete_collection(
+            self.model,
+            namespace,
+            labels=labels,
+            fields=fields,
+            propagation_policy=propagation_policy,
+        )
+
     async def _get_scale(self, name: str, namespace: str | None) -> Scale:
         raw = await self._client.rest.request(
             "get", self._rtype, name=name, namespace=namespace, subresource="scale"
@@ -286,13 +301,7 @@ class NamespacedClient(_Base[T]):
         fields: selectors.Selector | None = None,
         propagation_policy: Propagation | None = None,
     ) -> None:
-        await self._client.delete_collection(
-            self.model,
-            namespace,
-            labels=labels,
-            fields=fields,
-            propagation_policy=propagation_policy,
-        )
+        await self._delete_collection(namespace, labels, fields, propagation_policy)
 
 
 class ClusterClient(_Base[T]):
@@ -351,24 +360,30 @@ class ClusterClient(_Base[T]):
         fields: selectors.Selector | None = None,
         propagation_policy: Propagation | None = None,
     ) -> None:
-        await self._client.delete_collection(
-            self.model,
-            None,
-            labels=labels,
-            fields=fields,
-            propagation_policy=propagation_policy,
-        )
+        await self._delete_collection(None, labels, fields, propagation_policy)
 
 
-class NamespacedStatus(_Base[T]):
-    """/status for a namespaced kind."""
-
-    async def get_status(self, name: str, *, namespace: str) -> T:
-        return await self._reader.get(self.model, name, namespace, subresource="status")
+class _Status(_Base[T]):
+    """/status writes of an object, the same for both scopes."""
 
     async def update_status(self, obj: T) -> T:
         self._check(obj)
         return await self._client.update_status(obj)
+
+    async def apply_status(
+        self, obj: T, *, field_manager: str | None = None, force: bool = False
+    ) -> T:
+        self._check(obj)
+        return await self._client.apply_status(
+            obj, field_manager=field_manager, force=force
+        )
+
+
+class NamespacedStatus(_Status[T]):
+    """/status for a namespaced kind."""
+
+    async def get_status(self, name: str, *, namespace: str) -> T:
+        return await self._reader.get(self.model, name, namespace, subresource="status")
 
     async def patch_status(
         self,
@@ -382,37 +397,17 @@ class NamespacedStatus(_Base[T]):
             name, patch, namespace, patch_type, None, None, "status"
         )
 
-    async def apply_status(
-        self, obj: T, *, field_manager: str | None = None, force: bool = False
-    ) -> T:
-        self._check(obj)
-        return await self._client.apply_status(
-            obj, field_manager=field_manager, force=force
-        )
 
-
-class ClusterStatus(_Base[T]):
+class ClusterStatus(_Status[T]):
     """/status for a cluster-scoped kind."""
 
     async def get_status(self, name: str) -> T:
         return await self._reader.get(self.model, name, None, subresource="status")
 
-    async def update_status(self, obj: T) -> T:
-        self._check(obj)
-        return await self._client.update_status(obj)
-
     async def patch_status(
         self, name: str, patch: Patch, *, patch_type: PatchType = "merge"
     ) -> T:
         return await self._patch(name, patch, None, patch_type, None, None, "status")
-
-    async def apply_status(
-        self, obj: T, *, field_manager: str | None = None, force: bool = False
-    ) -> T:
-        self._check(obj)
-        return await self._client.apply_status(
-            obj, field_manager=field_manager, force=force
-        )
 
 
 class NamespacedScale(_Base[T]):

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import copy
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -176,21 +177,15 @@ class Environment:
 
         A CRD the API server rejects raises `EnvtestError` carrying the server's message.
         """
-        client = self.client()
-        try:
+        with self._admin_client() as client:
             crds.install_crds(client, paths, timeout)
-        finally:
-            client.close()
 
     def uninstall_crds(
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
     ) -> None:
         """Delete CRDs (and their objects) and wait until they are gone."""
-        client = self.client()
-        try:
+        with self._admin_client() as client:
             crds.uninstall_crds(client, paths, timeout)
-        finally:
-            client.close()
 
     async def ainstall_crds(
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
@@ -293,6 +288,14 @@ class Environment:
         self.timings.update(self._local.timings)
 
     # -- internals --------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _admin_client(self) -> Iterator[Client]:
+        client = self.client()
+        try:
+            yield client
+        finally:
+            client.close()
 
     def _require_started(self) -> None:
         if not self.started:
