@@ -124,9 +124,6 @@ class Cache:
     def informers(self) -> Mapping[type, Informer]:
         return dict(self._informers)
 
-    def has_synced(self) -> bool:
-        return all(i.has_synced for i in self._informers.values())
-
     async def wait_for_sync(self, timeout: float | None = None) -> bool:
         """Wait until every informer has listed once; False on timeout.
 
@@ -241,9 +238,6 @@ class Cache:
                 continue
             result.append(rtype.decode_json(entry.raw))
         return result
-
-    def resource_type(self, cls: type[T]) -> ResourceType[T]:
-        return resource_type(cls)
 
 
 def _observer(expectations: Expectations) -> Callable[[Event], None]:

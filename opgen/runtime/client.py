@@ -12,7 +12,6 @@ claimed by the field manager.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +22,18 @@ import msgspec
 
 from opgen.runtime import resources, selectors
 from opgen.runtime.cache import Cache
+from opgen.runtime.reader import Reader
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import RestClient, lightkube_client
 
-__all__ = ["DEFAULT_FIELD_MANAGER", "Client", "PatchType", "Preconditions", "Reader"]
+__all__ = [
+    "DEFAULT_FIELD_MANAGER",
+    "Client",
+    "PatchType",
+    "Preconditions",
+    "Propagation",
+    "Reader",
+]
 
 T = TypeVar("T")
 
@@ -65,90 +72,6 @@ class _WrittenMeta(msgspec.Struct):
 
 class _Written(msgspec.Struct):
     metadata: _WrittenMeta = msgspec.field(default_factory=_WrittenMeta)
-
-
-def namespace_for(
-    rtype: ResourceType[Any], namespace: str | None, default: str
-) -> str | None:
-    if not rtype.namespaced:
-        return None
-    return namespace or default
-
-
-class Reader:
-    """Reads straight from the API server."""
-
-    def __init__(self, rest: RestClient) -> None:
-        self.rest = rest
-
-    async def get(
-        self,
-        kind: type[T],
-        name: str,
-        namespace: str | None = None,
-        *,
-        subresource: str | None = None,
-    ) -> T:
-        rtype: ResourceType[T] = resource_type(kind)
-        raw = await self.rest.request(
-            "get",
-            rtype,
-            name=name,
-            namespace=namespace_for(rtype, namespace, self.rest.default_namespace),
-            subresource=subresource,
-        )
-        return rtype.decode_json(raw)
-
-    async def list(
-        self,
-        kind: type[T],
-        namespace: str | None = None,
-        *,
-        labels: selectors.Selector | None = None,
-        fields: selectors.Selector | None = None,
-    ) -> list[T]:
-        """Every matching object (pages of 500 are fetched until the list is complete)."""
-        items, token = await self.list_page(
-            kind, namespace, labels=labels, fields=fields, limit=500
-        )
-        while token:
-            more, token = await self.list_page(
-                kind,
-                namespace,
-                labels=labels,
-                fields=fields,
-                limit=500,
-                continue_=token,
-            )
-            items.extend(more)
-        return items
-
-    async def list_page(
-        self,
-        kind: type[T],
-        namespace: str | None = None,
-        *,
-        labels: selectors.Selector | None = None,
-        fields: selectors.Selector | None = None,
-        limit: int | None = None,
-        continue_: str | None = None,
-    ) -> tuple[builtins.list[T], str | None]:
-        """One page: the objects and the continue token (None on the last page)."""
-        rtype: ResourceType[T] = resource_type(kind)
-        raw = await self.rest.request(
-            "list",
-            rtype,
-            namespace=namespace if rtype.namespaced else None,
-            params={
-                "labelSelector": selectors.to_query(labels),
-                "fieldSelector": selectors.to_query(fields),
-                "limit": limit,
-                "continue": continue_,
-            },
-        )
-        page = msgspec.json.decode(raw)
-        items = [rtype.decode_dict(rtype.with_kind(i)) for i in page.get("items") or ()]
-        return items, (page.get("metadata") or {}).get("continue") or None
 
 
 class Client:
@@ -205,7 +128,7 @@ class Client:
             return await self.uncached.get(kind, name, namespace)
         rtype: ResourceType[T] = resource_type(kind)
         return await self.cache.get(
-            kind, name, namespace_for(rtype, namespace, self.rest.default_namespace)
+            kind, name, self.rest.namespace_for(rtype, namespace)
         )
 
     async def list(
@@ -244,16 +167,14 @@ class Client:
         return (
             rtype,
             str(name),
-            namespace_for(rtype, meta.get("namespace"), self.rest.default_namespace),
+            self.rest.namespace_for(rtype, meta.get("namespace")),
         )
 
     async def create(self, obj: T) -> T:
         """Create `obj`; raises `AlreadyExists` if the name is taken."""
         rtype: ResourceType[T] = resource_type(type(obj))
         meta = resources.metadata(obj)
-        namespace = namespace_for(
-            rtype, meta.get("namespace"), self.rest.default_namespace
-        )
+        namespace = self.rest.namespace_for(rtype, meta.get("namespace"))
         raw = await self.rest.request(
             "create",
             rtype,
@@ -308,7 +229,7 @@ class Client:
             "patch",
             rtype,
             name=name,
-            namespace=namespace_for(rtype, namespace, self.rest.default_namespace),
+            namespace=self.rest.namespace_for(rtype, namespace),
             subresource=subresource,
             params=params,
             body=_dumps(patch),
@@ -408,7 +329,7 @@ class Client:
             "delete",
             rtype,
             name=name,
-            namespace=namespace_for(rtype, namespace, self.rest.default_namespace),
+            namespace=self.rest.namespace_for(rtype, namespace),
             body=_delete_options(
                 propagation_policy, preconditions, grace_period_seconds
             ),
@@ -428,7 +349,7 @@ class Client:
         await self.rest.request(
             "deletecollection",
             rtype,
-            namespace=namespace_for(rtype, namespace, self.rest.default_namespace),
+            namespace=self.rest.namespace_for(rtype, namespace),
             params={
                 "labelSelector": selectors.to_query(labels),
                 "fieldSelector": selectors.to_query(fields),

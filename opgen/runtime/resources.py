@@ -32,7 +32,6 @@ __all__ = [
     "ResourceType",
     "ScalePaths",
     "assign",
-    "encode",
     "metadata",
     "resource_type",
     "set_metadata",
@@ -181,11 +180,6 @@ def _model_type(cls: type[op.CustomResource[Any, Any]]) -> ResourceType[Any]:
         decode_dict=cls.model_validate,
         encode_obj=encode_obj,
     )
-
-
-def encode(obj: object, *, exclude_unset: bool = False) -> dict[str, Any]:
-    """`obj` in wire form (JSON-compatible dict with camelCase keys)."""
-    return resource_type(type(obj)).encode_obj(obj, exclude_unset)
 
 
 def metadata(obj: object) -> dict[str, Any]:
