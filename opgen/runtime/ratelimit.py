@@ -59,6 +59,11 @@ class TokenBucket:
         self._tokens -= 1.0
         return True
 
+    def is_full(self) -> bool:
+        """Whether the bucket has refilled to `burst`: it then acts as a new one would."""
+        refilled = self._tokens + (self._clock() - self._last) * self.rate
+        return refilled >= self.burst
+
     async def acquire(self) -> None:
         """Wait until a token is available."""
         delay = self.reserve()
