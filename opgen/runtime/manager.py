@@ -16,7 +16,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +118,7 @@ class Manager:
         )
         cache_options = opts.cache
         if opts.namespaces is not None:
-            cache_options = CacheOptions(
-                **{**cache_options.__dict__, "namespaces": tuple(opts.namespaces)}
-            )
+            cache_options = replace(cache_options, namespaces=tuple(opts.namespaces))
         self.cache = Cache(self.rest, cache_options)
         self.client = Client(self.rest, self.cache, field_manager=opts.field_manager)
         self.controllers: list[Controller] = []
