@@ -58,10 +58,6 @@ class _WatchEvent(msgspec.Struct):
     object: msgspec.Raw
 
 
-class _IdleWatch(Exception):
-    pass
-
-
 @dataclass
 class _Scope:
     namespace: str | None

@@ -151,6 +151,12 @@ class Environment:
         return self._local.work_dir if self._local is not None else None
 
     @property
+    def process_ids(self) -> dict[str, int]:
+        """Process ids of the control plane by name (`etcd`, `kube-apiserver`,
+        `kube-controller-manager`); empty for an existing cluster or before start."""
+        return self._local.process_ids if self._local is not None else {}
+
+    @property
     def controller_manager_running(self) -> bool:
         return self._existing or (
             self._local is not None and self._local.controller_manager_running

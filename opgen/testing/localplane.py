@@ -63,6 +63,11 @@ class LocalControlPlane:
     def controller_manager_running(self) -> bool:
         return self._controller_manager is not None
 
+    @property
+    def process_ids(self) -> dict[str, int]:
+        """The running processes' ids by name ("etcd", "kube-apiserver", ...)."""
+        return {process.name: process.pid for process in self._processes}
+
     def start(self) -> None:
         """Start etcd and kube-apiserver and write the admin kubeconfig."""
         deadline = time.monotonic() + self.start_timeout

@@ -263,14 +263,6 @@ async def test_an_environment_starts_and_stops_and_without_kcm_nothing_is_collec
         _ = environment.server
 
 
-def _apiserver_pids(work_dir: Path) -> list[str]:
-    return [
-        line.split(":", 1)[0]
-        for line in processes_mentioning(str(work_dir))
-        if "kube-apiserver" in line.split()[1]
-    ]
-
-
 async def test_restart_apiserver_keeps_the_address_and_the_objects(
     binaries: Binaries,
 ) -> None:
@@ -278,7 +270,15 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
         work_dir = environment.work_dir
         assert work_dir is not None
         server, kubeconfig = environment.server, environment.kubeconfig
-        before = _apiserver_pids(work_dir)
+        before = environment.process_ids
+        assert set(before) == {"etcd", "kube-apiserver"}
+        assert all(
+            any(
+                line.startswith(f"{pid}: ")
+                for line in processes_mentioning(str(work_dir))
+            )
+            for pid in before.values()
+        ), "the ids are the running processes'"
         client = environment.async_client()
         try:
             await client.create(
@@ -292,8 +292,9 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
 
         await environment.arestart_apiserver()
 
-        after = _apiserver_pids(work_dir)
-        assert len(before) == len(after) == 1 and before != after, (before, after)
+        after = environment.process_ids
+        assert after["etcd"] == before["etcd"], "etcd kept running"
+        assert after["kube-apiserver"] != before["kube-apiserver"], "a new process"
         assert (environment.server, environment.kubeconfig) == (server, kubeconfig)
         assert environment.timings["kube-apiserver restart"] > 0
         client = environment.async_client()
@@ -303,6 +304,7 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
             await client.close()
         assert kept.data == {"k": "v"}, "etcd kept the objects"
     assert processes_mentioning(str(work_dir)) == [], "the restarted server was stopped"
+    assert environment.process_ids == {}
 
 
 def test_restart_apiserver_needs_a_started_local_control_plane(
