@@ -73,14 +73,11 @@ async def server_requests(client: lightkube.AsyncClient) -> Counter[str]:
 
 def control_plane_cpu(env: Environment) -> float:
     """CPU seconds used so far by kube-apiserver and etcd (Linux /proc; 0 elsewhere)."""
-    local = env._local
-    if local is None:
-        return 0.0
     total = 0.0
     ticks = os.sysconf("SC_CLK_TCK")
-    for process in local._processes:
+    for pid in env.process_ids.values():
         try:
-            fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1]
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1]
         except OSError:
             continue
         utime, stime = fields.split()[11:13]

@@ -15,6 +15,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     predicates    which events reconcile (generation-changed by default)
     controller    For/Owns/Watches → queue → bounded workers
     client        cached reads, writes, apply, status; `client.uncached`
+    reader        uncached reads straight from the API server
     typed         generic typed clients that generated per-kind clients subclass
     manager       runs it all: probes, metrics, Lease leader election, graceful SIGTERM
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
@@ -23,7 +24,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
 
 from opgen.runtime import conditions, finalizers, owner, predicates, typed
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
-from opgen.runtime.client import Client, Preconditions, Reader
+from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
 from opgen.runtime.errors import (
     AlreadyExists,
@@ -36,6 +37,7 @@ from opgen.runtime.errors import (
 from opgen.runtime.events import EventRecorder
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.manager import LeaderElectionLost, Manager, ManagerOptions
+from opgen.runtime.reader import Reader
 from opgen.runtime.reconcile import (
     FuncReconciler,
     Reconciler,

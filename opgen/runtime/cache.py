@@ -124,18 +124,23 @@ class Cache:
     def informers(self) -> Mapping[type, Informer]:
         return dict(self._informers)
 
-    def has_synced(self) -> bool:
-        return all(i.has_synced for i in self._informers.values())
-
     async def wait_for_sync(self, timeout: float | None = None) -> bool:
-        """Wait until every informer has listed once; False on timeout."""
-        try:
-            await asyncio.wait_for(
-                asyncio.gather(*(i.wait_for_sync() for i in self._informers.values())),
-                timeout,
-            )
-        except asyncio.TimeoutError:
-            return False
+        """Wait until every informer has listed once; False on timeout.
+
+        One informer after the other against one deadline: no `gather` inside
+        `wait_for`, whose cancellation (a SIGTERM while syncing) would leave the
+        gathering future's CancelledError unretrieved and logged as an error.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        for informer in list(self._informers.values()):
+            if informer.has_synced:
+                continue
+            remaining = None if deadline is None else max(0.0, deadline - loop.time())
+            try:
+                await asyncio.wait_for(informer.wait_for_sync(), remaining)
+            except asyncio.TimeoutError:
+                return False
         return True
 
     async def _synced_informer(self, cls: type) -> Informer:
@@ -233,9 +238,6 @@ class Cache:
                 continue
             result.append(rtype.decode_json(entry.raw))
         return result
-
-    def resource_type(self, cls: type[T]) -> ResourceType[T]:
-        return resource_type(cls)
 
 
 def _observer(expectations: Expectations) -> Callable[[Event], None]:

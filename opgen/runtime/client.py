@@ -12,7 +12,6 @@ claimed by the field manager.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +22,18 @@ import msgspec
 
 from opgen.runtime import resources, selectors
 from opgen.runtime.cache import Cache
+from opgen.runtime.reader import Reader
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import RestClient, lightkube_client
 
-__all__ = ["DEFAULT_FIELD_MANAGER", "Client", "PatchType", "Preconditions", "Reader"]
+__all__ = [
+    "DEFAULT_FIELD_MANAGER",
+    "Client",
+    "PatchType",
+    "Preconditions",
+    "Propagation",
+    "Reader",
+]
 
 T = TypeVar("T")
 
@@ -65,94 +72,6 @@ class _WrittenMeta(msgspec.Struct):
 
 class _Written(msgspec.Struct):
     metadata: _WrittenMeta = msgspec.field(default_factory=_WrittenMeta)
-
-
-def namespace_for(
-    rtype: ResourceType[Any], namespace: str | None, default: str
-) -> str | None:
-    if not rtype.namespaced:
-        return None
-    return namespace or default
-
-
-class Reader:
-    """Reads straight from the API server."""
-
-    def __init__(self, rest: RestClient) -> None:
-        self.rest = rest
-
-    async def get(
-        self,
-        kind: type[T],
-        name: str,
-        namespace: str | None = None,
-        *,
-        subresource: str | None = None,
-    ) -> T:
-        rtype: ResourceType[T] = resource_type(kind)
-        raw = await self.rest.request(
-            "get",
-            rtype,
-            name=name,
-            namespace=namespace_for(rtype, namespace, self.rest.default_namespace),
-            subresource=subresource,
-        )
-        return rtype.decode_json(raw)
-
-    async def list(
-        self,
-        kind: type[T],
-        namespace: str | None = None,
-        *,
-        labels: selectors.Selector | None = None,
-        fields: selectors.Selector | None = None,
-    ) -> list[T]:
-        """Every matching object (pages of 500 are fetched until the list is complete)."""
-        items, token = await self.list_page(
-            kind, namespace, labels=labels, fields=fields, limit=500
-        )
-        while token:
-            more, token = await self.list_page(
-                kind,
-                namespace,
-                labels=labels,
-                fields=fields,
-                limit=500,
-                continue_=token,
-            )
-            items.extend(more)
-        return items
-
-    async def list_page(
-        self,
-        kind: type[T],
-        namespace: str | None = None,
-        *,
-        labels: selectors.Selector | None = None,
-        fields: selectors.Selector | None = None,
-        limit: int | None = None,
-        continue_: str | None = None,
-    ) -> tuple[builtins.list[T], str | None]:
-        """One page: the objects and the continue token (None on the last page)."""
-        rtype: ResourceType[T] = resource_type(kind)
-        raw = await self.rest.request(
-            "list",
-            rtype,
-            namespace=namespace if rtype.namespaced else None,
-            params={
-                "labelSelector": selectors.to_query(labels),
-                "fieldSelector": selectors.to_query(fields),
-                "limit": limit,
-                "continue": continue_,
-            },
-        )
-        page = msgspec.json.decode(raw)
-        items = []
-        for item in page.get("items") or ():
-            item.setdefault("apiVersion", rtype.api_version)
-            item.setdefault("kind", rtype.kind)
-            items.append(rtype.decode_dict(item))
-        return items, (page.get("metadata") or {}).get("continue") or None
 
 
 class Client:
@@ -209,7 +128,7 @@ class Client:
             return await self.uncached.get(kind, name, namespace)
         rtype: ResourceType[T] = resource_type(kind)
         return await self.cache.get(
-            kind, name, namespace_for(rtype, namespace, self.rest.default_namespace)
+            kind, name, self.rest.namespace_for(rtype, namespace)
         )
 
     async def list(
@@ -238,9 +157,8 @@ class Client:
             rtype.cls, meta.namespace, meta.name, meta.resourceVersion, meta.labels
         )
 
-    def _target(
-        self, obj: object
-    ) -> tuple[ResourceType[Any], dict[str, Any], str, str | None]:
+    def _target(self, obj: object) -> tuple[ResourceType[Any], str, str | None]:
+        """The kind, name and namespace a write of `obj` goes to."""
         rtype: ResourceType[Any] = resource_type(type(obj))
         meta = resources.metadata(obj)
         name = meta.get("name")
@@ -248,18 +166,15 @@ class Client:
             raise ValueError(f"{rtype.kind} has no metadata.name")
         return (
             rtype,
-            meta,
             str(name),
-            namespace_for(rtype, meta.get("namespace"), self.rest.default_namespace),
+            self.rest.namespace_for(rtype, meta.get("namespace")),
         )
 
     async def create(self, obj: T) -> T:
         """Create `obj`; raises `AlreadyExists` if the name is taken."""
         rtype: ResourceType[T] = resource_type(type(obj))
         meta = resources.metadata(obj)
-        namespace = namespace_for(
-            rtype, meta.get("namespace"), self.rest.default_namespace
-        )
+        namespace = self.rest.namespace_for(rtype, meta.get("namespace"))
         raw = await self.rest.request(
             "create",
             rtype,
@@ -271,26 +186,20 @@ class Client:
 
     async def update(self, obj: T) -> T:
         """Replace `obj` (PUT); raises `Conflict` if it changed since it was read."""
-        rtype, _, name, namespace = self._target(obj)
-        raw = await self.rest.request(
-            "update",
-            rtype,
-            name=name,
-            namespace=namespace,
-            body=_dumps(rtype.encode_obj(obj, False)),
-        )
-        self._wrote(rtype, raw)
-        return resources.assign(obj, cast(T, rtype.decode_json(raw)))
+        return await self._put(obj, subresource=None)
 
     async def update_status(self, obj: T) -> T:
         """Replace `obj`'s status through the /status subresource (resourceVersion checked)."""
-        rtype, _, name, namespace = self._target(obj)
+        return await self._put(obj, subresource="status")
+
+    async def _put(self, obj: T, *, subresource: str | None) -> T:
+        rtype, name, namespace = self._target(obj)
         raw = await self.rest.request(
             "update",
             rtype,
             name=name,
             namespace=namespace,
-            subresource="status",
+            subresource=subresource,
             body=_dumps(rtype.encode_obj(obj, False)),
         )
         self._wrote(rtype, raw)
@@ -320,7 +229,7 @@ class Client:
             "patch",
             rtype,
             name=name,
-            namespace=namespace_for(rtype, namespace, self.rest.default_namespace),
+            namespace=self.rest.namespace_for(rtype, namespace),
             subresource=subresource,
             params=params,
             body=_dumps(patch),
@@ -348,7 +257,7 @@ class Client:
     async def _apply(
         self, obj: T, *, field_manager: str | None, force: bool, subresource: str | None
     ) -> T:
-        rtype, _, name, namespace = self._target(obj)
+        rtype, name, namespace = self._target(obj)
         body = rtype.encode_obj(obj, True)
         meta = body.setdefault("metadata", {})
         meta["name"] = name
@@ -375,7 +284,7 @@ class Client:
     async def patch_status(self, obj: T) -> T:
         """Merge-patch `obj.status` to the /status subresource (no resourceVersion precondition,
         so it does not conflict with spec writers); refreshes `obj`."""
-        rtype, _, name, namespace = self._target(obj)
+        rtype, name, namespace = self._target(obj)
         status = rtype.encode_obj(obj, False).get("status") or {}
         server = await self.patch(
             type(obj),
@@ -395,7 +304,7 @@ class Client:
         grace_period_seconds: int | None = None,
     ) -> None:
         """Delete `obj` (raises `NotFound` if it is gone)."""
-        rtype, _, name, namespace = self._target(obj)
+        rtype, name, namespace = self._target(obj)
         await self.delete_by_name(
             rtype.cls,
             name,
@@ -420,7 +329,7 @@ class Client:
             "delete",
             rtype,
             name=name,
-            namespace=namespace_for(rtype, namespace, self.rest.default_namespace),
+            namespace=self.rest.namespace_for(rtype, namespace),
             body=_delete_options(
                 propagation_policy, preconditions, grace_period_seconds
             ),
@@ -440,7 +349,7 @@ class Client:
         await self.rest.request(
             "deletecollection",
             rtype,
-            namespace=namespace_for(rtype, namespace, self.rest.default_namespace),
+            namespace=self.rest.namespace_for(rtype, namespace),
             params={
                 "labelSelector": selectors.to_query(labels),
                 "fieldSelector": selectors.to_query(fields),

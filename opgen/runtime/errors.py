@@ -78,17 +78,11 @@ class Gone(ApiError):
 class Invalid(ApiError):
     """422: the object failed validation; `causes` says which fields and why."""
 
-    def __init__(
-        self,
-        code: int,
-        message: str,
-        *,
-        reason: str = "",
-        status: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(code, message, reason=reason, status=status)
-        details = (status or {}).get("details") or {}
-        self.causes: tuple[Cause, ...] = tuple(
+    @property
+    def causes(self) -> tuple[Cause, ...]:
+        """The server's `status.details.causes`, in its order."""
+        details = self.status.get("details") or {}
+        return tuple(
             Cause(c.get("field"), c.get("reason"), c.get("message"))
             for c in details.get("causes") or ()
         )

@@ -5,7 +5,10 @@ do. A repeat of the same event (same object, type, reason, action and note)
 within `dedup_window` updates the existing Event's `series` instead of
 creating a new one; each object may produce `burst` events, then one per
 `refill_seconds` (client-go's spam filter numbers); the rest are dropped and
-logged at debug level. Recording never raises: an Event is advisory.
+logged at debug level. Recording never raises: an Event is advisory. What the
+recorder remembers per object is forgotten once it no longer matters (the
+series after `dedup_window`, the rate limit once refilled), so a long-running
+operator's memory does not grow with every object it ever saw.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -28,6 +32,9 @@ __all__ = ["EventRecorder"]
 log = logging.getLogger("opgen.runtime.events")
 
 EventType = Literal["Normal", "Warning"]
+
+_FORGET_EVERY = 60.0
+"""Seconds between two sweeps of what the recorder remembers."""
 
 
 def _micro_time(now: datetime.datetime) -> str:
@@ -54,8 +61,11 @@ class EventRecorder:
         burst: int = 25,
         refill_seconds: float = 300.0,
         dedup_window: float = 600.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
+        self._clock = clock
+        self._next_forget = clock() + _FORGET_EVERY
         self.reporting_controller = reporting_controller
         self.reporting_instance = (
             reporting_instance or os.environ.get("HOSTNAME") or "opgen"
@@ -83,6 +93,22 @@ class EventRecorder:
         except Exception:
             log.warning("could not record event %s for %s", reason, type, exc_info=True)
 
+    def remembered(self) -> int:
+        """How many series and per-object rate limits the recorder holds."""
+        return len(self._series) + len(self._buckets)
+
+    def _forget_idle(self, now: float) -> None:
+        """Drop what can no longer change an outcome: series past the dedup window
+        (the next such event starts a new Event anyway) and refilled rate limits."""
+        self._series = {
+            key: series
+            for key, series in self._series.items()
+            if now - series.last_seen < self._dedup_window
+        }
+        self._buckets = {
+            uid: bucket for uid, bucket in self._buckets.items() if not bucket.is_full()
+        }
+
     def _reference(self, obj: object) -> dict[str, Any]:
         rtype = resources.resource_type(type(obj))
         meta = resources.metadata(obj)
@@ -107,7 +133,10 @@ class EventRecorder:
     ) -> None:
         ref = self._reference(regarding)
         uid = str(ref.get("uid") or f"{ref.get('namespace')}/{ref.get('name')}")
-        now = time.monotonic()
+        now = self._clock()
+        if now >= self._next_forget:
+            self._forget_idle(now)
+            self._next_forget = now + _FORGET_EVERY
         wall = datetime.datetime.now(datetime.timezone.utc)
         key = (uid, type, reason, action, note)
         series = self._series.get(key)
@@ -129,7 +158,7 @@ class EventRecorder:
         bucket = self._buckets.get(uid)
         if bucket is None:
             bucket = self._buckets[uid] = ratelimit.TokenBucket(
-                1.0 / self._refill, self._burst
+                1.0 / self._refill, self._burst, clock=self._clock
             )
         if not bucket.try_take():
             self.dropped += 1

@@ -58,10 +58,6 @@ class _WatchEvent(msgspec.Struct):
     object: msgspec.Raw
 
 
-class _IdleWatch(Exception):
-    pass
-
-
 @dataclass
 class _Scope:
     namespace: str | None
@@ -206,9 +202,7 @@ class Informer:
             )
             page = msgspec.json.decode(raw)
             for item in page.get("items") or ():
-                item.setdefault("apiVersion", self.rtype.api_version)
-                item.setdefault("kind", self.rtype.kind)
-                entry = entry_from_dict(item)
+                entry = entry_from_dict(self.rtype.with_kind(item))
                 fresh[entry.key] = entry
             meta = page.get("metadata") or {}
             resource_version = meta.get("resourceVersion") or resource_version
@@ -275,9 +269,7 @@ class Informer:
             if rv:
                 scope.resource_version = rv
             return
-        data.setdefault("apiVersion", self.rtype.api_version)
-        data.setdefault("kind", self.rtype.kind)
-        entry = entry_from_dict(data)
+        entry = entry_from_dict(self.rtype.with_kind(data))
         if event.type == "DELETED":
             old = self.store.delete(entry.key)
             self._emit(Event("DELETED", old, entry))

@@ -58,7 +58,6 @@ class LeaderElectionConfig:
     lease_duration: float = 15.0
     renew_deadline: float = 10.0
     retry_period: float = 2.0
-    release_on_cancel: bool = True
 
 
 class LeaderElector:
@@ -84,6 +83,16 @@ class LeaderElector:
             return None
         return dict(msgspec.json.decode(raw))
 
+    async def _update(self, lease: dict[str, Any]) -> None:
+        """Write the Lease back; its resourceVersion makes a concurrent change a `Conflict`."""
+        await self.rest.request(
+            "update",
+            _LEASE,
+            name=self.config.name,
+            namespace=self.config.namespace,
+            body=msgspec.json.encode(lease),
+        )
+
     def _spec(self, previous: dict[str, Any] | None) -> dict[str, Any]:
         now = _micro_time()
         old = previous or {}
@@ -101,6 +110,7 @@ class LeaderElector:
         """One attempt; True when this candidate holds the Lease afterwards."""
         lease = await self._get()
         if lease is None:
+            spec = self._spec(None)
             body = {
                 "apiVersion": "coordination.k8s.io/v1",
                 "kind": "Lease",
@@ -108,7 +118,7 @@ class LeaderElector:
                     "name": self.config.name,
                     "namespace": self.config.namespace,
                 },
-                "spec": self._spec(None),
+                "spec": spec,
             }
             try:
                 await self.rest.request(
@@ -119,7 +129,7 @@ class LeaderElector:
                 )
             except errors.Conflict:
                 return False
-            self._observe(dict(self._spec_of(body)))
+            self._observe(spec)
             return True
         spec = lease.get("spec") or {}
         if spec != self._observed_record:
@@ -134,21 +144,11 @@ class LeaderElector:
             return False
         lease["spec"] = self._spec(spec)
         try:
-            await self.rest.request(
-                "update",
-                _LEASE,
-                name=self.config.name,
-                namespace=self.config.namespace,
-                body=msgspec.json.encode(lease),
-            )
+            await self._update(lease)
         except errors.Conflict:
             return False
         self._observe(lease["spec"])
         return True
-
-    @staticmethod
-    def _spec_of(lease: dict[str, Any]) -> dict[str, Any]:
-        return dict(lease.get("spec") or {})
 
     def _observe(self, spec: dict[str, Any]) -> None:
         self._observed_record = dict(spec)
@@ -209,13 +209,7 @@ class LeaderElector:
             spec["leaseDurationSeconds"] = 1
             spec["renewTime"] = _micro_time()
             spec["acquireTime"] = _micro_time()
-            await self.rest.request(
-                "update",
-                _LEASE,
-                name=self.config.name,
-                namespace=self.config.namespace,
-                body=msgspec.json.encode(lease),
-            )
+            await self._update(lease)
             log.info("released lease %s/%s", self.config.namespace, self.config.name)
         except Exception as exc:
             log.warning("could not release lease: %s", exc)

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +118,7 @@ class Manager:
         )
         cache_options = opts.cache
         if opts.namespaces is not None:
-            cache_options = CacheOptions(
-                **{**cache_options.__dict__, "namespaces": tuple(opts.namespaces)}
-            )
+            cache_options = replace(cache_options, namespaces=tuple(opts.namespaces))
         self.cache = Cache(self.rest, cache_options)
         self.client = Client(self.rest, self.cache, field_manager=opts.field_manager)
         self.controllers: list[Controller] = []
@@ -262,9 +260,7 @@ class Manager:
             await self.cache.start()
             stop_wait = asyncio.create_task(self._stop.wait())
             background.append(stop_wait)
-            if not await self._wait_or_stop(
-                self.cache.wait_for_sync(self.options.cache_sync_timeout), stop_wait
-            ):
+            if not await self._wait_or_stop(self._sync_caches(), stop_wait):
                 return
             renewing: asyncio.Task[None] | None = None
             if self.options.leader_election:
@@ -289,17 +285,7 @@ class Manager:
             else:
                 self._start_group(leader_tasks, leader=None)
             self.elected.set()
-            waiters = [stop_wait, *leader_tasks] + ([renewing] if renewing else [])
-            done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-            if renewing is not None and renewing in done:
-                lost = True
-            for task in done:
-                if (
-                    task in leader_tasks
-                    and not task.cancelled()
-                    and task.exception() is not None
-                ):
-                    raise task.exception()  # type: ignore[misc]
+            lost = await self._until_stopped(stop_wait, renewing, leader_tasks)
         finally:
             await self._shutdown(leader_tasks, background, release=not lost)
             for sig in signals:
@@ -307,10 +293,43 @@ class Manager:
         if lost:
             raise LeaderElectionLost(f"lost lease {self.options.leader_election_id}")
 
-    async def _wait_or_stop(
-        self, awaitable: Awaitable[Any], stop_wait: asyncio.Task[Any]
+    @staticmethod
+    async def _until_stopped(
+        stop_wait: asyncio.Task[Any],
+        renewing: asyncio.Task[None] | None,
+        tasks: Sequence[asyncio.Task[Any]],
     ) -> bool:
-        """Await `awaitable` unless stop is requested first; False when stopped (or it returned False)."""
+        """Wait for a stop request or lost leadership (True); a task that fails is raised.
+
+        A controller or runnable that returns is simply done: the manager goes on
+        until it is stopped, as controller-runtime's does.
+        """
+        watched: set[asyncio.Task[Any]] = {stop_wait, *tasks}
+        if renewing is not None:
+            watched.add(renewing)
+        while True:
+            done, watched = await asyncio.wait(
+                watched, return_when=asyncio.FIRST_COMPLETED
+            )
+            if renewing is not None and renewing in done:
+                return True
+            if stop_wait in done:
+                return False
+            for task in done:
+                failure = None if task.cancelled() else task.exception()
+                if failure is not None:
+                    raise failure
+
+    async def _sync_caches(self) -> None:
+        timeout = self.options.cache_sync_timeout
+        if not await self.cache.wait_for_sync(timeout):
+            raise TimeoutError(f"informer caches did not sync within {timeout:.0f}s")
+
+    @staticmethod
+    async def _wait_or_stop(
+        awaitable: Awaitable[None], stop_wait: asyncio.Task[Any]
+    ) -> bool:
+        """Await `awaitable` unless stop is requested first; False when stopped."""
         task = asyncio.ensure_future(awaitable)
         done, _ = await asyncio.wait(
             [task, stop_wait], return_when=asyncio.FIRST_COMPLETED
@@ -319,8 +338,7 @@ class Manager:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
             return False
-        if task.result() is False:
-            raise TimeoutError("informer caches did not sync in time")
+        task.result()
         return True
 
     def _start_group(

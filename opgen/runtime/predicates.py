@@ -18,6 +18,7 @@ __all__ = [
     "and_",
     "annotations_changed",
     "default_for",
+    "deletion_or_finalizers_changed",
     "generation_changed",
     "has_labels",
     "labels_changed",

@@ -59,6 +59,11 @@ class TokenBucket:
         self._tokens -= 1.0
         return True
 
+    def is_full(self) -> bool:
+        """Whether the bucket has refilled to `burst`: it then acts as a new one would."""
+        refilled = self._tokens + (self._clock() - self._last) * self.rate
+        return refilled >= self.burst
+
     async def acquire(self) -> None:
         """Wait until a token is available."""
         delay = self.reserve()
@@ -137,6 +142,11 @@ class MaxOf:
         return max(limiter.num_requeues(item) for limiter in self.limiters)
 
 
-def default_controller_rate_limiter() -> RateLimiter:
+def default_controller_rate_limiter(
+    *, clock: Callable[[], float] = time.monotonic
+) -> RateLimiter:
     """Per-item 5 ms → 1000 s exponential backoff, and 10 qps / burst 100 overall."""
-    return MaxOf(ItemExponentialBackoff(0.005, 1000.0), TokenBucketLimiter(10.0, 100))
+    return MaxOf(
+        ItemExponentialBackoff(0.005, 1000.0),
+        TokenBucketLimiter(10.0, 100, clock=clock),
+    )

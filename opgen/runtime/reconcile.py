@@ -21,7 +21,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["Reconciler", "ReconcilerFunc", "Request", "Result", "TerminalError"]
+__all__ = [
+    "FuncReconciler",
+    "Reconciler",
+    "ReconcilerFunc",
+    "Request",
+    "Result",
+    "TerminalError",
+]
 
 
 @dataclass(frozen=True, order=True)

@@ -32,7 +32,6 @@ __all__ = [
     "ResourceType",
     "ScalePaths",
     "assign",
-    "encode",
     "metadata",
     "resource_type",
     "set_metadata",
@@ -70,9 +69,12 @@ class ResourceType(Generic[T]):
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
-    @property
-    def group_kind(self) -> tuple[str, str]:
-        return (self.group, self.kind)
+    def with_kind(self, data: dict[str, Any]) -> dict[str, Any]:
+        """`data` with `apiVersion` and `kind` filled in where missing (the server leaves
+        them out of list items); returns `data` itself."""
+        data.setdefault("apiVersion", self.api_version)
+        data.setdefault("kind", self.kind)
+        return data
 
     def __str__(self) -> str:
         return (
@@ -178,11 +180,6 @@ def _model_type(cls: type[op.CustomResource[Any, Any]]) -> ResourceType[Any]:
         decode_dict=cls.model_validate,
         encode_obj=encode_obj,
     )
-
-
-def encode(obj: object, *, exclude_unset: bool = False) -> dict[str, Any]:
-    """`obj` in wire form (JSON-compatible dict with camelCase keys)."""
-    return resource_type(type(obj)).encode_obj(obj, exclude_unset)
 
 
 def metadata(obj: object) -> dict[str, Any]:

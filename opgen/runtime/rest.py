@@ -23,7 +23,6 @@ from typing import Any
 
 import httpx2
 import lightkube
-import msgspec
 from lightkube.config.kubeconfig import KubeConfig
 
 from opgen.runtime import errors, ratelimit
@@ -129,6 +128,15 @@ class RestClient:
     @property
     def default_namespace(self) -> str:
         return str(self._generic.namespace or "default")
+
+    def namespace_for(
+        self, rtype: ResourceType[Any], namespace: str | None
+    ) -> str | None:
+        """Where a request about one object of `rtype` goes: no namespace for a
+        cluster-scoped kind; else `namespace`, or the kubeconfig's default."""
+        if not rtype.namespaced:
+            return None
+        return namespace or self.default_namespace
 
     @property
     def writes(self) -> int:
@@ -278,8 +286,3 @@ def _param(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def dumps(data: Any) -> bytes:
-    """Encode a JSON-compatible value."""
-    return msgspec.json.encode(data)

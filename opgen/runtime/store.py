@@ -25,7 +25,6 @@ __all__ = [
     "Key",
     "Store",
     "entry_from_dict",
-    "entry_from_json",
 ]
 
 Key = tuple[str, str]  # (namespace or "", name)
@@ -84,10 +83,6 @@ def entry_from_dict(data: dict[str, Any]) -> Entry:
         deletion_timestamp=meta.get("deletionTimestamp"),
         raw=_encode(data),
     )
-
-
-def entry_from_json(raw: bytes) -> Entry:
-    return entry_from_dict(_decode(raw))
 
 
 IndexFunc = Callable[[Entry], Iterable[str]]

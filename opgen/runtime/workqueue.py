@@ -8,6 +8,9 @@
 - `add_rate_limited(item)`: delay chosen by the rate limiter (per-item
   exponential backoff and an overall token bucket); `forget(item)` resets it.
 
+Time comes from `clock` (default `time.monotonic`, the event loop's clock too),
+so tests can run the queue on virtual time.
+
 Metrics: `workqueue_depth`, `workqueue_adds_total`, `workqueue_retries_total`,
 `workqueue_queue_duration_seconds`, `workqueue_work_duration_seconds`,
 `workqueue_unfinished_work_seconds`, `workqueue_longest_running_processor_seconds`.
@@ -20,7 +23,7 @@ import collections
 import heapq
 import itertools
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 from opgen.runtime import ratelimit
@@ -45,9 +48,13 @@ class WorkQueue(Generic[K]):
         rate_limiter: ratelimit.RateLimiter | None = None,
         metrics: Metrics | None = None,
         controller: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
-        self.rate_limiter = rate_limiter or ratelimit.default_controller_rate_limiter()
+        self._clock = clock
+        self.rate_limiter = rate_limiter or ratelimit.default_controller_rate_limiter(
+            clock=clock
+        )
         self._queue: collections.deque[K] = collections.deque()
         self._dirty: set[K] = set()
         self._processing: dict[K, float] = {}
@@ -91,7 +98,7 @@ class WorkQueue(Generic[K]):
         self._dirty.add(item)
         if item in self._processing:
             return
-        self._added_at[item] = time.monotonic()
+        self._added_at[item] = self._clock()
         self._queue.append(item)
         self._m_depth.set(len(self._queue))
         self._notify()
@@ -110,7 +117,7 @@ class WorkQueue(Generic[K]):
         if delay <= 0:
             self.add(item)
             return
-        ready = time.monotonic() + delay
+        ready = self._clock() + delay
         current = self._waiting.get(item)
         if current is not None and current <= ready:
             return
@@ -128,12 +135,12 @@ class WorkQueue(Generic[K]):
             self._timer.cancel()
         self._timer_when = when
         self._timer = asyncio.get_running_loop().call_later(
-            max(0.0, when - time.monotonic()), self._fire
+            max(0.0, when - self._clock()), self._fire
         )
 
     def _fire(self) -> None:
         self._timer = None
-        now = time.monotonic()
+        now = self._clock()
         while self._heap and self._heap[0][0] <= now:
             ready, _, item = heapq.heappop(self._heap)
             if self._waiting.get(item) == ready:
@@ -168,7 +175,7 @@ class WorkQueue(Generic[K]):
                 raise
         item = self._queue.popleft()
         self._m_depth.set(len(self._queue))
-        now = time.monotonic()
+        now = self._clock()
         added = self._added_at.pop(item, now)
         self._m_latency.observe(now - added)
         self._processing[item] = now
@@ -179,21 +186,21 @@ class WorkQueue(Generic[K]):
         """Mark `item` processed; if it was added meanwhile, it is queued again now."""
         started = self._processing.pop(item, None)
         if started is not None:
-            self._m_work.observe(time.monotonic() - started)
+            self._m_work.observe(self._clock() - started)
         if item in self._dirty and not self._shutting_down:
-            self._added_at[item] = time.monotonic()
+            self._added_at[item] = self._clock()
             self._queue.append(item)
             self._m_depth.set(len(self._queue))
             self._notify()
 
     def unfinished_work(self) -> float:
-        now = time.monotonic()
+        now = self._clock()
         return sum(now - t for t in self._processing.values())
 
     def longest_running(self) -> float:
         if not self._processing:
             return 0.0
-        return time.monotonic() - min(self._processing.values())
+        return self._clock() - min(self._processing.values())
 
     def shut_down(self) -> None:
         """Stop accepting items and wake every waiting worker; queued items are dropped."""

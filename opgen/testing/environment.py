@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import copy
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -150,6 +151,12 @@ class Environment:
         return self._local.work_dir if self._local is not None else None
 
     @property
+    def process_ids(self) -> dict[str, int]:
+        """Process ids of the control plane by name (`etcd`, `kube-apiserver`,
+        `kube-controller-manager`); empty for an existing cluster or before start."""
+        return self._local.process_ids if self._local is not None else {}
+
+    @property
     def controller_manager_running(self) -> bool:
         return self._existing or (
             self._local is not None and self._local.controller_manager_running
@@ -176,21 +183,15 @@ class Environment:
 
         A CRD the API server rejects raises `EnvtestError` carrying the server's message.
         """
-        client = self.client()
-        try:
+        with self._admin_client() as client:
             crds.install_crds(client, paths, timeout)
-        finally:
-            client.close()
 
     def uninstall_crds(
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
     ) -> None:
         """Delete CRDs (and their objects) and wait until they are gone."""
-        client = self.client()
-        try:
+        with self._admin_client() as client:
             crds.uninstall_crds(client, paths, timeout)
-        finally:
-            client.close()
 
     async def ainstall_crds(
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
@@ -260,6 +261,25 @@ class Environment:
         self._server = None
         _RUNNING.discard(self)
 
+    def restart_apiserver(self) -> None:
+        """Restart kube-apiserver in place (same port, certificates and etcd); returns once
+        it answers `/readyz`. Objects survive; watches are cut, and resuming one from
+        before the restart gets 410 Gone. Not available with an existing cluster.
+        """
+        self._require_started()
+        if self._local is None:
+            raise EnvtestError(
+                "restart_apiserver() needs a local control plane; "
+                "this environment uses an existing cluster",
+                hint="run the test without USE_EXISTING_CLUSTER, or skip it there",
+            )
+        self._local.restart_apiserver()
+        self.timings.update(self._local.timings)
+
+    async def arestart_apiserver(self) -> None:
+        """`restart_apiserver()` in a worker thread, for async tests."""
+        await asyncio.to_thread(self.restart_apiserver)
+
     def start_controller_manager(self) -> None:
         """Start kube-controller-manager (garbage collector, namespace controller). Idempotent.
 
@@ -274,6 +294,14 @@ class Environment:
         self.timings.update(self._local.timings)
 
     # -- internals --------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _admin_client(self) -> Iterator[Client]:
+        client = self.client()
+        try:
+            yield client
+        finally:
+            client.close()
 
     def _require_started(self) -> None:
         if not self.started:

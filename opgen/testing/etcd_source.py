@@ -20,12 +20,7 @@ from opgen.errors import EnvtestError
 from opgen.testing.binaries import verify_etcd
 from opgen.testing.commands import run_logged
 from opgen.testing.gomod import required_version
-from opgen.testing.kubebuild import (
-    GO_BUILD_TIMEOUT,
-    GO_DOWNLOAD_TIMEOUT,
-    go_environment,
-    require_go,
-)
+from opgen.testing.kubebuild import go_build, require_go, run_go
 
 __all__ = [
     "DEBIAN_SUITE",
@@ -188,28 +183,15 @@ def build_etcd_with_go(
     log = work / "build.log"
     (work / "go.mod").write_text("module opgen.local/envtest-etcd-build\n")
     progress(f"building etcd {version} from Go modules")
-    run_logged(
-        [go, "get", f"{ETCD_SERVER_MODULE}@{version}"],
-        cwd=work,
-        env=go_environment(env),
+    run_go(go, "get", f"{ETCD_SERVER_MODULE}@{version}", work=work, env=env, log=log)
+    go_build(
+        go,
+        [ETCD_SERVER_MODULE],
+        output=str(dest),
+        ldflags="-s -w",
+        work=work,
+        env=env,
         log=log,
-        timeout=GO_DOWNLOAD_TIMEOUT,
-    )
-    run_logged(
-        [
-            go,
-            "build",
-            "-trimpath",
-            "-ldflags",
-            "-s -w",
-            "-o",
-            str(dest),
-            ETCD_SERVER_MODULE,
-        ],
-        cwd=work,
-        env=go_environment(env),
-        log=log,
-        timeout=GO_BUILD_TIMEOUT,
     )
 
 

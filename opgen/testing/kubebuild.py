@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from opgen.errors import EnvtestError
@@ -29,9 +29,11 @@ __all__ = [
     "GO_DOWNLOAD_TIMEOUT",
     "KUBERNETES_COMMANDS",
     "build_kubernetes",
+    "go_build",
     "go_environment",
     "go_version",
     "require_go",
+    "run_go",
     "version_ldflags",
 ]
 
@@ -52,6 +54,54 @@ def go_environment(env: Mapping[str, str]) -> dict[str, str]:
         "GOFLAGS": "-mod=mod -buildvcs=false",
         "GOWORK": "off",
     }
+
+
+def run_go(
+    go: str,
+    *args: str,
+    work: Path,
+    env: Mapping[str, str],
+    log: Path,
+    timeout: float = GO_DOWNLOAD_TIMEOUT,
+    hint: str | None = None,
+) -> str:
+    """`go <args>` in `work` with `go_environment(env)`, logged to `log`; its stdout."""
+    return run_logged(
+        [go, *args],
+        cwd=work,
+        env=go_environment(env),
+        log=log,
+        timeout=timeout,
+        hint=hint,
+    )
+
+
+def go_build(
+    go: str,
+    packages: Sequence[str],
+    *,
+    output: str,
+    ldflags: str,
+    work: Path,
+    env: Mapping[str, str],
+    log: Path,
+) -> None:
+    """`go build -trimpath` of `packages` into `output` (a file, or a directory ending
+    in a separator)."""
+    run_go(
+        go,
+        "build",
+        "-trimpath",
+        "-ldflags",
+        ldflags,
+        "-o",
+        output,
+        *packages,
+        work=work,
+        env=env,
+        log=log,
+        timeout=GO_BUILD_TIMEOUT,
+    )
 
 
 def require_go(env: Mapping[str, str], why: str) -> str:
@@ -75,9 +125,7 @@ def _version_tuple(text: str) -> tuple[int, int, int] | None:
 def go_version(
     go: str, env: Mapping[str, str], work: Path, log: Path
 ) -> tuple[int, int, int]:
-    reported = run_logged(
-        [go, "env", "GOVERSION"], cwd=work, env=go_environment(env), log=log, timeout=60
-    )
+    reported = run_go(go, "env", "GOVERSION", work=work, env=env, log=log, timeout=60)
     parsed = _version_tuple(reported)
     if parsed is None:
         raise EnvtestError(
@@ -114,12 +162,12 @@ def _kubernetes_gomod(
         "check that the Go module proxy is reachable (`go env GOPROXY GOSUMDB`); "
         f"otherwise {WAYS_OUT}"
     )
-    downloaded = run_logged(
-        [go, "mod", "download", "-json", f"k8s.io/kubernetes@{version.git_version}"],
-        cwd=work,
-        env=go_environment(env),
+    downloaded = run_go(
+        go,
+        *("mod", "download", "-json", f"k8s.io/kubernetes@{version.git_version}"),
+        work=work,
+        env=env,
         log=log,
-        timeout=GO_DOWNLOAD_TIMEOUT,
         hint=hint,
     )
     try:
@@ -167,31 +215,25 @@ def build_kubernetes(
 
     packages = [f"k8s.io/kubernetes/cmd/{command}" for command in KUBERNETES_COMMANDS]
     progress("resolving the module graph (`go get`; downloads modules on a cold cache)")
-    run_logged(
-        [go, "get", *(f"{package}@{version.git_version}" for package in packages)],
-        cwd=work,
-        env=go_environment(env),
+    run_go(
+        go,
+        "get",
+        *(f"{package}@{version.git_version}" for package in packages),
+        work=work,
+        env=env,
         log=log,
-        timeout=GO_DOWNLOAD_TIMEOUT,
     )
     progress(
         f"compiling {' and '.join(KUBERNETES_COMMANDS)} "
         "(a cold build takes several minutes; later runs use the cache)"
     )
-    run_logged(
-        [
-            go,
-            "build",
-            "-trimpath",
-            "-ldflags",
-            version_ldflags(version, _build_date(env)),
-            "-o",
-            f"{out}{os.sep}",
-            *packages,
-        ],
-        cwd=work,
-        env=go_environment(env),
+    go_build(
+        go,
+        packages,
+        output=f"{out}{os.sep}",
+        ldflags=version_ldflags(version, _build_date(env)),
+        work=work,
+        env=env,
         log=log,
-        timeout=GO_BUILD_TIMEOUT,
     )
     return kubernetes_gomod

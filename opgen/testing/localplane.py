@@ -49,6 +49,8 @@ class LocalControlPlane:
         self.timings: dict[str, float] = {}
         self._environ = dict(environ)
         self._processes: list[ManagedProcess] = []
+        self._apiserver: ManagedProcess | None = None
+        self._apiserver_ready: tuple[str, ssl.SSLContext] | None = None
         self._controller_manager: ManagedProcess | None = None
         self.work_dir = Path(tempfile.mkdtemp(prefix=WORK_DIR_PREFIX))
         self._watchdog: Watchdog | None = Watchdog(self.work_dir)
@@ -60,6 +62,11 @@ class LocalControlPlane:
     @property
     def controller_manager_running(self) -> bool:
         return self._controller_manager is not None
+
+    @property
+    def process_ids(self) -> dict[str, int]:
+        """The running processes' ids by name ("etcd", "kube-apiserver", ...)."""
+        return {process.name: process.pid for process in self._processes}
 
     def start(self) -> None:
         """Start etcd and kube-apiserver and write the admin kubeconfig."""
@@ -104,6 +111,34 @@ class LocalControlPlane:
         )
         self.timings["kube-controller-manager"] = time.monotonic() - began
 
+    def restart_apiserver(self) -> None:
+        """Stop kube-apiserver and start it again, same arguments and port; wait for /readyz.
+
+        etcd keeps running, so every object survives; the new server's watch
+        cache starts empty, so a watch resuming from an older resourceVersion
+        is answered 410 Gone, as after a real API server restart.
+        """
+        if self._apiserver is None or self._apiserver_ready is None:
+            raise EnvtestError("kube-apiserver is not running, so it cannot restart")
+        process = self._apiserver
+        url, context = self._apiserver_ready
+        process.stop(self.stop_timeout)
+        if self._watchdog is not None:
+            self._watchdog.forget(process)
+        began = time.monotonic()
+        process.start()
+        if self._watchdog is not None:
+            self._watchdog.watch(process)
+        try:
+            controlplane.wait_until_ok(
+                url, process, began + self.start_timeout, context
+            )
+        except controlplane.NotReady as not_ready:
+            raise process.failure(
+                f"did not come back after a restart: {not_ready.what}"
+            ) from None
+        self.timings["kube-apiserver restart"] = time.monotonic() - began
+
     def stop(self) -> None:
         """Stop the processes, last started first, then remove the work directory."""
         for process in reversed(self._processes):
@@ -111,6 +146,8 @@ class LocalControlPlane:
             if self._watchdog is not None:
                 self._watchdog.forget(process)
         self._processes.clear()
+        self._apiserver = None
+        self._apiserver_ready = None
         self._controller_manager = None
         shutil.rmtree(self.work_dir, ignore_errors=True)
         if self._watchdog is not None:
@@ -178,6 +215,8 @@ class LocalControlPlane:
         context = controlplane.admin_ssl_context(pki)
         apiserver = self._launch("kube-apiserver", command, context, deadline)
         ports = chosen[-1]
+        self._apiserver = apiserver
+        self._apiserver_ready = (f"{ports.url}/readyz", context)
         try:
             controlplane.wait_until_ok(
                 f"{ports.url}/api/v1/namespaces/default", apiserver, deadline, context

@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 
 from opgen import runtime as rt
+from opgen.runtime.metrics import Metrics
 from opgen.testing import Environment
 
 
@@ -19,6 +20,12 @@ async def eventually(
         if loop.time() > deadline:
             raise AssertionError(message or "condition not met in time")
         await asyncio.sleep(0.02)
+
+
+def sample(metrics: Metrics, name: str, **labels: str) -> float:
+    """The current value of one metric sample (0 when it was never set)."""
+    value = metrics.registry.get_sample_value(name, labels)
+    return 0.0 if value is None else value
 
 
 def manager_for(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from opgen import runtime as rt
@@ -11,6 +9,7 @@ from opgen.runtime.freshness import Expectations, is_at_least
 from opgen.testing import Environment
 from tests.runtime.helpers import manager_for, running
 from tests.runtime.kinds import Widget, WidgetStatus, widget
+from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 
 
 def test_resource_versions_compare_as_revisions() -> None:
@@ -19,28 +18,34 @@ def test_resource_versions_compare_as_revisions() -> None:
     assert is_at_least("opaque", "opaque") and not is_at_least("b", "a")
 
 
-async def test_settle_waits_for_the_write_or_gives_up() -> None:
-    expectations = Expectations(wait=0.3)
-    stored: dict[tuple[str, str], str] = {("ns", "a"): "5"}
-    expectations.expect(("ns", "a"), "7")
-    loop = asyncio.get_running_loop()
-    loop.call_later(0.05, expectations.observed, ("ns", "a"), "7", False)
-    started = loop.time()
-    await expectations.settle([("ns", "a")], stored.get)
-    assert loop.time() - started < 0.25 and len(expectations) == 0
+def test_settle_waits_for_the_write_or_gives_up() -> None:
+    async def main(loop: VirtualTimeLoop) -> None:
+        expectations = Expectations(wait=0.3, clock=loop.time)
+        stored: dict[tuple[str, str], str] = {("ns", "a"): "5"}
+        expectations.expect(("ns", "a"), "7")
+        loop.call_later(0.05, expectations.observed, ("ns", "a"), "7", False)
+        await expectations.settle([("ns", "a")], stored.get)
+        assert loop.time() == pytest.approx(
+            0.05
+        ), "woken by the informer, not the limit"
+        assert len(expectations) == 0
 
-    expectations.expect(("ns", "a"), "9")
-    stored[("ns", "a")] = "10"  # already newer in the store: no wait
-    await asyncio.wait_for(expectations.settle([("ns", "a")], stored.get), 0.05)
+        expectations.expect(("ns", "a"), "9")
+        stored[("ns", "a")] = "10"  # already newer in the store: no wait
+        started = loop.time()
+        await expectations.settle([("ns", "a")], stored.get)
+        assert loop.time() == started
 
-    expectations.expect(("ns", "b"), "3")  # never observed: bounded by `wait`
-    started = loop.time()
-    await expectations.settle([("ns", "b")], stored.get)
-    assert 0.25 < loop.time() - started < 1.0 and len(expectations) == 0
+        expectations.expect(("ns", "b"), "3")  # never observed: bounded by `wait`
+        started = loop.time()
+        await expectations.settle([("ns", "b")], stored.get)
+        assert loop.time() - started == pytest.approx(0.3) and len(expectations) == 0
 
-    expectations.expect(("ns", "c"), "4")
-    expectations.observed(("ns", "c"), None, True)  # deleted: nothing to wait for
-    assert len(expectations) == 0
+        expectations.expect(("ns", "c"), "4")
+        expectations.observed(("ns", "c"), None, True)  # deleted: nothing to wait for
+        assert len(expectations) == 0
+
+    run_virtual(main)
 
 
 @pytest.mark.envtest

@@ -18,6 +18,7 @@ import pytest
 import opgen.api as op
 from opgen import runtime as rt
 from opgen.runtime.rest import RestClient
+from tests.runtime.helpers import eventually
 from tests.runtime.typed_project import TypedProject
 
 pytestmark = pytest.mark.envtest
@@ -147,7 +148,10 @@ async def test_namespaced_kind_every_method(
                 return
 
     watcher = asyncio.create_task(watch())
-    await asyncio.sleep(0.3)
+    # the watch has started once it has listed what exists (as ADDED events)
+    await eventually(
+        lambda: {(t, n) for t, n, _ in seen} >= {("ADDED", "a"), ("ADDED", "b")}
+    )
     await widgets.patch("b", {"spec": {"message": "watched"}}, namespace=namespace)
 
     # delete with preconditions, propagation policy
@@ -170,7 +174,7 @@ async def test_namespaced_kind_every_method(
     assert all(isinstance(name, str) for _, name, _ in seen)
 
     await widgets.delete_collection(namespace=namespace)
-    for _ in range(50):
+    for _ in range(200):  # up to 20 s
         if not (await widgets.list(namespace=namespace)).items:
             break
         await asyncio.sleep(0.1)
@@ -254,13 +258,13 @@ async def test_cluster_scoped_kind_every_method(
                 return
 
     watcher = asyncio.create_task(watch())
-    await asyncio.sleep(0.3)
+    await eventually(lambda: events.count("ADDED") == 2)  # both, so the watch runs
     await gadgets.delete(name, propagation_policy="Background")
     await asyncio.wait_for(watcher, 10)
     assert events.count("ADDED") == 2 and events[-1] == "DELETED"
 
     await gadgets.delete_collection(labels={"run": label})
-    for _ in range(50):
+    for _ in range(200):  # up to 20 s
         if not (await gadgets.list(labels={"run": label})).items:
             break
         await asyncio.sleep(0.1)

@@ -41,10 +41,13 @@ def cached_set(cache: Path) -> Path:
 class FakeBuild:
     """Stands in for `build.build_into`: writes a fake set, counts calls."""
 
-    def __init__(self, delay: float = 0.0, fail: bool = False) -> None:
+    def __init__(
+        self, fail: bool = False, until: Callable[[], bool] | None = None
+    ) -> None:
         self.calls = 0
-        self.delay = delay
         self.fail = fail
+        self.until = until
+        """The build lasts until this holds (at most 30 s)."""
         self._lock = threading.Lock()
 
     def __call__(
@@ -57,7 +60,10 @@ class FakeBuild:
     ) -> Path:
         with self._lock:
             self.calls += 1
-        time.sleep(self.delay)
+        deadline = time.monotonic() + 30
+        while self.until is not None and not self.until():
+            assert time.monotonic() < deadline, "the other callers never waited"
+            time.sleep(0.01)
         if self.fail:
             (staging / "bin").mkdir()
             raise EnvtestError("the build broke")
@@ -184,10 +190,13 @@ def test_obtain_prefers_the_environment_to_a_build(
 def test_concurrent_callers_share_one_build(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake_build = FakeBuild(delay=0.5)
-    monkeypatch.setattr(build, "build_into", fake_build)
     messages: list[str] = []
     results: list[str] = []
+    # the build lasts until both other callers are waiting for the lock
+    fake_build = FakeBuild(
+        until=lambda: sum("waiting for another process" in m for m in messages) == 2
+    )
+    monkeypatch.setattr(build, "build_into", fake_build)
 
     def obtain() -> None:
         results.append(obtain_binaries(VERSION, {}, cache, messages.append).source)
@@ -199,7 +208,6 @@ def test_concurrent_callers_share_one_build(
         thread.join()
     assert fake_build.calls == 1
     assert sorted(results) == ["build", "cache", "cache"]
-    assert any("waiting for another process" in message for message in messages)
 
 
 def test_a_failed_build_leaves_no_partial_set(

@@ -263,6 +263,66 @@ async def test_an_environment_starts_and_stops_and_without_kcm_nothing_is_collec
         _ = environment.server
 
 
+async def test_restart_apiserver_keeps_the_address_and_the_objects(
+    binaries: Binaries,
+) -> None:
+    async with Environment(binaries=binaries) as environment:
+        work_dir = environment.work_dir
+        assert work_dir is not None
+        server, kubeconfig = environment.server, environment.kubeconfig
+        before = environment.process_ids
+        assert set(before) == {"etcd", "kube-apiserver"}
+        assert all(
+            any(
+                line.startswith(f"{pid}: ")
+                for line in processes_mentioning(str(work_dir))
+            )
+            for pid in before.values()
+        ), "the ids are the running processes'"
+        client = environment.async_client()
+        try:
+            await client.create(
+                ConfigMap(
+                    metadata=ObjectMeta(name="kept", namespace="default"),
+                    data={"k": "v"},
+                )
+            )
+        finally:
+            await client.close()
+
+        await environment.arestart_apiserver()
+
+        after = environment.process_ids
+        assert after["etcd"] == before["etcd"], "etcd kept running"
+        assert after["kube-apiserver"] != before["kube-apiserver"], "a new process"
+        assert (environment.server, environment.kubeconfig) == (server, kubeconfig)
+        assert environment.timings["kube-apiserver restart"] > 0
+        client = environment.async_client()
+        try:
+            kept = await client.get(ConfigMap, "kept", namespace="default")
+        finally:
+            await client.close()
+        assert kept.data == {"k": "v"}, "etcd kept the objects"
+    assert processes_mentioning(str(work_dir)) == [], "the restarted server was stopped"
+    assert environment.process_ids == {}
+
+
+def test_restart_apiserver_needs_a_started_local_control_plane(
+    envtest: Environment,
+) -> None:
+    with pytest.raises(EnvtestError, match="not started"):
+        Environment().restart_apiserver()
+    existing = Environment(
+        use_existing_cluster=True,
+        environ={"KUBECONFIG": str(envtest.kubeconfig_path)},
+    ).start()
+    try:
+        with pytest.raises(EnvtestError, match="existing cluster"):
+            existing.restart_apiserver()
+    finally:
+        existing.stop()
+
+
 def test_a_start_failure_quotes_the_log_and_cleans_up(
     binaries: Binaries, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

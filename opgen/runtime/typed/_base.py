@@ -1,0 +1,173 @@
+"""What every typed client does, whatever the kind's scope: the shared implementations.
+
+`_Base` holds the model, the client it talks through, and one implementation
+of each operation; the scoped classes (`_scoped`) only give them signatures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+import msgspec
+
+from opgen.runtime import errors, resources, selectors
+from opgen.runtime.client import Client, PatchType, Preconditions, Propagation
+from opgen.runtime.resources import ResourceType
+
+__all__ = ["Page", "Patch", "WatchEvent"]
+
+T = TypeVar("T")
+Patch = Mapping[str, Any] | Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a list: the objects and the token for the next page (None at the end)."""
+
+    items: list[T]
+    continue_: str | None
+
+
+@dataclass(frozen=True)
+class WatchEvent(Generic[T]):
+    type: Literal["ADDED", "MODIFIED", "DELETED"]
+    object: T
+
+
+class _Base(Generic[T]):
+    model: type[T]
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self._reader = client.uncached
+
+    @property
+    def _rtype(self) -> ResourceType[T]:
+        return resources.resource_type(self.model)
+
+    def _check(self, obj: T) -> None:
+        if not isinstance(obj, self.model):
+            raise TypeError(
+                f"expected a {self.model.__name__}, got a {type(obj).__name__}"
+            )
+
+    async def _get(self, name: str, namespace: str | None) -> T:
+        return await self._reader.get(self.model, name, namespace)
+
+    async def _list(
+        self,
+        namespace: str | None,
+        labels: selectors.Selector | None,
+        fields: selectors.Selector | None,
+        limit: int | None,
+        continue_: str | None,
+    ) -> Page[T]:
+        items, token = await self._reader.list_page(
+            self.model,
+            namespace,
+            labels=labels,
+            fields=fields,
+            limit=limit,
+            continue_=continue_,
+        )
+        return Page(items, token)
+
+    async def _watch(
+        self,
+        namespace: str | None,
+        labels: selectors.Selector | None,
+        fields: selectors.Selector | None,
+        resource_version: str | None,
+        timeout_seconds: int | None,
+    ) -> AsyncIterator[WatchEvent[T]]:
+        rtype = self._rtype
+        params = {
+            "labelSelector": selectors.to_query(labels),
+            "fieldSelector": selectors.to_query(fields),
+            "resourceVersion": resource_version,
+            "timeoutSeconds": timeout_seconds,
+        }
+        async with self._client.rest.stream(
+            rtype, namespace=namespace, params=params, read_timeout=None
+        ) as lines:
+            async for line in lines:
+                if not line:
+                    continue
+                event = msgspec.json.decode(line)
+                kind = event.get("type")
+                if kind == "ERROR":
+                    raise errors.from_status(event.get("object") or {})
+                if kind in ("ADDED", "MODIFIED", "DELETED"):
+                    yield WatchEvent(kind, rtype.decode_dict(event["object"]))
+
+    async def create(self, obj: T) -> T:
+        """Create `obj` (raises `AlreadyExists`); returns it refreshed from the server."""
+        self._check(obj)
+        return await self._client.create(obj)
+
+    async def update(self, obj: T) -> T:
+        """Replace `obj` (raises `Conflict` if it changed since read)."""
+        self._check(obj)
+        return await self._client.update(obj)
+
+    async def apply(
+        self, obj: T, *, field_manager: str | None = None, force: bool = False
+    ) -> T:
+        """Server-side apply of the fields set on `obj`."""
+        self._check(obj)
+        return await self._client.apply(obj, field_manager=field_manager, force=force)
+
+    async def _patch(
+        self,
+        name: str,
+        patch: Patch,
+        namespace: str | None,
+        patch_type: PatchType,
+        field_manager: str | None,
+        force: bool | None,
+        subresource: str | None = None,
+    ) -> T:
+        return await self._client.patch(
+            self.model,
+            name,
+            patch,
+            namespace=namespace,
+            patch_type=patch_type,
+            field_manager=field_manager,
+            force=force,
+            subresource=subresource,
+        )
+
+    async def _delete(
+        self,
+        name: str,
+        namespace: str | None,
+        propagation_policy: Propagation | None,
+        preconditions: Preconditions | None,
+        grace_period_seconds: int | None,
+    ) -> None:
+        await self._client.delete_by_name(
+            self.model,
+            name,
+            namespace=namespace,
+            propagation_policy=propagation_policy,
+            preconditions=preconditions,
+            grace_period_seconds=grace_period_seconds,
+        )
+
+    async def _delete_collection(
+        self,
+        namespace: str | None,
+        labels: selectors.Selector | None,
+        fields: selectors.Selector | None,
+        propagation_policy: Propagation | None,
+    ) -> None:
+        await self._client.delete_collection(
+            self.model,
+            namespace,
+            labels=labels,
+            fields=fields,
+            propagation_policy=propagation_policy,
+        )

@@ -1,0 +1,53 @@
+"""A manager process for the shutdown test: the sample Widget operator, run until SIGTERM.
+
+Run as `python -m tests.runtime.manager_process` with `KUBECONFIG` and
+`WIDGET_NAMESPACE` set (and `LEASE_NAME` to elect a leader on that Lease).
+Logs go to stderr as a generated manager's do (`logging.basicConfig`); stdout
+says `running` once `Manager.run()` has installed its signal handlers, and
+`elected` once the controllers run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+from opgen import runtime as rt
+from tests.runtime.sample import WidgetReconciler
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+async def main() -> None:
+    lease = os.environ.get("LEASE_NAME", "")
+    manager = rt.Manager.from_kubeconfig(
+        os.environ["KUBECONFIG"],
+        options=rt.ManagerOptions(
+            metrics_bind_address="127.0.0.1:0",
+            health_probe_bind_address="127.0.0.1:0",
+            namespaces=[os.environ["WIDGET_NAMESPACE"]],
+            leader_election=bool(lease),
+            leader_election_id=lease,
+            leader_election_namespace=os.environ["WIDGET_NAMESPACE"],
+        ),
+    )
+    WidgetReconciler(manager.client).setup(manager)
+
+    async def announce_elected() -> None:
+        await manager.elected.wait()
+        _say("elected")
+
+    manager.add_runnable(announce_elected)
+    # Runs once run() first yields, i.e. after it installed its signal handlers.
+    asyncio.get_running_loop().call_soon(_say, "running")
+    await manager.run()
+
+
+if __name__ == "__main__":
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    asyncio.run(main())

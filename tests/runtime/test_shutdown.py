@@ -1,0 +1,138 @@
+"""SIGTERM at any moment of a manager's life: exit 0, and no ERROR or traceback in its log.
+
+The manager runs in its own process (`manager_process.py`, the sample operator
+with a generated manager's logging), so the signal, the exit code and the log
+are the real ones. Moments: right after `run()` installed its signal handlers
+(while the servers start and the informers list), a few delays into the start,
+once the controllers run, and while waiting for a Lease another replica holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import os
+import signal
+import sys
+from pathlib import Path
+
+import lightkube
+import pytest
+from lightkube.models.coordination_v1 import LeaseSpec
+from lightkube.models.meta_v1 import ObjectMeta
+from lightkube.resources.coordination_v1 import Lease
+
+from opgen.testing import Environment
+from tests.runtime.helpers import manager_for, running
+
+pytestmark = [pytest.mark.envtest, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 60.0
+EXIT_TIMEOUT = 30.0
+
+
+async def _run_and_terminate(
+    envtest: Environment, namespace: str, moment: float | str, lease: str = ""
+) -> tuple[int | None, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tests.runtime.manager_process",
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "KUBECONFIG": str(envtest.kubeconfig_path),
+            "WIDGET_NAMESPACE": namespace,
+            "LEASE_NAME": lease,
+        },
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    stderr = asyncio.create_task(process.stderr.read())
+    try:
+        first = await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT)
+        assert first == b"running\n", (first, await stderr)
+        if moment == "elected":
+            line = await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT)
+            assert line == b"elected\n", (line, await stderr)
+        else:
+            assert isinstance(moment, float)
+            await asyncio.sleep(moment)
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), EXIT_TIMEOUT)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    return code, (await stderr).decode(errors="replace")
+
+
+def _noise(log: str) -> list[str]:
+    return [
+        line
+        for line in log.splitlines()
+        if any(word in line for word in ("ERROR", "CRITICAL", "Traceback"))
+    ]
+
+
+@pytest.mark.parametrize("moment", [0.0, 0.01, 0.05, 0.2, "elected"])
+async def test_sigterm_at_any_moment_exits_0_quietly(
+    envtest: Environment, namespace: str, moment: float | str
+) -> None:
+    code, log = await _run_and_terminate(envtest, namespace, moment)
+    assert code == 0, log
+    assert not _noise(log), log
+    if moment == "elected":
+        assert "starting 1 workers" in log
+
+
+async def test_sigterm_while_waiting_for_the_lease_exits_0_quietly(
+    envtest: Environment, namespace: str, kube_client: lightkube.AsyncClient
+) -> None:
+    now = datetime.datetime.now(datetime.timezone.utc)
+    await kube_client.create(
+        Lease(
+            metadata=ObjectMeta(name="held", namespace=namespace),
+            spec=LeaseSpec(
+                holderIdentity="another-replica",
+                leaseDurationSeconds=3600,
+                acquireTime=now,
+                renewTime=now,
+            ),
+        )
+    )
+    code, log = await _run_and_terminate(envtest, namespace, 0.5, lease="held")
+    assert code == 0, log
+    assert not _noise(log), log
+    assert "trying to acquire lease" in log and "acquired lease" not in log
+
+
+async def test_a_runnable_that_returns_leaves_the_manager_running_one_that_fails_stops_it(
+    envtest: Environment, namespace: str
+) -> None:
+
+    async def finishes() -> None:
+        return None
+
+    async def fails() -> None:
+        await asyncio.sleep(0.2)
+        raise RuntimeError("the runnable broke")
+
+    manager = manager_for(envtest, namespace)
+    manager.add_runnable(finishes)
+    async with running(manager) as task:
+        await asyncio.sleep(0.5)
+        assert not task.done(), "a runnable that returned stopped the manager"
+
+    failing = manager_for(envtest, namespace)
+    failing.add_runnable(fails)
+    task = asyncio.create_task(failing.run(install_signal_handlers=False))
+    try:
+        with pytest.raises(RuntimeError, match="the runnable broke"):
+            await asyncio.wait_for(task, 30)
+    finally:
+        failing.stop()
+        await asyncio.gather(task, return_exceptions=True)
+        await failing.rest.aclose()
