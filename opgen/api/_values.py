@@ -33,6 +33,7 @@ __all__ = [
     "go_regex",
     "is_date_time",
     "is_json_integer",
+    "json_type",
     "validate_value",
 ]
 
@@ -104,6 +105,20 @@ def _validate(value: Any, schema: Any, where: str, problems: list[str]) -> None:
         value, schema["not"], where
     ):
         problems.append(f"{where}: must not match the schema in not")
+
+
+def json_type(value: object) -> str:
+    """The JSON type of a scalar (`boolean`, `integer`, `number`, `string`), else the
+    Python type's name."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__
 
 
 def _same(value: Any, item: Any) -> bool:
