@@ -9,15 +9,21 @@ inherited by subclasses); `kind_markers(cls)` collects them in source order and
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, TypeVar
 
-from opgen.api._marker import Marker, MarkerContext, Placement, SchemaNode
+from opgen.api._marker import (
+    Marker,
+    MarkerContext,
+    Placement,
+    SchemaNode,
+    record_on_class,
+    recorded_on_class,
+)
 from opgen.api.naming import pluralize
 from opgen.errors import Location, MarkerError
-from opgen.model.kinds import SOURCE_FILE_ATTR
+from opgen.model.kinds import source_file
 
 __all__ = [
     "CrdMetadata",
@@ -75,11 +81,7 @@ class KindMarker(Marker):
                 f"{self.display()} decorates op.CustomResource subclasses, not {cls!r}",
                 location=Location(cls=getattr(cls, "__qualname__", None)),
             )
-        markers: list[KindMarker] | None = cls.__dict__.get(KIND_MARKERS_ATTR)
-        if markers is None:
-            markers = []
-            setattr(cls, KIND_MARKERS_ATTR, markers)
-        markers.append(self)
+        record_on_class(cls, KIND_MARKERS_ATTR, self)
         return cls
 
 
@@ -340,15 +342,14 @@ class KindMarkers:
 
 def kind_markers(cls: type) -> KindMarkers:
     """Collect the kind-level decorators written on `cls` (not inherited)."""
-    applied: list[KindMarker] = cls.__dict__.get(KIND_MARKERS_ATTR) or []
-    in_source_order = list(reversed(applied))
+    in_source_order: tuple[KindMarker, ...] = recorded_on_class(cls, KIND_MARKERS_ATTR)
     singles: dict[type[KindMarker], KindMarker] = {}
     for marker in in_source_order:
         if not marker.repeatable:
             if type(marker) in singles:
                 raise MarkerError(
                     f"{marker.display()} appears twice",
-                    location=Location(file=_file_of(cls), cls=cls.__qualname__),
+                    location=Location(file=source_file(cls), cls=cls.__qualname__),
                 )
             singles[type(marker)] = marker
     decl = singles.get(KindDecl)
@@ -368,14 +369,6 @@ def kind_markers(cls: type) -> KindMarkers:
         ),
         metadata=tuple(m for m in in_source_order if isinstance(m, CrdMetadata)),
     )
-
-
-def _file_of(cls: type) -> str | None:
-    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
-    if isinstance(recorded, str):
-        return recorded
-    module = sys.modules.get(cls.__module__)
-    return getattr(module, "__file__", None)
 
 
 @dataclass(frozen=True)
@@ -405,7 +398,7 @@ def resource_info(cls: type) -> ResourceInfo:
     if decl is None:
         raise MarkerError(
             f"{cls.__qualname__} is not a kind",
-            location=Location(file=_file_of(cls), cls=cls.__qualname__),
+            location=Location(file=source_file(cls), cls=cls.__qualname__),
             hint="decorate it with @op.kind(group=..., version=...)",
         )
     kind_name = cls.__name__

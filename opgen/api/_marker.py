@@ -44,6 +44,8 @@ __all__ = [
     "SchemaNode",
     "constraint_problem",
     "node_type",
+    "record_on_class",
+    "recorded_on_class",
     "type_markers",
 ]
 
@@ -206,11 +208,7 @@ class Marker:
                 f"not {cls!r}",
                 hint="for a scalar type, use Annotated[..., marker] instead",
             )
-        markers: list[Marker] | None = cls.__dict__.get(TYPE_MARKERS_ATTR)
-        if markers is None:
-            markers = []
-            setattr(cls, TYPE_MARKERS_ATTR, markers)
-        markers.append(self)
+        record_on_class(cls, TYPE_MARKERS_ATTR, self)
         return cls
 
 
@@ -241,8 +239,25 @@ def constraint_problem(value: Any, constraint: SchemaNode) -> str | None:
     return f"{inner.lstrip('.')}: {detail}"
 
 
+def record_on_class(cls: type, attr: str, value: object) -> None:
+    """Add `value` to the list `attr` kept on `cls` itself (never on a base class,
+    so that subclasses do not inherit what decorated their parent)."""
+    recorded: list[object] | None = cls.__dict__.get(attr)
+    if recorded is None:
+        recorded = []
+        setattr(cls, attr, recorded)
+    recorded.append(value)
+
+
+def recorded_on_class(cls: type, attr: str) -> tuple[Any, ...]:
+    """What decorators recorded under `attr` on `cls` itself, in source order.
+
+    Decorators run bottom-up, so the list is reversed.
+    """
+    return tuple(reversed(cls.__dict__.get(attr) or ()))
+
+
 def type_markers(cls: type) -> tuple[Marker, ...]:
     """Markers used as decorators on `cls` itself (not inherited), in source order."""
-    markers: list[Marker] = cls.__dict__.get(TYPE_MARKERS_ATTR) or []
-    # Decorators run bottom-up; reverse to get the order they are written in.
-    return tuple(reversed(markers))
+    markers: tuple[Marker, ...] = recorded_on_class(cls, TYPE_MARKERS_ATTR)
+    return markers

@@ -15,11 +15,11 @@ from opgen.api import _kind
 from opgen.errors import Diagnostic, Location
 from opgen.load.imports import display_path
 from opgen.model.kinds import (
-    SOURCE_FILE_ATTR,
     KindVersion,
     PrinterColumn,
     ScaleSubresource,
     SourceRef,
+    source_file,
 )
 
 __all__ = ["FoundKind", "discover"]
@@ -35,8 +35,7 @@ class FoundKind:
 
 
 def _source(cls: type[Any], module: ModuleType) -> SourceRef:
-    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
-    file = recorded if isinstance(recorded, str) else display_path(str(module.__file__))
+    file = display_path(source_file(cls) or str(module.__file__))
     return SourceRef(file=file, module=module.__name__, cls=cls.__qualname__)
 
 

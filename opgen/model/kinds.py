@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -9,6 +10,15 @@ Scope = Literal["Namespaced", "Cluster"]
 
 SOURCE_FILE_ATTR = "__opgen_source_file__"
 """Set by the loader on the classes of user modules: their file, as shown to users."""
+
+
+def source_file(cls: type) -> str | None:
+    """The file `cls` comes from: as the loader recorded it, else its module's file."""
+    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
+    if isinstance(recorded, str):
+        return recorded
+    file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    return str(file) if file else None
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from pydantic.errors import PydanticSchemaGenerationError
 
 from opgen.api._marker import FLOAT_FLAG, SchemaNode
 from opgen.errors import Diagnostic, Location, OpgenError, SchemaError
+from opgen.model.kinds import source_file
 from opgen.schema.flatten import INTERNAL_KEYS, Flattener
-from opgen.schema.generator import KubeJsonSchema, source_file
+from opgen.schema.generator import KubeJsonSchema
 
 __all__ = [
     "API_VERSION_DESCRIPTION",

@@ -29,10 +29,11 @@ from pydantic_core import PydanticUndefined
 
 from opgen.api._marker import FLOAT_FLAG, MarkerContext, Placement, SchemaNode
 from opgen.api._structure import Schemaless
-from opgen.api._validation import NUMBER_FORMATS, STRING_FORMATS
-from opgen.api._values import validate_value
+from opgen.api._validation import is_known_format
+from opgen.api._values import json_type, validate_value
 from opgen.api._wire import to_wire_value
 from opgen.errors import Diagnostic, Location, MarkerError, SchemaError
+from opgen.model.kinds import source_file
 from opgen.schema.generator import (
     CLASS_KEY,
     DEFAULT_FLAG,
@@ -41,7 +42,6 @@ from opgen.schema.generator import (
     NONE_FLAG,
     KubeJsonSchema,
     PendingMarker,
-    source_file,
 )
 
 __all__ = ["INTERNAL_KEYS", "Flattened", "Flattener"]
@@ -63,7 +63,6 @@ _DROPPED_KEYS = frozenset(
     }
 )
 _EMPTY_DEFAULTS: tuple[Any, ...] = (None, "", [], {})
-_KNOWN_STRING_FORMATS = frozenset(f.replace("-", "") for f in STRING_FORMATS)
 
 
 @dataclass(frozen=True)
@@ -305,16 +304,10 @@ class Flattener:
                     examples[0] if isinstance(examples, list) else examples
                 )
         fmt = node.get("format")
-        if isinstance(fmt, str):
-            kind = node.get("type")
-            if kind in NUMBER_FORMATS:
-                known = fmt in NUMBER_FORMATS[kind]
-            else:
-                known = fmt.replace("-", "") in _KNOWN_STRING_FORMATS
-            if (
-                not known
-            ):  # Pydantic's own formats the API server ignores (path, time, ...)
-                del node["format"]
+        if isinstance(fmt, str) and not is_known_format(fmt, node.get("type")):
+            del node[
+                "format"
+            ]  # Pydantic's own formats the server ignores (path, time, ...)
         return node
 
     def apply_markers(
@@ -383,11 +376,7 @@ def _with_type(node: SchemaNode) -> SchemaNode:
         return {**node, "type": "object"}
     enum = node.get("enum")
     if isinstance(enum, list) and enum:
-        kinds = {type(value) for value in enum if value is not None}
-        if kinds == {str}:
-            return {**node, "type": "string"}
-        if kinds == {bool}:
-            return {**node, "type": "boolean"}
-        if kinds == {int}:
-            return {**node, "type": "integer"}
+        kinds = {json_type(value) for value in enum if value is not None}
+        if len(kinds) == 1 and kinds <= {"string", "boolean", "integer"}:
+            return {**node, "type": kinds.pop()}
     return node
