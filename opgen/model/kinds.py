@@ -12,6 +12,16 @@ SOURCE_FILE_ATTR = "__opgen_source_file__"
 """Set by the loader on the classes of user modules: their file, as shown to users."""
 
 
+VERSION_ANNOTATION = "opgen.dev/version"
+"""Carried by every CRD opgen writes (where controller-gen writes its own version);
+`opgen generate` recognises the CRD files it wrote by it."""
+
+
+def crd_file_name(group: str, plural: str) -> str:
+    """`<group>_<plural>.yaml`: the file of a kind's CRD, as controller-gen names it."""
+    return f"{group}_{plural}.yaml"
+
+
 def source_file(cls: type) -> str | None:
     """The file `cls` comes from: as the loader recorded it, else its module's file."""
     recorded = cls.__dict__.get(SOURCE_FILE_ATTR)

@@ -11,8 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from opgen.model.kinds import crd_file_name
 from opgen.project.config import Project, Resource
 from opgen.project.validate import package_name
+
+CRD_BASES = PurePosixPath("config/crd/bases")
+"""Where `opgen generate` writes the CRDs of a project."""
+CLIENT_MODULE = "zz_generated_client"
+"""The typed-client module `opgen generate` writes next to each version's types."""
 
 
 @dataclass(frozen=True)
@@ -102,9 +108,7 @@ class Layout:
 
     def crd_file(self, resource: Resource) -> PurePosixPath:
         """Where `opgen generate` writes the kind's CRD (controller-gen's file name)."""
-        return PurePosixPath(
-            "config", "crd", "bases", f"{resource.api_group}_{resource.plural}.yaml"
-        )
+        return CRD_BASES / crd_file_name(resource.api_group, resource.plural)
 
     def resource_files(self, resource: Resource) -> tuple[PurePosixPath, ...]:
         """Every user-owned file `create api` scaffolds for `resource`."""
