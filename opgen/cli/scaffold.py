@@ -122,7 +122,7 @@ def create_api(
     from opgen.project import Layout, load_project
     from opgen.project.inputs import new_resource
     from opgen.render.scaffold import api_files, injected_files, project_file
-    from opgen.write import Ownership, content_hash, plan
+    from opgen.write import plan
 
     root = Path.cwd()
     project = load_project(root)
@@ -141,12 +141,7 @@ def create_api(
     files_plan = plan(
         api_files(updated, entry) + injected_files(updated), root, force=force
     )
-    hashes = {
-        str(c.path): content_hash(c.new)
-        for c in files_plan.writes
-        if c.ownership is Ownership.USER and c.new is not None
-    }
-    updated = updated.with_hashes(hashes)
+    updated = updated.with_hashes(files_plan.user_file_hashes())
     the_plan = files_plan.merge(plan([project_file(updated)], root))
     the_plan.apply()
     _report(the_plan, verb="write")
@@ -171,36 +166,20 @@ def delete_api(
     ),
 ) -> None:
     """Remove an API and its controller: the files `create api` made, and their wiring."""
-    from opgen.errors import ProjectError, ScaffoldError
     from opgen.project import load_project
-    from opgen.project.removal import files_to_remove
+    from opgen.project.removal import plan_deletion
     from opgen.render.scaffold import injected_files, project_file
-    from opgen.write import Removal, edited_files, plan
+    from opgen.write import plan
 
     root = Path.cwd()
-    project = load_project(root)
-    entry = project.find(group, version, kind)
-    if entry is None:
-        known = ", ".join(f"{r.group}/{r.version} {r.kind}" for r in project.resources)
-        raise ProjectError(
-            f"{kind} ({group}/{version}) is not in this project",
-            hint=(
-                f"the project has: {known}" if known else "the project has no APIs yet"
-            ),
-        )
-    remaining = project.without_resource(entry)
-    owned, generated = files_to_remove(project, entry)
-    edited = edited_files(root, owned, project.scaffolded)
-    if edited and not force:
-        listed = ", ".join(str(p) for p in edited)
-        raise ScaffoldError(
-            f"not deleting {kind}: you edited files that create api scaffolded: {listed}",
-            hint="commit or move your changes, then re-run with --force to delete them anyway",
-        )
-    remaining = remaining.with_hashes({}, drop=frozenset(str(p) for p in owned))
-    removals = [Removal(p) for p in (*owned, *generated)]
+    deletion = plan_deletion(
+        root, load_project(root), group, version, kind, force=force
+    )
+    remaining = deletion.remaining
     the_plan = plan(
-        [*injected_files(remaining), project_file(remaining)], root, removals=removals
+        [*injected_files(remaining), project_file(remaining)],
+        root,
+        removals=deletion.removals,
     )
     the_plan.apply()
     _report(the_plan, verb="delete")

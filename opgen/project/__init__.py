@@ -15,7 +15,11 @@ from opgen.project.config import (
     replay_commands,
 )
 from opgen.project.layout import Layout
-from opgen.project.paths import ensure_empty_for_init, load_project
+from opgen.project.paths import (
+    ensure_empty_for_init,
+    load_project,
+    require_project_root,
+)
 
 __all__ = [
     "PROJECT_FILE",
@@ -27,4 +31,5 @@ __all__ = [
     "load_project",
     "parse_project",
     "replay_commands",
+    "require_project_root",
 ]
