@@ -122,6 +122,14 @@ def generate_all(
     """Run every generator of the project in the current folder (manifests, typed clients, wiring)."""
     if ctx.invoked_subcommand is None:
         _generate("opgen generate", everything=True, check=check, dry_run=dry_run)
+    elif check or dry_run:
+        # Otherwise `opgen generate --check manifests` would quietly write files.
+        flag = "--check" if check else "--dry-run"
+        raise typer.BadParameter(
+            f"it belongs after the subcommand: opgen generate "
+            f"{ctx.invoked_subcommand} {flag}",
+            param_hint=flag,
+        )
 
 
 @generate_app.command("manifests")
