@@ -91,10 +91,6 @@ class KindVersion:
     printer_columns: tuple[PrinterColumn, ...] = ()
     selectable_fields: tuple[str, ...] = ()
 
-    @property
-    def has_status_field(self) -> bool:
-        return "status" in getattr(self.model, "model_fields", {})
-
 
 @dataclass(frozen=True)
 class Kind:

@@ -21,6 +21,11 @@ CLIENT_MODULE = "zz_generated_client"
 """The typed-client module `opgen generate` writes next to each version's types."""
 
 
+def _module(path: PurePosixPath) -> str:
+    """The dotted module name of a `.py` file relative to the project root."""
+    return ".".join(path.with_suffix("").parts)
+
+
 @dataclass(frozen=True)
 class Layout:
     """Paths (relative to the project root, POSIX) and module names of a project."""
@@ -52,9 +57,6 @@ class Layout:
     def api_dir(self, group: str, version: str) -> PurePosixPath:
         return self.api_root.joinpath(*self._group_parts(group), version)
 
-    def api_module(self, group: str, version: str) -> str:
-        return ".".join(self.api_dir(group, version).parts)
-
     def api_packages(self, group: str, version: str) -> tuple[PurePosixPath, ...]:
         """`__init__.py` files from `<pkg>/api/` (excluded) down to the version."""
         folders = [self.api_root.joinpath(*self._group_parts(group))] * bool(
@@ -65,6 +67,9 @@ class Layout:
     def groupversion_file(self, group: str, version: str) -> PurePosixPath:
         return self.api_dir(group, version) / "groupversion_info.py"
 
+    def groupversion_module(self, group: str, version: str) -> str:
+        return _module(self.groupversion_file(group, version))
+
     def types_file(self, resource: Resource) -> PurePosixPath:
         return (
             self.api_dir(resource.group, resource.version)
@@ -72,7 +77,7 @@ class Layout:
         )
 
     def types_module(self, resource: Resource) -> str:
-        return ".".join(self.types_file(resource).with_suffix("").parts)
+        return _module(self.types_file(resource))
 
     def controller_dir(self, group: str) -> PurePosixPath:
         return self.controller_root.joinpath(*self._group_parts(group))
@@ -89,7 +94,7 @@ class Layout:
         )
 
     def controller_module(self, resource: Resource) -> str:
-        return ".".join(self.controller_file(resource).with_suffix("").parts)
+        return _module(self.controller_file(resource))
 
     def controller_test(self, resource: Resource) -> PurePosixPath:
         name = f"test_{self._prefix(resource)}{resource.kind.lower()}_controller.py"

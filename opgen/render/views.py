@@ -119,10 +119,8 @@ def resource_view(project: Project, resource: Resource) -> ResourceView:
         namespaced=resource.namespaced,
         core=resource.core,
         types_module=types_module,
-        groupversion_module=".".join(
-            layout.groupversion_file(resource.group, resource.version)
-            .with_suffix("")
-            .parts
+        groupversion_module=layout.groupversion_module(
+            resource.group, resource.version
         ),
         controller_module=layout.controller_module(resource),
         reconciler=f"{resource.kind}Reconciler",
