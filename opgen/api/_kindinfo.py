@@ -62,6 +62,8 @@ def kind_markers(cls: type) -> KindMarkers:
                 raise MarkerError(
                     f"{marker.display()} appears twice",
                     location=Location(file=source_file(cls), cls=cls.__qualname__),
+                    hint="keep one; only @op.print_column, @op.selectable_field and "
+                    "@op.crd_metadata may be repeated",
                 )
             singles[type(marker)] = marker
     decl = singles.get(KindDecl)

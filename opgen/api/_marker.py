@@ -201,6 +201,7 @@ class Marker:
                 f"{self.display()} cannot decorate a class: it stands on "
                 f"{self.placements.describe()}",
                 location=Location(cls=getattr(cls, "__qualname__", None)),
+                hint="write it in the field's annotation: Annotated[T, marker]",
             )
         if not (isinstance(cls, type) and hasattr(cls, "model_fields")):
             raise MarkerError(

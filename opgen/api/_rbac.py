@@ -81,9 +81,15 @@ def rbac(
         role_name=role_name,
     )
     if not rule.verbs:
-        raise MarkerError("@op.rbac: verbs= must name at least one verb")
+        raise MarkerError(
+            "@op.rbac: verbs= must name at least one verb",
+            hint='for example verbs=["get", "list", "watch"]',
+        )
     if not rule.resources and not rule.urls:
-        raise MarkerError("@op.rbac: give resources= (with groups=) or urls=")
+        raise MarkerError(
+            "@op.rbac: give resources= (with groups=) or urls=",
+            hint='for example groups=["apps"], resources=["deployments"]',
+        )
     if rule.urls and (rule.resources or rule.groups):
         raise MarkerError(
             "@op.rbac: urls= (non-resource URLs) cannot be combined with resources="

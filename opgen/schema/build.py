@@ -73,7 +73,9 @@ def build_version_schema(model: type[Any]) -> VersionSchema:
         raise
     except (PydanticUserError, PydanticSchemaGenerationError) as error:
         raise SchemaError(
-            f"Pydantic cannot describe this model: {error}", location=location
+            f"Pydantic cannot describe this model: {error}",
+            location=location,
+            hint="use the types docs/markers.md lists under 'Python and Pydantic types'",
         ) from None
     flattened = Flattener(raw, generator).flatten(location)
     root = _wrap_root(flattened.schema, flattened.origins, location)

@@ -187,7 +187,10 @@ def apply(files: Sequence[File], root: Path, *, force: bool = False) -> list[Fil
 def _change_for(file: File, root: Path, *, force: bool) -> Change:
     target = file.target(root)
     if target.is_dir():
-        raise ScaffoldError(f"{file.path}: a directory is in the way of this file")
+        raise ScaffoldError(
+            f"{file.path}: a directory is in the way of this file",
+            hint="move the directory away, then run the command again",
+        )
     if not target.exists():
         return Change(file.path, Action.CREATE, file.ownership, None, file.content)
     old = target.read_text(encoding="utf-8")
