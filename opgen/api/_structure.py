@@ -47,27 +47,30 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Required(Marker):
-    """The field must be present, even though it has a default or admits None."""
+class _Presence(Marker):
+    """Base of Required and Optional: they set whether the field is required."""
 
     placements: ClassVar[Placement] = Placement.FIELD
     priority: ClassVar[int] = 3
+    required: ClassVar[bool]
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        ctx.required = True
+        ctx.required = self.required
         return node
 
 
 @dataclass(frozen=True)
-class Optional(Marker):
+class Required(_Presence):
+    """The field must be present, even though it has a default or admits None."""
+
+    required: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Optional(_Presence):
     """The field may be omitted, even though the Python model requires it."""
 
-    placements: ClassVar[Placement] = Placement.FIELD
-    priority: ClassVar[int] = 3
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        ctx.required = False
-        return node
+    required: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, eq=False)
