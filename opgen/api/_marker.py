@@ -33,7 +33,7 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from opgen.api._values import validate_value
 from opgen.api._wire import to_wire_value
-from opgen.errors import Diagnostic, Location, MarkerError
+from opgen.errors import Location, MarkerError
 
 __all__ = [
     "FLOAT_FLAG",
@@ -90,10 +90,8 @@ class MarkerContext:
     """The field's JSON name when the marker stands on a field."""
     required: bool = False
     """Whether the field is required; Required/Optional markers change it."""
-    has_python_default: bool = False
     parent_rules: list[SchemaNode] = field(default_factory=list)
     """CEL rules the marker adds to the object that holds the field."""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def error(
         self, marker: Marker, message: str, hint: str | None = None
@@ -101,9 +99,6 @@ class MarkerContext:
         return MarkerError(
             f"{marker.display()}: {message}", location=self.location, hint=hint
         )
-
-    def warn(self, message: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(message, location=self.location, hint=hint))
 
 
 def node_type(node: SchemaNode) -> str | None:

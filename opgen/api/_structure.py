@@ -327,9 +327,7 @@ class Items(Marker):
                 f"applies to lists, but this is {node_type(node) or 'untyped'}",
                 hint="for map values write dict[str, Annotated[V, marker]]",
             )
-        items_ctx = MarkerContext(
-            location=ctx.location, placement=Placement.TYPE, diagnostics=ctx.diagnostics
-        )
+        items_ctx = MarkerContext(location=ctx.location, placement=Placement.TYPE)
         items: SchemaNode = dict(node["items"])
         for marker in sorted(self.markers, key=lambda m: m.priority):
             items = marker.apply(items, items_ctx)

@@ -36,7 +36,6 @@ from opgen.errors import Diagnostic, Location, MarkerError, SchemaError
 from opgen.model.kinds import source_file
 from opgen.schema.generator import (
     CLASS_KEY,
-    DEFAULT_FLAG,
     ENUM_TITLE_KEY,
     MARKERS_KEY,
     NONE_FLAG,
@@ -47,7 +46,7 @@ from opgen.schema.generator import (
 __all__ = ["INTERNAL_KEYS", "Flattened", "Flattener"]
 
 INTERNAL_KEYS = frozenset(
-    {MARKERS_KEY, CLASS_KEY, NONE_FLAG, DEFAULT_FLAG, FLOAT_FLAG, ENUM_TITLE_KEY}
+    {MARKERS_KEY, CLASS_KEY, NONE_FLAG, FLOAT_FLAG, ENUM_TITLE_KEY}
 )
 VALIDATIONS = "x-kubernetes-validations"
 _DOC_KEYS = ("description", "title", "example", "externalDocs")
@@ -105,14 +104,13 @@ class Flattener:
         return Flattened(schema, self.origins, self.diagnostics)
 
     def type_context(self, location: Location) -> MarkerContext:
-        return MarkerContext(location, Placement.TYPE, diagnostics=self.diagnostics)
+        return MarkerContext(location, Placement.TYPE)
 
     # -- one node ------------------------------------------------------------
     def node(self, raw: SchemaNode, site: Site, ctx: MarkerContext) -> SchemaNode:
         raw = dict(raw)
         pending = [self.generator.pending[i] for i in raw.pop(MARKERS_KEY, ())]
         nullable = raw.pop(NONE_FLAG, False) and site.placement is not Placement.FIELD
-        raw.pop(DEFAULT_FLAG, None)
         location = self.class_location(raw) or site.location
         type_rules: list[SchemaNode] = []
         if any(isinstance(p.marker, Schemaless) for p in pending):
@@ -225,15 +223,12 @@ class Flattener:
                 file=file, cls=owner, field=python_names.get(wire, wire)
             )
             admits_none = bool(sub.get(NONE_FLAG))
-            has_default = bool(sub.get(DEFAULT_FLAG))
             base_required = wire in required_in and not admits_none
             ctx = MarkerContext(
                 location,
                 Placement.FIELD,
                 wire_name=wire,
                 required=base_required,
-                has_python_default=has_default,
-                diagnostics=self.diagnostics,
             )
             field_site = Site(location, Placement.FIELD, f"{site.path}.{wire}")
             node = self.node(sub, field_site, ctx)

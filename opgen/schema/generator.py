@@ -10,7 +10,7 @@ It also keeps what the later stages need and Pydantic would lose:
 - markers found in `Annotated` metadata are recorded (`attach_marker`) with the
   class and field they were written on, and tagged onto their node by index;
 - model nodes are tagged with the model class they describe;
-- small flags for `X | None` (optional), Python defaults and floats.
+- small flags for `X | None` (optional) and floats.
 Internal keys all start with `x-opgen-` and never reach the output.
 """
 
@@ -35,7 +35,6 @@ from opgen.schema import annotated
 
 __all__ = [
     "CLASS_KEY",
-    "DEFAULT_FLAG",
     "ENUM_TITLE_KEY",
     "MARKERS_KEY",
     "NONE_FLAG",
@@ -46,7 +45,6 @@ __all__ = [
 MARKERS_KEY = "x-opgen-markers"
 CLASS_KEY = "x-opgen-class"
 NONE_FLAG = "x-opgen-none"
-DEFAULT_FLAG = "x-opgen-has-default"
 ENUM_TITLE_KEY = "x-opgen-enum-title"
 
 
@@ -141,7 +139,6 @@ class KubeJsonSchema(GenerateJsonSchema):
 
     def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
         json_schema = dict(self.generate_inner(schema["schema"]))
-        json_schema[DEFAULT_FLAG] = True
         if "default" not in schema:  # default_factory: optional, nothing to publish
             return json_schema
         try:
