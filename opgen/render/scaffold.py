@@ -185,18 +185,12 @@ def _api_package_files(
     layout: Layout, p: ProjectView, resource: Resource
 ) -> list[File]:
     packages = layout.api_packages(resource.group, resource.version)
+    r = resource_view(layout.project, resource)
     files = [
         File(path, render("project/api_init.py.j2", p=p), Ownership.USER)
         for path in packages[:-1]
     ]
-    files.append(
-        File(
-            packages[-1],
-            f'{p.license_header}"""The {resource.group} API, version {resource.version}."""\n',
-            Ownership.USER,
-        )
-    )
-    r = resource_view(layout.project, resource)
+    files.append(_user(packages[-1], "api/version_init.py.j2", p, r))
     files.append(
         _user(
             layout.groupversion_file(resource.group, resource.version),
