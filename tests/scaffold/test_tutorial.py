@@ -104,6 +104,8 @@ def test_generate_wrote_what_section_3_says(project: Path) -> None:
     assert spec["properties"]["workers"]["minimum"] == 0
     columns = crd["spec"]["versions"][0]["additionalPrinterColumns"]
     assert columns[0]["jsonPath"] == ".status.readyWorkers"
+    client = project / "ray_operator/api/v1/zz_generated_client.py"
+    assert "class RayClusterClient(" in client.read_text()
 
 
 def test_the_configmap_marker_reached_role_yaml(project: Path) -> None:
