@@ -36,19 +36,11 @@ def opgen(cwd: Path, *args: str) -> Run:
     return Run(result.exit_code, result.stdout, result.stderr)
 
 
-def api_args(group: str, version: str, kind: str, *flags: str) -> tuple[str, ...]:
-    """The command line of `opgen create api` for one kind, plus `flags`."""
-    return (
-        "create",
-        "api",
-        "--group",
-        group,
-        "--version",
-        version,
-        "--kind",
-        kind,
-        *flags,
-    )
+def api_args(
+    group: str, version: str, kind: str, *flags: str, verb: str = "create"
+) -> tuple[str, ...]:
+    """The command line of `opgen create api` (or `delete api`) for one kind."""
+    return (verb, "api", "--group", group, "--version", version, "--kind", kind, *flags)
 
 
 def create_api(cwd: Path, group: str, version: str, kind: str, *flags: str) -> Run:
@@ -126,6 +118,7 @@ def snapshot(root: Path) -> dict[str, str]:
 
 INIT = ("init", "--domain", "example.com", "--project-name", "ray-operator")
 CREATE_RAY = api_args("ray", "v1", "RayCluster")
+DELETE_RAY = api_args("ray", "v1", "RayCluster", verb="delete")
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.scaffold.conftest import CREATE_RAY, INIT, api_args, opgen, tree_hash
+from tests.scaffold.conftest import (
+    CREATE_RAY,
+    DELETE_RAY,
+    INIT,
+    api_args,
+    opgen,
+    tree_hash,
+)
 
 Setup = Callable[[Path], Path]
 
@@ -285,14 +292,14 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
     (
         "delete: unknown kind",
         with_ray,
-        ("delete", "api", "--group", "ray", "--version", "v1", "--kind", "RayJob"),
+        api_args("ray", "v1", "RayJob", verb="delete"),
         1,
         "RayJob (ray/v1) is not in this project",
     ),
     (
         "delete: edited file",
         edited_ray,
-        ("delete", "api", "--group", "ray", "--version", "v1", "--kind", "RayCluster"),
+        DELETE_RAY,
         1,
         "you edited files",
     ),

@@ -12,6 +12,7 @@ import yaml
 from opgen.project import load_project, replay_commands
 from tests.scaffold.conftest import (
     CREATE_RAY,
+    DELETE_RAY,
     INIT,
     api_args,
     create_api,
@@ -195,17 +196,7 @@ def test_create_api_adds_files_and_wiring(project: Path) -> None:
 def test_create_then_delete_restores_the_tree_exactly(project: Path) -> None:
     before = snapshot(project)
     assert opgen(project, *CREATE_RAY).exit_code == 0
-    run = opgen(
-        project,
-        "delete",
-        "api",
-        "--group",
-        "ray",
-        "--version",
-        "v1",
-        "--kind",
-        "RayCluster",
-    )
+    run = opgen(project, *DELETE_RAY)
     assert run.exit_code == 0, run.stderr
     assert snapshot(project) == before
     assert not (project / "ray_operator/api/v1").exists()
@@ -217,16 +208,7 @@ def test_delete_refuses_edited_files_unless_forced(project: Path) -> None:
     types = project / "ray_operator/api/v1/raycluster_types.py"
     types.write_text(types.read_text() + "\n# my field ideas\n")
     before = tree_hash(project)
-    delete = (
-        "delete",
-        "api",
-        "--group",
-        "ray",
-        "--version",
-        "v1",
-        "--kind",
-        "RayCluster",
-    )
+    delete = DELETE_RAY
     run = opgen(project, *delete)
     assert run.exit_code == 1
     assert (
@@ -242,17 +224,7 @@ def test_delete_refuses_edited_files_unless_forced(project: Path) -> None:
 def test_delete_keeps_files_other_kinds_need(project: Path) -> None:
     assert opgen(project, *CREATE_RAY).exit_code == 0
     assert create_api(project, "ray", "v1", "RayJob").exit_code == 0
-    run = opgen(
-        project,
-        "delete",
-        "api",
-        "--group",
-        "ray",
-        "--version",
-        "v1",
-        "--kind",
-        "RayCluster",
-    )
+    run = opgen(project, *DELETE_RAY)
     assert run.exit_code == 0, run.stderr
     assert (project / "ray_operator/api/v1/groupversion_info.py").exists()
     assert (project / "ray_operator/api/v1/rayjob_types.py").exists()
@@ -263,18 +235,7 @@ def test_delete_keeps_files_other_kinds_need(project: Path) -> None:
     )
     # The shared file's hash moves on with the project: deleting RayJob removes it.
     assert (
-        opgen(
-            project,
-            "delete",
-            "api",
-            "--group",
-            "ray",
-            "--version",
-            "v1",
-            "--kind",
-            "RayJob",
-        ).exit_code
-        == 0
+        opgen(project, *api_args("ray", "v1", "RayJob", verb="delete")).exit_code == 0
     )
     assert not (project / "ray_operator/api/v1").exists()
 
