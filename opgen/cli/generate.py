@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from opgen.cli._app import fail, reports_errors, warn
+from opgen.cli._app import fail, report_applied, reports_errors, warn
 
 if TYPE_CHECKING:
     from opgen.write import Plan
@@ -92,11 +92,7 @@ def _run(plan: Plan, *, check: bool, dry_run: bool) -> None:
             typer.echo(line)
         return
     plan.apply()
-    for line in plan.describe():
-        if not line.startswith("unchanged"):
-            typer.echo(line)
-    if not plan.writes:
-        typer.echo("up to date")
+    report_applied(plan, nothing="up to date")
 
 
 def _generate(command: str, *, everything: bool, check: bool, dry_run: bool) -> None:

@@ -10,27 +10,16 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from opgen.cli._app import reports_errors
-
-if TYPE_CHECKING:
-    from opgen.write import Plan
+from opgen.cli._app import report_applied, reports_errors
 
 
 class LicenseChoice(str, enum.Enum):
     apache2 = "apache2"
     none = "none"
-
-
-def _report(plan: Plan, *, verb: str) -> None:
-    for line in plan.describe():
-        if not line.startswith("unchanged"):
-            typer.echo(line)
-    if not plan.writes:
-        typer.echo(f"nothing to {verb}: every file is already up to date")
 
 
 @reports_errors
@@ -79,7 +68,9 @@ def init_command(
     ensure_empty_for_init(root)
     the_plan = plan(init_files(project), root)
     the_plan.apply()
-    _report(the_plan, verb="write")
+    report_applied(
+        the_plan, nothing="nothing to write: every file is already up to date"
+    )
     typer.echo(
         f"\nCreated the {project.project_name} project. Next: "
         "opgen create api --group <group> --version v1 --kind <Kind>"
@@ -144,7 +135,9 @@ def create_api(
     updated = updated.with_hashes(files_plan.user_file_hashes())
     the_plan = files_plan.merge(plan([project_file(updated)], root))
     the_plan.apply()
-    _report(the_plan, verb="write")
+    report_applied(
+        the_plan, nothing="nothing to write: every file is already up to date"
+    )
     if entry.api:
         typer.echo(
             f"\nEdit {Layout(updated).types_file(entry)}, then run `opgen generate` "
@@ -182,7 +175,9 @@ def delete_api(
         removals=deletion.removals,
     )
     the_plan.apply()
-    _report(the_plan, verb="delete")
+    report_applied(
+        the_plan, nothing="nothing to delete: every file is already up to date"
+    )
     typer.echo("\nRun `opgen generate` to refresh config/rbac/role.yaml.")
 
 
