@@ -21,12 +21,10 @@ This package never imports the generator; docs/markers.md describes each name.
 from opgen.api import naming
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
 from opgen.api._kind import (
-    ResourceInfo,
     crd_metadata,
     deprecated_version,
     kind,
     print_column,
-    resource_info,
     selectable_field,
     skip_version,
     storage_version,
@@ -34,6 +32,7 @@ from opgen.api._kind import (
     subresource_status,
     unserved_version,
 )
+from opgen.api._kindinfo import ResourceInfo, resource_info
 from opgen.api._marker import Marker, Placement
 from opgen.api._meta import (
     Condition,

@@ -171,6 +171,8 @@ class _OneOfGroup(Marker):
     fields: tuple[str, ...] = field(default=())
     placements: ClassVar[Placement] = Placement.TYPE
     repeatable: ClassVar[bool] = True
+    requirement: ClassVar[str]
+    """The rule's message; `{names}` stands for the members, space-separated."""
 
     def __init__(self, *fields: str) -> None:
         name = type(self).__name__
@@ -217,9 +219,6 @@ class _OneOfGroup(Marker):
             raise ctx.error(self, "names a field twice")
         return members
 
-    def _count(self, members: list[str]) -> str:
-        return "+".join(f"(has(self.{cel_field(m)})?1:0)" for m in members)
-
     def _present(self, value: Any) -> list[str]:
         """The members set in a wire object (`has(self.x)` in the CEL rule)."""
         if not isinstance(value, dict):
@@ -227,9 +226,34 @@ class _OneOfGroup(Marker):
         names = [m if m in value else to_camel(m) for m in self.fields]
         return [name for name in names if name in value]
 
-    def _message(self, verb: str, value: Any) -> str:
+    def _satisfied_by(self, count: int) -> bool:
+        """Whether `count` members set is what the group allows."""
+        raise NotImplementedError
+
+    def _rule(self, members: list[str]) -> str:
+        """The CEL expression over the members' wire names."""
+        raise NotImplementedError
+
+    def check(self, value: Any) -> str | None:
+        if not isinstance(value, dict) or self._satisfied_by(len(self._present(value))):
+            return None
         names = " ".join(m if m in value else to_camel(m) for m in self.fields)
-        return f"{verb.format(names=names)} (set: {', '.join(self._present(value)) or 'none'})"
+        set_now = ", ".join(self._present(value)) or "none"
+        return f"{self.requirement.format(names=names)} (set: {set_now})"
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        members = self._members(node, ctx)
+        return _append_rule(
+            node,
+            {
+                "message": self.requirement.format(names=" ".join(members)),
+                "rule": self._rule(members),
+            },
+        )
+
+
+def _count(members: list[str]) -> str:
+    return "+".join(f"(has(self.{cel_field(m)})?1:0)" for m in members)
 
 
 @dataclass(frozen=True, init=False)
@@ -237,21 +261,13 @@ class AtMostOneOf(_OneOfGroup):
     """At most one of the named fields may be set (a CEL rule on the model)."""
 
     priority: ClassVar[int] = 11
+    requirement: ClassVar[str] = "at most one of the fields in [{names}] may be set"
 
-    def check(self, value: Any) -> str | None:
-        if not isinstance(value, dict) or len(self._present(value)) <= 1:
-            return None
-        return self._message("at most one of the fields in [{names}] may be set", value)
+    def _satisfied_by(self, count: int) -> bool:
+        return count <= 1
 
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        members = self._members(node, ctx)
-        return _append_rule(
-            node,
-            {
-                "message": f"at most one of the fields in [{' '.join(members)}] may be set",
-                "rule": f"{self._count(members)} <= 1",
-            },
-        )
+    def _rule(self, members: list[str]) -> str:
+        return f"{_count(members)} <= 1"
 
 
 @dataclass(frozen=True, init=False)
@@ -259,23 +275,13 @@ class ExactlyOneOf(_OneOfGroup):
     """Exactly one of the named fields must be set (a CEL rule on the model)."""
 
     priority: ClassVar[int] = 12
+    requirement: ClassVar[str] = "exactly one of the fields in [{names}] must be set"
 
-    def check(self, value: Any) -> str | None:
-        if not isinstance(value, dict) or len(self._present(value)) == 1:
-            return None
-        return self._message(
-            "exactly one of the fields in [{names}] must be set", value
-        )
+    def _satisfied_by(self, count: int) -> bool:
+        return count == 1
 
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        members = self._members(node, ctx)
-        return _append_rule(
-            node,
-            {
-                "message": f"exactly one of the fields in [{' '.join(members)}] must be set",
-                "rule": f"{self._count(members)} == 1",
-            },
-        )
+    def _rule(self, members: list[str]) -> str:
+        return f"{_count(members)} == 1"
 
 
 @dataclass(frozen=True, init=False)
@@ -283,20 +289,10 @@ class AtLeastOneOf(_OneOfGroup):
     """At least one of the named fields must be set (a CEL rule on the model)."""
 
     priority: ClassVar[int] = 13
+    requirement: ClassVar[str] = "at least one of the fields in [{names}] must be set"
 
-    def check(self, value: Any) -> str | None:
-        if not isinstance(value, dict) or len(self._present(value)) >= 1:
-            return None
-        return self._message(
-            "at least one of the fields in [{names}] must be set", value
-        )
+    def _satisfied_by(self, count: int) -> bool:
+        return count >= 1
 
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        members = self._members(node, ctx)
-        return _append_rule(
-            node,
-            {
-                "message": f"at least one of the fields in [{' '.join(members)}] must be set",
-                "rule": "||".join(f"has(self.{cel_field(m)})" for m in members),
-            },
-        )
+    def _rule(self, members: list[str]) -> str:
+        return "||".join(f"has(self.{cel_field(m)})" for m in members)

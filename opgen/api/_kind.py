@@ -1,32 +1,33 @@
-"""Kind-level decorators on `CustomResource` classes, and reading them back.
+"""Kind-level decorators on `CustomResource` classes.
 
 `@op.kind(group=, version=)` makes a class a kind; the other decorators add
 subresources, printer columns, version flags, selectable fields and CRD
 metadata. Decorators only record frozen values on the class itself (never
-inherited by subclasses); `kind_markers(cls)` collects them in source order and
-`resource_info(cls)` answers what runtime and clients need.
+inherited by subclasses); `_kindinfo` reads them back.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeVar
 
-from opgen.api._marker import Marker, MarkerContext, Placement, SchemaNode
-from opgen.api.naming import pluralize
+from opgen.api._marker import (
+    Marker,
+    MarkerContext,
+    Placement,
+    SchemaNode,
+    record_on_class,
+)
 from opgen.errors import Location, MarkerError
-from opgen.model.kinds import SOURCE_FILE_ATTR
 
 __all__ = [
+    "KIND_MARKERS_ATTR",
     "CrdMetadata",
     "DeprecatedVersion",
     "KindDecl",
     "KindMarker",
-    "KindMarkers",
     "PrintColumn",
-    "ResourceInfo",
     "SelectableField",
     "SkipVersion",
     "StorageVersion",
@@ -36,9 +37,7 @@ __all__ = [
     "crd_metadata",
     "deprecated_version",
     "kind",
-    "kind_markers",
     "print_column",
-    "resource_info",
     "selectable_field",
     "skip_version",
     "storage_version",
@@ -75,11 +74,7 @@ class KindMarker(Marker):
                 f"{self.display()} decorates op.CustomResource subclasses, not {cls!r}",
                 location=Location(cls=getattr(cls, "__qualname__", None)),
             )
-        markers: list[KindMarker] | None = cls.__dict__.get(KIND_MARKERS_ATTR)
-        if markers is None:
-            markers = []
-            setattr(cls, KIND_MARKERS_ATTR, markers)
-        markers.append(self)
+        record_on_class(cls, KIND_MARKERS_ATTR, self)
         return cls
 
 
@@ -316,117 +311,3 @@ def crd_metadata(
 ) -> CrdMetadata:
     """Add annotations and labels to the generated CRD."""
     return CrdMetadata(_pairs("annotations", annotations), _pairs("labels", labels))
-
-
-@dataclass(frozen=True)
-class KindMarkers:
-    """Every kind-level decorator on one class, in source order."""
-
-    decl: KindDecl | None = None
-    status: bool = False
-    scale: SubresourceScale | None = None
-    columns: tuple[PrintColumn, ...] = ()
-    storage: bool = False
-    unserved: bool = False
-    deprecated: DeprecatedVersion | None = None
-    skip: bool = False
-    selectable_fields: tuple[SelectableField, ...] = ()
-    metadata: tuple[CrdMetadata, ...] = field(default=())
-
-    @property
-    def any(self) -> bool:
-        return self != KindMarkers()
-
-
-def kind_markers(cls: type) -> KindMarkers:
-    """Collect the kind-level decorators written on `cls` (not inherited)."""
-    applied: list[KindMarker] = cls.__dict__.get(KIND_MARKERS_ATTR) or []
-    in_source_order = list(reversed(applied))
-    singles: dict[type[KindMarker], KindMarker] = {}
-    for marker in in_source_order:
-        if not marker.repeatable:
-            if type(marker) in singles:
-                raise MarkerError(
-                    f"{marker.display()} appears twice",
-                    location=Location(file=_file_of(cls), cls=cls.__qualname__),
-                )
-            singles[type(marker)] = marker
-    decl = singles.get(KindDecl)
-    scale = singles.get(SubresourceScale)
-    deprecated = singles.get(DeprecatedVersion)
-    return KindMarkers(
-        decl=decl if isinstance(decl, KindDecl) else None,
-        status=SubresourceStatus in singles,
-        scale=scale if isinstance(scale, SubresourceScale) else None,
-        columns=tuple(m for m in in_source_order if isinstance(m, PrintColumn)),
-        storage=StorageVersion in singles,
-        unserved=UnservedVersion in singles,
-        deprecated=deprecated if isinstance(deprecated, DeprecatedVersion) else None,
-        skip=SkipVersion in singles,
-        selectable_fields=tuple(
-            m for m in in_source_order if isinstance(m, SelectableField)
-        ),
-        metadata=tuple(m for m in in_source_order if isinstance(m, CrdMetadata)),
-    )
-
-
-def _file_of(cls: type) -> str | None:
-    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
-    if isinstance(recorded, str):
-        return recorded
-    module = sys.modules.get(cls.__module__)
-    return getattr(module, "__file__", None)
-
-
-@dataclass(frozen=True)
-class ResourceInfo:
-    """What clients and the runtime need to address a kind."""
-
-    group: str
-    version: str
-    kind: str
-    plural: str
-    singular: str
-    namespaced: bool
-    status_subresource: bool
-    scale: tuple[str, str, str | None] | None
-    short_names: tuple[str, ...]
-    categories: tuple[str, ...]
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-
-def resource_info(cls: type) -> ResourceInfo:
-    """The kind information of a CustomResource class decorated with `@op.kind`."""
-    markers = kind_markers(cls)
-    decl = markers.decl
-    if decl is None:
-        raise MarkerError(
-            f"{cls.__qualname__} is not a kind",
-            location=Location(file=_file_of(cls), cls=cls.__qualname__),
-            hint="decorate it with @op.kind(group=..., version=...)",
-        )
-    kind_name = cls.__name__
-    scale = markers.scale
-    return ResourceInfo(
-        group=decl.group,
-        version=decl.version,
-        kind=kind_name,
-        plural=decl.plural or pluralize(kind_name),
-        singular=decl.singular or kind_name.lower(),
-        namespaced=decl.scope == "Namespaced",
-        status_subresource=markers.status,
-        scale=(
-            (
-                scale.spec_replicas_path,
-                scale.status_replicas_path,
-                scale.label_selector_path,
-            )
-            if scale
-            else None
-        ),
-        short_names=decl.short_names,
-        categories=decl.categories,
-    )

@@ -33,7 +33,7 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from opgen.api._values import validate_value
 from opgen.api._wire import to_wire_value
-from opgen.errors import Diagnostic, Location, MarkerError
+from opgen.errors import Location, MarkerError
 
 __all__ = [
     "FLOAT_FLAG",
@@ -44,6 +44,8 @@ __all__ = [
     "SchemaNode",
     "constraint_problem",
     "node_type",
+    "record_on_class",
+    "recorded_on_class",
     "type_markers",
 ]
 
@@ -88,10 +90,8 @@ class MarkerContext:
     """The field's JSON name when the marker stands on a field."""
     required: bool = False
     """Whether the field is required; Required/Optional markers change it."""
-    has_python_default: bool = False
     parent_rules: list[SchemaNode] = field(default_factory=list)
     """CEL rules the marker adds to the object that holds the field."""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def error(
         self, marker: Marker, message: str, hint: str | None = None
@@ -99,9 +99,6 @@ class MarkerContext:
         return MarkerError(
             f"{marker.display()}: {message}", location=self.location, hint=hint
         )
-
-    def warn(self, message: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(message, location=self.location, hint=hint))
 
 
 def node_type(node: SchemaNode) -> str | None:
@@ -199,6 +196,7 @@ class Marker:
                 f"{self.display()} cannot decorate a class: it stands on "
                 f"{self.placements.describe()}",
                 location=Location(cls=getattr(cls, "__qualname__", None)),
+                hint="write it in the field's annotation: Annotated[T, marker]",
             )
         if not (isinstance(cls, type) and hasattr(cls, "model_fields")):
             raise MarkerError(
@@ -206,11 +204,7 @@ class Marker:
                 f"not {cls!r}",
                 hint="for a scalar type, use Annotated[..., marker] instead",
             )
-        markers: list[Marker] | None = cls.__dict__.get(TYPE_MARKERS_ATTR)
-        if markers is None:
-            markers = []
-            setattr(cls, TYPE_MARKERS_ATTR, markers)
-        markers.append(self)
+        record_on_class(cls, TYPE_MARKERS_ATTR, self)
         return cls
 
 
@@ -241,8 +235,25 @@ def constraint_problem(value: Any, constraint: SchemaNode) -> str | None:
     return f"{inner.lstrip('.')}: {detail}"
 
 
+def record_on_class(cls: type, attr: str, value: object) -> None:
+    """Add `value` to the list `attr` kept on `cls` itself (never on a base class,
+    so that subclasses do not inherit what decorated their parent)."""
+    recorded: list[object] | None = cls.__dict__.get(attr)
+    if recorded is None:
+        recorded = []
+        setattr(cls, attr, recorded)
+    recorded.append(value)
+
+
+def recorded_on_class(cls: type, attr: str) -> tuple[Any, ...]:
+    """What decorators recorded under `attr` on `cls` itself, in source order.
+
+    Decorators run bottom-up, so the list is reversed.
+    """
+    return tuple(reversed(cls.__dict__.get(attr) or ()))
+
+
 def type_markers(cls: type) -> tuple[Marker, ...]:
     """Markers used as decorators on `cls` itself (not inherited), in source order."""
-    markers: list[Marker] = cls.__dict__.get(TYPE_MARKERS_ATTR) or []
-    # Decorators run bottom-up; reverse to get the order they are written in.
-    return tuple(reversed(markers))
+    markers: tuple[Marker, ...] = recorded_on_class(cls, TYPE_MARKERS_ATTR)
+    return markers

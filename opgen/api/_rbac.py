@@ -6,10 +6,12 @@ The decorator stores `RbacRule` values on the class (repeatable, source order);
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Sequence
 from typing import TypeVar
 
+from opgen.api._marker import record_on_class, recorded_on_class
 from opgen.errors import MarkerError
 from opgen.model.kinds import SourceRef
 from opgen.model.rbac import RbacRule
@@ -48,21 +50,8 @@ class _RbacDecorator:
     def __call__(self, cls: C) -> C:
         if not isinstance(cls, type):
             raise MarkerError(f"@op.rbac decorates classes (reconcilers), not {cls!r}")
-        rules: list[RbacRule] | None = cls.__dict__.get(RBAC_ATTR)
-        if rules is None:
-            rules = []
-            setattr(cls, RBAC_ATTR, rules)
-        rules.append(
-            RbacRule(
-                verbs=self.rule.verbs,
-                groups=self.rule.groups,
-                resources=self.rule.resources,
-                resource_names=self.rule.resource_names,
-                urls=self.rule.urls,
-                namespace=self.rule.namespace,
-                role_name=self.rule.role_name,
-                source=_source(cls),
-            )
+        record_on_class(
+            cls, RBAC_ATTR, dataclasses.replace(self.rule, source=_source(cls))
         )
         return cls
 
@@ -92,9 +81,15 @@ def rbac(
         role_name=role_name,
     )
     if not rule.verbs:
-        raise MarkerError("@op.rbac: verbs= must name at least one verb")
+        raise MarkerError(
+            "@op.rbac: verbs= must name at least one verb",
+            hint='for example verbs=["get", "list", "watch"]',
+        )
     if not rule.resources and not rule.urls:
-        raise MarkerError("@op.rbac: give resources= (with groups=) or urls=")
+        raise MarkerError(
+            "@op.rbac: give resources= (with groups=) or urls=",
+            hint='for example groups=["apps"], resources=["deployments"]',
+        )
     if rule.urls and (rule.resources or rule.groups):
         raise MarkerError(
             "@op.rbac: urls= (non-resource URLs) cannot be combined with resources="
@@ -108,5 +103,5 @@ def rbac(
 
 def rbac_rules(cls: type) -> tuple[RbacRule, ...]:
     """The `@op.rbac` rules written on `cls`, in source order."""
-    rules: list[RbacRule] = cls.__dict__.get(RBAC_ATTR) or []
-    return tuple(reversed(rules))
+    rules: tuple[RbacRule, ...] = recorded_on_class(cls, RBAC_ATTR)
+    return rules

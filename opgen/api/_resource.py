@@ -17,7 +17,7 @@ from pydantic import Field, create_model, model_validator
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
-from opgen.api._kind import kind_markers
+from opgen.api._kindinfo import kind_markers
 from opgen.api._meta import ObjectMeta
 from opgen.api._model import Model
 from opgen.api._wire import to_wire_value

@@ -16,8 +16,12 @@ from opgen.api._marker import (
     SchemaNode,
     constraint_problem,
 )
-from opgen.api._validation import OPENAPI_TYPES, count_argument, require_type
-from opgen.errors import MarkerError
+from opgen.api._validation import (
+    OPENAPI_TYPES,
+    CountMarker,
+    choice_argument,
+    require_type,
+)
 
 __all__ = [
     "MaxItems",
@@ -29,39 +33,24 @@ __all__ = [
     "UniqueItems",
 ]
 
+_ARRAY = frozenset({"array"})
+_OBJECT = frozenset({"object"})
+
 
 @dataclass(frozen=True)
-class MinItems(Marker):
+class MinItems(CountMarker):
     """A list must have at least `value` items (`minItems`)."""
 
-    value: int
-
-    def __post_init__(self) -> None:
-        count_argument("MinItems", self.value)
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"minItems": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        require_type(self, node, ctx, frozenset({"array"}))
-        return {**node, "minItems": self.value}
+    keyword: ClassVar[str] = "minItems"
+    applies_to: ClassVar[frozenset[str]] = _ARRAY
 
 
 @dataclass(frozen=True)
-class MaxItems(Marker):
+class MaxItems(CountMarker):
     """A list must have at most `value` items (`maxItems`)."""
 
-    value: int
-
-    def __post_init__(self) -> None:
-        count_argument("MaxItems", self.value)
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"maxItems": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        require_type(self, node, ctx, frozenset({"array"}))
-        return {**node, "maxItems": self.value}
+    keyword: ClassVar[str] = "maxItems"
+    applies_to: ClassVar[frozenset[str]] = _ARRAY
 
 
 @dataclass(frozen=True)
@@ -73,7 +62,7 @@ class UniqueItems(Marker):
         return constraint_problem(value, {"x-kubernetes-list-type": "set"})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        require_type(self, node, ctx, frozenset({"array"}))
+        require_type(self, node, ctx, _ARRAY)
         current = node.get("x-kubernetes-list-type")
         if current not in (None, "set"):
             raise ctx.error(self, f"conflicts with op.ListType({current!r})")
@@ -81,37 +70,19 @@ class UniqueItems(Marker):
 
 
 @dataclass(frozen=True)
-class MinProperties(Marker):
+class MinProperties(CountMarker):
     """An object must have at least `value` properties (`minProperties`)."""
 
-    value: int
-
-    def __post_init__(self) -> None:
-        count_argument("MinProperties", self.value)
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"minProperties": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        require_type(self, node, ctx, frozenset({"object"}))
-        return {**node, "minProperties": self.value}
+    keyword: ClassVar[str] = "minProperties"
+    applies_to: ClassVar[frozenset[str]] = _OBJECT
 
 
 @dataclass(frozen=True)
-class MaxProperties(Marker):
+class MaxProperties(CountMarker):
     """An object must have at most `value` properties (`maxProperties`)."""
 
-    value: int
-
-    def __post_init__(self) -> None:
-        count_argument("MaxProperties", self.value)
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"maxProperties": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        require_type(self, node, ctx, frozenset({"object"}))
-        return {**node, "maxProperties": self.value}
+    keyword: ClassVar[str] = "maxProperties"
+    applies_to: ClassVar[frozenset[str]] = _OBJECT
 
 
 _KEPT_ON_RETYPE = frozenset(
@@ -138,10 +109,7 @@ class Type(Marker):
     priority: ClassVar[int] = 1
 
     def __post_init__(self) -> None:
-        if self.name not in OPENAPI_TYPES:
-            raise MarkerError(
-                f"op.Type({self.name!r}): must be one of {', '.join(OPENAPI_TYPES)}"
-            )
+        choice_argument("Type", self.name, OPENAPI_TYPES)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         if self.name == "number":

@@ -23,6 +23,7 @@ from opgen.api._marker import (
     constraint_problem,
     node_type,
 )
+from opgen.api._validation import choice_argument
 from opgen.api._wire import to_wire_value
 from opgen.api.naming import to_camel
 from opgen.errors import MarkerError
@@ -42,78 +43,79 @@ __all__ = [
     "Schemaless",
     "StructType",
     "Title",
-    "to_wire_value",
 ]
 
 
 @dataclass(frozen=True)
-class Required(Marker):
-    """The field must be present, even though it has a default or admits None."""
+class _Presence(Marker):
+    """Base of Required and Optional: they set whether the field is required."""
 
     placements: ClassVar[Placement] = Placement.FIELD
     priority: ClassVar[int] = 3
+    required: ClassVar[bool]
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        ctx.required = True
+        ctx.required = self.required
         return node
 
 
 @dataclass(frozen=True)
-class Optional(Marker):
+class Required(_Presence):
+    """The field must be present, even though it has a default or admits None."""
+
+    required: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Optional(_Presence):
     """The field may be omitted, even though the Python model requires it."""
 
-    placements: ClassVar[Placement] = Placement.FIELD
-    priority: ClassVar[int] = 3
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        ctx.required = False
-        return node
+    required: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, eq=False)
-class Default(Marker):
-    """The API server fills in `value` when the field is missing (`default`).
-    Needed only for `None`, `[]` and `{}`; other Python defaults are written
-    automatically."""
+class _ValueMarker(Marker):
+    """Base of markers holding any JSON value: written (and compared) in wire form."""
 
     value: Any
+    keyword: ClassVar[str]
 
     def __post_init__(self) -> None:
         try:
             to_wire_value(self.value)
         except pydantic_core.PydanticSerializationError as error:
             raise MarkerError(
-                f"op.Default({self.value!r}): not JSON-serialisable"
+                f"op.{self.marker_name()}({self.value!r}): not JSON-serialisable"
             ) from error
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Default) and to_wire_value(
-            other.value
-        ) == to_wire_value(self.value)
+        return (
+            isinstance(other, _ValueMarker)
+            and type(other) is type(self)
+            and to_wire_value(other.value) == to_wire_value(self.value)
+        )
 
     def __hash__(self) -> int:
-        return hash(("Default", repr(to_wire_value(self.value))))
+        return hash((self.marker_name(), repr(to_wire_value(self.value))))
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        return {**node, "default": to_wire_value(self.value)}
+        return {**node, self.keyword: to_wire_value(self.value)}
 
 
 @dataclass(frozen=True, eq=False)
-class Example(Marker):
+class Default(_ValueMarker):
+    """The API server fills in `value` when the field is missing (`default`).
+    Needed only for `None`, `[]` and `{}`; other Python defaults are written
+    automatically."""
+
+    keyword: ClassVar[str] = "default"
+
+
+@dataclass(frozen=True, eq=False)
+class Example(_ValueMarker):
     """An example value shown in documentation (`example`)."""
 
-    value: Any
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Example) and to_wire_value(
-            other.value
-        ) == to_wire_value(self.value)
-
-    def __hash__(self) -> int:
-        return hash(("Example", repr(to_wire_value(self.value))))
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        return {**node, "example": to_wire_value(self.value)}
+    keyword: ClassVar[str] = "example"
 
 
 @dataclass(frozen=True)
@@ -204,10 +206,7 @@ class ListType(Marker):
     priority: ClassVar[int] = 2
 
     def __post_init__(self) -> None:
-        if self.kind not in _LIST_TYPES:
-            raise MarkerError(
-                f"op.ListType({self.kind!r}): must be one of {', '.join(_LIST_TYPES)}"
-            )
+        choice_argument("ListType", self.kind, _LIST_TYPES)
 
     def check(self, value: Any) -> str | None:
         return constraint_problem(value, {"x-kubernetes-list-type": self.kind})
@@ -249,45 +248,39 @@ class ListMapKey(Marker):
 
 
 @dataclass(frozen=True)
-class MapType(Marker):
-    """How server-side apply merges a map (`x-kubernetes-map-type`): `granular`
-    (per key) or `atomic` (replace whole)."""
+class _ObjectMergeType(Marker):
+    """Base of MapType and StructType: `x-kubernetes-map-type` on an object node."""
 
     kind: str
+    applies_to: ClassVar[str]
+    """What the marker decorates, for the error message."""
 
     def __post_init__(self) -> None:
-        if self.kind not in _MAP_TYPES:
-            raise MarkerError(
-                f"op.MapType({self.kind!r}): must be one of {', '.join(_MAP_TYPES)}"
-            )
+        choice_argument(self.marker_name(), self.kind, _MAP_TYPES)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         if node_type(node) != "object":
             raise ctx.error(
-                self, f"applies to maps, but this is {node_type(node) or 'untyped'}"
+                self,
+                f"applies to {self.applies_to}, but this is {node_type(node) or 'untyped'}",
             )
         return {**node, "x-kubernetes-map-type": self.kind}
 
 
 @dataclass(frozen=True)
-class StructType(Marker):
+class MapType(_ObjectMergeType):
+    """How server-side apply merges a map (`x-kubernetes-map-type`): `granular`
+    (per key) or `atomic` (replace whole)."""
+
+    applies_to: ClassVar[str] = "maps"
+
+
+@dataclass(frozen=True)
+class StructType(_ObjectMergeType):
     """How server-side apply merges a model's fields: `granular` or `atomic`
     (written as `x-kubernetes-map-type`, as the API server expects)."""
 
-    kind: str
-
-    def __post_init__(self) -> None:
-        if self.kind not in _MAP_TYPES:
-            raise MarkerError(
-                f"op.StructType({self.kind!r}): must be one of {', '.join(_MAP_TYPES)}"
-            )
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        if node_type(node) != "object":
-            raise ctx.error(
-                self, f"applies to models, but this is {node_type(node) or 'untyped'}"
-            )
-        return {**node, "x-kubernetes-map-type": self.kind}
+    applies_to: ClassVar[str] = "models"
 
 
 @dataclass(frozen=True, init=False)
@@ -334,9 +327,7 @@ class Items(Marker):
                 f"applies to lists, but this is {node_type(node) or 'untyped'}",
                 hint="for map values write dict[str, Annotated[V, marker]]",
             )
-        items_ctx = MarkerContext(
-            location=ctx.location, placement=Placement.TYPE, diagnostics=ctx.diagnostics
-        )
+        items_ctx = MarkerContext(location=ctx.location, placement=Placement.TYPE)
         items: SchemaNode = dict(node["items"])
         for marker in sorted(self.markers, key=lambda m: m.priority):
             items = marker.apply(items, items_ctx)

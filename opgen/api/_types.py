@@ -24,9 +24,9 @@ from pydantic import (
 from pydantic_core import CoreSchema
 
 from opgen.api._duration import format_go_duration, parse_go_duration
+from opgen.api._gostrings import is_date_time
 from opgen.api._marker import SchemaNode
 from opgen.api._shape import Type
-from opgen.api._values import is_date_time
 from opgen.api._wire import rfc3339
 
 __all__ = [

@@ -10,8 +10,9 @@ from __future__ import annotations
 import enum
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from opgen.api._marker import (
     Marker,
@@ -20,11 +21,13 @@ from opgen.api._marker import (
     constraint_problem,
     node_type,
 )
+from opgen.api._values import json_type
 from opgen.errors import MarkerError
 
 __all__ = [
     "OPENAPI_TYPES",
     "STRING_FORMATS",
+    "CountMarker",
     "Enum",
     "ExclusiveMaximum",
     "ExclusiveMinimum",
@@ -35,7 +38,9 @@ __all__ = [
     "Minimum",
     "MultipleOf",
     "Pattern",
+    "choice_argument",
     "count_argument",
+    "is_known_format",
     "re2_problem",
     "require_type",
 ]
@@ -79,6 +84,20 @@ NUMBER_FORMATS = {
     "integer": frozenset({"int32", "int64"}),
     "number": frozenset({"float", "double"}),
 }
+
+_NORMALISED_STRING_FORMATS = frozenset(f.replace("-", "") for f in STRING_FORMATS)
+
+
+def is_known_format(fmt: str, json_type: str | None) -> bool:
+    """Whether the API server knows `fmt` for values of `json_type` (None or ""
+    for an untyped or int-or-string node); it ignores the others. String formats
+    are matched without dashes, as the server does (`datetime` = `date-time`)."""
+    if json_type in NUMBER_FORMATS:
+        return fmt in NUMBER_FORMATS[json_type]
+    if json_type in (None, "", "string"):
+        return fmt.replace("-", "") in _NORMALISED_STRING_FORMATS
+    return False
+
 
 _NUMERIC = frozenset({"integer", "number"})
 _STRINGLIKE = frozenset({"string", "int-or-string"})
@@ -132,148 +151,132 @@ def _number(marker: str, value: object) -> int | float:
     return value
 
 
+def choice_argument(marker: str, value: object, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise MarkerError(
+            f"op.{marker}({value!r}): must be one of {', '.join(choices)}"
+        )
+
+
 def count_argument(marker: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise MarkerError(f"op.{marker}({value!r}): expected a non-negative integer")
     return value
 
 
-def _numeric_bound(
-    marker: Marker, node: SchemaNode, ctx: MarkerContext, value: float
-) -> None:
-    kind = require_type(marker, node, ctx, _NUMERIC)
-    if kind == "integer" and not float(value).is_integer():
-        raise ctx.error(marker, "an integer field needs an integral bound")
+@dataclass(frozen=True)
+class CountMarker(Marker):
+    """Base of the size markers: a non-negative count written as one keyword
+    (`minLength`, `maxItems`, ...) on nodes of the types in `applies_to`."""
+
+    value: int
+    keyword: ClassVar[str]
+    applies_to: ClassVar[frozenset[str]]
+
+    def __post_init__(self) -> None:
+        count_argument(self.marker_name(), self.value)
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, {self.keyword: self.value})
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        require_type(self, node, ctx, self.applies_to)
+        return {**node, self.keyword: self.value}
 
 
 @dataclass(frozen=True)
-class Minimum(Marker):
+class _NumericBound(Marker):
+    """Base of the numeric markers: `keyword: value`, plus or minus its exclusive flag."""
+
+    value: int | float
+    keyword: ClassVar[str]
+    exclusive_flag: ClassVar[str | None] = None
+    """`exclusiveMinimum`/`exclusiveMaximum`: set by the exclusive marker, cleared
+    by the inclusive one."""
+    exclusive: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", _number(self.marker_name(), self.value))
+
+    def constraint(self) -> SchemaNode:
+        constraint: SchemaNode = {self.keyword: self.value}
+        if self.exclusive and self.exclusive_flag:
+            constraint[self.exclusive_flag] = True
+        return constraint
+
+    def check(self, value: Any) -> str | None:
+        return constraint_problem(value, self.constraint())
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        kind = require_type(self, node, ctx, _NUMERIC)
+        if kind == "integer" and not float(self.value).is_integer():
+            raise ctx.error(self, "an integer field needs an integral bound")
+        result = {**node, **self.constraint()}
+        if self.exclusive_flag and not self.exclusive:
+            result.pop(self.exclusive_flag, None)
+        return result
+
+
+@dataclass(frozen=True)
+class Minimum(_NumericBound):
     """The value must be >= `value` (`minimum`)."""
 
-    value: int | float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "value", _number("Minimum", self.value))
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"minimum": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _numeric_bound(self, node, ctx, self.value)
-        result = {**node, "minimum": self.value}
-        result.pop("exclusiveMinimum", None)
-        return result
+    keyword: ClassVar[str] = "minimum"
+    exclusive_flag: ClassVar[str | None] = "exclusiveMinimum"
 
 
 @dataclass(frozen=True)
-class Maximum(Marker):
+class Maximum(_NumericBound):
     """The value must be <= `value` (`maximum`)."""
 
-    value: int | float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "value", _number("Maximum", self.value))
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"maximum": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _numeric_bound(self, node, ctx, self.value)
-        result = {**node, "maximum": self.value}
-        result.pop("exclusiveMaximum", None)
-        return result
+    keyword: ClassVar[str] = "maximum"
+    exclusive_flag: ClassVar[str | None] = "exclusiveMaximum"
 
 
 @dataclass(frozen=True)
-class ExclusiveMinimum(Marker):
+class ExclusiveMinimum(_NumericBound):
     """The value must be > `value` (`minimum` + `exclusiveMinimum: true`)."""
 
-    value: int | float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "value", _number("ExclusiveMinimum", self.value))
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(
-            value, {"minimum": self.value, "exclusiveMinimum": True}
-        )
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _numeric_bound(self, node, ctx, self.value)
-        return {**node, "minimum": self.value, "exclusiveMinimum": True}
+    keyword: ClassVar[str] = "minimum"
+    exclusive_flag: ClassVar[str | None] = "exclusiveMinimum"
+    exclusive: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
-class ExclusiveMaximum(Marker):
+class ExclusiveMaximum(_NumericBound):
     """The value must be < `value` (`maximum` + `exclusiveMaximum: true`)."""
 
-    value: int | float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "value", _number("ExclusiveMaximum", self.value))
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(
-            value, {"maximum": self.value, "exclusiveMaximum": True}
-        )
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _numeric_bound(self, node, ctx, self.value)
-        return {**node, "maximum": self.value, "exclusiveMaximum": True}
+    keyword: ClassVar[str] = "maximum"
+    exclusive_flag: ClassVar[str | None] = "exclusiveMaximum"
+    exclusive: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
-class MultipleOf(Marker):
+class MultipleOf(_NumericBound):
     """The value must be a multiple of `value` (`multipleOf`)."""
 
-    value: int | float
+    keyword: ClassVar[str] = "multipleOf"
 
     def __post_init__(self) -> None:
-        value = _number("MultipleOf", self.value)
-        if value <= 0:
-            raise MarkerError(f"op.MultipleOf({value!r}): must be greater than 0")
-        object.__setattr__(self, "value", value)
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"multipleOf": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        _numeric_bound(self, node, ctx, self.value)
-        return {**node, "multipleOf": self.value}
+        super().__post_init__()
+        if self.value <= 0:
+            raise MarkerError(f"op.MultipleOf({self.value!r}): must be greater than 0")
 
 
 @dataclass(frozen=True)
-class MinLength(Marker):
+class MinLength(CountMarker):
     """A string must have at least `value` characters (`minLength`)."""
 
-    value: int
-
-    def __post_init__(self) -> None:
-        count_argument("MinLength", self.value)
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"minLength": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        require_type(self, node, ctx, _STRINGLIKE)
-        return {**node, "minLength": self.value}
+    keyword: ClassVar[str] = "minLength"
+    applies_to: ClassVar[frozenset[str]] = _STRINGLIKE
 
 
 @dataclass(frozen=True)
-class MaxLength(Marker):
+class MaxLength(CountMarker):
     """A string must have at most `value` characters (`maxLength`)."""
 
-    value: int
-
-    def __post_init__(self) -> None:
-        count_argument("MaxLength", self.value)
-
-    def check(self, value: Any) -> str | None:
-        return constraint_problem(value, {"maxLength": self.value})
-
-    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        require_type(self, node, ctx, _STRINGLIKE)
-        return {**node, "maxLength": self.value}
+    keyword: ClassVar[str] = "maxLength"
+    applies_to: ClassVar[frozenset[str]] = _STRINGLIKE
 
 
 @dataclass(frozen=True)
@@ -344,18 +347,6 @@ def _json_scalar(value: object) -> object:
     raise MarkerError(f"op.Enum: {value!r} is not a JSON scalar")
 
 
-def _value_type(value: object) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "null"
-
-
 _ENUM_VALUE_TYPES = {
     "string": frozenset({"string"}),
     "integer": frozenset({"integer"}),
@@ -386,7 +377,7 @@ class Enum(Marker):
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         kind = node_type(node)
-        value_types = {_value_type(v) for v in self.values if v is not None}
+        value_types = {json_type(v) for v in self.values if v is not None}
         if kind is None:
             if len(value_types) != 1:
                 raise ctx.error(

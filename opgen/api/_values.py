@@ -15,24 +15,19 @@ bsonobjectid).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import datetime
-import functools
-import ipaddress
 import json
 import math
 import re
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
-from opgen.api._duration import parse_go_duration
+from opgen.api._gostrings import CHECKED_FORMATS, go_regex
 
 __all__ = [
-    "CHECKED_FORMATS",
-    "go_regex",
-    "is_date_time",
+    "first_duplicate",
     "is_json_integer",
+    "json_type",
+    "map_key",
     "validate_value",
 ]
 
@@ -104,6 +99,20 @@ def _validate(value: Any, schema: Any, where: str, problems: list[str]) -> None:
         value, schema["not"], where
     ):
         problems.append(f"{where}: must not match the schema in not")
+
+
+def json_type(value: object) -> str:
+    """The JSON type of a scalar (`boolean`, `integer`, `number`, `string`), else the
+    Python type's name."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__
 
 
 def _same(value: Any, item: Any) -> bool:
@@ -278,185 +287,3 @@ def _object(
             _validate(item, properties[name], f"{where}.{name}", problems)
         elif isinstance(additional, dict):
             _validate(item, additional, f"{where}.{name}", problems)
-
-
-# --- Go's regular expressions --------------------------------------------------
-
-_GO_SPACE = "\\t\\n\\f\\r "
-
-
-@functools.lru_cache(maxsize=512)
-def go_regex(pattern: str) -> re.Pattern[str]:
-    """`pattern` compiled to behave like Go's RE2 in Python's `re`.
-
-    Perl classes are ASCII-only (`re.ASCII`), `\\s` leaves out `\\v` as Go's
-    does, and `$` outside multi-line mode matches only at the very end (Python's
-    `$` also matches before a final newline). Raises `re.error` when Python
-    cannot compile it.
-    """
-    return re.compile(_translate(pattern), re.ASCII)
-
-
-def _translate(pattern: str) -> str:
-    multiline = re.match(r"\(\?[a-zA-Z]*m", pattern) is not None
-    out: list[str] = []
-    in_class = False
-    class_start = 0
-    position = 0
-    while position < len(pattern):
-        char = pattern[position]
-        if char == "\\" and position + 1 < len(pattern):
-            escaped = pattern[position + 1]
-            if escaped == "s":
-                out.append(_GO_SPACE if in_class else f"[{_GO_SPACE}]")
-            elif escaped == "S" and not in_class:
-                out.append(f"[^{_GO_SPACE}]")
-            elif escaped == "z" and not in_class:
-                out.append("\\Z")
-            else:
-                out.append(char + escaped)
-            position += 2
-            continue
-        if in_class:
-            # A `]` right after `[` or `[^` is a literal, as in Go.
-            if char == "]" and position > class_start:
-                in_class = False
-            out.append(char)
-        elif char == "[":
-            in_class = True
-            out.append(char)
-            if pattern[position + 1 : position + 2] == "^":
-                out.append("^")
-                position += 1
-            class_start = position + 1
-        elif char == "$" and not multiline:
-            out.append("\\Z")
-        else:
-            out.append(char)
-        position += 1
-    return "".join(out)
-
-
-# --- string formats ---------------------------------------------------------------
-
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_TIME = re.compile(
-    r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"
-)
-_UUID = {
-    "uuid": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
-    "uuid3": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
-    "uuid4": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$",
-    "uuid5": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$",
-}
-_BASE64 = re.compile(
-    r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$"
-)
-_SHORT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_LONG_NAME = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-
-
-def _is_date(value: str) -> bool:
-    if not _DATE.fullmatch(value):
-        return False
-    try:
-        datetime.date.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
-
-
-def is_date_time(value: str) -> bool:
-    # strfmt.IsDateTime: a date, a `t`, then the time of day with a zone.
-    if len(value) < 4:
-        return False
-    parts = value.lower().split("t")
-    if len(parts) < 2 or not _is_date(parts[0]):
-        return False
-    match = go_regex(_TIME.pattern).search(parts[1])
-    if match is None:
-        return False
-    hour, minute, second = match.group(1), match.group(2), match.group(3)
-    return hour <= "23" and minute <= "59" and second <= "59"
-
-
-_DURATION_PART = re.compile(r"(([0-9]+)[\t\n\f\r ]*([A-Za-zµ]+))")
-_DURATION_UNITS = (
-    ("ns", "nano"),
-    ("us", "µs", "micro"),
-    ("ms", "milli"),
-    ("s", "sec"),
-    ("m", "min"),
-    ("h", "hr", "hour"),
-    ("d", "day"),
-    ("w", "wk", "week"),
-)
-
-
-def _is_duration(value: str) -> bool:
-    # strfmt.ParseDuration: a Go duration, or else any "<digits> <unit word>"
-    # found in the text ("3 days", "1 hour and 5 mins").
-    try:
-        parse_go_duration(value)
-    except ValueError:
-        pass
-    else:
-        return True
-    found = False
-    for match in _DURATION_PART.finditer(value):
-        if int(match.group(2)) > _INT64[1]:
-            return False  # strconv.Atoi overflows
-        unit = match.group(3).lower()
-        for variants in _DURATION_UNITS:
-            last = len(variants) - 1
-            for position, variant in enumerate(variants):
-                if (position == last and unit.startswith(variant)) or unit == variant:
-                    found = True
-    return found
-
-
-def _is_base64(value: str) -> bool:
-    if not _BASE64.match(value):
-        return False
-    try:
-        base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
-
-
-def _is_ip(separator: str) -> Callable[[str], bool]:
-    # govalidator: Go's net.ParseIP accepts it and it contains the separator
-    # (so "::ffff:1.2.3.4" counts as ipv4 too). Go knows no zones ("%eth0").
-    def check(value: str) -> bool:
-        if "%" in value:
-            return False
-        try:
-            ipaddress.ip_address(value)
-        except ValueError:
-            return False
-        return separator in value
-
-    return check
-
-
-def _uuid(name: str) -> Callable[[str], bool]:
-    pattern = go_regex(_UUID[name])
-    return lambda value: pattern.search(value) is not None
-
-
-CHECKED_FORMATS: dict[str, Callable[[str], bool]] = {
-    "datetime": is_date_time,
-    "date": _is_date,
-    "duration": _is_duration,
-    "byte": _is_base64,
-    "ipv4": _is_ip("."),
-    "ipv6": _is_ip(":"),
-    **{name: _uuid(name) for name in _UUID},
-    "k8sshortname": lambda v: len(v) <= 63 and _SHORT_NAME.match(v) is not None,
-    "k8slongname": lambda v: len(v) <= 253 and _LONG_NAME.match(v) is not None,
-    "password": lambda v: True,
-}
-"""String formats checked on the Python side, by normalised name (no dashes)."""

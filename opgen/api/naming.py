@@ -1,16 +1,25 @@
-"""Names of kinds: English plurals, camelCase wire names.
+"""Names: English plurals, camelCase wire names, Kubernetes' DNS name rules.
 
 `pluralize` gives the CRD plural of a kind the way Kubernetes users expect it
 (`NetworkPolicy` → `networkpolicies`, `Ingress` → `ingresses`, `Person` →
 `people`): only the last word of a CamelCase name is pluralised, and the result
-is lower-cased.
+is lower-cased. `is_dns1123_subdomain`, `is_dns1123_label` and
+`dns1035_problem` are the API server's rules for groups, object names and
+resource names, shared by the command-line checks and the CRD checker.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["pluralize", "split_words", "to_camel"]
+__all__ = [
+    "dns1035_problem",
+    "is_dns1123_label",
+    "is_dns1123_subdomain",
+    "pluralize",
+    "split_words",
+    "to_camel",
+]
 
 _IRREGULAR = {
     "child": "children",
@@ -151,3 +160,31 @@ def to_camel(name: str) -> str:
     """`worker_replicas` → `workerReplicas` (the wire name of a field)."""
     head, *rest = name.split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+
+def is_dns1123_label(value: str) -> bool:
+    """Lower-case letters, digits and '-', alphanumeric at both ends, at most 63."""
+    return len(value) <= 63 and _DNS1123_LABEL.match(value) is not None
+
+
+def is_dns1123_subdomain(value: str) -> bool:
+    """DNS-1123 labels joined by dots, at most 253 characters (e.g. `ray.example.com`)."""
+    return 0 < len(value) <= 253 and all(
+        _DNS1123_LABEL.match(part) for part in value.split(".")
+    )
+
+
+def dns1035_problem(value: str) -> str | None:
+    """Why `value` is not a DNS-1035 label (the rule for plurals, kinds, versions)."""
+    if len(value) > 63:
+        return "must be no more than 63 characters"
+    if not _DNS1035_LABEL.match(value):
+        return (
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+            "start with an alphabetic character, and end with an alphanumeric character"
+        )
+    return None

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
 
 from opgen.errors import Diagnostic, OpgenError
+
+if TYPE_CHECKING:
+    from opgen.write import Plan
 
 app = typer.Typer(
     name="opgen",
@@ -34,6 +37,15 @@ def fail(message: str) -> typer.Exit:
 def warn(diagnostics: Iterable[Diagnostic]) -> None:
     for diagnostic in diagnostics:
         typer.echo(f"warning: {diagnostic}", err=True)
+
+
+def report_applied(plan: Plan, *, nothing: str) -> None:
+    """One line per path an applied plan changed or skipped; `nothing` when none."""
+    for line in plan.describe():
+        if not line.startswith("unchanged"):
+            typer.echo(line)
+    if not plan.writes:
+        typer.echo(nothing)
 
 
 def reports_errors(func: Callable[P, R]) -> Callable[P, R]:

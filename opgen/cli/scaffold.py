@@ -10,27 +10,16 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from opgen.cli._app import reports_errors
-
-if TYPE_CHECKING:
-    from opgen.write import Plan
+from opgen.cli._app import report_applied, reports_errors
 
 
 class LicenseChoice(str, enum.Enum):
     apache2 = "apache2"
     none = "none"
-
-
-def _report(plan: Plan, *, verb: str) -> None:
-    for line in plan.describe():
-        if not line.startswith("unchanged"):
-            typer.echo(line)
-    if not plan.writes:
-        typer.echo(f"nothing to {verb}: every file is already up to date")
 
 
 @reports_errors
@@ -79,7 +68,9 @@ def init_command(
     ensure_empty_for_init(root)
     the_plan = plan(init_files(project), root)
     the_plan.apply()
-    _report(the_plan, verb="write")
+    report_applied(
+        the_plan, nothing="nothing to write: every file is already up to date"
+    )
     typer.echo(
         f"\nCreated the {project.project_name} project. Next: "
         "opgen create api --group <group> --version v1 --kind <Kind>"
@@ -122,7 +113,7 @@ def create_api(
     from opgen.project import Layout, load_project
     from opgen.project.inputs import new_resource
     from opgen.render.scaffold import api_files, injected_files, project_file
-    from opgen.write import Ownership, content_hash, plan
+    from opgen.write import plan
 
     root = Path.cwd()
     project = load_project(root)
@@ -141,15 +132,12 @@ def create_api(
     files_plan = plan(
         api_files(updated, entry) + injected_files(updated), root, force=force
     )
-    hashes = {
-        str(c.path): content_hash(c.new)
-        for c in files_plan.writes
-        if c.ownership is Ownership.USER and c.new is not None
-    }
-    updated = updated.with_hashes(hashes)
+    updated = updated.with_hashes(files_plan.user_file_hashes())
     the_plan = files_plan.merge(plan([project_file(updated)], root))
     the_plan.apply()
-    _report(the_plan, verb="write")
+    report_applied(
+        the_plan, nothing="nothing to write: every file is already up to date"
+    )
     if entry.api:
         typer.echo(
             f"\nEdit {Layout(updated).types_file(entry)}, then run `opgen generate` "
@@ -171,39 +159,25 @@ def delete_api(
     ),
 ) -> None:
     """Remove an API and its controller: the files `create api` made, and their wiring."""
-    from opgen.errors import ProjectError, ScaffoldError
     from opgen.project import load_project
-    from opgen.project.removal import files_to_remove
+    from opgen.project.removal import plan_deletion
     from opgen.render.scaffold import injected_files, project_file
-    from opgen.write import Removal, edited_files, plan
+    from opgen.write import plan
 
     root = Path.cwd()
-    project = load_project(root)
-    entry = project.find(group, version, kind)
-    if entry is None:
-        known = ", ".join(f"{r.group}/{r.version} {r.kind}" for r in project.resources)
-        raise ProjectError(
-            f"{kind} ({group}/{version}) is not in this project",
-            hint=(
-                f"the project has: {known}" if known else "the project has no APIs yet"
-            ),
-        )
-    remaining = project.without_resource(entry)
-    owned, generated = files_to_remove(project, entry)
-    edited = edited_files(root, owned, project.scaffolded)
-    if edited and not force:
-        listed = ", ".join(str(p) for p in edited)
-        raise ScaffoldError(
-            f"not deleting {kind}: you edited files that create api scaffolded: {listed}",
-            hint="commit or move your changes, then re-run with --force to delete them anyway",
-        )
-    remaining = remaining.with_hashes({}, drop=frozenset(str(p) for p in owned))
-    removals = [Removal(p) for p in (*owned, *generated)]
+    deletion = plan_deletion(
+        root, load_project(root), group, version, kind, force=force
+    )
+    remaining = deletion.remaining
     the_plan = plan(
-        [*injected_files(remaining), project_file(remaining)], root, removals=removals
+        [*injected_files(remaining), project_file(remaining)],
+        root,
+        removals=deletion.removals,
     )
     the_plan.apply()
-    _report(the_plan, verb="delete")
+    report_applied(
+        the_plan, nothing="nothing to delete: every file is already up to date"
+    )
     typer.echo("\nRun `opgen generate` to refresh config/rbac/role.yaml.")
 
 

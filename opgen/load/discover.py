@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from opgen.api import _kind
+from opgen.api import _kindinfo
 from opgen.errors import Diagnostic, Location
 from opgen.load.imports import display_path
 from opgen.model.kinds import (
-    SOURCE_FILE_ATTR,
     KindVersion,
     PrinterColumn,
     ScaleSubresource,
     SourceRef,
+    source_file,
 )
 
 __all__ = ["FoundKind", "discover"]
@@ -29,14 +29,13 @@ __all__ = ["FoundKind", "discover"]
 class FoundKind:
     """One class with `@op.kind`: its version and the names it asks for."""
 
-    info: _kind.ResourceInfo
+    info: _kindinfo.ResourceInfo
     version: KindVersion
-    markers: _kind.KindMarkers
+    markers: _kindinfo.KindMarkers
 
 
 def _source(cls: type[Any], module: ModuleType) -> SourceRef:
-    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
-    file = recorded if isinstance(recorded, str) else display_path(str(module.__file__))
+    file = display_path(source_file(cls) or str(module.__file__))
     return SourceRef(file=file, module=module.__name__, cls=cls.__qualname__)
 
 
@@ -50,7 +49,7 @@ def discover(module: ModuleType) -> tuple[list[FoundKind], list[Diagnostic]]:
         if isinstance(value, type) and value.__module__ == module.__name__
     ]
     for cls in classes:
-        markers = _kind.kind_markers(cls)
+        markers = _kindinfo.kind_markers(cls)
         source = _source(cls, module)
         if markers.decl is None:
             if getattr(cls, "__opgen_custom_resource__", False) and _looks_like_a_kind(
@@ -64,7 +63,7 @@ def discover(module: ModuleType) -> tuple[list[FoundKind], list[Diagnostic]]:
                     )
                 )
             continue
-        info = _kind.resource_info(cls)
+        info = _kindinfo.resource_info(cls)
         found.append(
             FoundKind(
                 info=info, version=_version(cls, info, markers, source), markers=markers
@@ -80,8 +79,8 @@ def _looks_like_a_kind(cls: type[Any], classes: list[type[Any]]) -> bool:
 
 def _version(
     cls: type[Any],
-    info: _kind.ResourceInfo,
-    markers: _kind.KindMarkers,
+    info: _kindinfo.ResourceInfo,
+    markers: _kindinfo.KindMarkers,
     source: SourceRef,
 ) -> KindVersion:
     scale = markers.scale

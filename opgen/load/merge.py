@@ -165,6 +165,8 @@ def _metadata(
                             f"@op.crd_metadata of {kind_name}.{group} sets {label[:-1]} {key!r} "
                             f"to {known[0]!r} ({_where(known[1])}) and to {value!r} ({_where(item)})",
                             location=_location(item),
+                            hint="the versions share one CRD: give the key the same value "
+                            "in each, or set it on one version only",
                         )
                     merged[label][key] = (value, item)
     return (

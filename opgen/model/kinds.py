@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -9,6 +10,25 @@ Scope = Literal["Namespaced", "Cluster"]
 
 SOURCE_FILE_ATTR = "__opgen_source_file__"
 """Set by the loader on the classes of user modules: their file, as shown to users."""
+
+
+VERSION_ANNOTATION = "opgen.dev/version"
+"""Carried by every CRD opgen writes (where controller-gen writes its own version);
+`opgen generate` recognises the CRD files it wrote by it."""
+
+
+def crd_file_name(group: str, plural: str) -> str:
+    """`<group>_<plural>.yaml`: the file of a kind's CRD, as controller-gen names it."""
+    return f"{group}_{plural}.yaml"
+
+
+def source_file(cls: type) -> str | None:
+    """The file `cls` comes from: as the loader recorded it, else its module's file."""
+    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
+    if isinstance(recorded, str):
+        return recorded
+    file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    return str(file) if file else None
 
 
 @dataclass(frozen=True)
@@ -70,10 +90,6 @@ class KindVersion:
     scale: ScaleSubresource | None = None
     printer_columns: tuple[PrinterColumn, ...] = ()
     selectable_fields: tuple[str, ...] = ()
-
-    @property
-    def has_status_field(self) -> bool:
-        return "status" in getattr(self.model, "model_fields", {})
 
 
 @dataclass(frozen=True)

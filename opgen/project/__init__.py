@@ -1,9 +1,13 @@
 """The PROJECT file, input validation and the layout of a generated project.
 
 `config` is the PROJECT file as a Pydantic model; `validate` checks every
-command input before anything is written; `layout` says where each file
-goes; `coregroups` knows Kubernetes' built-in groups for controllers of core
-types.
+command input before anything is written and `inputs` turns the inputs into
+PROJECT records; `layout` says where each file goes; `paths` finds and reads
+the project a command runs in; `sources` finds (and imports) the user's types
+files and reconcilers and the files an earlier `opgen generate` wrote;
+`follow` updates PROJECT from the types; `removal` decides what `delete api`
+removes; `coregroups` knows Kubernetes' built-in groups for controllers of
+core types.
 """
 
 from opgen.project.config import (
@@ -15,7 +19,11 @@ from opgen.project.config import (
     replay_commands,
 )
 from opgen.project.layout import Layout
-from opgen.project.paths import ensure_empty_for_init, load_project
+from opgen.project.paths import (
+    ensure_empty_for_init,
+    load_project,
+    require_project_root,
+)
 
 __all__ = [
     "PROJECT_FILE",
@@ -27,4 +35,5 @@ __all__ = [
     "load_project",
     "parse_project",
     "replay_commands",
+    "require_project_root",
 ]

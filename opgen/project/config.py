@@ -85,6 +85,22 @@ class Project(_Record):
             (r for r in self.resources if r.key == (group, version, kind)), None
         )
 
+    def require(self, group: str, version: str, kind: str) -> Resource:
+        """The entry of an API `create api` scaffolded; a `ProjectError` naming
+        the project's APIs when there is none."""
+        found = self.find(group, version, kind)
+        if found is None:
+            known = ", ".join(f"{r.group}/{r.version} {r.kind}" for r in self.resources)
+            raise ProjectError(
+                f"{kind} ({group}/{version}) is not in this project",
+                hint=(
+                    f"the project has: {known}"
+                    if known
+                    else "the project has no APIs yet"
+                ),
+            )
+        return found
+
     def with_resource(self, resource: Resource) -> Project:
         others = [r for r in self.resources if r.key != resource.key]
         ordered = sorted([*others, resource], key=lambda r: r.key)

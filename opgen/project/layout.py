@@ -11,8 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from opgen.model.kinds import crd_file_name
 from opgen.project.config import Project, Resource
 from opgen.project.validate import package_name
+
+CRD_BASES = PurePosixPath("config/crd/bases")
+"""Where `opgen generate` writes the CRDs of a project."""
+CLIENT_MODULE = "zz_generated_client"
+"""The typed-client module `opgen generate` writes next to each version's types."""
+
+
+def _module(path: PurePosixPath) -> str:
+    """The dotted module name of a `.py` file relative to the project root."""
+    return ".".join(path.with_suffix("").parts)
 
 
 @dataclass(frozen=True)
@@ -46,9 +57,6 @@ class Layout:
     def api_dir(self, group: str, version: str) -> PurePosixPath:
         return self.api_root.joinpath(*self._group_parts(group), version)
 
-    def api_module(self, group: str, version: str) -> str:
-        return ".".join(self.api_dir(group, version).parts)
-
     def api_packages(self, group: str, version: str) -> tuple[PurePosixPath, ...]:
         """`__init__.py` files from `<pkg>/api/` (excluded) down to the version."""
         folders = [self.api_root.joinpath(*self._group_parts(group))] * bool(
@@ -59,6 +67,9 @@ class Layout:
     def groupversion_file(self, group: str, version: str) -> PurePosixPath:
         return self.api_dir(group, version) / "groupversion_info.py"
 
+    def groupversion_module(self, group: str, version: str) -> str:
+        return _module(self.groupversion_file(group, version))
+
     def types_file(self, resource: Resource) -> PurePosixPath:
         return (
             self.api_dir(resource.group, resource.version)
@@ -66,7 +77,7 @@ class Layout:
         )
 
     def types_module(self, resource: Resource) -> str:
-        return ".".join(self.types_file(resource).with_suffix("").parts)
+        return _module(self.types_file(resource))
 
     def controller_dir(self, group: str) -> PurePosixPath:
         return self.controller_root.joinpath(*self._group_parts(group))
@@ -83,7 +94,7 @@ class Layout:
         )
 
     def controller_module(self, resource: Resource) -> str:
-        return ".".join(self.controller_file(resource).with_suffix("").parts)
+        return _module(self.controller_file(resource))
 
     def controller_test(self, resource: Resource) -> PurePosixPath:
         name = f"test_{self._prefix(resource)}{resource.kind.lower()}_controller.py"
@@ -102,9 +113,7 @@ class Layout:
 
     def crd_file(self, resource: Resource) -> PurePosixPath:
         """Where `opgen generate` writes the kind's CRD (controller-gen's file name)."""
-        return PurePosixPath(
-            "config", "crd", "bases", f"{resource.api_group}_{resource.plural}.yaml"
-        )
+        return CRD_BASES / crd_file_name(resource.api_group, resource.plural)
 
     def resource_files(self, resource: Resource) -> tuple[PurePosixPath, ...]:
         """Every user-owned file `create api` scaffolds for `resource`."""

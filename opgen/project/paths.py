@@ -21,6 +21,19 @@ def load_project(root: Path) -> Project:
     return parse_project(path.read_text(encoding="utf-8"), path=str(path))
 
 
+def require_project_root(root: Path, *, command: str) -> None:
+    """`command` (e.g. `opgen generate`) runs in a project's root folder, which holds PROJECT."""
+    if not (root / PROJECT_FILE).is_file():
+        raise ProjectError(
+            f"`{command}` must run in the root folder of a project made by "
+            f"`opgen init` (there is no {PROJECT_FILE} file here)",
+            location=Location(file=str(root / PROJECT_FILE)),
+            hint="cd to the project's root folder; for CRDs from a standalone types "
+            "file run `opgen generate crd --types FILE.py --out DIR`; to start a "
+            "project run `opgen init --domain example.com`",
+        )
+
+
 def ensure_empty_for_init(root: Path) -> None:
     """`opgen init` runs in an empty folder, or one holding only `.git`."""
     if (root / PROJECT_FILE).exists():

@@ -4,8 +4,8 @@ Kinds live in `<pkg>/api/**/*_types.py`, reconcilers under `<pkg>/controller/`. 
 they are imported, the project root is on `sys.path` and the project's
 package is fresh (any module of the same name from an earlier import is
 dropped first and again afterwards), so that one process can generate several
-projects. `generated_crds` finds the CRD files an earlier `opgen generate`
-wrote, so that those no kind produces any more can go.
+projects. `generated_crds` and `client_modules` find the files an earlier
+`opgen generate` wrote, so that those no kind produces any more can go.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from opgen.model.kinds import VERSION_ANNOTATION
 from opgen.project.config import Project
-from opgen.project.layout import Layout
+from opgen.project.layout import CLIENT_MODULE, CRD_BASES, Layout
 
 
 def api_sources(root: Path, project: Project) -> list[Path]:
@@ -80,10 +81,13 @@ def reconciler_classes(root: Path, project: Project) -> list[type]:
     return classes
 
 
-CRD_BASES = PurePosixPath("config/crd/bases")
-"""Where `opgen generate` writes the CRDs of a project."""
-OPGEN_ANNOTATION = "opgen.dev/version"
-"""The annotation opgen puts on every CRD it writes."""
+def client_modules(root: Path, project: Project) -> list[PurePosixPath]:
+    """The typed-client modules under `<pkg>/api/`, sorted."""
+    api_dir = root.joinpath(*Layout(project).api_root.parts)
+    return [
+        PurePosixPath(*path.relative_to(root).parts)
+        for path in sorted(api_dir.rglob(f"{CLIENT_MODULE}.py"))
+    ]
 
 
 def generated_crds(root: Path) -> list[PurePosixPath]:
@@ -104,4 +108,4 @@ def _annotated(document: object) -> bool:
         return False
     metadata = document.get("metadata")
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
-    return isinstance(annotations, dict) and OPGEN_ANNOTATION in annotations
+    return isinstance(annotations, dict) and VERSION_ANNOTATION in annotations

@@ -10,11 +10,9 @@ import builtins
 import keyword
 import re
 
+from opgen.api.naming import dns1035_problem, is_dns1123_label, is_dns1123_subdomain
 from opgen.errors import ProjectError
 
-_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN = re.compile(rf"^{_DNS_LABEL}(\.{_DNS_LABEL})*$")
-_DNS_LABEL_RE = re.compile(rf"^{_DNS_LABEL}$")
 _VERSION = re.compile(r"^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$")
 _UPPER_CAMEL = re.compile(r"^[A-Z][a-zA-Z0-9]*$")
 
@@ -47,7 +45,7 @@ RESERVED_PACKAGES = frozenset(
 
 def domain(value: str) -> str:
     """--domain: a DNS-1123 subdomain such as `example.com`."""
-    if not value or len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
+    if not is_dns1123_subdomain(value):
         raise ProjectError(
             f"invalid --domain {value!r}: a domain is lower-case DNS labels joined by "
             "dots (a-z, 0-9, '-'; each label starts and ends with a letter or digit)",
@@ -58,7 +56,7 @@ def domain(value: str) -> str:
 
 def group(value: str, *, domain_name: str | None) -> str:
     """--group: a DNS-1123 subdomain that is also usable as a Python package."""
-    if not value or not _DNS_SUBDOMAIN.match(value):
+    if not is_dns1123_subdomain(value):
         raise ProjectError(
             f"invalid --group {value!r}: a group is a lower-case DNS-1123 subdomain "
             "(a-z, 0-9, '-' and '.')",
@@ -120,11 +118,11 @@ def kind(value: str) -> str:
 
 
 def plural(value: str) -> str:
-    """--plural: a lower-case DNS-1123 label, the resource name in URLs."""
-    if not _DNS_LABEL_RE.match(value) or len(value) > 63:
+    """--plural: a DNS-1035 label (the API server's rule), the resource name in URLs."""
+    if dns1035_problem(value) is not None:
         raise ProjectError(
-            f"invalid --plural {value!r}: a plural is a lower-case DNS-1123 label "
-            "(a-z, 0-9, '-', at most 63 characters)",
+            f"invalid --plural {value!r}: a plural is a lower-case DNS-1035 label "
+            "(a-z, 0-9, '-', starting with a letter, at most 63 characters)",
             hint="for example --plural rayclusters",
         )
     return value
@@ -135,7 +133,7 @@ def project_name(value: str, *, from_directory: bool) -> str:
     where = "the directory name" if from_directory else "--project-name"
     hint = "pass --project-name, for example --project-name ray-operator"
     # The namespace `<name>-system` must stay a DNS-1123 label (63 characters).
-    if not _DNS_LABEL_RE.match(value) or len(value) > 56:
+    if not is_dns1123_label(value) or len(value) > 56:
         raise ProjectError(
             f"invalid project name {value!r} (from {where}): a project name is a "
             "lower-case DNS-1123 label of at most 56 characters (a-z, 0-9, '-'; it "

@@ -21,13 +21,13 @@ from pathlib import PurePosixPath
 from opgen.errors import Location, ProjectError
 from opgen.model.kinds import Kind, KindVersion
 from opgen.project.config import Project
+from opgen.project.layout import CLIENT_MODULE
 from opgen.render.templating import render
 from opgen.render.views import project_view
-from opgen.write import File, Ownership
+from opgen.write.files import File, Ownership
 
-__all__ = ["CLIENT_MODULE", "render_clients"]
+__all__ = ["render_clients"]
 
-CLIENT_MODULE = "zz_generated_client"
 TEMPLATE = "client/zz_generated_client.py.j2"
 
 _BASE_METHODS = (

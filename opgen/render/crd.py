@@ -15,20 +15,13 @@ from typing import Any
 
 from opgen import __version__
 from opgen.errors import Diagnostic, Location, SchemaError
-from opgen.model.kinds import Kind, KindVersion
+from opgen.model.kinds import VERSION_ANNOTATION, Kind, KindVersion, crd_file_name
 from opgen.render.yaml import dump_documents
 from opgen.schema import build_version_schema
 from opgen.schema.check import check_crd
-from opgen.write import File
+from opgen.write.files import File
 
-__all__ = ["VERSION_ANNOTATION", "crd_document", "crd_file_name", "render_crds"]
-
-VERSION_ANNOTATION = "opgen.dev/version"
-
-
-def crd_file_name(kind: Kind) -> str:
-    """`<group>_<plural>.yaml`, as controller-gen names it."""
-    return f"{kind.group}_{kind.names.plural}.yaml"
+__all__ = ["VERSION_ANNOTATION", "crd_document", "render_crds"]
 
 
 def render_crds(
@@ -39,7 +32,7 @@ def render_crds(
     diagnostics: list[Diagnostic] = []
     owners: dict[str, Kind] = {}
     for kind in kinds:
-        name = crd_file_name(kind)
+        name = crd_file_name(kind.group, kind.names.plural)
         if name in owners:
             raise SchemaError(
                 f"{kind.names.kind} and {owners[name].names.kind} both make the CRD "

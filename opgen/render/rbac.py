@@ -23,14 +23,15 @@ never templated.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from opgen.model.rbac import RbacRule
+from opgen.project.config import Project
 from opgen.render.yaml import dump_documents
-from opgen.write import File, Ownership
+from opgen.write.files import File, Ownership
 
 DEFAULT_ROLE_NAME = "manager-role"
 ROLE_FILE = PurePosixPath("config/rbac/role.yaml")
@@ -39,6 +40,12 @@ HEADER = (
     "# Change the markers and run `opgen generate manifests`.\n"
 )
 API_VERSION = "rbac.authorization.k8s.io/v1"
+MANAGER_NAMESPACE = "system"
+"""The manager's namespace in `config/` (kustomize renames it to `<name>-system`)."""
+
+
+_PARTS = ("groups", "resources", "names", "urls", "verbs")
+"""The fields of `_Rule`, in order."""
 
 
 @dataclass(frozen=True)
@@ -50,18 +57,8 @@ class _Rule:
     verbs: tuple[str, ...]
 
     def normal(self) -> _Rule:
-        return _Rule(
-            *(
-                _sorted_set(part)
-                for part in (
-                    self.groups,
-                    self.resources,
-                    self.names,
-                    self.urls,
-                    self.verbs,
-                )
-            )
-        )
+        """Every list de-duplicated and sorted."""
+        return _Rule(*(_sorted_set(getattr(self, part)) for part in _PARTS))
 
     @property
     def key(self) -> str:
@@ -75,50 +72,34 @@ def _sorted_set(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(set(values)))
 
 
-def _merge_by(
-    rules: list[_Rule],
-    key: Callable[[_Rule], tuple[tuple[str, ...], ...]],
-    combine: Callable[[_Rule, _Rule], _Rule],
-) -> list[_Rule]:
+def _merge_on(rules: list[_Rule], part: str) -> list[_Rule]:
+    """Merge the rules that differ only in `part`, by the union of their `part`."""
     merged: dict[tuple[tuple[str, ...], ...], _Rule] = {}
     for rule in rules:
-        k = key(rule)
-        merged[k] = combine(merged[k], rule).normal() if k in merged else rule
+        key = tuple(getattr(rule, other) for other in _PARTS if other != part)
+        known = merged.get(key)
+        if known is None:
+            merged[key] = rule
+        else:
+            union = getattr(known, part) + getattr(rule, part)
+            merged[key] = replace(known, **{part: union}).normal()
     return list(merged.values())
 
 
 def normalize_rules(rules: Sequence[RbacRule]) -> list[dict[str, list[str]]]:
     """The PolicyRules of one role, merged and sorted as controller-gen does."""
-    split: list[_Rule] = []
+    merged: list[_Rule] = []
     for marker in rules:
         groups = tuple("" if g == "core" else g for g in marker.groups)
         per_resource: list[tuple[str, ...]] = [(r,) for r in marker.resources] or [()]
         for resources in per_resource:
-            split.append(
+            merged.append(
                 _Rule(
                     groups, resources, marker.resource_names, marker.urls, marker.verbs
                 ).normal()
             )
-    merged = _merge_by(
-        split,
-        lambda r: (r.groups, r.resources, r.names, r.urls),
-        lambda a, b: replace(a, verbs=a.verbs + b.verbs),
-    )
-    merged = _merge_by(
-        merged,
-        lambda r: (r.groups, r.names, r.urls, r.verbs),
-        lambda a, b: replace(a, resources=a.resources + b.resources),
-    )
-    merged = _merge_by(
-        merged,
-        lambda r: (r.resources, r.names, r.urls, r.verbs),
-        lambda a, b: replace(a, groups=a.groups + b.groups),
-    )
-    merged = _merge_by(
-        merged,
-        lambda r: (r.groups, r.resources, r.names, r.verbs),
-        lambda a, b: replace(a, urls=a.urls + b.urls),
-    )
+    for part in ("verbs", "resources", "groups", "urls"):
+        merged = _merge_on(merged, part)
     policy = []
     for rule in sorted(merged, key=lambda r: r.key):
         verbs = ("*",) if "*" in rule.verbs else rule.verbs
@@ -175,28 +156,27 @@ def render_role(
     binding can point at: a Role in `namespaced_default` for a namespaced
     project, otherwise a ClusterRole.
     """
-    documents = role_documents(rules, role_name=role_name)
-    if not documents:
-        if namespaced_default:
-            metadata = {"name": role_name, "namespace": namespaced_default}
-            documents = [
-                {
-                    "apiVersion": API_VERSION,
-                    "kind": "Role",
-                    "metadata": metadata,
-                    "rules": [],
-                }
-            ]
-        else:
-            documents = [
-                {
-                    "apiVersion": API_VERSION,
-                    "kind": "ClusterRole",
-                    "metadata": {"name": role_name},
-                    "rules": [],
-                }
-            ]
+    documents = role_documents(rules, role_name=role_name) or [
+        {
+            "apiVersion": API_VERSION,
+            "kind": "Role" if namespaced_default else "ClusterRole",
+            "metadata": (
+                {"name": role_name, "namespace": namespaced_default}
+                if namespaced_default
+                else {"name": role_name}
+            ),
+            "rules": [],
+        }
+    ]
     return File(ROLE_FILE, HEADER + dump_documents(documents), Ownership.GENERATED)
+
+
+def project_role(rules: Sequence[RbacRule], project: Project) -> File:
+    """`config/rbac/role.yaml` of a project: an empty role is a Role in the
+    manager's namespace when the project is `--namespaced`."""
+    return render_role(
+        rules, namespaced_default=MANAGER_NAMESPACE if project.namespaced else None
+    )
 
 
 def rules_of(classes: Sequence[type]) -> list[RbacRule]:

@@ -14,10 +14,11 @@ from pathlib import PurePosixPath
 from opgen.project.config import PROJECT_FILE, Project, Resource, dump_project
 from opgen.project.layout import Layout
 from opgen.render import wiring
-from opgen.render.rbac import render_role
+from opgen.render.rbac import project_role
 from opgen.render.templating import render
 from opgen.render.views import ProjectView, ResourceView, project_view, resource_view
-from opgen.write import File, Ownership, wrap
+from opgen.write.files import File, Ownership
+from opgen.write.regions import wrap
 
 _USER_FILES = {
     "pyproject.toml": "project/pyproject.toml.j2",
@@ -89,9 +90,7 @@ def init_files(project: Project) -> list[File]:
         File(layout.package_dir / path, render(template, p=view), Ownership.USER)
         for path, template in _PACKAGE_FILES.items()
     ]
-    files.append(
-        render_role([], namespaced_default="system" if project.namespaced else None)
-    )
+    files.append(project_role([], project))
     files.append(project_file(project))
     files += injected_files(project)
     return files
@@ -186,18 +185,12 @@ def _api_package_files(
     layout: Layout, p: ProjectView, resource: Resource
 ) -> list[File]:
     packages = layout.api_packages(resource.group, resource.version)
+    r = resource_view(layout.project, resource)
     files = [
         File(path, render("project/api_init.py.j2", p=p), Ownership.USER)
         for path in packages[:-1]
     ]
-    files.append(
-        File(
-            packages[-1],
-            f'{p.license_header}"""The {resource.group} API, version {resource.version}."""\n',
-            Ownership.USER,
-        )
-    )
-    r = resource_view(layout.project, resource)
+    files.append(_user(packages[-1], "api/version_init.py.j2", p, r))
     files.append(
         _user(
             layout.groupversion_file(resource.group, resource.version),

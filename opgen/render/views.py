@@ -29,8 +29,11 @@ class ProjectView:
     namespace: str
     """Where `config/default` deploys the manager: `<name>-system`."""
     namespaced: bool
-    multigroup: bool
-    owner: str | None
+    role_kind: str
+    """`Role` (a --namespaced project) or `ClusterRole`: the manager's role."""
+    api_packages: str
+    """How `<pkg>/api/` is split: `group and version` with --multigroup, else `version`."""
+    copyright_holder: str
     apache2: bool
     opgen_version: str
     python_version: str
@@ -67,9 +70,9 @@ class ResourceView:
 
 def project_view(project: Project) -> ProjectView:
     digest = hashlib.sha256(project.project_name.encode()).hexdigest()[:8]
+    holder = project.owner or f"The {project.project_name} authors"
     header = ""
     if project.license == "apache2":
-        holder = project.owner or f"The {project.project_name} authors"
         header = f"# Copyright {holder}.\n" "# SPDX-License-Identifier: Apache-2.0\n"
     return ProjectView(
         name=project.project_name,
@@ -77,8 +80,9 @@ def project_view(project: Project) -> ProjectView:
         domain=project.domain,
         namespace=f"{project.project_name}-system",
         namespaced=project.namespaced,
-        multigroup=project.multigroup,
-        owner=project.owner,
+        role_kind="Role" if project.namespaced else "ClusterRole",
+        api_packages="group and version" if project.multigroup else "version",
+        copyright_holder=holder,
         apache2=project.license == "apache2",
         opgen_version=__version__,
         python_version=PYTHON_VERSION,
@@ -115,10 +119,8 @@ def resource_view(project: Project, resource: Resource) -> ResourceView:
         namespaced=resource.namespaced,
         core=resource.core,
         types_module=types_module,
-        groupversion_module=".".join(
-            layout.groupversion_file(resource.group, resource.version)
-            .with_suffix("")
-            .parts
+        groupversion_module=layout.groupversion_module(
+            resource.group, resource.version
         ),
         controller_module=layout.controller_module(resource),
         reconciler=f"{resource.kind}Reconciler",

@@ -13,7 +13,7 @@ from opgen.project.config import Project
 from opgen.project.layout import Layout
 from opgen.render.templating import format_python_lines
 from opgen.render.views import resource_view
-from opgen.write import Region
+from opgen.write.regions import Region
 
 MAIN_IMPORTS = "imports"
 MAIN_CONTROLLERS = "controllers"

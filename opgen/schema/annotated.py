@@ -59,6 +59,8 @@ def check_metadata(item: object, where: Location) -> None:
             raise MarkerError(
                 f"{type(item).__qualname__} is not a registered opgen marker",
                 location=where,
+                hint="opgen's markers are a closed set (docs/markers.md); express a "
+                "custom check as an op.Rule",
             )
         return
     if isinstance(item, type) and issubclass(item, Marker):

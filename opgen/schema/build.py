@@ -16,8 +16,9 @@ from pydantic.errors import PydanticSchemaGenerationError
 
 from opgen.api._marker import FLOAT_FLAG, SchemaNode
 from opgen.errors import Diagnostic, Location, OpgenError, SchemaError
+from opgen.model.kinds import source_file
 from opgen.schema.flatten import INTERNAL_KEYS, Flattener
-from opgen.schema.generator import KubeJsonSchema, source_file
+from opgen.schema.generator import KubeJsonSchema
 
 __all__ = [
     "API_VERSION_DESCRIPTION",
@@ -72,7 +73,9 @@ def build_version_schema(model: type[Any]) -> VersionSchema:
         raise
     except (PydanticUserError, PydanticSchemaGenerationError) as error:
         raise SchemaError(
-            f"Pydantic cannot describe this model: {error}", location=location
+            f"Pydantic cannot describe this model: {error}",
+            location=location,
+            hint="use the types docs/markers.md lists under 'Python and Pydantic types'",
         ) from None
     flattened = Flattener(raw, generator).flatten(location)
     root = _wrap_root(flattened.schema, flattened.origins, location)

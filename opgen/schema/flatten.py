@@ -29,25 +29,24 @@ from pydantic_core import PydanticUndefined
 
 from opgen.api._marker import FLOAT_FLAG, MarkerContext, Placement, SchemaNode
 from opgen.api._structure import Schemaless
-from opgen.api._validation import NUMBER_FORMATS, STRING_FORMATS
-from opgen.api._values import validate_value
+from opgen.api._validation import is_known_format
+from opgen.api._values import json_type, validate_value
 from opgen.api._wire import to_wire_value
 from opgen.errors import Diagnostic, Location, MarkerError, SchemaError
+from opgen.model.kinds import source_file
 from opgen.schema.generator import (
     CLASS_KEY,
-    DEFAULT_FLAG,
     ENUM_TITLE_KEY,
     MARKERS_KEY,
     NONE_FLAG,
     KubeJsonSchema,
     PendingMarker,
-    source_file,
 )
 
 __all__ = ["INTERNAL_KEYS", "Flattened", "Flattener"]
 
 INTERNAL_KEYS = frozenset(
-    {MARKERS_KEY, CLASS_KEY, NONE_FLAG, DEFAULT_FLAG, FLOAT_FLAG, ENUM_TITLE_KEY}
+    {MARKERS_KEY, CLASS_KEY, NONE_FLAG, FLOAT_FLAG, ENUM_TITLE_KEY}
 )
 VALIDATIONS = "x-kubernetes-validations"
 _DOC_KEYS = ("description", "title", "example", "externalDocs")
@@ -63,7 +62,6 @@ _DROPPED_KEYS = frozenset(
     }
 )
 _EMPTY_DEFAULTS: tuple[Any, ...] = (None, "", [], {})
-_KNOWN_STRING_FORMATS = frozenset(f.replace("-", "") for f in STRING_FORMATS)
 
 
 @dataclass(frozen=True)
@@ -106,14 +104,13 @@ class Flattener:
         return Flattened(schema, self.origins, self.diagnostics)
 
     def type_context(self, location: Location) -> MarkerContext:
-        return MarkerContext(location, Placement.TYPE, diagnostics=self.diagnostics)
+        return MarkerContext(location, Placement.TYPE)
 
     # -- one node ------------------------------------------------------------
     def node(self, raw: SchemaNode, site: Site, ctx: MarkerContext) -> SchemaNode:
         raw = dict(raw)
         pending = [self.generator.pending[i] for i in raw.pop(MARKERS_KEY, ())]
         nullable = raw.pop(NONE_FLAG, False) and site.placement is not Placement.FIELD
-        raw.pop(DEFAULT_FLAG, None)
         location = self.class_location(raw) or site.location
         type_rules: list[SchemaNode] = []
         if any(isinstance(p.marker, Schemaless) for p in pending):
@@ -226,15 +223,12 @@ class Flattener:
                 file=file, cls=owner, field=python_names.get(wire, wire)
             )
             admits_none = bool(sub.get(NONE_FLAG))
-            has_default = bool(sub.get(DEFAULT_FLAG))
             base_required = wire in required_in and not admits_none
             ctx = MarkerContext(
                 location,
                 Placement.FIELD,
                 wire_name=wire,
                 required=base_required,
-                has_python_default=has_default,
-                diagnostics=self.diagnostics,
             )
             field_site = Site(location, Placement.FIELD, f"{site.path}.{wire}")
             node = self.node(sub, field_site, ctx)
@@ -305,16 +299,10 @@ class Flattener:
                     examples[0] if isinstance(examples, list) else examples
                 )
         fmt = node.get("format")
-        if isinstance(fmt, str):
-            kind = node.get("type")
-            if kind in NUMBER_FORMATS:
-                known = fmt in NUMBER_FORMATS[kind]
-            else:
-                known = fmt.replace("-", "") in _KNOWN_STRING_FORMATS
-            if (
-                not known
-            ):  # Pydantic's own formats the API server ignores (path, time, ...)
-                del node["format"]
+        if isinstance(fmt, str) and not is_known_format(fmt, node.get("type")):
+            del node[
+                "format"
+            ]  # Pydantic's own formats the server ignores (path, time, ...)
         return node
 
     def apply_markers(
@@ -383,11 +371,7 @@ def _with_type(node: SchemaNode) -> SchemaNode:
         return {**node, "type": "object"}
     enum = node.get("enum")
     if isinstance(enum, list) and enum:
-        kinds = {type(value) for value in enum if value is not None}
-        if kinds == {str}:
-            return {**node, "type": "string"}
-        if kinds == {bool}:
-            return {**node, "type": "boolean"}
-        if kinds == {int}:
-            return {**node, "type": "integer"}
+        kinds = {json_type(value) for value in enum if value is not None}
+        if len(kinds) == 1 and kinds <= {"string", "boolean", "integer"}:
+            return {**node, "type": kinds.pop()}
     return node

@@ -10,7 +10,7 @@ It also keeps what the later stages need and Pydantic would lose:
 - markers found in `Annotated` metadata are recorded (`attach_marker`) with the
   class and field they were written on, and tagged onto their node by index;
 - model nodes are tagged with the model class they describe;
-- small flags for `X | None` (optional), Python defaults and floats.
+- small flags for `X | None` (optional) and floats.
 Internal keys all start with `x-opgen-` and never reach the output.
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 import enum
 import inspect
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,14 +27,14 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from opgen.api._marker import FLOAT_FLAG, Marker, SchemaNode, type_markers
-from opgen.api._structure import to_wire_value
+from opgen.api._values import json_type
+from opgen.api._wire import to_wire_value
 from opgen.errors import Location, SchemaError
-from opgen.model.kinds import SOURCE_FILE_ATTR
+from opgen.model.kinds import source_file
 from opgen.schema import annotated
 
 __all__ = [
     "CLASS_KEY",
-    "DEFAULT_FLAG",
     "ENUM_TITLE_KEY",
     "MARKERS_KEY",
     "NONE_FLAG",
@@ -46,7 +45,6 @@ __all__ = [
 MARKERS_KEY = "x-opgen-markers"
 CLASS_KEY = "x-opgen-class"
 NONE_FLAG = "x-opgen-none"
-DEFAULT_FLAG = "x-opgen-has-default"
 ENUM_TITLE_KEY = "x-opgen-enum-title"
 
 
@@ -58,16 +56,6 @@ class PendingMarker:
     location: Location
     on_class: bool = False
     """True for markers used as decorators on the model class."""
-
-
-def source_file(cls: type) -> str | None:
-    """The file a class comes from, as the loader recorded it (or its module's file)."""
-    recorded = cls.__dict__.get(SOURCE_FILE_ATTR)
-    if isinstance(recorded, str):
-        return recorded
-    module = sys.modules.get(cls.__module__)
-    file = getattr(module, "__file__", None)
-    return str(file) if file else None
 
 
 class KubeJsonSchema(GenerateJsonSchema):
@@ -151,7 +139,6 @@ class KubeJsonSchema(GenerateJsonSchema):
 
     def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
         json_schema = dict(self.generate_inner(schema["schema"]))
-        json_schema[DEFAULT_FLAG] = True
         if "default" not in schema:  # default_factory: optional, nothing to publish
             return json_schema
         try:
@@ -234,7 +221,7 @@ class KubeJsonSchema(GenerateJsonSchema):
 
     def _enum_node(self, values: list[Any], what: str) -> JsonSchemaValue:
         encoded = [pydantic_core.to_jsonable_python(v) for v in values]
-        kinds = {_json_kind(v) for v in encoded}
+        kinds = {json_type(v) for v in encoded}
         if kinds == {"string"}:
             return {"type": "string", "enum": encoded}
         if kinds <= {"integer"}:
@@ -373,18 +360,6 @@ class KubeJsonSchema(GenerateJsonSchema):
 
     def emit_warning(self, kind: Any, detail: str) -> None:
         raise self.error(f"cannot describe this field: {detail}")
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return type(value).__name__
 
 
 def _openapi_bounds(json_schema: JsonSchemaValue) -> JsonSchemaValue:

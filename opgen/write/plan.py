@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from opgen.errors import ScaffoldError
+from opgen.errors import Location, ScaffoldError
 from opgen.write.atomic import replace_all
 from opgen.write.files import File, Ownership, Removal
+from opgen.write.hashes import content_hash
 from opgen.write.regions import splice
 
 
@@ -92,6 +93,15 @@ class Plan:
         changes = sorted([*self.changes, *other.changes], key=lambda c: str(c.path))
         return Plan(self.root, tuple(changes))
 
+    def user_file_hashes(self) -> dict[str, str]:
+        """`path: sha256:<hex>` of each user-owned file this plan writes, as written
+        (PROJECT keeps them so that `delete api` can tell an edited file)."""
+        return {
+            str(c.path): content_hash(c.new)
+            for c in self.writes
+            if c.ownership is Ownership.USER and c.new is not None
+        }
+
     def drift(self) -> tuple[Change, ...]:
         """The changes `--check` reports: everything that would be written."""
         return self.writes
@@ -107,7 +117,11 @@ class Plan:
         return lines
 
     def apply(self) -> tuple[Change, ...]:
-        """Write the plan, all or nothing; return the changes made."""
+        """Write the plan, all or nothing; return the changes made.
+
+        An `OSError` (permissions, a full disk) becomes a `ScaffoldError`; the
+        tree is left as it was.
+        """
         writes = [
             (self.root.joinpath(*c.path.parts), c.new)
             for c in self.writes
@@ -118,7 +132,14 @@ class Plan:
             for c in self.writes
             if c.action is Action.DELETE
         ]
-        replace_all(writes, removals, root=self.root)
+        try:
+            replace_all(writes, removals, root=self.root)
+        except OSError as error:
+            where = error.filename or self.root
+            raise ScaffoldError(
+                f"cannot write {where}: {error.strerror or error}",
+                hint="check the folder's permissions and free space; nothing was changed",
+            ) from None
         return self.writes
 
 
@@ -130,6 +151,12 @@ def plan(
     removals: Sequence[Removal] = (),
 ) -> Plan:
     """Decide what writing `files` (and deleting `removals`) under `root` does."""
+    if root.exists() and not root.is_dir():
+        raise ScaffoldError(
+            "exists and is not a directory",
+            location=Location(file=str(root)),
+            hint="write into a folder (it is created if missing)",
+        )
     paths = [f.path for f in files] + [r.path for r in removals]
     if len(set(paths)) != len(paths):
         duplicates = sorted({str(p) for p in paths if paths.count(p) > 1})
@@ -160,7 +187,10 @@ def apply(files: Sequence[File], root: Path, *, force: bool = False) -> list[Fil
 def _change_for(file: File, root: Path, *, force: bool) -> Change:
     target = file.target(root)
     if target.is_dir():
-        raise ScaffoldError(f"{file.path}: a directory is in the way of this file")
+        raise ScaffoldError(
+            f"{file.path}: a directory is in the way of this file",
+            hint="move the directory away, then run the command again",
+        )
     if not target.exists():
         return Change(file.path, Action.CREATE, file.ownership, None, file.content)
     old = target.read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import opgen.api as op
-from opgen.api._kind import kind_markers
+from opgen.api._kindinfo import kind_markers
 from opgen.errors import MarkerError
 
 

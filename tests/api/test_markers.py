@@ -52,6 +52,10 @@ from opgen.errors import MarkerError
         ),
         (lambda: op.crd_metadata(labels={"a": 1}), "must map a string to a string"),  # type: ignore[dict-item]
         (lambda: op.Default(object()), "not JSON-serialisable"),
+        (lambda: op.Example(object()), "op.Example.*not JSON-serialisable"),
+        (lambda: op.MultipleOf(0), "must be greater than 0"),
+        (lambda: op.MinItems(-1), "op.MinItems.*non-negative integer"),
+        (lambda: op.Maximum(float("inf")), "op.Maximum.*must be finite"),
     ],
 )
 def test_bad_arguments(make: Any, message: str) -> None:
@@ -74,6 +78,7 @@ def test_markers_are_hashable_values() -> None:
     assert op.Default({"a": [1]}) == op.Default({"a": [1]})
     assert hash(op.Default({"a": [1]})) == hash(op.Default({"a": [1]}))
     assert len({op.MinLength(1), op.MinLength(1), op.MaxLength(1)}) == 2
+    assert op.Default(1) != op.Example(1)
 
 
 def test_the_registry_lists_every_public_marker_once() -> None:

@@ -10,12 +10,8 @@ import yaml
 from opgen import __version__
 from opgen.errors import SchemaError
 from opgen.load import load_kinds
-from opgen.render.crd import (
-    VERSION_ANNOTATION,
-    crd_document,
-    crd_file_name,
-    render_crds,
-)
+from opgen.model.kinds import crd_file_name
+from opgen.render.crd import VERSION_ANNOTATION, crd_document, render_crds
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "raycluster_types.py"
@@ -80,7 +76,7 @@ def test_minimal_version_has_no_optional_keys(tmp_path: Path) -> None:
     assert set(version) == {"name", "schema", "served", "storage"}
     assert set(document["spec"]["names"]) == {"kind", "listKind", "plural", "singular"}
     assert "labels" not in document["metadata"]
-    assert crd_file_name(kind) == "bare.example.com_bares.yaml"
+    assert crd_file_name(kind.group, kind.names.plural) == "bare.example.com_bares.yaml"
     assert warnings == [] and origins
 
 

@@ -126,3 +126,18 @@ def test_core_types_come_from_lightkube() -> None:
         find_core_type("apps", "v9", "Deployment")
     with pytest.raises(ProjectError, match="has no kind 'DeploymentScale'"):
         find_core_type("apps", "v1", "DeploymentScale")
+
+
+@pytest.mark.parametrize(
+    "value", ["1widgets", "Widgets", "wid_gets", "w" * 64, "widgets-"]
+)
+def test_bad_plurals(value: str) -> None:
+    # The API server wants a DNS-1035 label: "1widgets" would pass create api
+    # and then be refused by the checker at the first `opgen generate`.
+    with pytest.raises(ProjectError, match="DNS-1035 label"):
+        validate.plural(value)
+
+
+def test_good_plurals() -> None:
+    assert validate.plural("rayclusters") == "rayclusters"
+    assert validate.plural("ray-clusters2") == "ray-clusters2"

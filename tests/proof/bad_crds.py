@@ -4,7 +4,7 @@
 ports; this module adds the rules that table leaves out, opgen's own stricter
 rules (which the server accepts) and valid CRDs that look suspicious (which
 both must accept). Every case starts from the same small valid CRD
-(`tests.schema.test_check._base`).
+(`tests.schema.base_crd.base_crd`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tests.schema.base_crd import (
+    Crd,
+    base_crd,
+    first_version,
+    root_schema,
+    spec_schema,
+)
 from tests.schema.test_check import CASES as SCHEMA_CASES
-from tests.schema.test_check import _base
 
 __all__ = ["ACCEPTED", "OPGEN_ONLY", "REFUSED", "Case", "build"]
 
-Crd = dict[str, Any]
 Mutate = Callable[[Crd], object]
 
 
@@ -38,31 +43,16 @@ class Case:
 
 
 def build(case: Case) -> Crd:
-    crd = _base()
+    crd = base_crd()
     case.mutate(crd)
     return crd
 
 
-def _version(crd: Crd) -> dict[str, Any]:
-    version: dict[str, Any] = crd["spec"]["versions"][0]
-    return version
-
-
-def _root(crd: Crd) -> dict[str, Any]:
-    root: dict[str, Any] = _version(crd)["schema"]["openAPIV3Schema"]
-    return root
-
-
-def _spec(crd: Crd) -> dict[str, Any]:
-    spec: dict[str, Any] = _root(crd)["properties"]["spec"]
-    return spec
-
-
 def _field(node: dict[str, Any], **more: dict[str, Any]) -> Mutate:
     def mutate(crd: Crd) -> None:
-        _spec(crd)["properties"]["x"] = copy.deepcopy(node)
+        spec_schema(crd)["properties"]["x"] = copy.deepcopy(node)
         for name, extra in more.items():
-            _spec(crd)["properties"][name] = copy.deepcopy(extra)
+            spec_schema(crd)["properties"][name] = copy.deepcopy(extra)
 
     return mutate
 
@@ -82,15 +72,15 @@ def _in_junctor(key: str, value: Any) -> Mutate:
 
 
 def _scale(**paths: str) -> Mutate:
-    return lambda crd: _version(crd).update(subresources={"scale": dict(paths)})
+    return lambda crd: first_version(crd).update(subresources={"scale": dict(paths)})
 
 
 def _columns(*columns: dict[str, Any]) -> Mutate:
-    return lambda crd: _version(crd).update(additionalPrinterColumns=list(columns))
+    return lambda crd: first_version(crd).update(additionalPrinterColumns=list(columns))
 
 
 def _selectable(*paths: str) -> Mutate:
-    return lambda crd: _version(crd).update(
+    return lambda crd: first_version(crd).update(
         selectableFields=[{"jsonPath": path} for path in paths]
     )
 
@@ -162,12 +152,12 @@ EXTRA_REFUSED: dict[str, Case] = {
         _in_junctor("x-kubernetes-validations", [{"rule": "true"}])
     ),
     "metadata inside a nested junctor": Case(
-        lambda c: _root(c).update(
+        lambda c: root_schema(c).update(
             anyOf=[{"properties": {"metadata": {"properties": {"name": {}}}}}]
         )
     ),
     "root junctor naming a nested field that does not exist": Case(
-        lambda c: _root(c).update(
+        lambda c: root_schema(c).update(
             allOf=[{"properties": {"spec": {"properties": {"zzz": {"minLength": 1}}}}}]
         )
     ),
@@ -194,17 +184,17 @@ EXTRA_REFUSED: dict[str, Case] = {
         _field(_embedded(properties={"metadata": {"type": "string"}}))
     ),
     "root apiVersion that is not a string": Case(
-        lambda c: _root(c)["properties"]["apiVersion"].update(type="boolean")
+        lambda c: root_schema(c)["properties"]["apiVersion"].update(type="boolean")
     ),
     "root metadata that is not an object": Case(
-        lambda c: _root(c)["properties"]["metadata"].update(type="string")
+        lambda c: root_schema(c)["properties"]["metadata"].update(type="string")
     ),
     "root metadata with a labels schema": Case(
-        lambda c: _root(c)["properties"]["metadata"].update(
+        lambda c: root_schema(c)["properties"]["metadata"].update(
             properties={"labels": {"type": "object"}}
         )
     ),
-    "root without a type": Case(lambda c: _root(c).pop("type")),
+    "root without a type": Case(lambda c: root_schema(c).pop("type")),
     # OpenAPI rules
     "id": Case(_field({"type": "string", "id": "x"})),
     "definitions": Case(_field({"type": "object", "definitions": {"a": {}}})),
@@ -261,8 +251,8 @@ EXTRA_REFUSED: dict[str, Case] = {
     ),
     "anyOf at the root with /status": Case(
         lambda c: (
-            _root(c).update(anyOf=[{"required": ["spec"]}]),
-            _version(c).update(subresources={"status": {}}),
+            root_schema(c).update(anyOf=[{"required": ["spec"]}]),
+            first_version(c).update(subresources={"status": {}}),
         )
     ),
     # list and map topology
@@ -302,7 +292,7 @@ EXTRA_REFUSED: dict[str, Case] = {
     "message of blanks": Case(_rule(rule="true", message="  ")),
     "messageExpression of blanks": Case(_rule(rule="true", messageExpression="  ")),
     "fieldPath that is no path": Case(
-        lambda c: _spec(c).update(
+        lambda c: spec_schema(c).update(
             {"x-kubernetes-validations": [{"rule": "true", "fieldPath": "name"}]}
         )
     ),
@@ -376,14 +366,14 @@ EXTRA_REFUSED: dict[str, Case] = {
     "kind with an underscore": Case(lambda c: c["spec"]["names"].update(kind="Th_ing")),
     "bad category": Case(lambda c: c["spec"]["names"].update(categories=["All!"])),
     "no versions": Case(lambda c: c["spec"].update(versions=[])),
-    "version name with capitals": Case(lambda c: _version(c).update(name="V1")),
+    "version name with capitals": Case(lambda c: first_version(c).update(name="V1")),
     "empty deprecation warning": Case(
-        lambda c: _version(c).update(deprecated=True, deprecationWarning="")
+        lambda c: first_version(c).update(deprecated=True, deprecationWarning="")
     ),
     "deprecation warning with a control character": Case(
-        lambda c: _version(c).update(deprecated=True, deprecationWarning="old\x07")
+        lambda c: first_version(c).update(deprecated=True, deprecationWarning="old\x07")
     ),
-    "version without a schema": Case(lambda c: _version(c).pop("schema")),
+    "version without a schema": Case(lambda c: first_version(c).pop("schema")),
     "scale without specReplicasPath": Case(_scale(statusReplicasPath=".status.n")),
     "scale path without a dot": Case(
         _scale(specReplicasPath="spec.n", statusReplicasPath=".status.n")
@@ -399,7 +389,7 @@ EXTRA_REFUSED: dict[str, Case] = {
     "selectable field that does not exist": Case(_selectable(".spec.nope")),
     "selectable field of object type": Case(_selectable(".spec")),
     "CRD over etcd's 1.5 MiB": Case(
-        lambda c: _spec(c).update(description="x" * (1600 * 1024)),
+        lambda c: spec_schema(c).update(description="x" * (1600 * 1024)),
         stored=True,
         path_note="etcd refuses the write; the message has no field path",
     ),
@@ -407,7 +397,7 @@ EXTRA_REFUSED: dict[str, Case] = {
 """Broken CRDs the server refuses, for rules `tests/schema`'s table leaves out."""
 
 OPGEN_ONLY: dict[str, Case] = {
-    "nothing served": Case(lambda c: _version(c).update(served=False)),
+    "nothing served": Case(lambda c: first_version(c).update(served=False)),
     "printer column to a missing field": Case(
         _columns({"name": "N", "type": "string", "jsonPath": ".spec.nope"})
     ),
@@ -446,7 +436,7 @@ ACCEPTED: dict[str, Case] = {
         _field({"type": "string", "nullable": True, "default": None})
     ),
     "root metadata describing name": Case(
-        lambda c: _root(c)["properties"]["metadata"].update(
+        lambda c: root_schema(c)["properties"]["metadata"].update(
             properties={"name": {"type": "string", "maxLength": 20}}
         )
     ),
@@ -534,12 +524,12 @@ ACCEPTED: dict[str, Case] = {
     ),
     "two versions, one served": Case(
         lambda c: c["spec"]["versions"].append(
-            copy.deepcopy(_version(c))
+            copy.deepcopy(first_version(c))
             | {"name": "v2", "storage": False, "served": False}
         )
     ),
     "a deprecated version with a warning": Case(
-        lambda c: _version(c).update(deprecated=True, deprecationWarning="use v2")
+        lambda c: first_version(c).update(deprecated=True, deprecationWarning="use v2")
     ),
     "protected group with approval": Case(
         lambda c: (

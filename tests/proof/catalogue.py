@@ -72,6 +72,11 @@ class ProofCrd:
                 return kind_version.model
         raise KeyError(f"{self.name} has no version {version}")
 
+    def has_status_subresource(self, version: str) -> bool:
+        """With /status on, the server ignores `status` in creates and updates."""
+        entry = next(v for v in self.body["spec"]["versions"] if v["name"] == version)
+        return "status" in (entry.get("subresources") or {})
+
     def schema(self, version: str) -> dict[str, Any]:
         for entry in self.body["spec"]["versions"]:
             if entry["name"] == version:

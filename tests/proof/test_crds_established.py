@@ -12,13 +12,9 @@ import pytest
 
 from opgen.schema.check import inspect_crd
 from tests.proof.api import CRD_PATH, RawApi
-from tests.proof.catalogue import ProofCrd, catalogue
+from tests.proof.catalogue import ProofCrd, catalogue, crd_by_name
 
 NAMES = [entry.name for entry in catalogue()]
-
-
-def _entry(crds: tuple[ProofCrd, ...], name: str) -> ProofCrd:
-    return next(entry for entry in crds if entry.name == name)
 
 
 def _conditions(crd: dict[str, Any]) -> dict[str, str]:
@@ -39,7 +35,7 @@ def test_the_catalogue_covers_golden_cronjob_and_example() -> None:
 def test_crd_is_established_and_kept_as_written(
     installed_crds: tuple[ProofCrd, ...], raw_api: RawApi, name: str
 ) -> None:
-    entry = _entry(installed_crds, name)
+    entry = crd_by_name(name)
     verdict = raw_api.get(f"{CRD_PATH}/{name}")
     assert verdict.accepted, verdict
     stored = verdict.body

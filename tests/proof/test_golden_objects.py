@@ -34,11 +34,6 @@ CASES = [
 ]
 
 
-def _status_subresource(entry: ProofCrd, version: str) -> bool:
-    spec = next(v for v in entry.body["spec"]["versions"] if v["name"] == version)
-    return "status" in (spec.get("subresources") or {})
-
-
 def _node_at(schema: dict[str, Any], path: str) -> dict[str, Any] | None:
     node: dict[str, Any] | None = schema
     for part in path.split("."):
@@ -186,7 +181,7 @@ def test_every_constraint_is_refused_with_its_path_and_message(
     model = entry.model(version)
     outside: Outside = outside_for(name, model)
     skip = set(outside.omit)
-    if _status_subresource(entry, version):
+    if entry.has_status_subresource(version):
         skip.add("status")
     base = base_object(entry, version, "violation")
     collection = resource_path(

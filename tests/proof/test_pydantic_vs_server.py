@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.proof.api import RawApi
-from tests.proof.catalogue import ProofCrd, catalogue
+from tests.proof.catalogue import ProofCrd, catalogue, crd_by_name
 from tests.proof.subset import outside_for
 from tests.proof.values import ObjectMaker, body_for
 from tests.proof.verdicts import Tally, compare
@@ -61,15 +61,6 @@ CASES = [
 ]
 
 
-def _entry(crds: tuple[ProofCrd, ...], name: str) -> ProofCrd:
-    return next(entry for entry in crds if entry.name == name)
-
-
-def _has_status_subresource(entry: ProofCrd, version: str) -> bool:
-    spec = next(v for v in entry.body["spec"]["versions"] if v["name"] == version)
-    return "status" in (spec.get("subresources") or {})
-
-
 @pytest.mark.parametrize(("name", "version"), CASES)
 def test_pydantic_and_the_server_agree(
     installed_crds: tuple[ProofCrd, ...],
@@ -78,14 +69,12 @@ def test_pydantic_and_the_server_agree(
     name: str,
     version: str,
 ) -> None:
-    entry = _entry(installed_crds, name)
+    entry = crd_by_name(name)
     schema = entry.schema(version)
     outside = outside_for(name, entry.model(version))
     # With /status on, the server ignores status on create: leave it out.
     skip = (
-        frozenset({"status"})
-        if _has_status_subresource(entry, version)
-        else frozenset()
+        frozenset({"status"}) if entry.has_status_subresource(version) else frozenset()
     )
     mismatches: list[str] = []
     accepted_valid: list[int] = []

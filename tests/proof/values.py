@@ -25,8 +25,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from opgen.api._gostrings import CHECKED_FORMATS, go_regex
 from opgen.api._types import DURATION_PATTERN
-from opgen.api._values import CHECKED_FORMATS, go_regex
 
 __all__ = ["CEL_REPAIRS", "UNCHECKED_FORMAT_SAMPLES", "ObjectMaker", "body_for"]
 

@@ -1,10 +1,13 @@
-"""Helpers for scaffolding projects in temporary folders through the CLI."""
+"""Helpers for scaffolding projects in temporary folders through the CLI, and for
+running a generated project's own tools."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,67 @@ def opgen(cwd: Path, *args: str) -> Run:
     return Run(result.exit_code, result.stdout, result.stderr)
 
 
+def api_args(
+    group: str, version: str, kind: str, *flags: str, verb: str = "create"
+) -> tuple[str, ...]:
+    """The command line of `opgen create api` (or `delete api`) for one kind."""
+    return (verb, "api", "--group", group, "--version", version, "--kind", kind, *flags)
+
+
+def create_api(cwd: Path, group: str, version: str, kind: str, *flags: str) -> Run:
+    """Run `opgen create api` in `cwd`."""
+    return opgen(cwd, *api_args(group, version, kind, *flags))
+
+
+BIN = Path(sys.executable).parent
+"""The tools of opgen's own environment (black, ruff, mypy, pytest)."""
+
+
+def tool(root: Path, *args: str, timeout: float = 600, **env: str) -> str:
+    """Run `args` in `root` (no bytecode, `env` added); assert success; its stdout."""
+    done = subprocess.run(
+        args,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **env},
+    )
+    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def check_code(root: Path, package: str) -> None:
+    """What the project's `make lint typecheck` checks: black, ruff, mypy --strict."""
+    tool(root, str(BIN / "black"), "--check", "--quiet", package, "tests")
+    tool(root, str(BIN / "ruff"), "check", "--quiet", "--no-cache", package, "tests")
+    tool(
+        root,
+        str(BIN / "mypy"),
+        "--strict",
+        "--no-incremental",
+        "--cache-dir",
+        os.devnull,
+        "-p",
+        package,
+    )
+
+
+def run_project_tests(root: Path) -> str:
+    """The project's own pytest, against envtest (required unless the caller says not)."""
+    return tool(
+        root,
+        str(BIN / "python"),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        OPGEN_REQUIRE_ENVTEST=os.environ.get("OPGEN_REQUIRE_ENVTEST", "1"),
+    )
+
+
 def tree_hash(root: Path) -> str:
     """One hash over every file's path and bytes (caches excluded)."""
     digest = hashlib.sha256()
@@ -53,16 +117,8 @@ def snapshot(root: Path) -> dict[str, str]:
 
 
 INIT = ("init", "--domain", "example.com", "--project-name", "ray-operator")
-CREATE_RAY = (
-    "create",
-    "api",
-    "--group",
-    "ray",
-    "--version",
-    "v1",
-    "--kind",
-    "RayCluster",
-)
+CREATE_RAY = api_args("ray", "v1", "RayCluster")
+DELETE_RAY = api_args("ray", "v1", "RayCluster", verb="delete")
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.scaffold.conftest import CREATE_RAY, INIT, opgen, tree_hash
+from tests.scaffold.conftest import (
+    CREATE_RAY,
+    DELETE_RAY,
+    INIT,
+    api_args,
+    opgen,
+    tree_hash,
+)
 
 Setup = Callable[[Path], Path]
 
@@ -150,16 +157,7 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
     (
         "create: bad version",
         fresh,
-        (
-            "create",
-            "api",
-            "--group",
-            "ray",
-            "--version",
-            "v1.0",
-            "--kind",
-            "RayCluster",
-        ),
+        api_args("ray", "v1.0", "RayCluster"),
         1,
         "invalid --version 'v1.0'",
     ),
@@ -175,7 +173,7 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
     (
         "create: bad group",
         fresh,
-        ("create", "api", "--group", "Ray", "--version", "v1", "--kind", "RayCluster"),
+        api_args("Ray", "v1", "RayCluster"),
         1,
         "invalid --group 'Ray'",
     ),
@@ -196,7 +194,7 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
     (
         "create: second group, single-group",
         with_ray,
-        ("create", "api", "--group", "batch", "--version", "v1", "--kind", "Job"),
+        api_args("batch", "v1", "Job"),
         1,
         "already has the group 'ray'",
     ),
@@ -217,17 +215,7 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
     (
         "create: no-resource, misspelt core kind",
         fresh,
-        (
-            "create",
-            "api",
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Deploymnt",
-            "--no-resource",
-        ),
+        api_args("apps", "v1", "Deploymnt", "--no-resource"),
         1,
         "apps/v1 has no kind 'Deploymnt'",
     ),
@@ -241,17 +229,7 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
     (
         "create: cluster-scoped core type in a --namespaced project",
         namespaced_project,
-        (
-            "create",
-            "api",
-            "--group",
-            "core",
-            "--version",
-            "v1",
-            "--kind",
-            "Node",
-            "--no-resource",
-        ),
+        api_args("core", "v1", "Node", "--no-resource"),
         1,
         "Node is a built-in cluster-scoped type, but this project is --namespaced",
     ),
@@ -314,14 +292,14 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str]] = [
     (
         "delete: unknown kind",
         with_ray,
-        ("delete", "api", "--group", "ray", "--version", "v1", "--kind", "RayJob"),
+        api_args("ray", "v1", "RayJob", verb="delete"),
         1,
         "RayJob (ray/v1) is not in this project",
     ),
     (
         "delete: edited file",
         edited_ray,
-        ("delete", "api", "--group", "ray", "--version", "v1", "--kind", "RayCluster"),
+        DELETE_RAY,
         1,
         "you edited files",
     ),

@@ -9,19 +9,16 @@ against envtest.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.scaffold.conftest import opgen, snapshot
+from tests.scaffold.conftest import BIN, check_code, opgen, run_project_tests, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "generated"
 RECIPE = ROOT / "examples" / "regenerate.sh"
-BIN = Path(sys.executable).parent
 STALE = "run `make example-project` and commit the result"
 
 
@@ -82,37 +79,10 @@ def test_a_failed_rebuild_leaves_the_previous_project(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["example", "opgen"]
 
 
-def _run(*args: str, timeout: float = 300) -> None:
-    done = subprocess.run(
-        args,
-        cwd=EXAMPLE,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=timeout,
-        env={
-            **os.environ,
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "OPGEN_REQUIRE_ENVTEST": os.environ.get("OPGEN_REQUIRE_ENVTEST", "1"),
-        },
-    )
-    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}\n{done.stderr}"
-
-
 def test_the_example_passes_black_ruff_and_mypy_strict() -> None:
-    _run(str(BIN / "black"), "--check", "--quiet", "ray_operator", "tests")
-    _run(str(BIN / "ruff"), "check", "--quiet", "--no-cache", "ray_operator", "tests")
-    _run(
-        str(BIN / "mypy"),
-        "--strict",
-        "--no-incremental",
-        "--cache-dir",
-        os.devnull,
-        "-p",
-        "ray_operator",
-    )
+    check_code(EXAMPLE, "ray_operator")
 
 
 @pytest.mark.envtest
 def test_the_example_passes_its_own_tests() -> None:
-    _run(str(BIN / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    run_project_tests(EXAMPLE)

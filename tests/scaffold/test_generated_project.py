@@ -8,10 +8,8 @@ Generating again is byte-identical; `generate --check` catches a hand edit.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,34 +24,19 @@ from tests.scaffold.cluster import (
     sample,
     wait_ready,
 )
-from tests.scaffold.conftest import opgen, snapshot, tree_hash
-
-BIN = Path(sys.executable).parent
+from tests.scaffold.conftest import (
+    api_args,
+    check_code,
+    opgen,
+    run_project_tests,
+    snapshot,
+    tree_hash,
+)
 
 CREATES = [
-    ("create", "api", "--group", "ray", "--version", "v1", "--kind", "RayCluster"),
-    (
-        "create",
-        "api",
-        "--group",
-        "batch",
-        "--version",
-        "v1alpha1",
-        "--kind",
-        "CronTab",
-        "--cluster",
-    ),
-    (
-        "create",
-        "api",
-        "--group",
-        "apps",
-        "--version",
-        "v1",
-        "--kind",
-        "Deployment",
-        "--no-resource",
-    ),
+    api_args("ray", "v1", "RayCluster"),
+    api_args("batch", "v1alpha1", "CronTab", "--cluster"),
+    api_args("apps", "v1", "Deployment", "--no-resource"),
 ]
 
 
@@ -71,23 +54,6 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = opgen(root, "generate")
     assert run.exit_code == 0, run.stderr
     return root
-
-
-def tool(
-    root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 300
-) -> None:
-    done = subprocess.run(
-        args,
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        timeout=timeout,
-    )
-    assert (
-        done.returncode == 0
-    ), f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
 
 
 def test_generated_files(generated: Path) -> None:
@@ -117,16 +83,7 @@ def test_generated_files(generated: Path) -> None:
 
 
 def test_black_ruff_and_mypy_strict_pass(generated: Path) -> None:
-    tool(generated, str(BIN / "black"), "--check", "--quiet", "fleet_operator", "tests")
-    tool(generated, str(BIN / "ruff"), "check", "--quiet", "fleet_operator", "tests")
-    tool(
-        generated,
-        str(BIN / "mypy"),
-        "--strict",
-        "--no-incremental",
-        "-p",
-        "fleet_operator",
-    )
+    check_code(generated, "fleet_operator")
 
 
 def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
@@ -219,21 +176,7 @@ def test_generate_is_idempotent_and_check_catches_a_hand_edit(
 
 @pytest.mark.envtest
 def test_the_projects_own_tests_pass_against_envtest(generated: Path) -> None:
-    env = {
-        **os.environ,
-        "OPGEN_REQUIRE_ENVTEST": os.environ.get("OPGEN_REQUIRE_ENVTEST", "1"),
-    }
-    tool(
-        generated,
-        str(BIN / "python"),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        env=env,
-        timeout=600,
-    )
+    run_project_tests(generated)
 
 
 @pytest.mark.envtest

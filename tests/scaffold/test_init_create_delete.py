@@ -10,7 +10,16 @@ from pathlib import Path
 import yaml
 
 from opgen.project import load_project, replay_commands
-from tests.scaffold.conftest import CREATE_RAY, INIT, opgen, snapshot, tree_hash
+from tests.scaffold.conftest import (
+    CREATE_RAY,
+    DELETE_RAY,
+    INIT,
+    api_args,
+    create_api,
+    opgen,
+    snapshot,
+    tree_hash,
+)
 
 INIT_FILES = {
     ".dockerignore",
@@ -187,17 +196,7 @@ def test_create_api_adds_files_and_wiring(project: Path) -> None:
 def test_create_then_delete_restores_the_tree_exactly(project: Path) -> None:
     before = snapshot(project)
     assert opgen(project, *CREATE_RAY).exit_code == 0
-    run = opgen(
-        project,
-        "delete",
-        "api",
-        "--group",
-        "ray",
-        "--version",
-        "v1",
-        "--kind",
-        "RayCluster",
-    )
+    run = opgen(project, *DELETE_RAY)
     assert run.exit_code == 0, run.stderr
     assert snapshot(project) == before
     assert not (project / "ray_operator/api/v1").exists()
@@ -209,16 +208,7 @@ def test_delete_refuses_edited_files_unless_forced(project: Path) -> None:
     types = project / "ray_operator/api/v1/raycluster_types.py"
     types.write_text(types.read_text() + "\n# my field ideas\n")
     before = tree_hash(project)
-    delete = (
-        "delete",
-        "api",
-        "--group",
-        "ray",
-        "--version",
-        "v1",
-        "--kind",
-        "RayCluster",
-    )
+    delete = DELETE_RAY
     run = opgen(project, *delete)
     assert run.exit_code == 1
     assert (
@@ -233,31 +223,8 @@ def test_delete_refuses_edited_files_unless_forced(project: Path) -> None:
 
 def test_delete_keeps_files_other_kinds_need(project: Path) -> None:
     assert opgen(project, *CREATE_RAY).exit_code == 0
-    assert (
-        opgen(
-            project,
-            "create",
-            "api",
-            "--group",
-            "ray",
-            "--version",
-            "v1",
-            "--kind",
-            "RayJob",
-        ).exit_code
-        == 0
-    )
-    run = opgen(
-        project,
-        "delete",
-        "api",
-        "--group",
-        "ray",
-        "--version",
-        "v1",
-        "--kind",
-        "RayCluster",
-    )
+    assert create_api(project, "ray", "v1", "RayJob").exit_code == 0
+    run = opgen(project, *DELETE_RAY)
     assert run.exit_code == 0, run.stderr
     assert (project / "ray_operator/api/v1/groupversion_info.py").exists()
     assert (project / "ray_operator/api/v1/rayjob_types.py").exists()
@@ -268,18 +235,7 @@ def test_delete_keeps_files_other_kinds_need(project: Path) -> None:
     )
     # The shared file's hash moves on with the project: deleting RayJob removes it.
     assert (
-        opgen(
-            project,
-            "delete",
-            "api",
-            "--group",
-            "ray",
-            "--version",
-            "v1",
-            "--kind",
-            "RayJob",
-        ).exit_code
-        == 0
+        opgen(project, *api_args("ray", "v1", "RayJob", verb="delete")).exit_code == 0
     )
     assert not (project / "ray_operator/api/v1").exists()
 
@@ -312,17 +268,7 @@ def test_existing_user_file_is_skipped_and_reported(project: Path) -> None:
 
 
 def test_controller_for_a_core_type(project: Path) -> None:
-    args = (
-        "create",
-        "api",
-        "--group",
-        "apps",
-        "--version",
-        "v1",
-        "--kind",
-        "Deployment",
-        "--no-resource",
-    )
+    args = api_args("apps", "v1", "Deployment", "--no-resource")
     run = opgen(project, *args)
     assert run.exit_code == 0, run.stderr
     added = set(snapshot(project)) - INIT_FILES
@@ -357,19 +303,7 @@ def test_types_then_controller_in_two_steps(project: Path) -> None:
 
 
 def test_cluster_scoped_kind_and_custom_plural(project: Path) -> None:
-    args = (
-        "create",
-        "api",
-        "--group",
-        "ray",
-        "--version",
-        "v1alpha1",
-        "--kind",
-        "Fleet",
-        "--cluster",
-        "--plural",
-        "fleetz",
-    )
+    args = api_args("ray", "v1alpha1", "Fleet", "--cluster", "--plural", "fleetz")
     assert opgen(project, *args).exit_code == 0
     types = (project / "ray_operator/api/v1alpha1/fleet_types.py").read_text()
     assert (
@@ -393,20 +327,7 @@ def test_multigroup_wiring_is_sorted_and_stable(tmp_path: Path) -> None:
     root.mkdir()
     assert opgen(root, "init", "--domain", "example.com", "--multigroup").exit_code == 0
     for group, kind in (("ray", "RayCluster"), ("batch", "Job"), ("ray", "RayJob")):
-        assert (
-            opgen(
-                root,
-                "create",
-                "api",
-                "--group",
-                group,
-                "--version",
-                "v1",
-                "--kind",
-                kind,
-            ).exit_code
-            == 0
-        )
+        assert create_api(root, group, "v1", kind).exit_code == 0
     main = (root / "fleet/main.py").read_text()
     imports = [
         line for line in main.splitlines() if line.startswith("from fleet.controller")
@@ -415,21 +336,7 @@ def test_multigroup_wiring_is_sorted_and_stable(tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(root, copy)
     for group, kind in (("ray", "RayCluster"), ("batch", "Job"), ("ray", "RayJob")):
-        assert (
-            opgen(
-                copy,
-                "create",
-                "api",
-                "--group",
-                group,
-                "--version",
-                "v1",
-                "--kind",
-                kind,
-                "--force",
-            ).exit_code
-            == 0
-        )
+        assert create_api(copy, group, "v1", kind, "--force").exit_code == 0
     assert snapshot(copy) == snapshot(root)
 
 
@@ -447,52 +354,10 @@ def test_project_file_replays_to_the_same_tree(tmp_path: Path) -> None:
             "Me",
             "--multigroup",
         ),
-        (
-            "create",
-            "api",
-            "--group",
-            "ray",
-            "--version",
-            "v1",
-            "--kind",
-            "RayCluster",
-            "--no-controller",
-        ),
-        (
-            "create",
-            "api",
-            "--group",
-            "batch",
-            "--version",
-            "v1",
-            "--kind",
-            "Fleet",
-            "--cluster",
-            "--plural",
-            "fleetz",
-        ),
-        (
-            "create",
-            "api",
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Deployment",
-            "--no-resource",
-        ),
-        (
-            "create",
-            "api",
-            "--group",
-            "ray",
-            "--version",
-            "v1",
-            "--kind",
-            "RayCluster",
-            "--no-resource",
-        ),
+        api_args("ray", "v1", "RayCluster", "--no-controller"),
+        api_args("batch", "v1", "Fleet", "--cluster", "--plural", "fleetz"),
+        api_args("apps", "v1", "Deployment", "--no-resource"),
+        api_args("ray", "v1", "RayCluster", "--no-resource"),
     ]
     for step in steps:
         run = opgen(original, *step)

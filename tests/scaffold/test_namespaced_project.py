@@ -10,9 +10,6 @@ elsewhere alone.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -29,9 +26,8 @@ from tests.scaffold.cluster import (
     sample,
     wait_ready,
 )
-from tests.scaffold.conftest import opgen
+from tests.scaffold.conftest import check_code, opgen, run_project_tests, tool
 
-BIN = Path(sys.executable).parent
 NAME = "shop-operator"
 NAMESPACE = f"{NAME}-system"
 
@@ -51,20 +47,6 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = opgen(root, "generate")
     assert run.exit_code == 0, run.stderr
     return root
-
-
-def tool(root: Path, *args: str, **env: str) -> str:
-    done = subprocess.run(
-        args,
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **env},
-    )
-    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
 
 
 def test_the_generated_rbac_is_namespace_scoped(generated: Path) -> None:
@@ -96,11 +78,7 @@ def test_the_generated_rbac_is_namespace_scoped(generated: Path) -> None:
 
 def test_black_ruff_and_mypy_strict_pass(generated: Path) -> None:
     package = NAME.replace("-", "_")
-    tool(generated, str(BIN / "black"), "--check", "--quiet", package, "tests")
-    tool(
-        generated, str(BIN / "ruff"), "check", "--quiet", "--no-cache", package, "tests"
-    )
-    tool(generated, str(BIN / "mypy"), "--strict", "--no-incremental", "-p", package)
+    check_code(generated, package)
 
 
 def test_generate_is_idempotent(generated: Path) -> None:
@@ -109,16 +87,7 @@ def test_generate_is_idempotent(generated: Path) -> None:
 
 @pytest.mark.envtest
 def test_the_projects_own_tests_pass_against_envtest(generated: Path) -> None:
-    out = tool(
-        generated,
-        str(BIN / "python"),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        OPGEN_REQUIRE_ENVTEST=os.environ.get("OPGEN_REQUIRE_ENVTEST", "1"),
-    )
+    out = run_project_tests(generated)
     assert "3 passed" in out
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.scaffold.conftest import opgen
+from tests.scaffold.conftest import api_args, opgen
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,7 @@ from tests.scaffold.conftest import opgen
 def test_file_names_and_crd_names_agree(
     project: Path, kind: str, plural: str, extra: tuple[str, ...]
 ) -> None:
-    create = ("create", "api", "--group", "web", "--version", "v1", "--kind", kind)
+    create = api_args("web", "v1", kind)
     assert opgen(project, *create, *extra).exit_code == 0
     run = opgen(project, "generate")
     assert run.exit_code == 0, run.stderr

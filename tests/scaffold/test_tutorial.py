@@ -9,10 +9,7 @@ ConfigMap in step with each RayCluster (with only the generated RBAC) and
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,11 +18,10 @@ import yaml
 
 from opgen.testing import Environment
 from tests.scaffold.cluster import deploy, kubectl, manager, wait_ready
-from tests.scaffold.conftest import opgen
+from tests.scaffold.conftest import BIN, check_code, opgen, run_project_tests, tool
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
-BIN = Path(sys.executable).parent
 CONTROLLER = "ray_operator/controller/raycluster_controller.py"
 
 
@@ -48,20 +44,6 @@ def replace_method(source: str, method: str) -> str:
     )
     assert pattern.search(source), name[1]
     return pattern.sub(lambda _: method + "\n", source, count=1)
-
-
-def tool(root: Path, *args: str, **env: str) -> str:
-    done = subprocess.run(
-        args,
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **env},
-    )
-    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +104,8 @@ def test_generate_wrote_what_section_3_says(project: Path) -> None:
     assert spec["properties"]["workers"]["minimum"] == 0
     columns = crd["spec"]["versions"][0]["additionalPrinterColumns"]
     assert columns[0]["jsonPath"] == ".status.readyWorkers"
+    client = project / "ray_operator/api/v1/zz_generated_client.py"
+    assert "class RayClusterClient(" in client.read_text()
 
 
 def test_the_configmap_marker_reached_role_yaml(project: Path) -> None:
@@ -134,25 +118,12 @@ def test_the_configmap_marker_reached_role_yaml(project: Path) -> None:
 
 
 def test_make_lint_and_typecheck_would_pass(project: Path) -> None:
-    tool(project, str(BIN / "black"), "--check", "--quiet", "ray_operator", "tests")
-    tool(project, str(BIN / "ruff"), "check", "--no-cache", "ray_operator", "tests")
-    tool(
-        project, str(BIN / "mypy"), "--strict", "--no-incremental", "-p", "ray_operator"
-    )
+    check_code(project, "ray_operator")
 
 
 @pytest.mark.envtest
 def test_section_5_the_projects_tests_pass(project: Path) -> None:
-    out = tool(
-        project,
-        str(BIN / "python"),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        OPGEN_REQUIRE_ENVTEST=os.environ.get("OPGEN_REQUIRE_ENVTEST", "1"),
-    )
+    out = run_project_tests(project)
     assert "2 passed" in out
 
 

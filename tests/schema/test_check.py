@@ -13,71 +13,18 @@ import yaml
 from opgen.errors import Location, SchemaError
 from opgen.schema.check import check_crd, inspect_crd
 from tests.crd import golden
-
-Crd = dict[str, Any]
-
-
-def _base() -> Crd:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "things.example.com"},
-        "spec": {
-            "group": "example.com",
-            "names": {
-                "kind": "Thing",
-                "listKind": "ThingList",
-                "plural": "things",
-                "singular": "thing",
-            },
-            "scope": "Namespaced",
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "apiVersion": {"type": "string"},
-                                "kind": {"type": "string"},
-                                "metadata": {"type": "object"},
-                                "spec": {
-                                    "type": "object",
-                                    "properties": {"name": {"type": "string"}},
-                                },
-                                "status": {
-                                    "type": "object",
-                                    "properties": {"ready": {"type": "boolean"}},
-                                },
-                            },
-                        }
-                    },
-                }
-            ],
-        },
-    }
-
-
-def _version(crd: Crd) -> dict[str, Any]:
-    version: dict[str, Any] = crd["spec"]["versions"][0]
-    return version
-
-
-def _root(crd: Crd) -> dict[str, Any]:
-    root: dict[str, Any] = _version(crd)["schema"]["openAPIV3Schema"]
-    return root
-
-
-def _spec(crd: Crd) -> dict[str, Any]:
-    spec: dict[str, Any] = _root(crd)["properties"]["spec"]
-    return spec
+from tests.schema.base_crd import (
+    Crd,
+    base_crd,
+    first_version,
+    root_schema,
+    spec_schema,
+)
 
 
 def _field(node: dict[str, Any]) -> Callable[[Crd], None]:
     def mutate(crd: Crd) -> None:
-        _spec(crd)["properties"]["x"] = node
+        spec_schema(crd)["properties"]["x"] = node
 
     return mutate
 
@@ -103,11 +50,11 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
         "must not be empty for specified array items",
     ),
     "additionalProperties at the root": (
-        lambda c: _root(c).update(additionalProperties={"type": "string"}),
+        lambda c: root_schema(c).update(additionalProperties={"type": "string"}),
         "must not be used at the root",
     ),
     "root of another type": (
-        lambda c: _root(c).update(type="array", items={"type": "string"}),
+        lambda c: root_schema(c).update(type="array", items={"type": "string"}),
         "must be object at the root",
     ),
     "type inside a junctor": (
@@ -119,7 +66,9 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
         "allOf[0].description: Forbidden: must be empty to be structural",
     ),
     "junctor property not described structurally": (
-        lambda c: _root(c).update(anyOf=[{"properties": {"zzz": {"minLength": 1}}}]),
+        lambda c: root_schema(c).update(
+            anyOf=[{"properties": {"zzz": {"minLength": 1}}}]
+        ),
         "properties[zzz]: Required value: because it is defined in",
     ),
     "int-or-string that preserves unknown fields": (
@@ -140,11 +89,11 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
         "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
     ),
     "root metadata with a description": (
-        lambda c: _root(c)["properties"]["metadata"].update(description="mine"),
+        lambda c: root_schema(c)["properties"]["metadata"].update(description="mine"),
         "must not specify anything other than name and generateName",
     ),
     "root kind that is not a string": (
-        lambda c: _root(c)["properties"]["kind"].update(type="integer"),
+        lambda c: root_schema(c)["properties"]["kind"].update(type="integer"),
         "properties[kind].type: Invalid value: 'integer': must be string",
     ),
     "pattern RE2 cannot compile": (
@@ -291,7 +240,7 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
         "Unsupported value: 'Bad'",
     ),
     "field path that does not exist": (
-        lambda c: _spec(c).update(
+        lambda c: spec_schema(c).update(
             {"x-kubernetes-validations": [{"rule": "true", "fieldPath": ".nope"}]}
         ),
         "fieldPath: Invalid value: '.nope': must be a valid path",
@@ -317,17 +266,17 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
         "oldSelf cannot be used on the uncorrelatable portion of the schema",
     ),
     "default in root metadata": (
-        lambda c: _root(c)["properties"]["metadata"].update(default={}),
+        lambda c: root_schema(c)["properties"]["metadata"].update(default={}),
         "must not be set in top-level metadata",
     ),
     "nullable root": (
-        lambda c: _root(c).update(nullable=True),
+        lambda c: root_schema(c).update(nullable=True),
         "nullable cannot be true at the root",
     ),
     "root field not allowed with /status": (
         lambda c: (
-            _root(c).update({"x-kubernetes-map-type": "atomic"}),
-            _version(c).update(subresources={"status": {}}),
+            root_schema(c).update({"x-kubernetes-map-type": "atomic"}),
+            first_version(c).update(subresources={"status": {}}),
         ),
         "are allowed at the root of the schema if the status subresource is enabled",
     ),
@@ -414,30 +363,32 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
     ),
     "duplicate versions": (
         lambda c: c["spec"]["versions"].append(
-            copy.deepcopy(_version(c)) | {"storage": False}
+            copy.deepcopy(first_version(c)) | {"storage": False}
         ),
         "must contain unique version names",
     ),
     "two storage versions": (
         lambda c: c["spec"]["versions"].append(
-            copy.deepcopy(_version(c)) | {"name": "v2"}
+            copy.deepcopy(first_version(c)) | {"name": "v2"}
         ),
         "must have exactly one version marked as storage version",
     ),
     "nothing served": (
-        lambda c: _version(c).update(served=False),
+        lambda c: first_version(c).update(served=False),
         "must have at least one served version",
     ),
     "warning without deprecation": (
-        lambda c: _version(c).update(deprecationWarning="old"),
+        lambda c: first_version(c).update(deprecationWarning="old"),
         "can only be set for deprecated versions",
     ),
     "warning too long": (
-        lambda c: _version(c).update(deprecated=True, deprecationWarning="x" * 257),
+        lambda c: first_version(c).update(
+            deprecated=True, deprecationWarning="x" * 257
+        ),
         "must be <= 256 characters long",
     ),
     "printer column format": (
-        lambda c: _version(c).update(
+        lambda c: first_version(c).update(
             additionalPrinterColumns=[
                 {
                     "name": "N",
@@ -450,7 +401,7 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
         "must be one of byte,date,date-time,double,float,int32,int64,password",
     ),
     "printer column path without a dot": (
-        lambda c: _version(c).update(
+        lambda c: first_version(c).update(
             additionalPrinterColumns=[
                 {"name": "N", "type": "string", "jsonPath": "spec.name"}
             ]
@@ -458,7 +409,7 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
         "must be a simple json path starting with .",
     ),
     "scale path outside spec": (
-        lambda c: _version(c).update(
+        lambda c: first_version(c).update(
             subresources={
                 "scale": {
                     "specReplicasPath": ".status.ready",
@@ -469,7 +420,7 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
         "should be a json path under .spec",
     ),
     "selector path under metadata": (
-        lambda c: _version(c).update(
+        lambda c: first_version(c).update(
             subresources={
                 "scale": {
                     "specReplicasPath": ".spec.name",
@@ -482,21 +433,23 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
     ),
     "too many selectable fields": (
         lambda c: (
-            _spec(c)["properties"].update(
+            spec_schema(c)["properties"].update(
                 {f"f{i}": {"type": "string"} for i in range(9)}
             ),
-            _version(c).update(
+            first_version(c).update(
                 selectableFields=[{"jsonPath": f".spec.f{i}"} for i in range(9)]
             ),
         ),
         "Too many: 9: must have at most 8 items",
     ),
     "selectable field in metadata": (
-        lambda c: _version(c).update(selectableFields=[{"jsonPath": ".metadata.name"}]),
+        lambda c: first_version(c).update(
+            selectableFields=[{"jsonPath": ".metadata.name"}]
+        ),
         "must not point to fields in metadata",
     ),
     "duplicate selectable field": (
-        lambda c: _version(c).update(
+        lambda c: first_version(c).update(
             selectableFields=[{"jsonPath": ".spec.name"}, {"jsonPath": ".spec.name"}]
         ),
         "Duplicate value: '.spec.name'",
@@ -519,13 +472,13 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
 
 
 def test_the_base_crd_is_valid() -> None:
-    assert check_crd(_base(), {}, None) == []
+    assert check_crd(base_crd(), {}, None) == []
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_rule(name: str) -> None:
     mutate, message = CASES[name]
-    crd = _base()
+    crd = base_crd()
     mutate(crd)
     problems = [str(p) for p in inspect_crd(crd, {}, None).errors]
     assert any(message in problem for problem in problems), problems
@@ -537,32 +490,32 @@ def test_rule(name: str) -> None:
 
 
 def test_annotation_and_label_problems_name_the_map_as_the_server_does() -> None:
-    crd = _base()
+    crd = base_crd()
     crd["metadata"].update(annotations={"bad key": "v"}, labels={"app": "-bad-"})
     paths = sorted(problem.path for problem in inspect_crd(crd, {}, None).errors)
     assert paths == ["metadata.annotations", "metadata.labels"]
 
 
 def test_errors_name_the_python_origin_of_the_node() -> None:
-    crd = _base()
+    crd = base_crd()
     bad = {"type": "array"}
-    _spec(crd)["properties"]["x"] = bad
+    spec_schema(crd)["properties"]["x"] = bad
     with pytest.raises(SchemaError) as raised:
         check_crd(crd, {id(bad): Location(file="t.py", cls="Spec", field="x")}, None)
     assert str(raised.value).startswith("t.py: Spec.x: ")
 
 
 def test_several_problems_are_counted() -> None:
-    crd = _base()
-    _spec(crd)["properties"]["x"] = {"type": "array"}
-    _spec(crd)["properties"]["y"] = {"type": "null"}
+    crd = base_crd()
+    spec_schema(crd)["properties"]["x"] = {"type": "array"}
+    spec_schema(crd)["properties"]["y"] = {"type": "null"}
     with pytest.raises(SchemaError, match=r"\(and 1 more problem\)"):
         check_crd(crd, {}, None)
 
 
 def test_int_or_string_any_of_is_the_allowed_exception() -> None:
-    crd = _base()
-    _spec(crd)["properties"]["port"] = {
+    crd = base_crd()
+    spec_schema(crd)["properties"]["port"] = {
         "anyOf": [{"type": "integer"}, {"type": "string"}],
         "x-kubernetes-int-or-string": True,
         "pattern": "^[0-9]+$",
@@ -571,18 +524,18 @@ def test_int_or_string_any_of_is_the_allowed_exception() -> None:
 
 
 def test_unknown_format_is_a_warning() -> None:
-    crd = _base()
-    _spec(crd)["properties"]["x"] = {"type": "string", "format": "color"}
+    crd = base_crd()
+    spec_schema(crd)["properties"]["x"] = {"type": "string", "format": "color"}
     (warning,) = check_crd(crd, {}, None)
     assert "does not recognise format 'color'" in str(warning)
 
 
 def test_size_warning_and_error() -> None:
-    crd = _base()
-    _spec(crd)["description"] = "x" * (300 * 1024)
+    crd = base_crd()
+    spec_schema(crd)["description"] = "x" * (300 * 1024)
     (warning,) = check_crd(crd, {}, None)
     assert "over 256 KiB" in str(warning) and "--server-side" in str(warning)
-    _spec(crd)["description"] = "x" * (1600 * 1024)
+    spec_schema(crd)["description"] = "x" * (1600 * 1024)
     with pytest.raises(SchemaError, match=r"over the 1\.5 MiB etcd limit"):
         check_crd(crd, {}, None)
 
@@ -603,8 +556,8 @@ def test_golden_crds_pass_the_checker(path: Path) -> None:
 
 
 def test_opgen_only_rules_are_marked() -> None:
-    crd = _base()
-    _version(crd).update(
+    crd = base_crd()
+    first_version(crd).update(
         additionalPrinterColumns=[
             {"name": "N", "type": "string", "jsonPath": ".spec.nope"}
         ],

@@ -138,8 +138,9 @@ def test_failure_midway_restores_everything(
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", flaky_replace)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(ScaffoldError, match="disk full") as caught:
         the_plan.apply()
+    assert caught.value.hint is not None and "nothing was changed" in caught.value.hint
     monkeypatch.setattr(os, "replace", real_replace)
     assert _tree(tmp_path) == before
     assert not (tmp_path / "new").exists()

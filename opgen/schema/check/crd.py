@@ -1,11 +1,9 @@
 """CRD-level rules of the API server, and the entry point that runs all checks.
 
-Names (`<plural>.<group>`, DNS labels, kind vs listKind), the group (a domain
-with a dot; Kubernetes-owned groups need an approval annotation), versions
-(unique DNS-1035 names, exactly one storage version, deprecation warnings),
-printer columns, the scale subresource, selectable fields, object metadata,
-plus each version's schema (structural, OpenAPI and default rules) and the
-size of the whole object. Problems marked `opgen_only` are opgen's own stricter
+Names and object metadata (see `names`), versions (unique DNS-1035 names,
+exactly one storage version, deprecation warnings), printer columns, the scale
+subresource, selectable fields, each version's schema (structural, OpenAPI and
+default rules) and the size of the whole object. Problems marked `opgen_only` are opgen's own stricter
 rules (paths in printer columns and the scale subresource must exist, at least
 one version must be served): the API server would accept them, so
 cross-checks against a real server skip them.
@@ -18,11 +16,13 @@ import re
 import unicodedata
 from typing import Any
 
+from opgen.api.naming import dns1035_problem
 from opgen.errors import Diagnostic, Location
 from opgen.schema.check.defaults import check_defaults
+from opgen.schema.check.names import check_metadata, check_names
 from opgen.schema.check.openapi import check_openapi
 from opgen.schema.check.paths import resolve_field_path, simple_path_problem
-from opgen.schema.check.report import Report, child, index, key
+from opgen.schema.check.report import Report, child, index
 from opgen.schema.check.structural import check_structural
 
 __all__ = ["ERROR_SIZE", "WARNING_SIZE", "check_crd", "inspect_crd"]
@@ -32,10 +32,6 @@ WARNING_SIZE = 256 * 1024
 ERROR_SIZE = 1536 * 1024
 """Above this, etcd refuses the object (its default request limit is 1.5 MiB)."""
 
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _COLUMN_TYPES = ("boolean", "date", "integer", "number", "string")
 _COLUMN_FORMATS = (
     "byte",
@@ -48,7 +44,6 @@ _COLUMN_FORMATS = (
     "password",
 )
 _MAX_SELECTABLE_FIELDS = 8
-_APPROVAL = "api-approved.kubernetes.io"
 
 
 def check_crd(
@@ -66,157 +61,14 @@ def inspect_crd(
     """Every problem the API server would find in `crd` (errors and warnings)."""
     report = Report(origins=origins, default_location=location)
     spec = crd.get("spec", {})
-    _check_metadata(crd, report)
-    _check_names(spec, report)
+    check_metadata(crd, report)
+    check_names(spec, report)
     versions = spec.get("versions") or []
     _check_versions(versions, report)
     for position, version in enumerate(versions):
         _check_version(version, index("spec.versions", position), report)
     _check_size(crd, report)
     return report
-
-
-def is_dns1123_subdomain(value: str) -> bool:
-    return 0 < len(value) <= 253 and all(
-        _DNS1123_LABEL.match(part) for part in value.split(".")
-    )
-
-
-def _dns1035_problem(value: str) -> str | None:
-    if len(value) > 63:
-        return "must be no more than 63 characters"
-    if not _DNS1035_LABEL.match(value):
-        return (
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
-            "start with an alphabetic character, and end with an alphanumeric character"
-        )
-    return None
-
-
-def _check_metadata(crd: dict[str, Any], report: Report) -> None:
-    metadata = crd.get("metadata", {})
-    spec = crd.get("spec", {})
-    names = spec.get("names", {})
-    name = metadata.get("name", "")
-    group = spec.get("group", "")
-    if not is_dns1123_subdomain(name):
-        report.error(
-            "metadata.name", f"Invalid value: {name!r}: must be a DNS subdomain"
-        )
-    if name != f"{names.get('plural', '')}.{group}":
-        report.error(
-            "metadata.name",
-            f'Invalid value: {name!r}: must be spec.names.plural+"."+spec.group',
-        )
-    for label, mapping in (
-        ("annotations", metadata.get("annotations") or {}),
-        ("labels", metadata.get("labels") or {}),
-    ):
-        for item_key, value in mapping.items():
-            # The server names the whole map, not the entry, in these paths.
-            problem = _qualified_name_problem(item_key)
-            if problem:
-                report.error(
-                    f"metadata.{label}",
-                    f"Invalid value: {item_key!r}: {problem}",
-                )
-            if label == "labels" and (len(value) > 63 or not _LABEL_VALUE.match(value)):
-                report.error(
-                    "metadata.labels",
-                    f"Invalid value: {value!r}: not a valid label value (label {item_key!r})",
-                )
-    annotations = metadata.get("annotations") or {}
-    if sum(len(k) + len(v) for k, v in annotations.items()) > 256 * 1024:
-        report.error("metadata.annotations", "Too long: must have at most 262144 bytes")
-    if _is_protected_group(group):
-        approval = annotations.get(_APPROVAL)
-        if approval is None:
-            report.error(
-                key("metadata.annotations", _APPROVAL),
-                f"Required value: protected groups must have approval annotation {_APPROVAL!r}, "
-                "see https://github.com/kubernetes/enhancements/pull/1111",
-                hint="use your own domain as the group, or @op.crd_metadata(annotations=...)",
-            )
-        elif not (
-            approval.startswith("unapproved")
-            or approval.startswith(("http://", "https://"))
-        ):
-            report.error(
-                key("metadata.annotations", _APPROVAL),
-                f"Invalid value: {approval!r}: must be a URL or start with 'unapproved'",
-            )
-
-
-def _qualified_name_problem(value: str) -> str | None:
-    prefix, _, name = value.rpartition("/")
-    if prefix and not is_dns1123_subdomain(prefix):
-        return "the prefix must be a DNS subdomain"
-    if not name or len(name) > 63 or not _QUALIFIED_NAME.match(name):
-        return "name part must consist of alphanumeric characters, '-', '_' or '.' (at most 63)"
-    return None
-
-
-def _is_protected_group(group: str) -> bool:
-    return group in ("k8s.io", "kubernetes.io") or group.endswith(
-        (".k8s.io", ".kubernetes.io")
-    )
-
-
-def _check_names(spec: dict[str, Any], report: Report) -> None:
-    group = spec.get("group", "")
-    if not group:
-        report.error("spec.group", "Required value")
-    elif not is_dns1123_subdomain(group):
-        report.error(
-            "spec.group",
-            f"Invalid value: {group!r}: must be a lower-case DNS subdomain, e.g. ray.io",
-        )
-    elif "." not in group:
-        report.error(
-            "spec.group",
-            f"Invalid value: {group!r}: should be a domain with at least one dot",
-            hint="use a domain you own, e.g. ray.example.com",
-        )
-    scope = spec.get("scope")
-    if scope not in ("Cluster", "Namespaced"):
-        report.error(
-            "spec.scope",
-            f'Unsupported value: {scope!r}: supported values: "Cluster", "Namespaced"',
-        )
-    names = spec.get("names", {})
-    for name in ("plural", "singular", "kind", "listKind"):
-        if not names.get(name):
-            report.error(child("spec.names", name), "Required value")
-    for name in ("plural", "singular"):
-        value = names.get(name)
-        if value:
-            problem = _dns1035_problem(value)
-            if problem:
-                report.error(
-                    child("spec.names", name), f"Invalid value: {value!r}: {problem}"
-                )
-    for name in ("kind", "listKind"):
-        value = names.get(name)
-        if value:
-            problem = _dns1035_problem(value.lower())
-            if problem:
-                report.error(
-                    child("spec.names", name),
-                    f"Invalid value: {value!r}: may have mixed case, but should otherwise match: {problem}",
-                )
-    if names.get("kind") and names.get("kind") == names.get("listKind"):
-        report.error(
-            "spec.names.listKind",
-            "Invalid value: kind and listKind may not be the same",
-        )
-    for name in ("shortNames", "categories"):
-        for position, value in enumerate(names.get(name) or []):
-            problem = _dns1035_problem(value)
-            if problem:
-                report.error(
-                    index(child("spec.names", name), position),
-                    f"Invalid value: {value!r}: {problem}",
-                )
 
 
 def _check_versions(versions: list[dict[str, Any]], report: Report) -> None:
@@ -244,7 +96,7 @@ def _check_versions(versions: list[dict[str, Any]], report: Report) -> None:
 
 def _check_version(version: dict[str, Any], path: str, report: Report) -> None:
     name = version.get("name", "")
-    problem = _dns1035_problem(name)
+    problem = dns1035_problem(name)
     if problem:
         report.error(child(path, "name"), f"Invalid value: {name!r}: {problem}")
     _check_deprecation(version, path, report)

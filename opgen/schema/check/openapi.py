@@ -11,9 +11,10 @@ compiled by the server; only their use of `oldSelf` is checked here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from opgen.api._validation import NUMBER_FORMATS, OPENAPI_TYPES, STRING_FORMATS
+from opgen.api._validation import OPENAPI_TYPES, is_known_format
 from opgen.schema.check.report import Report, child, index, key
 from opgen.schema.check.rules import check_rules
 from opgen.schema.check.topology import check_topology
@@ -72,6 +73,28 @@ _OTHER_KEYS = frozenset(
     }
 )
 KNOWN_KEYS = _BOOL_KEYS | _INT_KEYS | _NUMBER_KEYS | _STRING_KEYS | _OTHER_KEYS
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_name_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+_VALUE_TYPES: tuple[tuple[frozenset[str], Callable[[object], bool], str], ...] = (
+    (_BOOL_KEYS, lambda v: isinstance(v, bool), "must be a boolean"),
+    (_INT_KEYS, _is_int, "must be an integer"),
+    (_NUMBER_KEYS, _is_number, "must be a number"),
+    (_STRING_KEYS, lambda v: isinstance(v, str), "must be a string"),
+    (frozenset({"required"}), _is_name_list, "must list field names"),
+)
+"""How the server decodes some keys: the keys, the test, and the message."""
 _UNSUPPORTED = (
     ("id", "id is not supported"),
     ("$ref", "$ref is not supported"),
@@ -107,7 +130,6 @@ _ROOT_ALLOWED_WITH_STATUS = frozenset(
     }
 )
 _META_FIELDS = ("metadata", "kind", "apiVersion")
-_KNOWN_STRING_FORMATS = frozenset(f.replace("-", "") for f in STRING_FORMATS)
 
 
 def check_openapi(
@@ -308,55 +330,21 @@ class _Walker:
                     "Forbidden: not a field of a Kubernetes schema (JSONSchemaProps)",
                     node,
                 )
-            elif name in _BOOL_KEYS and not isinstance(value, bool):
-                self.report.error(
-                    child(path, name),
-                    f"Invalid value: {value!r}: must be a boolean",
-                    node,
-                )
-            elif name in _INT_KEYS and (
-                isinstance(value, bool) or not isinstance(value, int)
-            ):
-                self.report.error(
-                    child(path, name),
-                    f"Invalid value: {value!r}: must be an integer",
-                    node,
-                )
-            elif name in _NUMBER_KEYS and (
-                isinstance(value, bool) or not isinstance(value, int | float)
-            ):
-                self.report.error(
-                    child(path, name),
-                    f"Invalid value: {value!r}: must be a number",
-                    node,
-                )
-            elif name in _STRING_KEYS and not isinstance(value, str):
-                self.report.error(
-                    child(path, name),
-                    f"Invalid value: {value!r}: must be a string",
-                    node,
-                )
-            elif name == "required" and not (
-                isinstance(value, list) and all(isinstance(v, str) for v in value)
-            ):
-                self.report.error(
-                    child(path, name),
-                    f"Invalid value: {value!r}: must list field names",
-                    node,
-                )
+                continue
+            for keys, fits, expected in _VALUE_TYPES:
+                if name in keys and not fits(value):
+                    self.report.error(
+                        child(path, name),
+                        f"Invalid value: {value!r}: {expected}",
+                        node,
+                    )
 
     def format(self, node: dict[str, Any], path: str) -> None:
         fmt = node.get("format")
         if not isinstance(fmt, str) or not fmt:
             return
         kind = node.get("type") or ""
-        if kind in NUMBER_FORMATS:
-            known = fmt in NUMBER_FORMATS[kind]
-        elif kind in ("", "string"):
-            known = fmt.replace("-", "") in _KNOWN_STRING_FORMATS
-        else:
-            known = False
-        if not known:
+        if not is_known_format(fmt, kind):
             self.report.warn(
                 child(path, "format"),
                 f"the API server does not recognise format {fmt!r} for {kind or 'untyped'} values "
