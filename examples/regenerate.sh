@@ -55,6 +55,7 @@ describe config/crd/bases/ray.io_rayclusters.yaml "the CRD, generated from the t
 describe config/rbac/role.yaml "the manager's ClusterRole, from the op.rbac markers"
 describe config/ "kustomize: default, manager, rbac, prometheus, samples..."
 describe ray_operator/api/v1/raycluster_types.py "the RayCluster API (examples/raycluster_types.py)"
+describe ray_operator/api/v1/zz_generated_client.py "the typed async client, generated from the types"
 describe ray_operator/controller/raycluster_controller.py "the reconciler"
 describe ray_operator/main.py "the manager: python -m ray_operator"
 describe tests/controller/test_raycluster_controller.py "its tests, against a real API server (envtest)"
