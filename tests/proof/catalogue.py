@@ -120,6 +120,15 @@ def catalogue() -> tuple[ProofCrd, ...]:
     return tuple(sorted(entries, key=lambda entry: entry.name))
 
 
+def served_kind_versions() -> list[tuple[str, str]]:
+    """(CRD name, version) for every served version in the catalogue: test parameters."""
+    return [
+        (entry.name, version)
+        for entry in catalogue()
+        for version in entry.served_versions()
+    ]
+
+
 def crd_by_name(name: str) -> ProofCrd:
     for entry in catalogue():
         if entry.name == name:

@@ -21,17 +21,19 @@ import pytest
 from pydantic import ValidationError
 
 from tests.proof.api import RawApi
-from tests.proof.catalogue import ProofCrd, catalogue, crd_by_name, resource_path
+from tests.proof.catalogue import (
+    ProofCrd,
+    catalogue,
+    crd_by_name,
+    resource_path,
+    served_kind_versions,
+)
 from tests.proof.minimal import minimal, violations
 from tests.proof.subset import Outside, outside_for
 from tests.proof.values import repair_cel
 from tests.proof.verdicts import wire
 
-CASES = [
-    (entry.name, version)
-    for entry in catalogue()
-    for version in entry.served_versions()
-]
+CASES = served_kind_versions()
 
 
 def _node_at(schema: dict[str, Any], path: str) -> dict[str, Any] | None:

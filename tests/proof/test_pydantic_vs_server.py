@@ -22,7 +22,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.proof.api import RawApi
-from tests.proof.catalogue import ProofCrd, catalogue, crd_by_name
+from tests.proof.catalogue import (
+    ProofCrd,
+    crd_by_name,
+    served_kind_versions,
+)
 from tests.proof.subset import outside_for
 from tests.proof.values import ObjectMaker, body_for
 from tests.proof.verdicts import Tally, compare
@@ -54,11 +58,7 @@ _SCALE = float(os.environ.get("OPGEN_PROOF_EXAMPLES_SCALE", "1"))
 FOCUS_EXAMPLES = max(1, int(60 * _SCALE))
 OTHER_EXAMPLES = max(1, int(12 * _SCALE))
 
-CASES = [
-    (entry.name, version)
-    for entry in catalogue()
-    for version in entry.served_versions()
-]
+CASES = served_kind_versions()
 
 
 @pytest.mark.parametrize(("name", "version"), CASES)
