@@ -18,7 +18,6 @@
 This package never imports the generator; docs/markers.md describes each name.
 """
 
-from opgen.api import naming
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
 from opgen.api._kind import (
     crd_metadata,
@@ -32,8 +31,6 @@ from opgen.api._kind import (
     subresource_status,
     unserved_version,
 )
-from opgen.api._kindinfo import ResourceInfo, resource_info
-from opgen.api._marker import Marker, Placement
 from opgen.api._meta import (
     Condition,
     Conditions,
@@ -43,7 +40,7 @@ from opgen.api._meta import (
     OwnerReference,
 )
 from opgen.api._model import Model
-from opgen.api._rbac import rbac, rbac_rules
+from opgen.api._rbac import rbac
 from opgen.api._resource import CustomResource
 from opgen.api._shape import (
     MaxItems,
@@ -120,7 +117,6 @@ __all__ = [
     "ListType",
     "LocalObjectReference",
     "MapType",
-    "Marker",
     "MaxItems",
     "MaxLength",
     "MaxProperties",
@@ -138,12 +134,10 @@ __all__ = [
     "Optional",
     "OwnerReference",
     "Pattern",
-    "Placement",
     "PreserveUnknownFields",
     "Quantity",
     "RawExtension",
     "Required",
-    "ResourceInfo",
     "Rule",
     "Schemaless",
     "StructType",
@@ -154,11 +148,8 @@ __all__ = [
     "crd_metadata",
     "deprecated_version",
     "kind",
-    "naming",
     "print_column",
     "rbac",
-    "rbac_rules",
-    "resource_info",
     "selectable_field",
     "skip_version",
     "storage_version",

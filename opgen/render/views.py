@@ -9,7 +9,7 @@ import hashlib
 from dataclasses import dataclass
 
 from opgen import __version__
-from opgen.api.naming import pluralize
+from opgen.engine.naming import pluralize
 from opgen.project.config import Project, Resource
 from opgen.project.coregroups import lightkube_module
 from opgen.project.layout import Layout

@@ -26,9 +26,10 @@ import pydantic_core
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from opgen.api._marker import FLOAT_FLAG, Marker, SchemaNode, type_markers
-from opgen.api._values import json_type
-from opgen.api._wire import to_wire_value
+from opgen.engine.markers import FLOAT_FLAG, Marker, SchemaNode
+from opgen.engine.reading import type_markers
+from opgen.engine.values import json_type
+from opgen.engine.wire import to_wire_value
 from opgen.errors import Location, SchemaError
 from opgen.model.kinds import source_file
 from opgen.schema import annotated
