@@ -12,10 +12,18 @@
   `ExactlyOneOf`, ...).
 - Kubernetes value types: `Quantity`, `IntOrString`, `Time`, `MicroTime`,
   `Duration`, `RawExtension`, `JSON`, `Bytes`, `Float`, `ObjectMeta`,
-  `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`.
-- `op.rbac` for reconcilers, `op.resource_info` for the runtime.
+  `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`,
+  `OwnerReference`.
+- `op.rbac` for reconcilers.
 
-This package never imports the generator; docs/markers.md describes each name.
+`__all__` holds only what a types file or a reconciler uses; docs/markers.md
+describes each name. The markers are built on the machinery of
+`opgen.engine` (internal: the `Marker` base class, placements, the Go and
+Kubernetes value rules, and `opgen.engine.reading`, through which the
+generator and the runtime read markers back). `opgen.api.registry` lists every
+marker class for the generator. The `_`-prefixed modules are private to this
+package (an import-linter contract holds it). This package never imports the
+generator.
 """
 
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule

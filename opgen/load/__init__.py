@@ -4,6 +4,8 @@
 decorated with `@op.kind` (`discover`) and merges the versions of each
 (group, kind) into one `opgen.model.Kind` (`merge`). `import_module_from_path`
 is reusable for any user module (the scaffold loads reconcilers with it).
+Kind-level decorators are read through `opgen.engine.reading`, as the runtime
+reads them.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 - `crd`: CustomResourceDefinitions as data, checked, dumped by `yaml` the way
   controller-gen formats them;
-- `rbac`: `config/rbac/role.yaml` from `op.rbac` markers, with controller-gen's
-  merge rules;
+- `rbac`: `config/rbac/role.yaml` from `op.rbac` markers (read back with
+  `opgen.engine.reading.rbac_rules`), with controller-gen's merge rules;
 - `client`: the typed-client modules;
 - `scaffold`: what `init` and `create api` write, from the templates in
   `opgen/templates/` and the view-models of `views`; `wiring` computes the

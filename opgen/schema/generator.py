@@ -7,8 +7,10 @@ and field. It leaves `$ref`s and `$defs` as Pydantic makes them; `flatten`
 inlines them afterwards.
 
 It also keeps what the later stages need and Pydantic would lose:
-- markers found in `Annotated` metadata are recorded (`attach_marker`) with the
-  class and field they were written on, and tagged onto their node by index;
+- markers found in `Annotated` metadata are recorded (`attach_marker`: the
+  generator is a `MarkerCollector`, see `opgen.engine.reading`) with the class
+  and field they were written on, and tagged onto their node by index; the
+  markers decorating a model come from `type_markers(cls)`;
 - model nodes are tagged with the model class they describe;
 - small flags for `X | None` (optional) and floats.
 Internal keys all start with `x-opgen-` and never reach the output.
