@@ -299,9 +299,8 @@ class Flattener:
                 )
         fmt = node.get("format")
         if isinstance(fmt, str) and not is_known_format(fmt, node.get("type")):
-            del node[
-                "format"
-            ]  # Pydantic's own formats the server ignores (path, time, ...)
+            # Pydantic's own formats (path, time, ...), which the server ignores.
+            del node["format"]
         return node
 
     def apply_markers(

@@ -102,9 +102,8 @@ class KubeJsonSchema(GenerateJsonSchema):
             json_schema = super().model_schema(schema)
         finally:
             self._frames.pop()
-        if (
-            "$ref" in json_schema
-        ):  # a custom __get_pydantic_json_schema__ returned a ref
+        if "$ref" in json_schema:
+            # A custom __get_pydantic_json_schema__ returned a reference.
             return json_schema
         json_schema.pop("title", None)
         json_schema.pop("deprecated", None)
@@ -167,7 +166,12 @@ class KubeJsonSchema(GenerateJsonSchema):
             encoded = serializer.to_python(
                 value, mode="json", by_alias=True, exclude_none=True
             )
-        except Exception:  # schemas with references cannot stand alone; models can
+        except (pydantic_core.SchemaError, pydantic_core.PydanticSerializationError):
+            # SchemaError: a schema that refers to definitions (a model, a recursive
+            # or shared type) cannot stand alone. PydanticSerializationError: the
+            # field's serialiser refuses the value, e.g. a default not of the
+            # field's type (Pydantic does not validate defaults). Either way the
+            # value's own wire form is written; the checker judges it.
             encoded = to_wire_value(value)
         return _drop_nulls(encoded)
 
