@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from opgen.errors import EnvtestError
-from opgen.testing import build
 from opgen.testing.binaries import (
     BinariesNotFound,
+    build,
     find_binaries,
-    obtain_binaries,
     verify_etcd,
 )
-from opgen.testing.cache import cache_root
-from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
+from opgen.testing.binaries.cache import cache_root
+from opgen.testing.binaries.obtain import obtain_binaries
+from opgen.testing.binaries.versions import KUBERNETES_VERSION, KubernetesVersion
 from tests.testing.fakes import KUBE_VERSION_OUTPUT, fake_binary, fake_set
 
 VERSION = KubernetesVersion.parse(KUBERNETES_VERSION)

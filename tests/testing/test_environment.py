@@ -19,9 +19,10 @@ from lightkube.resources.apiextensions_v1 import CustomResourceDefinition
 from lightkube.resources.core_v1 import ConfigMap, Namespace
 
 from opgen.errors import EnvtestError
-from opgen.testing import Environment, find_binaries, localplane
+from opgen.testing import Environment, find_binaries
 from opgen.testing.binaries import Binaries
-from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
+from opgen.testing.binaries.versions import KUBERNETES_VERSION, KubernetesVersion
+from opgen.testing.controlplane import localplane
 from tests.testing.crd_samples import (
     GROUP,
     misnamed_crd,

@@ -17,7 +17,7 @@ from lightkube.resources.core_v1 import ConfigMap
 
 from opgen.testing import Environment, find_binaries
 from opgen.testing.binaries import BINARY_ENV, Binaries
-from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
+from opgen.testing.binaries.versions import KUBERNETES_VERSION, KubernetesVersion
 from tests.testing.crd_samples import widget_crd
 from tests.testing.processes import processes_mentioning
 
