@@ -28,19 +28,29 @@ def sample(metrics: Metrics, name: str, **labels: str) -> float:
     return 0.0 if value is None else value
 
 
+LOCAL_METRICS = rt.MetricsOptions(bind_address="127.0.0.1:0", secure=False)
+LOCAL_PROBES = rt.ProbeOptions(bind_address="127.0.0.1:0")
+TEST_CLIENT = rt.ClientOptions(qps=200.0, burst=400)
+
+
 def manager_for(
-    envtest: Environment, namespace: str | None, **options: object
+    envtest: Environment,
+    namespace: str | None,
+    *,
+    leader_election: rt.LeaderElectionConfig | None = None,
+    metrics: rt.MetricsOptions = LOCAL_METRICS,
 ) -> rt.Manager:
-    defaults: dict[str, object] = {
-        "metrics_bind_address": "127.0.0.1:0",
-        "health_probe_bind_address": "127.0.0.1:0",
-        "qps": 200.0,
-        "burst": 400,
-    }
-    if namespace is not None:
-        defaults["namespaces"] = [namespace]
-    defaults.update(options)
-    return rt.Manager(envtest.async_client(), rt.ManagerOptions(**defaults))  # type: ignore[arg-type]
+    """A manager on the test's control plane: servers on free loopback ports, plain
+    HTTP metrics, a generous client-side rate limit, the cache on `namespace`."""
+    cache = rt.CacheOptions(namespaces=[namespace] if namespace is not None else None)
+    options = rt.ManagerOptions(
+        metrics=metrics,
+        probes=LOCAL_PROBES,
+        leader_election=leader_election,
+        cache=cache,
+        client=TEST_CLIENT,
+    )
+    return rt.Manager(envtest.lightkube_config(), options)
 
 
 @contextlib.asynccontextmanager

@@ -23,15 +23,18 @@ def _say(line: str) -> None:
 
 async def main() -> None:
     lease = os.environ.get("LEASE_NAME", "")
+    namespace = os.environ["WIDGET_NAMESPACE"]
     manager = rt.Manager.from_kubeconfig(
         os.environ["KUBECONFIG"],
         options=rt.ManagerOptions(
-            metrics_bind_address="127.0.0.1:0",
-            health_probe_bind_address="127.0.0.1:0",
-            namespaces=[os.environ["WIDGET_NAMESPACE"]],
-            leader_election=bool(lease),
-            leader_election_id=lease,
-            leader_election_namespace=os.environ["WIDGET_NAMESPACE"],
+            metrics=rt.MetricsOptions(bind_address="127.0.0.1:0", secure=False),
+            probes=rt.ProbeOptions(bind_address="127.0.0.1:0"),
+            leader_election=(
+                rt.LeaderElectionConfig(name=lease, namespace=namespace)
+                if lease
+                else None
+            ),
+            cache=rt.CacheOptions(namespaces=[namespace]),
         ),
     )
     WidgetReconciler(manager.client).setup(manager)

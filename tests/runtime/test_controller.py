@@ -98,7 +98,8 @@ async def test_owns_enqueues_the_owner_when_a_child_changes(
         )  # create, then the ConfigMap's ADDED event
         settled = recorder.count("w")
         await client.patch(
-            ConfigMap, "w-cm", {"data": {"message": "tampered"}}, namespace=namespace
+            ConfigMap(metadata=ObjectMeta(name="w-cm", namespace=namespace)),
+            {"data": {"message": "tampered"}},
         )
         await eventually(lambda: recorder.count("w") > settled)
         await eventually(lambda: _cm_message(manager, namespace) == "hello")
@@ -218,7 +219,7 @@ async def test_backoff_grows_then_resets_and_terminal_errors_stop(
         # with room for a loaded machine.
         failing["flaky"] = FLAKY_FAILURES + 3
         await manager.client.patch(
-            Widget, "flaky", {"spec": {"message": "again"}}, namespace=namespace
+            widget("flaky", namespace), {"spec": {"message": "again"}}
         )
         await eventually(lambda: recorder.count("flaky") >= FLAKY_FAILURES + 4)
         times = recorder.times("flaky")
@@ -288,7 +289,7 @@ async def test_concurrency_limit_and_one_key_at_a_time(
         await asyncio.gather(  # five changes while "busy" is being reconciled
             *(
                 manager.client.patch(
-                    Widget, "busy", {"spec": {"message": str(i)}}, namespace=namespace
+                    widget("busy", namespace), {"spec": {"message": str(i)}}
                 )
                 for i in range(5)
             )
@@ -319,7 +320,7 @@ async def test_status_writes_do_not_loop(envtest: Environment, namespace: str) -
         await asyncio.sleep(1.0)
         assert recorder.count("s") == 1
         await manager.client.patch(
-            Widget, "s", {"spec": {"message": "spec change"}}, namespace=namespace
+            widget("s", namespace), {"spec": {"message": "spec change"}}
         )
         await eventually(lambda: recorder.count("s") == 2)
         await asyncio.sleep(0.5)

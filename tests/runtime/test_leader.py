@@ -39,6 +39,11 @@ class Who:
         return rt.FuncReconciler(reconcile)
 
 
+def _identity(manager: rt.Manager) -> str:
+    assert manager.elector is not None
+    return manager.elector.identity
+
+
 def _pair(
     envtest: Environment, namespace: str, who: Who, lease: str, release: bool
 ) -> list[rt.Manager]:
@@ -47,12 +52,13 @@ def _pair(
         manager = manager_for(
             envtest,
             namespace,
-            leader_election=True,
-            leader_election_id=lease,
-            leader_election_namespace=namespace,
-            identity=ident,
-            release_lease_on_stop=release,
-            **LEASE,
+            leader_election=rt.LeaderElectionConfig(
+                name=lease,
+                namespace=namespace,
+                identity=ident,
+                release_on_stop=release,
+                **LEASE,
+            ),
         )
         manager.add_controller(
             rt.Controller(
@@ -81,7 +87,7 @@ async def test_one_leader_reconciles_and_the_other_takes_over(
         await managers[0].client.create(widget("one", namespace))
         await eventually(lambda: len(who.by) >= 1)
         await asyncio.sleep(0.5)
-        assert set(who.by) == {leader.options.identity}, "only the leader reconciles"
+        assert set(who.by) == {_identity(leader)}, "only the leader reconciles"
         assert not follower.elected.is_set()
         assert (
             await follower.client.get(Widget, "one", namespace)
@@ -102,7 +108,7 @@ async def test_one_leader_reconciles_and_the_other_takes_over(
             # takes over within about one lease duration (not two).
             assert expiry <= took < 2 * LEASE_DURATION, took
         await follower.client.create(widget("two", namespace))
-        await eventually(lambda: follower.options.identity in who.by)
+        await eventually(lambda: _identity(follower) in who.by)
     finally:
         for m in managers:
             m.stop()
@@ -118,11 +124,9 @@ async def test_leader_steps_down_when_renewal_fails(
     manager = manager_for(
         envtest,
         namespace,
-        leader_election=True,
-        leader_election_id=lease,
-        leader_election_namespace=namespace,
-        identity="victim",
-        **LEASE,
+        leader_election=rt.LeaderElectionConfig(
+            name=lease, namespace=namespace, identity="victim", **LEASE
+        ),
     )
     manager.add_controller(
         rt.Controller("widget", for_=rt.For(Widget), reconciler=Who().reconciler("v"))
@@ -134,10 +138,8 @@ async def test_leader_steps_down_when_renewal_fails(
 
         # Someone else takes the Lease (e.g. after a network partition): renewals now fail.
         await manager.client.patch(
-            Lease,
-            lease,
+            await manager.client.uncached.get(Lease, lease, namespace),
             {"spec": {"holderIdentity": "thief", "leaseDurationSeconds": 3600}},
-            namespace=namespace,
         )
         with pytest.raises(rt.LeaderElectionLost):
             await asyncio.wait_for(task, 10)

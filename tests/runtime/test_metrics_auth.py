@@ -115,17 +115,12 @@ async def accounts(
             await kube_client.delete(kind, name)
 
 
-def secure_manager(envtest: Environment, token: str, **options: Any) -> rt.Manager:
-    client = lightkube.AsyncClient(
-        KubeConfig.from_dict(kubeconfig_with_token(envtest, token))
-    )
+def secure_manager(envtest: Environment, token: str, **metrics: Any) -> rt.Manager:
     return rt.Manager(
-        client,
+        KubeConfig.from_dict(kubeconfig_with_token(envtest, token)),
         rt.ManagerOptions(
-            metrics_bind_address="127.0.0.1:0",
-            health_probe_bind_address="0",
-            metrics_secure=True,
-            **options,
+            metrics=rt.MetricsOptions(bind_address="127.0.0.1:0", **metrics),
+            probes=rt.ProbeOptions(bind_address="0"),
         ),
     )
 
@@ -180,7 +175,7 @@ async def test_metrics_certificate_from_a_folder_is_served_and_reloaded(
         return ssl.create_default_context(cadata=cert.decode())
 
     first = write_certificate("first")
-    manager = secure_manager(envtest, accounts["manager"], metrics_cert_path=str(certs))
+    manager = secure_manager(envtest, accounts["manager"], cert_path=str(certs))
     async with running(manager):
         assert manager.metrics_server is not None
         assert manager.metrics_certificate is not None
