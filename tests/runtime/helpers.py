@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import lightkube
+from lightkube.models.authentication_v1 import TokenRequestSpec
+from lightkube.models.meta_v1 import ObjectMeta
+from lightkube.resources.core_v1 import ServiceAccount, ServiceAccountToken
 
 from opgen import runtime as rt
 from opgen.runtime.metrics import Metrics
@@ -26,6 +33,29 @@ def sample(metrics: Metrics, name: str, **labels: str) -> float:
     """The current value of one metric sample (0 when it was never set)."""
     value = metrics.registry.get_sample_value(name, labels)
     return 0.0 if value is None else value
+
+
+async def token_for(client: lightkube.AsyncClient, name: str, namespace: str) -> str:
+    """A token of a new service account `name`."""
+    await client.create(
+        ServiceAccount(metadata=ObjectMeta(name=name, namespace=namespace))
+    )
+    request = await client.create(
+        ServiceAccountToken(metadata=ObjectMeta(), spec=TokenRequestSpec(audiences=[])),
+        name=name,
+        namespace=namespace,
+    )
+    assert request.status is not None
+    return request.status.token
+
+
+def kubeconfig_for(envtest: Environment, user: dict[str, Any]) -> dict[str, Any]:
+    """The envtest kubeconfig (server, CA) with other credentials: `user` is a
+    kubeconfig `user` entry, e.g. {"token": ...}, {"tokenFile": ...}, {"exec": ...}."""
+    config = copy.deepcopy(envtest.kubeconfig)
+    for entry in config["users"]:
+        entry["user"] = user
+    return config
 
 
 LOCAL_METRICS = rt.MetricsOptions(bind_address="127.0.0.1:0", secure=False)

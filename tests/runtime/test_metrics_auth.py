@@ -7,7 +7,6 @@ only the auth role, as it does in a deployed project.
 
 from __future__ import annotations
 
-import copy
 import os
 import ssl
 from collections.abc import AsyncIterator
@@ -20,10 +19,8 @@ import pytest
 import yaml
 from lightkube import codecs
 from lightkube.config.kubeconfig import KubeConfig
-from lightkube.models.authentication_v1 import TokenRequestSpec
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.models.rbac_v1 import RoleRef, Subject
-from lightkube.resources.core_v1 import ServiceAccount, ServiceAccountToken
 from lightkube.resources.rbac_authorization_v1 import ClusterRole, ClusterRoleBinding
 from typer.testing import CliRunner
 
@@ -31,7 +28,7 @@ from opgen import runtime as rt
 from opgen.cli import app
 from opgen.runtime import tls
 from opgen.testing import Environment
-from tests.runtime.helpers import running
+from tests.runtime.helpers import kubeconfig_for, running, token_for
 
 pytestmark = pytest.mark.envtest
 
@@ -52,26 +49,6 @@ def scaffolded_roles(root: Path) -> dict[str, dict[str, Any]]:
         stem: yaml.safe_load((rbac / f"{stem}.yaml").read_text())
         for stem in ("metrics_auth_role", "metrics_reader_role")
     }
-
-
-async def token_for(client: lightkube.AsyncClient, name: str, namespace: str) -> str:
-    await client.create(
-        ServiceAccount(metadata=ObjectMeta(name=name, namespace=namespace))
-    )
-    request = await client.create(
-        ServiceAccountToken(metadata=ObjectMeta(), spec=TokenRequestSpec(audiences=[])),
-        name=name,
-        namespace=namespace,
-    )
-    assert request.status is not None
-    return request.status.token
-
-
-def kubeconfig_with_token(envtest: Environment, token: str) -> dict[str, Any]:
-    config = copy.deepcopy(envtest.kubeconfig)
-    for user in config["users"]:
-        user["user"] = {"token": token}
-    return config
 
 
 @pytest.fixture
@@ -117,7 +94,7 @@ async def accounts(
 
 def secure_manager(envtest: Environment, token: str, **metrics: Any) -> rt.Manager:
     return rt.Manager(
-        KubeConfig.from_dict(kubeconfig_with_token(envtest, token)),
+        KubeConfig.from_dict(kubeconfig_for(envtest, {"token": token})),
         rt.ManagerOptions(
             metrics=rt.MetricsOptions(bind_address="127.0.0.1:0", **metrics),
             probes=rt.ProbeOptions(bind_address="0"),
