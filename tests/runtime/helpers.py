@@ -101,4 +101,3 @@ async def running(
     finally:
         manager.stop()
         await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 40)
-        await manager.rest.aclose()
