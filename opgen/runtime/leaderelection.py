@@ -8,6 +8,9 @@ leader renews every `retry_period`; if no renewal succeeds for
 `renew_deadline` it steps down. On a clean shutdown it releases the Lease
 (empty holder), so a successor takes over at once instead of after
 `lease_duration`.
+
+Time comes from `clock` (default `time.monotonic`, the event loop's clock too),
+so tests can run an election on virtual time.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import random
 import socket
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,7 +85,13 @@ class LeaderElectionConfig:
 class LeaderElector:
     """Acquires, renews and releases one Lease."""
 
-    def __init__(self, rest: RestClient, config: LeaderElectionConfig) -> None:
+    def __init__(
+        self,
+        rest: RestClient,
+        config: LeaderElectionConfig,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if not config.name:
             raise ValueError("leader election needs the Lease's name")
         if not config.lease_duration > config.renew_deadline > config.retry_period > 0:
@@ -90,6 +100,7 @@ class LeaderElector:
             )
         self.rest = rest
         self.config = config
+        self._clock = clock
         self.namespace = config.namespace or _default_namespace(rest)
         """The Lease's namespace."""
         self.identity = config.identity or default_identity()
@@ -163,7 +174,7 @@ class LeaderElector:
         if (
             holder
             and holder != self.identity
-            and time.monotonic() - self._observed_at < duration
+            and self._clock() - self._observed_at < duration
         ):
             return False
         lease["spec"] = self._spec(spec)
@@ -176,7 +187,7 @@ class LeaderElector:
 
     def _observe(self, spec: dict[str, Any]) -> None:
         self._observed_record = dict(spec)
-        self._observed_at = time.monotonic()
+        self._observed_at = self._clock()
 
     async def acquire(self) -> None:
         """Wait until this candidate is the leader."""
@@ -194,7 +205,7 @@ class LeaderElector:
 
     async def keep_renewing(self) -> None:
         """Renew until a renewal deadline passes; then returns (leadership lost)."""
-        last_renewal = time.monotonic()
+        last_renewal = self._clock()
         while True:
             await asyncio.sleep(self.config.retry_period)
             try:
@@ -204,7 +215,7 @@ class LeaderElector:
             except Exception as exc:
                 log.warning("error renewing lease: %s", exc)
                 renewed = False
-            now = time.monotonic()
+            now = self._clock()
             if renewed:
                 last_renewal = now
             elif now - last_renewal >= self.config.renew_deadline:

@@ -3,7 +3,8 @@
 Run as `python -m tests.runtime.manager_process` with `KUBECONFIG` and
 `WIDGET_NAMESPACE` set (and `LEASE_NAME` to elect a leader on that Lease).
 Logs go to stderr as a generated manager's do (`logging.basicConfig`); stdout
-says `running` once `Manager.run()` has installed its signal handlers, and
+says `running` once `Manager.run()` has installed its signal handlers,
+`campaigning` when it starts to wait for the Lease (with `LEASE_NAME`), and
 `elected` once the controllers run.
 """
 
@@ -44,6 +45,12 @@ async def main() -> None:
         _say("elected")
 
     manager.add_runnable(announce_elected)
+    if lease:
+
+        async def announce_campaign() -> None:
+            _say("campaigning")  # started just before the manager asks for the Lease
+
+        manager.add_runnable(announce_campaign, need_leader_election=False)
     # Runs once run() first yields, i.e. after it installed its signal handlers.
     asyncio.get_running_loop().call_soon(_say, "running")
     await manager.run()

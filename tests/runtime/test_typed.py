@@ -136,7 +136,7 @@ async def test_namespaced_kind_every_method(
 
     async def watch() -> None:
         async for event in widgets.watch(
-            namespace=namespace, resource_version="0", timeout_seconds=5
+            namespace=namespace, resource_version="0", timeout_seconds=300
         ):
             seen.append(
                 (event.type, event.object.metadata.name, event.object.spec.message)
@@ -163,7 +163,7 @@ async def test_namespaced_kind_every_method(
             uid=current.metadata.uid, resource_version=current.metadata.resource_version
         ),
     )
-    await asyncio.wait_for(watcher, 10)
+    await asyncio.wait_for(watcher, 60)
     assert ("MODIFIED", "b", "watched") in seen
     assert seen[-1][0] == "DELETED"
     assert all(isinstance(name, str) for _, name, _ in seen)
@@ -248,7 +248,7 @@ async def test_cluster_scoped_kind_every_method(
     events: list[str] = []
 
     async def watch() -> None:
-        async for event in gadgets.watch(labels={"run": label}, timeout_seconds=5):
+        async for event in gadgets.watch(labels={"run": label}, timeout_seconds=300):
             events.append(event.type)
             if event.type == "DELETED":
                 return
@@ -256,7 +256,7 @@ async def test_cluster_scoped_kind_every_method(
     watcher = asyncio.create_task(watch())
     await eventually(lambda: events.count("ADDED") == 2)  # both, so the watch runs
     await gadgets.delete(got, propagation_policy="Background")
-    await asyncio.wait_for(watcher, 10)
+    await asyncio.wait_for(watcher, 60)
     assert events.count("ADDED") == 2 and events[-1] == "DELETED"
 
     await gadgets.delete_collection(labels={"run": label})
