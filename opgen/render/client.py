@@ -177,6 +177,5 @@ def _example(package: str, entry: _Entry) -> tuple[str, ...]:
         f"from {package}.{CLIENT_MODULE} import {client}",
         "",
         f"{variable} = {client}(manager.client)  # or rt.Client.from_kubeconfig()",
-        f'obj = await {variable}.get("example"{namespace})  # reads take the name',
-        f"await {variable}.update(obj)  # writes take the object, and refresh it",
+        f'obj = await {variable}.get("example"{namespace})',
     )

@@ -10,8 +10,7 @@ through the manager's cached `rt.Client` instead). Usage::
     from ray_operator.api.v1.zz_generated_client import RayClusterClient
 
     rayclusters = RayClusterClient(manager.client)  # or rt.Client.from_kubeconfig()
-    obj = await rayclusters.get("example", namespace="default")  # reads take the name
-    await rayclusters.update(obj)  # writes take the object, and refresh it
+    obj = await rayclusters.get("example", namespace="default")
 """
 
 from __future__ import annotations
