@@ -6,7 +6,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     resources     what the runtime knows about a kind (user models, lightkube classes)
     transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube), httpx2
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
-    errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors)
+    errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
     cache         informers by kind; cached get/list; per-kind selectors
@@ -41,6 +41,7 @@ from opgen.runtime.errors import (
     Gone,
     Invalid,
     NotFound,
+    TransportError,
 )
 from opgen.runtime.events import EventRecorder
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
@@ -60,7 +61,6 @@ from opgen.runtime.reconcile import (
     TerminalError,
 )
 from opgen.runtime.rest import ClientOptions
-from opgen.runtime.transport import TransportError
 from opgen.runtime.writes import Operation, create_or_update, retry_on_conflict
 
 __all__ = [

@@ -23,6 +23,12 @@ signatures, connection reuse, token-file and exec credentials refreshed on
 401 against a real API server), and pyproject.toml pins the version ranges it
 holds for. Another HTTP client can replace httpx2 behind `send` and `stream`
 without any other module changing.
+
+Failures are mapped at this boundary: whatever the HTTP client raises when a
+request gets no answer (refused, reset, timed out, cut off part-way, also while
+a stream is read) leaves this module as `opgen.runtime.errors.TransportError`,
+with the client's exception as its `__cause__`; a replacement client maps its
+own exceptions in `_no_answer`.
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ import httpx2
 from lightkube import KubeConfig, SingleConfig
 from lightkube.config.client_adapter import user_auth, verify_cluster
 from lightkube.config.models import User
+
+from opgen.runtime.errors import TransportError, TransportFailure
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -62,9 +70,6 @@ kept-alive connections each extra request would pay a new TLS handshake on both
 ends."""
 
 USER_AGENT = "opgen-runtime"
-
-TransportError = httpx2.HTTPError
-"""What a request raises when it gets no answer (refused, timed out, cut off)."""
 
 ConfigSource = str | Path | KubeConfig | SingleConfig | None
 """A kubeconfig file, a lightkube `KubeConfig` or `SingleConfig`; None for the
@@ -98,20 +103,44 @@ class Answer:
     body: bytes
 
 
+def _no_answer(method: str, url: str, error: httpx2.HTTPError) -> TransportError:
+    """The runtime's error for an httpx2 failure (the one place that knows its classes)."""
+    failure: TransportFailure
+    if isinstance(error, (httpx2.ConnectError, httpx2.ConnectTimeout)):
+        failure = "connect"
+    elif isinstance(error, httpx2.TimeoutException):
+        failure = "timeout"
+    elif isinstance(error, (httpx2.NetworkError, httpx2.RemoteProtocolError)):
+        failure = "disconnected"
+    else:
+        failure = "protocol"
+    detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return TransportError(method, url.partition("?")[0], failure, detail)
+
+
 class Stream:
     """An answer being received (a watch): its status code, then its lines."""
 
-    def __init__(self, response: httpx2.Response) -> None:
+    def __init__(self, response: httpx2.Response, method: str, url: str) -> None:
         self._response = response
+        self._method = method
+        self._url = url
         self.status: int = response.status_code
 
     async def read(self) -> bytes:
         """The whole body (for an error answer)."""
-        return await self._response.aread()
+        try:
+            return await self._response.aread()
+        except httpx2.HTTPError as error:
+            raise _no_answer(self._method, self._url, error) from error
 
-    def lines(self) -> AsyncIterator[str]:
+    async def lines(self) -> AsyncIterator[str]:
         """The body line by line, as it arrives."""
-        return self._response.aiter_lines()
+        try:
+            async for line in self._response.aiter_lines():
+                yield line
+        except httpx2.HTTPError as error:
+            raise _no_answer(self._method, self._url, error) from error
 
 
 class Transport:
@@ -185,7 +214,10 @@ class Transport:
     ) -> Answer:
         """Send one request (`path` starts with `/` and carries the query) and read the answer."""
         request = self._request(method, path, body, content_type, self._timeout)
-        response = await self._http.send(request)
+        try:
+            response = await self._http.send(request)
+        except httpx2.HTTPError as error:
+            raise _no_answer(method, self.server + path, error) from error
         return Answer(response.status_code, response.content)
 
     @asynccontextmanager
@@ -196,9 +228,13 @@ class Transport:
         `read_timeout`: the longest silence between two chunks (None: no limit)."""
         timeout = httpx2.Timeout(self._timeout.connect, read=read_timeout)
         request = self._request(method, path, None, None, timeout)
-        response = await self._http.send(request, stream=True)
+        url = self.server + path
         try:
-            yield Stream(response)
+            response = await self._http.send(request, stream=True)
+        except httpx2.HTTPError as error:
+            raise _no_answer(method, url, error) from error
+        try:
+            yield Stream(response, method, url)
         finally:
             await response.aclose()
 
