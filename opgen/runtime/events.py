@@ -24,7 +24,7 @@ from typing import Any, Literal, cast
 
 from lightkube.resources.events_v1 import Event as EventResource
 
-from opgen.runtime import ratelimit, resources
+from opgen.runtime import errors, ratelimit, resources
 from opgen.runtime.client import Client
 
 __all__ = ["EventRecorder"]
@@ -89,8 +89,10 @@ class EventRecorder:
         """Record an Event about `regarding` (reason/action are CamelCase words; note ≤ 1 kB)."""
         try:
             await self._record(regarding, type, reason, note[:1024], action, related)
+        except (errors.ApiError, errors.TransportError) as error:
+            log.warning("could not record event %s (%s): %s", reason, type, error)
         except Exception:
-            log.warning("could not record event %s for %s", reason, type, exc_info=True)
+            log.warning("could not record event %s (%s)", reason, type, exc_info=True)
 
     def remembered(self) -> int:
         """How many series and per-object rate limits the recorder holds."""
