@@ -7,6 +7,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube), httpx2
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError
+    decoding      stored JSON → objects: validated once, copied on read; DecodeError
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
     cache         informers by kind; cached get/list; per-kind selectors
@@ -34,6 +35,7 @@ from opgen.runtime import conditions, finalizers, owner, predicates, typed
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
+from opgen.runtime.decoding import DecodeError, FieldProblem
 from opgen.runtime.errors import (
     AlreadyExists,
     ApiError,
@@ -73,7 +75,9 @@ __all__ = [
     "Conflict",
     "Controller",
     "ControllerOptions",
+    "DecodeError",
     "EventRecorder",
+    "FieldProblem",
     "For",
     "FuncReconciler",
     "Gone",

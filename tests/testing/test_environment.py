@@ -306,9 +306,9 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
             await asyncio.gather(watcher, return_exceptions=True)
         finally:
             await client.close()
-        assert not [r for r in caplog.records if "was killed" in r.getMessage()], (
-            "kube-apiserver exited on SIGTERM despite the open watch"
-        )
+        assert not [
+            r for r in caplog.records if "was killed" in r.getMessage()
+        ], "kube-apiserver exited on SIGTERM despite the open watch"
 
         after = environment.process_ids
         assert after["etcd"] == before["etcd"], "etcd kept running"
@@ -331,25 +331,27 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
 async def test_the_apiserver_stays_down_until_started_again(
     binaries: Binaries,
 ) -> None:
-    async with Environment(binaries=binaries) as environment:
-        async with rt.Client.from_kubeconfig(environment.lightkube_config()) as client:
-            await client.create(
-                ConfigMap(metadata=ObjectMeta(name="kept", namespace="default"))
-            )
-            await environment.astop_apiserver()
-            await environment.astop_apiserver()  # idempotent
-            assert not environment.apiserver_running
-            assert set(environment.process_ids) == {"etcd"}
-            for _ in range(3):  # down for as long as the test wants
-                with pytest.raises(rt.TransportError) as down:
-                    await client.uncached.get(ConfigMap, "kept", "default")
-                assert down.value.failure in ("connect", "disconnected")
-            await environment.astart_apiserver()
-            await environment.astart_apiserver()  # idempotent
-            assert environment.apiserver_running
-            assert set(environment.process_ids) == {"etcd", "kube-apiserver"}
-            kept = await client.uncached.get(ConfigMap, "kept", "default")
-            assert kept.metadata is not None and kept.metadata.name == "kept"
+    async with (
+        Environment(binaries=binaries) as environment,
+        rt.Client.from_kubeconfig(environment.lightkube_config()) as client,
+    ):
+        await client.create(
+            ConfigMap(metadata=ObjectMeta(name="kept", namespace="default"))
+        )
+        await environment.astop_apiserver()
+        await environment.astop_apiserver()  # idempotent
+        assert not environment.apiserver_running
+        assert set(environment.process_ids) == {"etcd"}
+        for _ in range(3):  # down for as long as the test wants
+            with pytest.raises(rt.TransportError) as down:
+                await client.uncached.get(ConfigMap, "kept", "default")
+            assert down.value.failure in ("connect", "disconnected")
+        await environment.astart_apiserver()
+        await environment.astart_apiserver()  # idempotent
+        assert environment.apiserver_running
+        assert set(environment.process_ids) == {"etcd", "kube-apiserver"}
+        kept = await client.uncached.get(ConfigMap, "kept", "default")
+        assert kept.metadata is not None and kept.metadata.name == "kept"
 
 
 def test_restart_apiserver_needs_a_started_local_control_plane(

@@ -70,9 +70,7 @@ class LocalControlPlane:
     def process_ids(self) -> dict[str, int]:
         """The running processes' ids by name ("etcd", "kube-apiserver", ...)."""
         return {
-            process.name: process.pid
-            for process in self._processes
-            if process.running
+            process.name: process.pid for process in self._processes if process.running
         }
 
     @property
