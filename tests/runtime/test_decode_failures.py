@@ -70,17 +70,24 @@ class StrictReconciler:
         if rt.finalizers.is_deleting(obj):
             return await self.finalize(obj)
         await rt.finalizers.ensure(self.client, obj, FINALIZER)
+        await self.report(obj, ready=True, reason="Reconciled", message="")
+        return rt.Result()
+
+    async def report(
+        self, obj: strict_kinds.Widget, *, ready: bool, reason: str, message: str
+    ) -> None:
+        """Set the Ready condition; write the status (only) when it changed."""
         status = obj.status or kinds.WidgetStatus()
         if rt.conditions.set_condition(
             status.conditions,
             type="Ready",
-            status="True",
-            reason="Reconciled",
+            status="True" if ready else "False",
+            reason=reason,
+            message=message,
             observed_generation=obj.metadata.generation,
         ):
             obj.status = status
             await self.client.patch_status(obj)
-        return rt.Result()
 
     async def finalize(self, obj: strict_kinds.Widget) -> rt.Result:
         """The deletion path: metadata alone, so it works for a partial object too."""
@@ -93,17 +100,8 @@ class StrictReconciler:
         obj = invalid.partial(strict_kinds.Widget)
         if rt.finalizers.is_deleting(obj):
             return await self.finalize(obj)
-        status = obj.status or kinds.WidgetStatus()
-        if rt.conditions.set_condition(
-            status.conditions,
-            type="Ready",
-            status="False",
-            reason="InvalidSpec",
-            message="; ".join(str(p) for p in invalid.problems),
-            observed_generation=obj.metadata.generation,
-        ):
-            obj.status = status
-            await self.client.patch_status(obj)
+        problems = "; ".join(str(p) for p in invalid.problems)
+        await self.report(obj, ready=False, reason="InvalidSpec", message=problems)
         return rt.Result()  # the spec must change first: nothing to retry
 
 
