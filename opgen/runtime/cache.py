@@ -272,7 +272,7 @@ def _skipped(entry: Entry, error: DecodeError, where: str) -> None:
         if prepared.reported:
             return
         prepared.reported = True
-    log.warning("%s left out %s", where, error)
+    log.warning("%s left out an object: %s", where, error)
 
 
 def _observer(expectations: Expectations) -> Callable[[Event], None]:

@@ -187,9 +187,9 @@ class Controller:
                 return
             prepared.reported = True
         log.warning(
-            "Watches(%s) cannot map %s: %s",
+            "controller %s: Watches(%s) cannot call map_fn: %s",
+            self.name,
             error.kind,
-            error.object_name,
             error,
             extra={"controller": self.name},
         )

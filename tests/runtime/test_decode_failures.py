@@ -359,7 +359,7 @@ async def test_watches_skips_an_undecodable_object_and_maps_the_rest(
             await create_loose(writer, "later", namespace, replicas=2)
             await eventually(lambda: "later-target" in reconciled)
     assert "unfit-target" not in reconciled
-    unmapped = [r for r in caplog.records if "cannot map" in r.getMessage()]
+    unmapped = [r for r in caplog.records if "cannot call map_fn" in r.getMessage()]
     assert len(unmapped) == 1 and not unmapped[0].exc_info
     assert f"{namespace}/unfit" in unmapped[0].getMessage()
 
