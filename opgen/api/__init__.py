@@ -14,9 +14,13 @@
   `Duration`, `RawExtension`, `JSON`, `Bytes`, `Float`, `ObjectMeta`,
   `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`.
 - `op.rbac` for reconcilers, `op.resource_info` for the runtime.
+- `op.k8s`: Kubernetes' own types (`op.k8s.PodTemplateSpec`, ...), imported
+  on first use (docs/core-types.md).
 
 This package never imports the generator; docs/markers.md describes each name.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from opgen.api import naming
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
@@ -94,6 +98,19 @@ from opgen.api._validation import (
     Pattern,
 )
 
+if TYPE_CHECKING:
+    from opgen.api import k8s
+
+
+def __getattr__(name: str) -> Any:
+    # `op.k8s` holds hundreds of models: imported when first used, not with `op`.
+    if name == "k8s":
+        import importlib
+
+        return importlib.import_module("opgen.api.k8s")
+    raise AttributeError(f"module 'opgen.api' has no attribute {name!r}")
+
+
 __all__ = [
     "JSON",
     "AtLeastOneOf",
@@ -153,6 +170,7 @@ __all__ = [
     "UniqueItems",
     "crd_metadata",
     "deprecated_version",
+    "k8s",
     "kind",
     "naming",
     "print_column",
