@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,13 @@ from opgen.model.openapi import (
 )
 from opgen.render.templating import render
 
-__all__ = ["ClassView", "FieldView", "import_order", "render_module"]
+__all__ = [
+    "ClassView",
+    "FieldView",
+    "import_order",
+    "module_docstring",
+    "render_module",
+]
 
 _EMPTY: tuple[Any, ...] = ("", [], {})
 _COUNTS = {
@@ -133,7 +140,7 @@ def render_module(
             )
     return render(
         "models/module.py.j2",
-        docstring=_docstring(f"{module.doc}\n\n{header}".strip(), ""),
+        docstring=module_docstring(module.doc, header),
         uses_annotated=state.uses_annotated,
         uses_field=state.uses_field,
         imports=state.import_lines(),
@@ -141,6 +148,17 @@ def render_module(
         classes=classes,
         exports=sorted(names),
     )
+
+
+def module_docstring(summary: str, text: str) -> str:
+    """A module docstring: the summary line, then `text` wrapped at 79 columns."""
+    paragraphs = [
+        textwrap.fill(p, width=79, break_long_words=False, break_on_hyphens=False)
+        for p in text.split("\n\n")
+        if p.strip()
+    ]
+    body = "\n\n".join([summary, *paragraphs]).replace('"""', '\\"\\"\\"')
+    return f'"""{body}\n"""' if "\n" in body else f'"""{body}"""'
 
 
 def import_order(name: str) -> tuple[int, str, str]:
