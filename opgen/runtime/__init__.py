@@ -20,12 +20,14 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     manager       runs it all: probes, metrics, Lease leader election, graceful SIGTERM
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
     finalizers, conditions, owner, writes, events   helpers for reconcilers
+    convert       one call between op.k8s (and your) models and lightkube's
 """
 
 from opgen.runtime import conditions, finalizers, owner, predicates, typed
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
+from opgen.runtime.convert import convert
 from opgen.runtime.errors import (
     AlreadyExists,
     ApiError,
@@ -78,6 +80,7 @@ __all__ = [
     "TerminalError",
     "Watches",
     "conditions",
+    "convert",
     "create_or_update",
     "finalizers",
     "owner",
