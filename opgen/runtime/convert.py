@@ -31,10 +31,7 @@ T = TypeVar("T")
 def wire_form(value: object) -> dict[str, Any]:
     """`value` as the API server would see it: camelCase keys, no nulls."""
     if isinstance(value, BaseModel):
-        return cast(
-            dict[str, Any],
-            value.model_dump(mode="json", by_alias=True, exclude_none=True),
-        )
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         return cast(dict[str, Any], to_dict())
