@@ -19,8 +19,9 @@ controller-gen writes the same Go types into a CRD:
   them, and `+kubebuilder:validation:` markers (which openapi-gen ignores)
   are applied;
 - a struct that embeds an atomic struct (`json:",inline"`) is atomic itself;
-- list items and map values of a documented named scalar (`type Capability
-  string`) carry the type's documentation, through an alias of that name.
+- a documented named scalar (`type Capability string`) becomes an alias of
+  that name, which carries the type's documentation where the schema shows
+  it (list items, map values, fields without their own).
 """
 
 from __future__ import annotations
@@ -331,7 +332,7 @@ class _Shaper:
 
     def node(self, node: Node, key: str, go_type: str, *, top: bool) -> Node:
         """Drop the zero defaults of nested nodes, strip enum paragraphs, and
-        document items and values of named scalar types."""
+        type documented named scalars by their aliases."""
         shape = node.shape
         if isinstance(shape, ListOf | MapOf):
             inner = _inner(self.underlying(go_package(key), go_type))
@@ -345,7 +346,7 @@ class _Shaper:
             description=_without_enum_paragraph(node.description),
             default=node.default if top else NO_DEFAULT,
         )
-        if isinstance(shape, Scalar) and node.description is None:
+        if isinstance(shape, Scalar):
             alias = self.alias(key, go_type)
             if alias is not None:
                 return dataclasses.replace(node, shape=ModelRef(alias.key))

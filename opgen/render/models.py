@@ -1,7 +1,8 @@
 """The models IR (`opgen.model.openapi`) → Python modules of `op.Model` classes.
 
-`render_module(module, models, header=...)` writes one module: aliases for
-documented named scalars, then one class per model, in name order; each
+`render_module(module, models, header=...)` writes one module: a
+`TypeAliasType` for each documented named scalar, then one class per model,
+in name order; each
 schema fact becomes the opgen marker that writes it back (`maxLength` →
 `op.MaxLength`, `x-kubernetes-list-type` → `op.ListType`, ...), so a CRD
 generated from the classes carries the schema the IR was read from.
@@ -105,6 +106,7 @@ class _Module:
     """Package → the modules of it this module imports."""
     uses_annotated: bool = False
     uses_field: bool = False
+    uses_type_alias: bool = False
 
     def reference(self, key: str) -> str:
         target = self.models.named(key)
@@ -133,7 +135,7 @@ def render_module(
     aliases = [_alias_view(alias, state) for alias in module.aliases]
     classes = [_class_view(model, state, base) for model in module.models]
     names = {c.name for c in classes} | {a.name for a in aliases}
-    for reserved in ("op", "Annotated", "Field", "annotations"):
+    for reserved in ("op", "Annotated", "Field", "TypeAliasType", "annotations"):
         if reserved in names:
             raise SchemaError(
                 f"{module.name}: a model named {reserved} would hide an import"
@@ -143,6 +145,7 @@ def render_module(
         docstring=module_docstring(module.doc, header),
         uses_annotated=state.uses_annotated,
         uses_field=state.uses_field,
+        uses_type_alias=state.uses_type_alias,
         imports=state.import_lines(),
         aliases=aliases,
         classes=classes,
@@ -177,8 +180,12 @@ def _alias_view(alias: AliasDecl, state: _Module) -> AliasView:
     if arguments:
         state.uses_annotated = True
         expression = f"Annotated[{expression}, {', '.join(arguments)}]"
-    # The description is in the Field(); a docstring would repeat it.
-    return AliasView(name=alias.name, value=expression)
+    # A TypeAliasType is a named schema ($ref), so a field's own docstring wins
+    # over the alias's description, as a Go field's doc wins over its type's.
+    state.uses_type_alias = True
+    return AliasView(
+        name=alias.name, value=f"TypeAliasType({_string(alias.name)}, {expression})"
+    )
 
 
 def _class_view(model: ModelDecl, state: _Module, base: str) -> ClassView:

@@ -12,19 +12,58 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from pydantic import Field
+from typing_extensions import TypeAliasType
+
 import opgen.api as op
 from opgen.api.k8s import core_v1, meta_v1
 
 __all__ = [
     "DeploymentSpec",
     "DeploymentStrategy",
+    "PersistentVolumeClaimRetentionPolicyType",
+    "PodManagementPolicyType",
     "RollingUpdateDeployment",
     "RollingUpdateStatefulSetStrategy",
     "StatefulSetOrdinals",
     "StatefulSetPersistentVolumeClaimRetentionPolicy",
     "StatefulSetSpec",
     "StatefulSetUpdateStrategy",
+    "StatefulSetUpdateStrategyType",
 ]
+
+
+PersistentVolumeClaimRetentionPolicyType = TypeAliasType(
+    "PersistentVolumeClaimRetentionPolicyType",
+    Annotated[
+        str,
+        Field(
+            description="PersistentVolumeClaimRetentionPolicyType is a string enumeration of the policies that will determine when volumes from the VolumeClaimTemplates will be deleted when the controlling StatefulSet is deleted or scaled down."
+        ),
+    ],
+)
+
+
+PodManagementPolicyType = TypeAliasType(
+    "PodManagementPolicyType",
+    Annotated[
+        str,
+        Field(
+            description="PodManagementPolicyType defines the policy for creating pods under a stateful set."
+        ),
+    ],
+)
+
+
+StatefulSetUpdateStrategyType = TypeAliasType(
+    "StatefulSetUpdateStrategyType",
+    Annotated[
+        str,
+        Field(
+            description="StatefulSetUpdateStrategyType is a string enumeration type that enumerates all possible update strategies for the StatefulSet controller."
+        ),
+    ],
+)
 
 
 class DeploymentSpec(op.Model):
@@ -88,9 +127,9 @@ class StatefulSetOrdinals(op.Model):
 class StatefulSetPersistentVolumeClaimRetentionPolicy(op.Model):
     """StatefulSetPersistentVolumeClaimRetentionPolicy describes the policy used for PVCs created from the StatefulSet VolumeClaimTemplates."""
 
-    when_deleted: str | None = None
+    when_deleted: PersistentVolumeClaimRetentionPolicyType | None = None
     """WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete` policy causes those PVCs to be deleted."""
-    when_scaled: str | None = None
+    when_scaled: PersistentVolumeClaimRetentionPolicyType | None = None
     """WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be deleted."""
 
 
@@ -105,7 +144,7 @@ class StatefulSetSpec(op.Model):
         StatefulSetPersistentVolumeClaimRetentionPolicy | None
     ) = None
     """persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates. By default, all persistent volume claims are created as needed and retained until manually deleted. This policy allows the lifecycle to be altered, for example by deleting persistent volume claims when their stateful set is deleted, or when their pod is scaled down."""
-    pod_management_policy: str | None = None
+    pod_management_policy: PodManagementPolicyType | None = None
     """podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once."""
     replicas: Annotated[int, op.Format("int32")] | None = None
     """replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1."""
@@ -130,5 +169,5 @@ class StatefulSetUpdateStrategy(op.Model):
 
     rolling_update: RollingUpdateStatefulSetStrategy | None = None
     """RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType."""
-    type: str | None = None
+    type: StatefulSetUpdateStrategyType | None = None
     """Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate."""

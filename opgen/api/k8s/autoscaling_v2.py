@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from pydantic import Field
+from typing_extensions import TypeAliasType
+
 import opgen.api as op
 from opgen.api.k8s import meta_v1
 
@@ -20,16 +23,59 @@ __all__ = [
     "CrossVersionObjectReference",
     "ExternalMetricSource",
     "HPAScalingPolicy",
+    "HPAScalingPolicyType",
     "HPAScalingRules",
     "HorizontalPodAutoscalerBehavior",
     "HorizontalPodAutoscalerSpec",
     "MetricIdentifier",
+    "MetricSourceType",
     "MetricSpec",
     "MetricTarget",
+    "MetricTargetType",
     "ObjectMetricSource",
     "PodsMetricSource",
     "ResourceMetricSource",
+    "ScalingPolicySelect",
 ]
+
+
+HPAScalingPolicyType = TypeAliasType(
+    "HPAScalingPolicyType",
+    Annotated[
+        str,
+        Field(
+            description="HPAScalingPolicyType is the type of the policy which could be used while making scaling decisions."
+        ),
+    ],
+)
+
+
+MetricSourceType = TypeAliasType(
+    "MetricSourceType",
+    Annotated[str, Field(description="MetricSourceType indicates the type of metric.")],
+)
+
+
+MetricTargetType = TypeAliasType(
+    "MetricTargetType",
+    Annotated[
+        str,
+        Field(
+            description='MetricTargetType specifies the type of metric being targeted, and should be either "Value", "AverageValue", or "Utilization"'
+        ),
+    ],
+)
+
+
+ScalingPolicySelect = TypeAliasType(
+    "ScalingPolicySelect",
+    Annotated[
+        str,
+        Field(
+            description="ScalingPolicySelect is used to specify which policy should be used while scaling in a certain direction"
+        ),
+    ],
+)
 
 
 class ContainerResourceMetricSource(op.Model):
@@ -68,7 +114,7 @@ class HPAScalingPolicy(op.Model):
 
     period_seconds: Annotated[int, op.Format("int32")]
     """periodSeconds specifies the window of time for which the policy should hold true. PeriodSeconds must be greater than zero and less than or equal to 1800 (30 min)."""
-    type: str
+    type: HPAScalingPolicyType
     """type is used to specify the scaling policy."""
     value: Annotated[int, op.Format("int32")]
     """value contains the amount of change which is permitted by the policy. It must be greater than zero"""
@@ -84,7 +130,7 @@ class HPAScalingRules(op.Model):
 
     policies: Annotated[list[HPAScalingPolicy], op.ListType("atomic")] | None = None
     """policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window."""
-    select_policy: str | None = None
+    select_policy: ScalingPolicySelect | None = None
     """selectPolicy is used to specify which policy should be used. If not set, the default value Max is used."""
     stabilization_window_seconds: Annotated[int, op.Format("int32")] | None = None
     """stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long)."""
@@ -145,7 +191,7 @@ class MetricSpec(op.Model):
     """pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value."""
     resource: ResourceMetricSource | None = None
     """resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
-    type: str
+    type: MetricSourceType
     """type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object."""
 
 
@@ -156,7 +202,7 @@ class MetricTarget(op.Model):
     """averageUtilization is the target value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. Currently only valid for Resource metric source type"""
     average_value: op.Quantity | None = None
     """averageValue is the target value of the average of the metric across all relevant pods (as a quantity)"""
-    type: str
+    type: MetricTargetType
     """type represents whether the metric type is Utilization, Value, or AverageValue"""
     value: op.Quantity | None = None
     """value is the target value of the metric (as a quantity)."""

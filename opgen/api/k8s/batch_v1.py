@@ -12,19 +12,58 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from pydantic import Field
+from typing_extensions import TypeAliasType
+
 import opgen.api as op
 from opgen.api.k8s import core_v1, meta_v1
 
 __all__ = [
+    "CompletionMode",
     "JobSpec",
     "JobTemplateSpec",
     "PodFailurePolicy",
+    "PodFailurePolicyAction",
     "PodFailurePolicyOnExitCodesRequirement",
     "PodFailurePolicyOnPodConditionsPattern",
     "PodFailurePolicyRule",
+    "PodReplacementPolicy",
     "SuccessPolicy",
     "SuccessPolicyRule",
 ]
+
+
+CompletionMode = TypeAliasType(
+    "CompletionMode",
+    Annotated[
+        str,
+        Field(
+            description="CompletionMode specifies how Pod completions of a Job are tracked."
+        ),
+    ],
+)
+
+
+PodFailurePolicyAction = TypeAliasType(
+    "PodFailurePolicyAction",
+    Annotated[
+        str,
+        Field(
+            description="PodFailurePolicyAction specifies how a Pod failure is handled."
+        ),
+    ],
+)
+
+
+PodReplacementPolicy = TypeAliasType(
+    "PodReplacementPolicy",
+    Annotated[
+        str,
+        Field(
+            description="PodReplacementPolicy specifies the policy for creating pod replacements."
+        ),
+    ],
+)
 
 
 class JobSpec(op.Model):
@@ -36,7 +75,7 @@ class JobSpec(op.Model):
     """Specifies the number of retries before marking this job failed. Defaults to 6, unless backoffLimitPerIndex (only Indexed Job) is specified. When backoffLimitPerIndex is specified, backoffLimit defaults to 2147483647."""
     backoff_limit_per_index: Annotated[int, op.Format("int32")] | None = None
     """Specifies the limit for the number of retries within an index before marking this index as failed. When enabled the number of failures per index is kept in the pod's batch.kubernetes.io/job-index-failure-count annotation. It can only be set when Job's completionMode=Indexed, and the Pod's restart policy is Never. The field is immutable."""
-    completion_mode: str | None = None
+    completion_mode: CompletionMode | None = None
     """completionMode specifies how Pod completions are tracked. It can be `NonIndexed` (default) or `Indexed`.
 
     `NonIndexed` means that the Job is considered complete when there have been .spec.completions successfully completed Pods. Each Pod completion is homologous to each other.
@@ -56,7 +95,7 @@ class JobSpec(op.Model):
     """Specifies the maximum desired number of pods the job should run at any given time. The actual number of pods running in steady state will be less than this number when ((.spec.completions - .status.successful) < .spec.parallelism), i.e. when the work left to do is less than max parallelism. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/"""
     pod_failure_policy: PodFailurePolicy | None = None
     """Specifies the policy of handling failed pods. In particular, it allows to specify the set of actions and conditions which need to be satisfied to take the associated action. If empty, the default behaviour applies - the counter of failed pods, represented by the jobs's .status.failed field, is incremented and it is checked against the backoffLimit. This field cannot be used in combination with restartPolicy=OnFailure."""
-    pod_replacement_policy: str | None = None
+    pod_replacement_policy: PodReplacementPolicy | None = None
     """podReplacementPolicy specifies when to create replacement Pods. Possible values are: - TerminatingOrFailed means that we recreate pods
       when they are terminating (has a metadata.deletionTimestamp) or failed.
     - Failed means to wait until a previously created Pod is fully terminated (has phase
@@ -122,7 +161,7 @@ class PodFailurePolicyOnPodConditionsPattern(op.Model):
 class PodFailurePolicyRule(op.Model):
     """PodFailurePolicyRule describes how a pod failure is handled when the requirements are met. One of onExitCodes and onPodConditions, but not both, can be used in each rule."""
 
-    action: str
+    action: PodFailurePolicyAction
     """Specifies the action taken on a pod failure when the requirements are satisfied. Possible values are:
 
     - FailJob: indicates that the pod's job is marked as Failed and all

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import Field
+from typing_extensions import TypeAliasType
 
 import opgen.api as op
 from opgen.api.k8s import meta_v1
@@ -38,8 +39,12 @@ __all__ = [
     "Container",
     "ContainerPort",
     "ContainerResizePolicy",
+    "ContainerRestartPolicy",
     "ContainerRestartRule",
+    "ContainerRestartRuleAction",
     "ContainerRestartRuleOnExitCodes",
+    "ContainerRestartRuleOnExitCodesOperator",
+    "DNSPolicy",
     "DownwardAPIProjection",
     "DownwardAPIVolumeFile",
     "DownwardAPIVolumeSource",
@@ -63,36 +68,48 @@ __all__ = [
     "HostAlias",
     "HostPathVolumeSource",
     "IPFamily",
+    "IPFamilyPolicy",
     "ISCSIVolumeSource",
     "ImageVolumeSource",
     "KeyToPath",
     "Lifecycle",
     "LifecycleHandler",
+    "LoadBalancerIPMode",
     "LoadBalancerIngress",
     "LoadBalancerStatus",
     "ModifyVolumeStatus",
+    "MountPropagationMode",
     "NFSVolumeSource",
     "NodeAffinity",
+    "NodeInclusionPolicy",
     "NodeSelector",
+    "NodeSelectorOperator",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
+    "OSName",
     "ObjectFieldSelector",
     "PersistentVolumeClaim",
     "PersistentVolumeClaimCondition",
+    "PersistentVolumeClaimConditionType",
+    "PersistentVolumeClaimModifyVolumeStatus",
     "PersistentVolumeClaimSpec",
     "PersistentVolumeClaimStatus",
     "PersistentVolumeClaimTemplate",
     "PersistentVolumeClaimVolumeSource",
+    "PersistentVolumeMode",
     "PhotonPersistentDiskVolumeSource",
     "PodAffinity",
     "PodAffinityTerm",
     "PodAntiAffinity",
     "PodCertificateProjection",
+    "PodConditionType",
     "PodDNSConfig",
     "PodDNSConfigOption",
+    "PodFSGroupChangePolicy",
     "PodOS",
     "PodReadinessGate",
     "PodResourceClaim",
+    "PodSELinuxChangePolicy",
     "PodSchedulingGate",
     "PodSchedulingGroup",
     "PodSecurityContext",
@@ -100,17 +117,25 @@ __all__ = [
     "PodTemplateSpec",
     "PortStatus",
     "PortworxVolumeSource",
+    "PreemptionPolicy",
     "PreferredSchedulingTerm",
     "Probe",
     "ProjectedVolumeSource",
+    "Protocol",
+    "PullPolicy",
     "QuobyteVolumeSource",
     "RBDVolumeSource",
+    "RecursiveReadOnlyMode",
     "ResourceClaim",
     "ResourceFieldSelector",
+    "ResourceName",
     "ResourceRequirements",
+    "ResourceResizeRestartPolicy",
+    "RestartPolicy",
     "SELinuxOptions",
     "ScaleIOVolumeSource",
     "SeccompProfile",
+    "SeccompProfileType",
     "SecretEnvSource",
     "SecretKeySelector",
     "SecretProjection",
@@ -118,18 +143,28 @@ __all__ = [
     "SecurityContext",
     "Service",
     "ServiceAccountTokenProjection",
+    "ServiceAffinity",
+    "ServiceExternalTrafficPolicy",
+    "ServiceInternalTrafficPolicy",
     "ServicePort",
     "ServiceSpec",
     "ServiceStatus",
+    "ServiceType",
     "SessionAffinityConfig",
+    "Signal",
     "SleepAction",
+    "StorageMedium",
     "StorageOSVolumeSource",
+    "SupplementalGroupsPolicy",
     "Sysctl",
     "TCPSocketAction",
+    "TerminationMessagePolicy",
     "Toleration",
+    "TolerationOperator",
     "TopologySpreadConstraint",
     "TypedLocalObjectReference",
     "TypedObjectReference",
+    "URIScheme",
     "Volume",
     "VolumeDevice",
     "VolumeMount",
@@ -141,25 +176,382 @@ __all__ = [
 ]
 
 
-Capability = Annotated[
-    str, Field(description="Capability represent POSIX capabilities type")
-]
+Capability = TypeAliasType(
+    "Capability",
+    Annotated[str, Field(description="Capability represent POSIX capabilities type")],
+)
 
 
-ClaimResourceStatus = Annotated[
-    str,
-    Field(
-        description="When a controller receives persistentvolume claim update with ClaimResourceStatus for a resource that it does not recognizes, then it should ignore that update and let other controllers handle it."
-    ),
-]
+ClaimResourceStatus = TypeAliasType(
+    "ClaimResourceStatus",
+    Annotated[
+        str,
+        Field(
+            description="When a controller receives persistentvolume claim update with ClaimResourceStatus for a resource that it does not recognizes, then it should ignore that update and let other controllers handle it."
+        ),
+    ],
+)
 
 
-IPFamily = Annotated[
-    str,
-    Field(
-        description="IPFamily represents the IP Family (IPv4 or IPv6). This type is used to express the family of an IP expressed by a type (e.g. service.spec.ipFamilies)."
-    ),
-]
+ContainerRestartPolicy = TypeAliasType(
+    "ContainerRestartPolicy",
+    Annotated[
+        str,
+        Field(
+            description='ContainerRestartPolicy is the restart policy for a single container. The only allowed values are "Always", "Never", and "OnFailure".'
+        ),
+    ],
+)
+
+
+ContainerRestartRuleAction = TypeAliasType(
+    "ContainerRestartRuleAction",
+    Annotated[
+        str,
+        Field(
+            description="ContainerRestartRuleAction describes the action to take when the container exits."
+        ),
+    ],
+)
+
+
+ContainerRestartRuleOnExitCodesOperator = TypeAliasType(
+    "ContainerRestartRuleOnExitCodesOperator",
+    Annotated[
+        str,
+        Field(
+            description="ContainerRestartRuleOnExitCodesOperator describes the operator to take for the exit codes."
+        ),
+    ],
+)
+
+
+DNSPolicy = TypeAliasType(
+    "DNSPolicy",
+    Annotated[
+        str, Field(description="DNSPolicy defines how a pod's DNS will be configured.")
+    ],
+)
+
+
+IPFamily = TypeAliasType(
+    "IPFamily",
+    Annotated[
+        str,
+        Field(
+            description="IPFamily represents the IP Family (IPv4 or IPv6). This type is used to express the family of an IP expressed by a type (e.g. service.spec.ipFamilies)."
+        ),
+    ],
+)
+
+
+IPFamilyPolicy = TypeAliasType(
+    "IPFamilyPolicy",
+    Annotated[
+        str,
+        Field(
+            description="IPFamilyPolicy represents the dual-stack-ness requested or required by a Service"
+        ),
+    ],
+)
+
+
+LoadBalancerIPMode = TypeAliasType(
+    "LoadBalancerIPMode",
+    Annotated[
+        str,
+        Field(
+            description="LoadBalancerIPMode represents the mode of the LoadBalancer ingress IP"
+        ),
+    ],
+)
+
+
+MountPropagationMode = TypeAliasType(
+    "MountPropagationMode",
+    Annotated[
+        str, Field(description="MountPropagationMode describes mount propagation.")
+    ],
+)
+
+
+NodeInclusionPolicy = TypeAliasType(
+    "NodeInclusionPolicy",
+    Annotated[
+        str,
+        Field(
+            description="NodeInclusionPolicy defines the type of node inclusion policy"
+        ),
+    ],
+)
+
+
+NodeSelectorOperator = TypeAliasType(
+    "NodeSelectorOperator",
+    Annotated[
+        str,
+        Field(
+            description="A node selector operator is the set of operators that can be used in a node selector requirement."
+        ),
+    ],
+)
+
+
+OSName = TypeAliasType(
+    "OSName",
+    Annotated[
+        str, Field(description="OSName is the set of OS'es that can be used in OS.")
+    ],
+)
+
+
+PersistentVolumeClaimConditionType = TypeAliasType(
+    "PersistentVolumeClaimConditionType",
+    Annotated[
+        str,
+        Field(
+            description='PersistentVolumeClaimConditionType defines the condition of PV claim. Valid values are: - "Resizing", "FileSystemResizePending"\n\nThe following additional values can be expected: - "ControllerResizeError", "NodeResizeError"\n\nIf VolumeAttributesClass feature gate is enabled, then following additional values can be expected: - "ModifyVolumeError", "ModifyingVolume"'
+        ),
+    ],
+)
+
+
+PersistentVolumeClaimModifyVolumeStatus = TypeAliasType(
+    "PersistentVolumeClaimModifyVolumeStatus",
+    Annotated[
+        str,
+        Field(
+            description="New statuses can be added in the future. Consumers should check for unknown statuses and fail appropriately"
+        ),
+    ],
+)
+
+
+PersistentVolumeMode = TypeAliasType(
+    "PersistentVolumeMode",
+    Annotated[
+        str,
+        Field(
+            description="PersistentVolumeMode describes how a volume is intended to be consumed, either Block or Filesystem."
+        ),
+    ],
+)
+
+
+PodConditionType = TypeAliasType(
+    "PodConditionType",
+    Annotated[
+        str,
+        Field(description="PodConditionType is a valid value for PodCondition.Type"),
+    ],
+)
+
+
+PodFSGroupChangePolicy = TypeAliasType(
+    "PodFSGroupChangePolicy",
+    Annotated[
+        str,
+        Field(
+            description="PodFSGroupChangePolicy holds policies that will be used for applying fsGroup to a volume when volume is mounted."
+        ),
+    ],
+)
+
+
+PodSELinuxChangePolicy = TypeAliasType(
+    "PodSELinuxChangePolicy",
+    Annotated[
+        str,
+        Field(
+            description="PodSELinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod."
+        ),
+    ],
+)
+
+
+PreemptionPolicy = TypeAliasType(
+    "PreemptionPolicy",
+    Annotated[
+        str,
+        Field(
+            description="PreemptionPolicy describes a policy for if/when to preempt a pod."
+        ),
+    ],
+)
+
+
+Protocol = TypeAliasType(
+    "Protocol",
+    Annotated[
+        str,
+        Field(
+            description="Protocol defines network protocols supported for things like container ports."
+        ),
+    ],
+)
+
+
+PullPolicy = TypeAliasType(
+    "PullPolicy",
+    Annotated[
+        str,
+        Field(
+            description="PullPolicy describes a policy for if/when to pull a container image"
+        ),
+    ],
+)
+
+
+RecursiveReadOnlyMode = TypeAliasType(
+    "RecursiveReadOnlyMode",
+    Annotated[
+        str,
+        Field(description="RecursiveReadOnlyMode describes recursive-readonly mode."),
+    ],
+)
+
+
+ResourceName = TypeAliasType(
+    "ResourceName",
+    Annotated[
+        str,
+        Field(
+            description="ResourceName is the name identifying various resources in a ResourceList."
+        ),
+    ],
+)
+
+
+ResourceResizeRestartPolicy = TypeAliasType(
+    "ResourceResizeRestartPolicy",
+    Annotated[
+        str,
+        Field(
+            description="ResourceResizeRestartPolicy specifies how to handle container resource resize."
+        ),
+    ],
+)
+
+
+RestartPolicy = TypeAliasType(
+    "RestartPolicy",
+    Annotated[
+        str,
+        Field(
+            description="RestartPolicy describes how the container should be restarted. Only one of the following restart policies may be specified. If none of the following policies is specified, the default one is RestartPolicyAlways."
+        ),
+    ],
+)
+
+
+SeccompProfileType = TypeAliasType(
+    "SeccompProfileType",
+    Annotated[
+        str,
+        Field(
+            description="SeccompProfileType defines the supported seccomp profile types."
+        ),
+    ],
+)
+
+
+ServiceAffinity = TypeAliasType(
+    "ServiceAffinity", Annotated[str, Field(description="Session Affinity Type string")]
+)
+
+
+ServiceExternalTrafficPolicy = TypeAliasType(
+    "ServiceExternalTrafficPolicy",
+    Annotated[
+        str,
+        Field(
+            description='ServiceExternalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service\'s "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs.'
+        ),
+    ],
+)
+
+
+ServiceInternalTrafficPolicy = TypeAliasType(
+    "ServiceInternalTrafficPolicy",
+    Annotated[
+        str,
+        Field(
+            description="ServiceInternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP."
+        ),
+    ],
+)
+
+
+ServiceType = TypeAliasType(
+    "ServiceType",
+    Annotated[
+        str,
+        Field(
+            description="Service Type string describes ingress methods for a service"
+        ),
+    ],
+)
+
+
+Signal = TypeAliasType(
+    "Signal",
+    Annotated[str, Field(description="Signal defines the stop signal of containers")],
+)
+
+
+StorageMedium = TypeAliasType(
+    "StorageMedium",
+    Annotated[
+        str,
+        Field(
+            description="StorageMedium defines ways that storage can be allocated to a volume."
+        ),
+    ],
+)
+
+
+SupplementalGroupsPolicy = TypeAliasType(
+    "SupplementalGroupsPolicy",
+    Annotated[
+        str,
+        Field(
+            description="SupplementalGroupsPolicy defines how supplemental groups of the first container processes are calculated."
+        ),
+    ],
+)
+
+
+TerminationMessagePolicy = TypeAliasType(
+    "TerminationMessagePolicy",
+    Annotated[
+        str,
+        Field(
+            description="TerminationMessagePolicy describes how termination messages are retrieved from a container."
+        ),
+    ],
+)
+
+
+TolerationOperator = TypeAliasType(
+    "TolerationOperator",
+    Annotated[
+        str,
+        Field(
+            description="A toleration operator is the set of operators that can be used in a toleration."
+        ),
+    ],
+)
+
+
+URIScheme = TypeAliasType(
+    "URIScheme",
+    Annotated[
+        str,
+        Field(
+            description="URIScheme identifies the scheme used for connection to a host for Get actions"
+        ),
+    ],
+)
 
 
 class AWSElasticBlockStoreVolumeSource(op.Model):
@@ -377,7 +769,7 @@ class Container(op.Model):
     """List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated."""
     image: str | None = None
     """Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets."""
-    image_pull_policy: str | None = None
+    image_pull_policy: PullPolicy | None = None
     """Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images"""
     lifecycle: Lifecycle | None = None
     """Actions that the management system should take in response to container lifecycle events. Cannot be updated."""
@@ -403,7 +795,7 @@ class Container(op.Model):
     """Resources resize policy for the container. This field cannot be set on ephemeral containers."""
     resources: ResourceRequirements | None = None
     """Compute Resources required by this container. Cannot be updated. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
-    restart_policy: str | None = None
+    restart_policy: ContainerRestartPolicy | None = None
     """RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed."""
     restart_policy_rules: (
         Annotated[list[ContainerRestartRule], op.ListType("atomic")] | None
@@ -419,7 +811,7 @@ class Container(op.Model):
     """Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false"""
     termination_message_path: str | None = None
     """Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated."""
-    termination_message_policy: str | None = None
+    termination_message_policy: TerminationMessagePolicy | None = None
     """Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated."""
     tty: bool | None = None
     """Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false."""
@@ -448,23 +840,23 @@ class ContainerPort(op.Model):
     """Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this."""
     name: str | None = None
     """If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services."""
-    protocol: str = "TCP"
+    protocol: Protocol = "TCP"
     """Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP"."""
 
 
 class ContainerResizePolicy(op.Model):
     """ContainerResizePolicy represents resource resize policy for the container."""
 
-    resource_name: str
+    resource_name: ResourceName
     """Name of the resource to which this resource resize policy applies. Supported values: cpu, memory."""
-    restart_policy: str
+    restart_policy: ResourceResizeRestartPolicy
     """Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired."""
 
 
 class ContainerRestartRule(op.Model):
     """ContainerRestartRule describes how a container exit is handled."""
 
-    action: str
+    action: ContainerRestartRuleAction
     """Specifies the action taken on a container exit if the requirements are satisfied. The only possible value is "Restart" to restart the container."""
     exit_codes: ContainerRestartRuleOnExitCodes | None = None
     """Represents the exit codes to check on container exits."""
@@ -473,7 +865,7 @@ class ContainerRestartRule(op.Model):
 class ContainerRestartRuleOnExitCodes(op.Model):
     """ContainerRestartRuleOnExitCodes describes the condition for handling an exited container based on its exit codes."""
 
-    operator: str
+    operator: ContainerRestartRuleOnExitCodesOperator
     """Represents the relationship between the container exit code(s) and the specified values. Possible values are: - In: the requirement is satisfied if the container exit code is in the
       set of specified values.
     - NotIn: the requirement is satisfied if the container exit code is
@@ -516,7 +908,7 @@ class DownwardAPIVolumeSource(op.Model):
 class EmptyDirVolumeSource(op.Model):
     """Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling."""
 
-    medium: str | None = None
+    medium: StorageMedium | None = None
     """medium represents what type of storage medium should back this directory. The default is "" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
     size_limit: op.Quantity | None = None
     """sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
@@ -577,7 +969,7 @@ class EphemeralContainer(op.Model):
     """List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated."""
     image: str | None = None
     """Container image name. More info: https://kubernetes.io/docs/concepts/containers/images"""
-    image_pull_policy: str | None = None
+    image_pull_policy: PullPolicy | None = None
     """Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images"""
     lifecycle: Lifecycle | None = None
     """Lifecycle is not allowed for ephemeral containers."""
@@ -603,7 +995,7 @@ class EphemeralContainer(op.Model):
     """Resources resize policy for the container."""
     resources: ResourceRequirements | None = None
     """Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod."""
-    restart_policy: str | None = None
+    restart_policy: ContainerRestartPolicy | None = None
     """Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers."""
     restart_policy_rules: (
         Annotated[list[ContainerRestartRule], op.ListType("atomic")] | None
@@ -623,7 +1015,7 @@ class EphemeralContainer(op.Model):
     The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined."""
     termination_message_path: str | None = None
     """Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated."""
-    termination_message_policy: str | None = None
+    termination_message_policy: TerminationMessagePolicy | None = None
     """Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated."""
     tty: bool | None = None
     """Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false."""
@@ -781,7 +1173,7 @@ class HTTPGetAction(op.Model):
     """Path to access on the HTTP server."""
     port: op.IntOrString
     """Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME."""
-    scheme: str | None = None
+    scheme: URIScheme | None = None
     """Scheme to use for connecting to the host. Defaults to HTTP."""
 
 
@@ -842,7 +1234,7 @@ class ISCSIVolumeSource(op.Model):
 class ImageVolumeSource(op.Model):
     """ImageVolumeSource represents a image volume resource."""
 
-    pull_policy: str | None = None
+    pull_policy: PullPolicy | None = None
     """Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise."""
     reference: str | None = None
     """Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets."""
@@ -866,7 +1258,7 @@ class Lifecycle(op.Model):
     """PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
     pre_stop: LifecycleHandler | None = None
     """PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
-    stop_signal: str | None = None
+    stop_signal: Signal | None = None
     """StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name"""
 
 
@@ -890,7 +1282,7 @@ class LoadBalancerIngress(op.Model):
     """Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)"""
     ip: str | None = None
     """IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)"""
-    ip_mode: str | None = None
+    ip_mode: LoadBalancerIPMode | None = None
     """IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified. Setting this to "VIP" indicates that traffic is delivered to the node with the destination set to the load-balancer's IP and port. Setting this to "Proxy" indicates that traffic is delivered to the node or pod with the destination set to the node's IP and node port or the pod's IP and port. Service implementations may use this information to adjust traffic routing."""
     ports: Annotated[list[PortStatus], op.ListType("atomic")] | None = None
     """Ports is a list of records of service ports If used, every port defined in the service should have an entry in it"""
@@ -906,7 +1298,7 @@ class LoadBalancerStatus(op.Model):
 class ModifyVolumeStatus(op.Model):
     """ModifyVolumeStatus represents the status object of ControllerModifyVolume operation"""
 
-    status: str
+    status: PersistentVolumeClaimModifyVolumeStatus
     """status is the status of the ControllerModifyVolume operation. It can be in any of following states:
      - Pending
        Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as
@@ -956,7 +1348,7 @@ class NodeSelectorRequirement(op.Model):
 
     key: str
     """The label key that the selector applies to."""
-    operator: str
+    operator: NodeSelectorOperator
     """Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt."""
     values: Annotated[list[str], op.ListType("atomic")] | None = None
     """An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch."""
@@ -1014,7 +1406,7 @@ class PersistentVolumeClaimCondition(op.Model):
     """reason is a unique, this should be a short, machine understandable string that gives the reason for condition's last transition. If it reports "Resizing" that means the underlying persistent volume is being resized."""
     status: str
     """Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required"""
-    type: str
+    type: PersistentVolumeClaimConditionType
     """Type is the type of the condition. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about"""
 
 
@@ -1042,7 +1434,7 @@ class PersistentVolumeClaimSpec(op.Model):
     """storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1"""
     volume_attributes_class_name: str | None = None
     """volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/"""
-    volume_mode: str | None = None
+    volume_mode: PersistentVolumeMode | None = None
     """volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec."""
     volume_name: str | None = None
     """volumeName is the binding reference to the PersistentVolume backing this claim."""
@@ -1249,14 +1641,14 @@ class PodDNSConfigOption(op.Model):
 class PodOS(op.Model):
     """PodOS defines the OS parameters of a pod."""
 
-    name: str
+    name: OSName
     """Name is the name of the operating system. The currently supported values are linux and windows. Additional value may be defined in future and can be one of: https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration Clients should expect to handle additional values and treat unrecognized values in this field as os: null"""
 
 
 class PodReadinessGate(op.Model):
     """PodReadinessGate contains the reference to a pod condition"""
 
-    condition_type: str
+    condition_type: PodConditionType
     """ConditionType refers to a condition in the pod's condition list with matching type."""
 
 
@@ -1311,7 +1703,7 @@ class PodSecurityContext(op.Model):
     1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw----
 
     If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows."""
-    fs_group_change_policy: str | None = None
+    fs_group_change_policy: PodFSGroupChangePolicy | None = None
     """fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows."""
     run_as_group: Annotated[int, op.Format("int64")] | None = None
     """The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows."""
@@ -1319,7 +1711,7 @@ class PodSecurityContext(op.Model):
     """Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence."""
     run_as_user: Annotated[int, op.Format("int64")] | None = None
     """The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows."""
-    se_linux_change_policy: str | None = None
+    se_linux_change_policy: PodSELinuxChangePolicy | None = None
     """seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are "MountOption" and "Recursive".
 
     "Recursive" means relabeling of all files on all Pod volumes by the container runtime. This may be slow for large volumes, but allows mixing privileged and unprivileged Pods sharing the same volume on the same node.
@@ -1340,7 +1732,7 @@ class PodSecurityContext(op.Model):
         | None
     ) = None
     """A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows."""
-    supplemental_groups_policy: str | None = None
+    supplemental_groups_policy: SupplementalGroupsPolicy | None = None
     """Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows."""
     sysctls: Annotated[list[Sysctl], op.ListType("atomic")] | None = None
     """Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows."""
@@ -1361,7 +1753,7 @@ class PodSpec(op.Model):
     """List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated."""
     dns_config: PodDNSConfig | None = None
     """Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy."""
-    dns_policy: str | None = None
+    dns_policy: DNSPolicy | None = None
     """Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'."""
     enable_service_links: bool | None = None
     """EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true."""
@@ -1411,7 +1803,7 @@ class PodSpec(op.Model):
     If the OS field is set to windows, following fields must be unset: - spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources - spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions - spec.securityContext.seccompProfile - spec.securityContext.fsGroup - spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls - spec.shareProcessNamespace - spec.securityContext.runAsUser - spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups - spec.securityContext.supplementalGroupsPolicy - spec.containers[*].securityContext.appArmorProfile - spec.containers[*].securityContext.seLinuxOptions - spec.containers[*].securityContext.seccompProfile - spec.containers[*].securityContext.capabilities - spec.containers[*].securityContext.readOnlyRootFilesystem - spec.containers[*].securityContext.privileged - spec.containers[*].securityContext.allowPrivilegeEscalation - spec.containers[*].securityContext.procMount - spec.containers[*].securityContext.runAsUser - spec.containers[*].securityContext.runAsGroup"""
     overhead: dict[str, op.Quantity] | None = None
     """Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md"""
-    preemption_policy: str | None = None
+    preemption_policy: PreemptionPolicy | None = None
     """PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset."""
     priority: Annotated[int, op.Format("int32")] | None = None
     """The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority."""
@@ -1436,7 +1828,7 @@ class PodSpec(op.Model):
     This field enables fine-grained control over resource allocation for the entire pod, allowing resource sharing among containers in a pod.
 
     This is an alpha field and requires enabling the PodLevelResources feature gate."""
-    restart_policy: str | None = None
+    restart_policy: RestartPolicy | None = None
     """Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy"""
     runtime_class_name: str | None = None
     """RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class"""
@@ -1508,7 +1900,7 @@ class PortStatus(op.Model):
       format foo.example.com/CamelCase."""
     port: Annotated[int, op.Format("int32")]
     """Port is the port number of the service port of which status is recorded here"""
-    protocol: str
+    protocol: Protocol
     """Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP\""""
 
 
@@ -1685,7 +2077,7 @@ class SeccompProfile(op.Model):
 
     localhost_profile: str | None = None
     """localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is "Localhost". Must NOT be set for any other type."""
-    type: str
+    type: SeccompProfileType
     """type indicates which kind of seccomp profile will be applied. Valid options are:
 
     Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied."""
@@ -1822,7 +2214,7 @@ class ServicePort(op.Model):
     """The port on each node on which this service is exposed when type is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport"""
     port: Annotated[int, op.Format("int32")]
     """The port that will be exposed by this service."""
-    protocol: str = "TCP"
+    protocol: Protocol = "TCP"
     """The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP."""
     target_port: op.IntOrString | None = None
     """Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service"""
@@ -1847,17 +2239,17 @@ class ServiceSpec(op.Model):
     """externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system."""
     external_name: str | None = None
     """externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName"."""
-    external_traffic_policy: str | None = None
+    external_traffic_policy: ServiceExternalTrafficPolicy | None = None
     """externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node."""
     health_check_node_port: Annotated[int, op.Format("int32")] | None = None
     """healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set."""
-    internal_traffic_policy: str | None = None
+    internal_traffic_policy: ServiceInternalTrafficPolicy | None = None
     """InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features)."""
     ip_families: Annotated[list[IPFamily], op.ListType("atomic")] | None = None
     """IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
 
     This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field."""
-    ip_family_policy: str | None = None
+    ip_family_policy: IPFamilyPolicy | None = None
     """IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName."""
     load_balancer_class: str | None = None
     """loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type."""
@@ -1881,13 +2273,13 @@ class ServiceSpec(op.Model):
     """publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior."""
     selector: Annotated[dict[str, str], op.MapType("atomic")] | None = None
     """Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/"""
-    session_affinity: str | None = None
+    session_affinity: ServiceAffinity | None = None
     """Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"""
     session_affinity_config: SessionAffinityConfig | None = None
     """sessionAffinityConfig contains the configurations of session affinity."""
     traffic_distribution: str | None = None
     """TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone."""
-    type: str | None = None
+    type: ServiceType | None = None
     """type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types"""
 
 
@@ -1956,7 +2348,7 @@ class Toleration(op.Model):
     """Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute."""
     key: str | None = None
     """Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys."""
-    operator: str | None = None
+    operator: TolerationOperator | None = None
     """Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators)."""
     toleration_seconds: Annotated[int, op.Format("int64")] | None = None
     """TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system."""
@@ -1979,11 +2371,11 @@ class TopologySpreadConstraint(op.Model):
     """MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats "global minimum" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.
 
     For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so "global minimum" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew."""
-    node_affinity_policy: str | None = None
+    node_affinity_policy: NodeInclusionPolicy | None = None
     """NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
 
     If this value is nil, the behavior is equivalent to the Honor policy."""
-    node_taints_policy: str | None = None
+    node_taints_policy: NodeInclusionPolicy | None = None
     """NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
 
     If this value is nil, the behavior is equivalent to the Ignore policy."""
@@ -2119,13 +2511,13 @@ class VolumeMount(op.Model):
 
     mount_path: str
     """Path within the container at which the volume should be mounted.  Must not contain ':'."""
-    mount_propagation: str | None = None
+    mount_propagation: MountPropagationMode | None = None
     """mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None)."""
     name: str
     """This must match the Name of a Volume."""
     read_only: bool | None = None
     """Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false."""
-    recursive_read_only: str | None = None
+    recursive_read_only: RecursiveReadOnlyMode | None = None
     """RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
 
     If ReadOnly is false, this field has no meaning and must be unspecified.

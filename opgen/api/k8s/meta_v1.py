@@ -14,12 +14,27 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from pydantic import Field
+from typing_extensions import TypeAliasType
+
 import opgen.api as op
 
 __all__ = [
     "LabelSelector",
+    "LabelSelectorOperator",
     "LabelSelectorRequirement",
 ]
+
+
+LabelSelectorOperator = TypeAliasType(
+    "LabelSelectorOperator",
+    Annotated[
+        str,
+        Field(
+            description="A label selector operator is the set of operators that can be used in a selector requirement."
+        ),
+    ],
+)
 
 
 @op.StructType("atomic")
@@ -39,7 +54,7 @@ class LabelSelectorRequirement(op.Model):
 
     key: str
     """key is the label key that the selector applies to."""
-    operator: str
+    operator: LabelSelectorOperator
     """operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."""
     values: Annotated[list[str], op.ListType("atomic")] | None = None
     """values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import Field
+from typing_extensions import TypeAliasType
 
 import opgen.api as op
 from opgen.api.k8s import core_v1, meta_v1
@@ -31,17 +32,32 @@ __all__ = [
     "NetworkPolicyPeer",
     "NetworkPolicyPort",
     "NetworkPolicySpec",
+    "PathType",
     "PolicyType",
     "ServiceBackendPort",
 ]
 
 
-PolicyType = Annotated[
-    str,
-    Field(
-        description="PolicyType string describes the NetworkPolicy type This type is beta-level in 1.8"
-    ),
-]
+PathType = TypeAliasType(
+    "PathType",
+    Annotated[
+        str,
+        Field(
+            description="PathType represents the type of path referred to by a HTTPIngressPath."
+        ),
+    ],
+)
+
+
+PolicyType = TypeAliasType(
+    "PolicyType",
+    Annotated[
+        str,
+        Field(
+            description="PolicyType string describes the NetworkPolicy type This type is beta-level in 1.8"
+        ),
+    ],
+)
 
 
 class HTTPIngressPath(op.Model):
@@ -51,7 +67,7 @@ class HTTPIngressPath(op.Model):
     """backend defines the referenced service endpoint to which the traffic will be forwarded to."""
     path: str | None = None
     """path is matched against the path of an incoming request. Currently it can contain characters disallowed from the conventional "path" part of a URL as defined by RFC 3986. Paths must begin with a '/' and must be present when using PathType with value "Exact" or "Prefix"."""
-    path_type: str
+    path_type: PathType
     """pathType determines the interpretation of the path matching. PathType can be one of the following values: * Exact: Matches the URL path exactly. * Prefix: Matches based on a URL path prefix split by '/'. Matching is
       done on a path element by element basis. A path element refers is the
       list of labels in the path split by the '/' separator. A request is a

@@ -10,12 +10,29 @@ DO NOT EDIT: regenerate with `make core-types`.
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import Field
+from typing_extensions import TypeAliasType
+
 import opgen.api as op
 from opgen.api.k8s import meta_v1
 
 __all__ = [
     "PodDisruptionBudgetSpec",
+    "UnhealthyPodEvictionPolicyType",
 ]
+
+
+UnhealthyPodEvictionPolicyType = TypeAliasType(
+    "UnhealthyPodEvictionPolicyType",
+    Annotated[
+        str,
+        Field(
+            description="UnhealthyPodEvictionPolicyType defines the criteria for when unhealthy pods should be considered for eviction."
+        ),
+    ],
+)
 
 
 class PodDisruptionBudgetSpec(op.Model):
@@ -27,7 +44,7 @@ class PodDisruptionBudgetSpec(op.Model):
     """An eviction is allowed if at least "minAvailable" pods selected by "selector" will still be available after the eviction, i.e. even in the absence of the evicted pod.  So for example you can prevent all voluntary evictions by specifying "100%"."""
     selector: meta_v1.LabelSelector | None = None
     """Label query over pods whose evictions are managed by the disruption budget. A null selector will match no pods, while an empty ({}) selector will select all pods within the namespace."""
-    unhealthy_pod_eviction_policy: str | None = None
+    unhealthy_pod_eviction_policy: UnhealthyPodEvictionPolicyType | None = None
     """UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. Current implementation considers healthy pods, as pods that have status.conditions item with type="Ready",status="True".
 
     Valid policies are IfHealthyBudget and AlwaysAllow. If no policy is specified, the default behavior will be used, which corresponds to the IfHealthyBudget policy.
