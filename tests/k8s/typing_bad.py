@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lightkube.models.core_v1 import PodTemplateSpec
+from lightkube.models.core_v1 import PodTemplateSpec as Template
 
 import opgen.api as op
 from opgen import runtime as rt
@@ -10,12 +10,8 @@ from tests.k8s.workload_types import Workload
 
 
 def wrong(workload: Workload) -> None:
-    lightkube_template: PodTemplateSpec = (
-        workload.spec.head.template
-    )  # error: not lightkube's
-    opgen_template: op.k8s.PodTemplateSpec = rt.convert(
-        workload, PodTemplateSpec
-    )  # error: convert's target
+    theirs: Template = workload.spec.head.template  # error: not lightkube's
+    ours: op.k8s.PodTemplateSpec = rt.convert(workload, Template)  # error: target
     workload.spec.head.replicas = "3"  # error: replicas
     port: op.k8s.ContainerPort = op.k8s.ServicePort(port=80)  # error: another type
-    print(lightkube_template, opgen_template, port)
+    print(theirs, ours, port)
