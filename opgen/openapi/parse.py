@@ -101,7 +101,7 @@ class Placement:
 _WORDS = re.compile(
     r"[A-Z]{2,}s(?=[A-Z0-9_]|$)"  # an acronym's plural: podIPs → pod, IPs
     r"|[A-Z]+(?=[A-Z][a-z])"  # an acronym before a word: HTTPGet → HTTP, Get
-    r"|[A-Z]?[a-z]+[0-9]*"
+    r"|[A-Z]?[a-z][a-z0-9]*"
     r"|[A-Z]+[0-9]*"
     r"|[0-9]+"
 )

@@ -62,6 +62,28 @@ _FLAGS = {
     "x-kubernetes-preserve-unknown-fields": "PreserveUnknownFields",
     "x-kubernetes-embedded-resource": "EmbeddedResource",
 }
+_ORDER = {
+    keyword: position
+    for position, keyword in enumerate(
+        (
+            "format",
+            "x-kubernetes-list-type",
+            "x-kubernetes-list-map-keys",
+            "x-kubernetes-map-type",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "enum",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "minProperties",
+            "maxProperties",
+            "multipleOf",
+        )
+    )
+}
+"""The order markers are written in (the order a person would write them)."""
 _RULE_ARGUMENTS = (
     ("message", "message"),
     ("messageExpression", "message_expression"),
@@ -105,6 +127,7 @@ class _Module:
     imports: dict[str, set[str]] = field(default_factory=dict)
     """Package → the modules of it this module imports."""
     uses_annotated: bool = False
+    uses_literal: bool = False
     uses_field: bool = False
     uses_type_alias: bool = False
 
@@ -135,7 +158,14 @@ def render_module(
     aliases = [_alias_view(alias, state) for alias in module.aliases]
     classes = [_class_view(model, state, base) for model in module.models]
     names = {c.name for c in classes} | {a.name for a in aliases}
-    for reserved in ("op", "Annotated", "Field", "TypeAliasType", "annotations"):
+    for reserved in (
+        "op",
+        "Annotated",
+        "Literal",
+        "Field",
+        "TypeAliasType",
+        "annotations",
+    ):
         if reserved in names:
             raise SchemaError(
                 f"{module.name}: a model named {reserved} would hide an import"
@@ -143,7 +173,14 @@ def render_module(
     return render(
         "models/module.py.j2",
         docstring=module_docstring(module.doc, header),
-        uses_annotated=state.uses_annotated,
+        typing_names=", ".join(
+            name
+            for name, used in (
+                ("Annotated", state.uses_annotated),
+                ("Literal", state.uses_literal),
+            )
+            if used
+        ),
         uses_field=state.uses_field,
         uses_type_alias=state.uses_type_alias,
         imports=state.import_lines(),
@@ -160,7 +197,9 @@ def module_docstring(summary: str, text: str) -> str:
         for p in text.split("\n\n")
         if p.strip()
     ]
-    body = "\n\n".join([summary, *paragraphs]).replace('"""', '\\"\\"\\"')
+    body = "\n\n".join([p for p in (summary, *paragraphs) if p]).replace(
+        '"""', '\\"\\"\\"'
+    )
     return f'"""{body}\n"""' if "\n" in body else f'"""{body}"""'
 
 
@@ -240,6 +279,17 @@ def _type_of(node: Node, state: _Module, *, where: str = "") -> tuple[str, list[
     facts = dict(node.facts)
     if isinstance(shape, Scalar):
         expression = _scalar(shape, facts)
+        values = facts.get("enum")
+        if (
+            shape.type == "string"
+            and shape.format is None
+            and isinstance(values, list)
+            and values
+            and all(isinstance(v, str) for v in values)
+        ):
+            del facts["enum"]
+            expression = f"Literal[{', '.join(_string(v) for v in values)}]"
+            state.uses_literal = True
     elif isinstance(shape, KnownType):
         expression = f"op.{shape.name}"
     elif isinstance(shape, ModelRef):
@@ -325,7 +375,7 @@ def _markers(
             exclusive = given.pop(f"exclusive{keyword_.title()}", False)
             name = ("Exclusive" if exclusive else "") + keyword_.title()
             markers.append(_Marker(name, (_literal(given.pop(keyword_)),)))
-    for key, value in given.items():
+    for key, value in sorted(given.items(), key=lambda item: _ORDER.get(item[0], 99)):
         if key in _COUNTS:
             markers.append(_Marker(_COUNTS[key], (_literal(value),)))
         elif key in _FLAGS:

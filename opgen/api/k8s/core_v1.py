@@ -761,7 +761,7 @@ class Container(op.Model):
     """Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
     command: Annotated[list[str], op.ListType("atomic")] | None = None
     """Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
-    env: Annotated[list[EnvVar], op.ListMapKey("name"), op.ListType("map")] | None = (
+    env: Annotated[list[EnvVar], op.ListType("map"), op.ListMapKey("name")] | None = (
         None
     )
     """List of environment variables to set in the container. Cannot be updated."""
@@ -780,9 +780,9 @@ class Container(op.Model):
     ports: (
         Annotated[
             list[ContainerPort],
+            op.ListType("map"),
             op.ListMapKey("containerPort"),
             op.ListMapKey("protocol"),
-            op.ListType("map"),
         ]
         | None
     ) = None
@@ -816,12 +816,12 @@ class Container(op.Model):
     tty: bool | None = None
     """Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false."""
     volume_devices: (
-        Annotated[list[VolumeDevice], op.ListMapKey("devicePath"), op.ListType("map")]
+        Annotated[list[VolumeDevice], op.ListType("map"), op.ListMapKey("devicePath")]
         | None
     ) = None
     """volumeDevices is the list of block devices to be used by the container."""
     volume_mounts: (
-        Annotated[list[VolumeMount], op.ListMapKey("mountPath"), op.ListType("map")]
+        Annotated[list[VolumeMount], op.ListType("map"), op.ListMapKey("mountPath")]
         | None
     ) = None
     """Pod volumes to mount into the container's filesystem. Cannot be updated."""
@@ -961,7 +961,7 @@ class EphemeralContainer(op.Model):
     """Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
     command: Annotated[list[str], op.ListType("atomic")] | None = None
     """Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
-    env: Annotated[list[EnvVar], op.ListMapKey("name"), op.ListType("map")] | None = (
+    env: Annotated[list[EnvVar], op.ListType("map"), op.ListMapKey("name")] | None = (
         None
     )
     """List of environment variables to set in the container. Cannot be updated."""
@@ -980,9 +980,9 @@ class EphemeralContainer(op.Model):
     ports: (
         Annotated[
             list[ContainerPort],
+            op.ListType("map"),
             op.ListMapKey("containerPort"),
             op.ListMapKey("protocol"),
-            op.ListType("map"),
         ]
         | None
     ) = None
@@ -1020,12 +1020,12 @@ class EphemeralContainer(op.Model):
     tty: bool | None = None
     """Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false."""
     volume_devices: (
-        Annotated[list[VolumeDevice], op.ListMapKey("devicePath"), op.ListType("map")]
+        Annotated[list[VolumeDevice], op.ListType("map"), op.ListMapKey("devicePath")]
         | None
     ) = None
     """volumeDevices is the list of block devices to be used by the container."""
     volume_mounts: (
-        Annotated[list[VolumeMount], op.ListMapKey("mountPath"), op.ListType("map")]
+        Annotated[list[VolumeMount], op.ListType("map"), op.ListMapKey("mountPath")]
         | None
     ) = None
     """Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated."""
@@ -1491,8 +1491,8 @@ class PersistentVolumeClaimStatus(op.Model):
     conditions: (
         Annotated[
             list[PersistentVolumeClaimCondition],
-            op.ListMapKey("type"),
             op.ListType("map"),
+            op.ListMapKey("type"),
         ]
         | None
     ) = None
@@ -1749,7 +1749,7 @@ class PodSpec(op.Model):
     """If specified, the pod's scheduling constraints"""
     automount_service_account_token: bool | None = None
     """AutomountServiceAccountToken indicates whether a service account token should be automatically mounted."""
-    containers: Annotated[list[Container], op.ListMapKey("name"), op.ListType("map")]
+    containers: Annotated[list[Container], op.ListType("map"), op.ListMapKey("name")]
     """List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated."""
     dns_config: PodDNSConfig | None = None
     """Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy."""
@@ -1758,12 +1758,12 @@ class PodSpec(op.Model):
     enable_service_links: bool | None = None
     """EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true."""
     ephemeral_containers: (
-        Annotated[list[EphemeralContainer], op.ListMapKey("name"), op.ListType("map")]
+        Annotated[list[EphemeralContainer], op.ListType("map"), op.ListMapKey("name")]
         | None
     ) = None
     """List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource."""
     host_aliases: (
-        Annotated[list[HostAlias], op.ListMapKey("ip"), op.ListType("map")] | None
+        Annotated[list[HostAlias], op.ListType("map"), op.ListMapKey("ip")] | None
     ) = None
     """HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified."""
     host_ipc: bool | None = Field(None, alias="hostIPC")
@@ -1782,13 +1782,13 @@ class PodSpec(op.Model):
     This field must be a valid DNS subdomain as defined in RFC 1123 and contain at most 64 characters. Requires the HostnameOverride feature gate to be enabled."""
     image_pull_secrets: (
         Annotated[
-            list[op.LocalObjectReference], op.ListMapKey("name"), op.ListType("map")
+            list[op.LocalObjectReference], op.ListType("map"), op.ListMapKey("name")
         ]
         | None
     ) = None
     """ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod"""
     init_containers: (
-        Annotated[list[Container], op.ListMapKey("name"), op.ListType("map")] | None
+        Annotated[list[Container], op.ListType("map"), op.ListMapKey("name")] | None
     ) = None
     """List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/"""
     node_name: str | None = None
@@ -1814,7 +1814,7 @@ class PodSpec(op.Model):
     )
     """If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates"""
     resource_claims: (
-        Annotated[list[PodResourceClaim], op.ListMapKey("name"), op.ListType("map")]
+        Annotated[list[PodResourceClaim], op.ListType("map"), op.ListMapKey("name")]
         | None
     ) = None
     """ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
@@ -1835,7 +1835,7 @@ class PodSpec(op.Model):
     scheduler_name: str | None = None
     """If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler."""
     scheduling_gates: (
-        Annotated[list[PodSchedulingGate], op.ListMapKey("name"), op.ListType("map")]
+        Annotated[list[PodSchedulingGate], op.ListType("map"), op.ListMapKey("name")]
         | None
     ) = None
     """SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
@@ -1862,15 +1862,15 @@ class PodSpec(op.Model):
     topology_spread_constraints: (
         Annotated[
             list[TopologySpreadConstraint],
+            op.ListType("map"),
             op.ListMapKey("topologyKey"),
             op.ListMapKey("whenUnsatisfiable"),
-            op.ListType("map"),
         ]
         | None
     ) = None
     """TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed."""
     volumes: (
-        Annotated[list[Volume], op.ListMapKey("name"), op.ListType("map")] | None
+        Annotated[list[Volume], op.ListType("map"), op.ListMapKey("name")] | None
     ) = None
     """List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes"""
 
@@ -2021,7 +2021,7 @@ class ResourceRequirements(op.Model):
     """ResourceRequirements describes the compute resource requirements."""
 
     claims: (
-        Annotated[list[ResourceClaim], op.ListMapKey("name"), op.ListType("map")] | None
+        Annotated[list[ResourceClaim], op.ListType("map"), op.ListMapKey("name")] | None
     ) = None
     """Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.
 
@@ -2262,9 +2262,9 @@ class ServiceSpec(op.Model):
     ports: (
         Annotated[
             list[ServicePort],
+            op.ListType("map"),
             op.ListMapKey("port"),
             op.ListMapKey("protocol"),
-            op.ListType("map"),
         ]
         | None
     ) = None
@@ -2287,7 +2287,7 @@ class ServiceStatus(op.Model):
     """ServiceStatus represents the current status of a service."""
 
     conditions: (
-        Annotated[list[op.Condition], op.ListMapKey("type"), op.ListType("map")] | None
+        Annotated[list[op.Condition], op.ListType("map"), op.ListMapKey("type")] | None
     ) = None
     """Current service state"""
     load_balancer: LoadBalancerStatus | None = None
