@@ -101,7 +101,9 @@ def test_generate_crd_takes_both_options(tmp_path: Path) -> None:
     assert "description:" not in text and "finalizers:" in text
     refused = runner.invoke(
         app,
-        ["generate", "crd", "--types", str(TYPES), "--out", str(tmp_path)]
-        + ["--max-description-length", "-1"],
+        [
+            *("generate", "crd", "--types", str(TYPES), "--out", str(tmp_path)),
+            *("--max-description-length", "-1"),
+        ],
     )
     assert refused.exit_code == 2

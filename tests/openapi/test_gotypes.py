@@ -11,7 +11,7 @@ from opgen.openapi.gotypes import (
     parse_go_types,
 )
 
-SOURCE = '''package v1
+SOURCE = """package v1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,7 +46,7 @@ type Port struct {
 	Skipped string `json:"-"`
 	internal string
 }
-'''
+"""
 
 
 def test_types_fields_markers_and_docs() -> None:
