@@ -26,8 +26,8 @@ import yaml
 
 from opgen.errors import EnvtestError
 from opgen.testing import KUBERNETES_VERSION, cache_root
-from opgen.testing.gomodules import module_dir
-from opgen.testing.kubebuild import go_environment, run_go
+from opgen.testing.binaries.gomodules import module_dir
+from opgen.testing.binaries.kubebuild import go_environment, run_go
 from opgen.testing.plugin import REQUIRE_ENV, envtest_required
 
 __all__ = [

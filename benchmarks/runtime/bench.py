@@ -36,7 +36,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import lightkube
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ConfigMap, Namespace
 
@@ -44,6 +43,7 @@ from opgen import runtime as rt
 from opgen.runtime.informer import Informer
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
+from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from tests.runtime.crds import generated_crds
 from tests.runtime.kinds import Widget, widget
@@ -55,10 +55,12 @@ DEFAULT_KOPF_PYTHON = "/tmp/kopfvenv/bin/python"
 INSTALL_KOPF = "python -m venv /tmp/kopfvenv && /tmp/kopfvenv/bin/pip install kopf lightkube pyyaml"
 
 
-async def server_requests(client: lightkube.AsyncClient) -> Counter[str]:
+async def server_requests(transport: Transport) -> Counter[str]:
     """apiserver_request_total summed by verb, resource requests only."""
-    http = client._client._client  # lightkube's authenticated httpx2 client
-    text = (await http.get("/metrics")).text
+    answer = await transport.send("GET", "/metrics")
+    if answer.status != 200:
+        raise RuntimeError(f"GET /metrics answered {answer.status}")
+    text = answer.body.decode()
     counts: Counter[str] = Counter()
     for line in text.splitlines():
         if not line.startswith("apiserver_request_total{"):
@@ -101,10 +103,9 @@ async def run_one(
     env: Environment, label: str, command: list[str], n: int
 ) -> dict[str, Any]:
     namespace = f"bench-{label}-{secrets.token_hex(3)}"
-    lk = env.async_client()
-    rest = RestClient(lk, qps=0)
+    rest = RestClient.from_kubeconfig(env.lightkube_config(), rt.ClientOptions(qps=0))
     client = rt.Client(rest)
-    await lk.create(Namespace(metadata=ObjectMeta(name=namespace)))
+    created = await client.create(Namespace(metadata=ObjectMeta(name=namespace)))
     semaphore = asyncio.Semaphore(32)
 
     async def create(i: int) -> None:
@@ -120,7 +121,7 @@ async def run_one(
     await widgets.wait_for_sync()
     await configs.wait_for_sync()
     await asyncio.sleep(1.0)  # the watches are open before counting starts
-    before = await server_requests(lk)
+    before = await server_requests(rest.transport)
     plane_before = control_plane_cpu(env)
     environ = {
         **os.environ,
@@ -146,15 +147,15 @@ async def run_one(
     elapsed = time.monotonic() - started
     plane_cpu = control_plane_cpu(env) - plane_before
     await asyncio.sleep(3.0)  # trailing writes (if any) land before counting
-    after = await server_requests(lk)
+    after = await server_requests(rest.transport)
     proc.terminate()
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     stats = json.loads(out.decode().strip().splitlines()[-1])
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    await lk.delete(Namespace, namespace)
-    await lk.close()
+    await client.delete(created)
+    await client.aclose()
     delta = after - before
     writes = sum(v for k, v in delta.items() if k in WRITE_VERBS)
     return {

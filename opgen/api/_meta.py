@@ -18,15 +18,13 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, GetJsonSchemaHandler
 from pydantic_core import CoreSchema
 
-from opgen.api._marker import SchemaNode
 from opgen.api._model import Model
 from opgen.api._structure import Default, ListMapKey, ListType, StructType
 from opgen.api._types import Time
 from opgen.api._validation import Format, MaxLength, Minimum, MinLength, Pattern
+from opgen.engine.markers import OBJECT_META_FLAG, SchemaNode
 
 __all__ = [
-    "EMBEDDED_OBJECT_META_SCHEMA",
-    "OBJECT_META_FLAG",
     "Condition",
     "Conditions",
     "LocalObjectReference",
@@ -34,23 +32,6 @@ __all__ = [
     "ObjectReference",
     "OwnerReference",
 ]
-
-_STRING_MAP: SchemaNode = {"type": "object", "additionalProperties": {"type": "string"}}
-
-EMBEDDED_OBJECT_META_SCHEMA: SchemaNode = {
-    "type": "object",
-    "properties": {
-        "annotations": _STRING_MAP,
-        "finalizers": {"type": "array", "items": {"type": "string"}},
-        "labels": _STRING_MAP,
-        "name": {"type": "string"},
-        "namespace": {"type": "string"},
-    },
-}
-"""Nested ObjectMeta with the embedded-object-meta option."""
-
-OBJECT_META_FLAG = "x-opgen-object-meta"
-"""Left on nested ObjectMeta nodes until the schema stage knows the CRD options."""
 
 
 @StructType("atomic")
@@ -108,8 +89,8 @@ class ObjectMeta(Model):
     def __get_pydantic_json_schema__(
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> SchemaNode:
-        # `{type: object}`; the schema stage adds EMBEDDED_OBJECT_META_SCHEMA's
-        # properties when the CRD options ask for them. The root is always
+        # `{type: object}`; the schema stage adds the embedded-object-meta
+        # fields when the CRD options ask for them. The root is always
         # `{type: object}`.
         return {"type": "object", OBJECT_META_FLAG: True}
 

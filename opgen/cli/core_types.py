@@ -68,7 +68,7 @@ def go_declarations(
 ) -> dict[str, dict[str, GoType]]:
     """The type declarations of each Go package (`k8s.io/api/core/v1`, ...) at
     the staging version of Kubernetes `version` (1.36.3 → v0.36.3)."""
-    from opgen.testing.gomodules import module_dir
+    from opgen.testing.binaries.gomodules import module_dir
 
     minor_patch = version.split(".", 1)[1]
     roots = {

@@ -29,7 +29,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from opgen.api._types import QUANTITY_PATTERN
+from opgen.engine.openapi import QUANTITY_PATTERN
 from opgen.errors import SchemaError
 from opgen.model.openapi import (
     NO_DEFAULT,

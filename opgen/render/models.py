@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from opgen.api.naming import to_camel
+from opgen.engine.naming import to_camel
 from opgen.errors import SchemaError
 from opgen.model.openapi import (
     NO_DEFAULT,

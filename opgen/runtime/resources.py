@@ -7,8 +7,9 @@ ConfigMap`, ...). `resource_type(cls)` turns either into a `ResourceType`:
 group, version, kind, plural, scope, subresources, and the functions that
 decode wire JSON into the class and encode an instance back.
 
-This module is the only place that reads `opgen.api`'s kind metadata, so the
-coupling between the runtime and the user-facing API lives here.
+This module is the only place in the runtime that reads kind metadata, through
+`opgen.engine.reading` (the loader reads kinds through the same functions), so
+the coupling between the runtime and the user's types lives here.
 
 Objects are handled on the wire as JSON-compatible dicts; `metadata(obj)`
 returns an object's metadata in wire form (camelCase keys) for either family,
@@ -20,15 +21,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import msgspec
 from lightkube.core import resource as lk_resource
 from pydantic import BaseModel
 
-from opgen import api as op
+from opgen.engine.reading import ResourceInfo, is_custom_resource, resource_info
 
 __all__ = [
+    "Encoder",
     "ResourceType",
     "ScalePaths",
     "assign",
@@ -38,6 +40,17 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
+
+
+class Encoder(Protocol[T_contra]):
+    """Turns an object into its wire form (a JSON-compatible dict with apiVersion and
+    kind); `exclude_unset` leaves out the fields the caller never set (server-side apply).
+    """
+
+    def __call__(
+        self, obj: T_contra, *, exclude_unset: bool = False
+    ) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -63,7 +76,7 @@ class ResourceType(Generic[T]):
     scale: ScalePaths | None
     decode_json: Callable[[bytes], T] = field(repr=False)
     decode_dict: Callable[[Mapping[str, Any]], T] = field(repr=False)
-    encode_obj: Callable[[T, bool], dict[str, Any]] = field(repr=False)
+    encode_obj: Encoder[T] = field(repr=False)
 
     @property
     def api_version(self) -> str:
@@ -88,7 +101,7 @@ class ResourceType(Generic[T]):
 def _cached_resource_type(cls: type) -> ResourceType[Any]:
     if isinstance(cls, type) and issubclass(cls, lk_resource.Resource):
         return _lightkube_type(cls)
-    if isinstance(cls, type) and issubclass(cls, op.CustomResource):
+    if is_custom_resource(cls):
         return _model_type(cls)
     raise TypeError(
         f"{cls!r} is not a Kubernetes kind: expected an opgen.api.CustomResource subclass "
@@ -127,7 +140,7 @@ def _lightkube_type(cls: type) -> ResourceType[Any]:
             return msgspec.convert(data, cls)
         return cls(dict(data))
 
-    def encode_obj(obj: Any, exclude_unset: bool) -> dict[str, Any]:
+    def encode_obj(obj: Any, *, exclude_unset: bool = False) -> dict[str, Any]:
         return cast("dict[str, Any]", msgspec.to_builtins(obj))
 
     return ResourceType(
@@ -145,15 +158,15 @@ def _lightkube_type(cls: type) -> ResourceType[Any]:
     )
 
 
-def _model_type(cls: type[op.CustomResource[Any, Any]]) -> ResourceType[Any]:
-    # The one read of opgen.api's kind metadata.
-    info: op.ResourceInfo = op.resource_info(cls)
+def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
+    # The one read of a user kind's metadata.
+    info: ResourceInfo = resource_info(cls)
     scale = None
     if info.scale is not None:
         spec_path, status_path, selector_path = info.scale
         scale = ScalePaths(spec_path, status_path, selector_path)
 
-    def encode_obj(obj: Any, exclude_unset: bool) -> dict[str, Any]:
+    def encode_obj(obj: Any, *, exclude_unset: bool = False) -> dict[str, Any]:
         data = cast(
             "dict[str, Any]",
             obj.model_dump(

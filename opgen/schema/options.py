@@ -16,9 +16,30 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from opgen.api._meta import EMBEDDED_OBJECT_META_SCHEMA, OBJECT_META_FLAG
+from opgen.engine.markers import OBJECT_META_FLAG, SchemaNode
 
-__all__ = ["DEFAULT_OPTIONS", "CrdOptions", "apply_options", "truncate_description"]
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "EMBEDDED_OBJECT_META_SCHEMA",
+    "CrdOptions",
+    "apply_options",
+    "truncate_description",
+]
+
+_STRING_MAP: SchemaNode = {"type": "object", "additionalProperties": {"type": "string"}}
+
+EMBEDDED_OBJECT_META_SCHEMA: SchemaNode = {
+    "type": "object",
+    "properties": {
+        "annotations": _STRING_MAP,
+        "finalizers": {"type": "array", "items": {"type": "string"}},
+        "labels": _STRING_MAP,
+        "name": {"type": "string"},
+        "namespace": {"type": "string"},
+    },
+}
+"""Nested ObjectMeta with the embedded-object-meta option (controller-gen's
+`generateEmbeddedObjectMeta`)."""
 
 # Unicode's Sentence_Terminal characters that appear in API documentation.
 _SENTENCE_ENDS = frozenset(

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import lightkube
 import pytest
 import yaml
 from pydantic import ValidationError
@@ -350,9 +349,18 @@ def test_a_wrong_type_deep_inside_is_refused_by_both_at_the_same_path(
 
 
 async def test_the_reconciler_example_round_trips_the_template_through_a_deployment(
-    installed: dict[str, Any], kube_client: lightkube.AsyncClient, namespace: str
+    installed: dict[str, Any], envtest: Environment, namespace: str
 ) -> None:
-    client = rt.Client(RestClient(kube_client, qps=0))
+    rest = RestClient.from_kubeconfig(
+        envtest.lightkube_config(), rt.ClientOptions(qps=0)
+    )
+    try:
+        await _round_trip(rt.Client(rest), namespace)
+    finally:
+        await rest.aclose()
+
+
+async def _round_trip(client: rt.Client, namespace: str) -> None:
     workloads = reconciler_example.WorkloadClient(client)
     body = _workload("example", namespace, _template())
     created = await workloads.create(Workload.model_validate(body))

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from opgen.errors import EnvtestError
-from opgen.testing.kubebuild import require_go, run_go
+from opgen.testing.binaries.kubebuild import require_go, run_go
 
 __all__ = ["module_dir"]
 
