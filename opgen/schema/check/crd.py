@@ -284,8 +284,8 @@ def _check_size(crd: dict[str, Any], report: Report) -> None:
         report.error(
             "(whole CRD)",
             f"the CRD is {shown}, over the 1.5 MiB etcd limit",
-            hint="shrink shared sub-models (each use is inlined), drop long descriptions, "
-            "or cut deep trees with op.Schemaless()",
+            hint="shrink shared sub-models (each use is inlined), drop descriptions "
+            "(--max-description-length), or cut deep trees with op.Schemaless()",
         )
     elif size > WARNING_SIZE:
         report.warn(
