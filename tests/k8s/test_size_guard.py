@@ -8,18 +8,21 @@ from typer.testing import CliRunner
 
 from opgen.cli import app
 
-SIX_TEMPLATES = '''
+FIELDS = "\n".join(
+    f"    group{n}: op.k8s.PodTemplateSpec | None = None" for n in range(6)
+)
+SIX_TEMPLATES = f'''
 import opgen.api as op
 
 
 class FleetSpec(op.Model):
-%s
+{FIELDS}
 
 
 @op.kind(group="fleet.opgen.dev", version="v1")
 class Fleet(op.CustomResource[FleetSpec, None]):
     """Six pod templates."""
-''' % "\n".join(f"    group{n}: op.k8s.PodTemplateSpec | None = None" for n in range(6))
+'''
 
 
 def test_six_pod_templates_are_refused_and_fit_without_descriptions(
