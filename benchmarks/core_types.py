@@ -19,9 +19,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
+
+from benchmarks.crd_generation import command_seconds, engine_seconds, help_seconds
 
 REPEATS = 5
 GOAL_HELP = 0.3
@@ -89,18 +90,6 @@ class Cluster(op.CustomResource[ClusterSpec, None]):
     """Two hand-written templates."""
 '''
 
-_ENGINE = textwrap.dedent("""\
-    import sys, time
-    from pathlib import Path, PurePosixPath
-    from opgen.load import load_kinds
-    from opgen.render.crd import render_crds
-    start = time.perf_counter()
-    loaded = load_kinds([Path(sys.argv[1])])
-    files, _ = render_crds(loaded.kinds, PurePosixPath("."))
-    elapsed = time.perf_counter() - start
-    print(f"{elapsed:.6f} {sum(len(f.content) for f in files)}")
-    """)
-
 
 def _wall(args: list[str]) -> float:
     start = time.perf_counter()
@@ -110,28 +99,6 @@ def _wall(args: list[str]) -> float:
 
 def import_seconds(code: str) -> float:
     return min(_wall([sys.executable, "-c", code]) for _ in range(REPEATS))
-
-
-def engine(types: Path) -> tuple[float, int]:
-    runs = []
-    size = 0
-    for _ in range(REPEATS):
-        done = subprocess.run(
-            [sys.executable, "-c", _ENGINE, str(types)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        seconds, size_text = done.stdout.split()
-        runs.append(float(seconds))
-        size = int(size_text)
-    return statistics.median(runs), size
-
-
-def command(types: Path, out: Path) -> float:
-    args = [sys.executable, "-m", "opgen", "generate", "crd"]
-    args += ["--types", str(types), "--out", str(out)]
-    return min(_wall(args) for _ in range(REPEATS))
 
 
 def main() -> None:
@@ -149,16 +116,18 @@ def main() -> None:
         ):
             types = directory / f"{len(results)}_types.py"
             types.write_text(source, encoding="utf-8")
-            seconds, size = engine(types)
-            whole = command(types, directory / f"out{len(results)}")
+            runs = [engine_seconds(types) for _ in range(REPEATS)]
+            seconds, size = statistics.median(r[0] for r in runs), runs[0][2]
+            whole = min(
+                command_seconds(types, directory / f"out{len(results)}")
+                for _ in range(REPEATS)
+            )
             results[label] = whole
             print(f"{label:<32} {seconds:>9.3f} {whole:>10.3f} {size:>11}")
     crd = results["two op.k8s.PodTemplateSpecs"]
     verdict = "met" if crd < GOAL_CRD else "MISSED"
     print(f"goal: two-template CRD command < {GOAL_CRD} s: {verdict} ({crd:.3f} s)")
-    help_time = min(
-        _wall([sys.executable, "-m", "opgen", "--help"]) for _ in range(REPEATS)
-    )
+    help_time = help_seconds()
     verdict = "met" if help_time <= GOAL_HELP else "MISSED"
     print(
         f"opgen --help (best of 5): {help_time:.3f} s; goal <= {GOAL_HELP} s: {verdict}"

@@ -106,6 +106,10 @@ class Untyped:
 Shape = Scalar | KnownType | ModelRef | ListOf | MapOf | Untyped
 
 
+def _fact(facts: tuple[tuple[str, Any], ...], keyword: str, missing: Any) -> Any:
+    return next((value for key, value in facts if key == keyword), missing)
+
+
 @dataclass(frozen=True)
 class Node:
     """One schema node: what it is, what it says, and its documentation."""
@@ -117,10 +121,7 @@ class Node:
     """Further keywords as the schema spells them, in a stable order."""
 
     def fact(self, keyword: str, missing: Any = None) -> Any:
-        for key, value in self.facts:
-            if key == keyword:
-                return value
-        return missing
+        return _fact(self.facts, keyword, missing)
 
 
 @dataclass(frozen=True)
@@ -153,10 +154,7 @@ class ModelDecl:
     """Where the model was read from, for messages and headers (e.g. the Go type)."""
 
     def fact(self, keyword: str, missing: Any = None) -> Any:
-        for key, value in self.facts:
-            if key == keyword:
-                return value
-        return missing
+        return _fact(self.facts, keyword, missing)
 
 
 @dataclass(frozen=True)

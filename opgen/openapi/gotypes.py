@@ -33,6 +33,7 @@ __all__ = [
     "go_default",
     "go_required",
     "go_validations",
+    "inner_type",
     "parse_go_types",
 ]
 
@@ -228,28 +229,32 @@ def _imports(lines: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+def inner_type(go_type: str) -> str:
+    """The Go type one level in: a slice's items, a map's values (pointers
+    stripped), any other type as it is: `map[string][]string` → `[]string`."""
+    current = go_type.lstrip("*")
+    if current.startswith("[]"):
+        return current[2:]
+    if current.startswith("map["):
+        depth = 0
+        for position, char in enumerate(current):
+            if char == "[":
+                depth += 1
+            elif char == "]":
+                depth -= 1
+                if depth == 0:
+                    return current[position + 1 :]
+    return current
+
+
 def element_type(go_type: str) -> str:
     """The named type at the bottom of a pointer, slice or map type:
     `*[]Capability` → `Capability`, `map[string]resource.Quantity` → `resource.Quantity`.
     """
     current = go_type
-    while True:
-        if current.startswith("*"):
-            current = current[1:]
-        elif current.startswith("[]"):
-            current = current[2:]
-        elif current.startswith("map["):
-            depth = 0
-            for position, char in enumerate(current):
-                if char == "[":
-                    depth += 1
-                elif char == "]":
-                    depth -= 1
-                    if depth == 0:
-                        current = current[position + 1 :]
-                        break
-        else:
-            return current
+    while (inner := inner_type(current)) != current:
+        current = inner
+    return current
 
 
 def doc_text(lines: Iterable[str]) -> str | None:

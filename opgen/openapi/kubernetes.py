@@ -49,6 +49,7 @@ from opgen.openapi.gotypes import (
     go_default,
     go_required,
     go_validations,
+    inner_type,
 )
 from opgen.openapi.parse import Placement, read_components
 
@@ -335,7 +336,7 @@ class _Shaper:
         type documented named scalars by their aliases."""
         shape = node.shape
         if isinstance(shape, ListOf | MapOf):
-            inner = _inner(self.underlying(go_package(key), go_type))
+            inner = inner_type(self.underlying(go_package(key), go_type))
             if isinstance(shape, ListOf):
                 shape = ListOf(self.node(shape.item, key, inner, top=False))
             else:
@@ -390,23 +391,6 @@ _GO_SCALARS: dict[str, tuple[Any, str | None]] = {
     "int32": ("integer", "int32"),
     "int64": ("integer", "int64"),
 }
-
-
-def _inner(go_type: str) -> str:
-    """The Go type of the items of a slice type or the values of a map type."""
-    current = go_type.lstrip("*")
-    if current.startswith("[]"):
-        return current[2:]
-    if current.startswith("map["):
-        depth = 0
-        for position, char in enumerate(current):
-            if char == "[":
-                depth += 1
-            elif char == "]":
-                depth -= 1
-                if depth == 0:
-                    return current[position + 1 :]
-    return current
 
 
 def _struct_type(go: GoType) -> str | None:
