@@ -110,9 +110,9 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     # `op.k8s` holds hundreds of models: imported when first used, not with `op`.
     if name == "k8s":
-        import importlib
+        from opgen.api import k8s
 
-        return importlib.import_module("opgen.api.k8s")
+        return k8s
     raise AttributeError(f"module 'opgen.api' has no attribute {name!r}")
 
 

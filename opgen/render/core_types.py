@@ -19,6 +19,7 @@ from opgen.model.openapi import ModelSet
 from opgen.openapi.kubernetes import KNOWN, PACKAGE
 from opgen.render.models import import_order, module_docstring, render_module
 from opgen.render.templating import render
+from opgen.render.views import K8sPackageView
 from opgen.write.files import File
 
 __all__ = ["CoreTypesSource", "core_type_files"]
@@ -86,24 +87,26 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
                 )
             homes[name] = leaf
     known = sorted(set(KNOWN.values()), key=import_order)
-    init = render(
-        "models/k8s_init.py.j2",
+    view = K8sPackageView(
         header=module_docstring("", _header(source, None)).strip('"').strip(),
         kubernetes_version=source.kubernetes_version,
-        known=known,
-        modules=sorted(set(homes.values())),
-        homes=sorted(homes.items()),
-        by_module=[
+        known=tuple(known),
+        modules=tuple(sorted(set(homes.values()))),
+        homes=tuple(sorted(homes.items())),
+        by_module=tuple(
             (
                 leaf,
-                sorted(
-                    (name for name, home in homes.items() if home == leaf),
-                    key=import_order,
+                tuple(
+                    sorted(
+                        (name for name, home in homes.items() if home == leaf),
+                        key=import_order,
+                    )
                 ),
             )
             for leaf in sorted(set(homes.values()))
-        ],
-        exports=sorted([*homes, *known]),
+        ),
+        exports=tuple(sorted([*homes, *known])),
     )
+    init = render("models/k8s_init.py.j2", module=view)
     files.append(File(path=_DIRECTORY / "__init__.py", content=init))
     return sorted(files, key=lambda file: file.path)

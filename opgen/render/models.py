@@ -38,14 +38,14 @@ from opgen.model.openapi import (
     Untyped,
 )
 from opgen.render.templating import render
+from opgen.render.views import (
+    ModelAliasView,
+    ModelClassView,
+    ModelFieldView,
+    ModelsModuleView,
+)
 
-__all__ = [
-    "ClassView",
-    "FieldView",
-    "import_order",
-    "module_docstring",
-    "render_module",
-]
+__all__ = ["import_order", "module_docstring", "render_module"]
 
 _EMPTY: tuple[Any, ...] = ("", [], {})
 _COUNTS = {
@@ -91,31 +91,6 @@ _RULE_ARGUMENTS = (
     ("fieldPath", "field_path"),
     ("optionalOldSelf", "optional_old_self"),
 )
-
-
-@dataclass(frozen=True)
-class FieldView:
-    """One field as the template writes it."""
-
-    name: str
-    annotation: str
-    default: str | None
-    docstring: str | None
-
-
-@dataclass(frozen=True)
-class ClassView:
-    name: str
-    base: str
-    decorators: tuple[str, ...]
-    docstring: str | None
-    fields: tuple[FieldView, ...]
-
-
-@dataclass(frozen=True)
-class AliasView:
-    name: str
-    value: str
 
 
 @dataclass
@@ -170,24 +145,25 @@ def render_module(
             raise SchemaError(
                 f"{module.name}: a model named {reserved} would hide an import"
             )
-    return render(
-        "models/module.py.j2",
+    typing_names = ", ".join(
+        name
+        for name, used in (
+            ("Annotated", state.uses_annotated),
+            ("Literal", state.uses_literal),
+        )
+        if used
+    )
+    view = ModelsModuleView(
         docstring=module_docstring(module.doc, header),
-        typing_names=", ".join(
-            name
-            for name, used in (
-                ("Annotated", state.uses_annotated),
-                ("Literal", state.uses_literal),
-            )
-            if used
-        ),
+        typing_names=typing_names,
         uses_field=state.uses_field,
         uses_type_alias=state.uses_type_alias,
-        imports=state.import_lines(),
-        aliases=aliases,
-        classes=classes,
-        exports=sorted(names),
+        imports=tuple(state.import_lines()),
+        aliases=tuple(aliases),
+        classes=tuple(classes),
+        exports=tuple(sorted(names)),
     )
+    return render("models/module.py.j2", module=view)
 
 
 def module_docstring(summary: str, text: str) -> str:
@@ -210,7 +186,7 @@ def import_order(name: str) -> tuple[int, str, str]:
     return group, name.lower(), name
 
 
-def _alias_view(alias: AliasDecl, state: _Module) -> AliasView:
+def _alias_view(alias: AliasDecl, state: _Module) -> ModelAliasView:
     expression, markers = _type_of(alias.node, state)
     arguments = [*markers]
     if alias.node.description:
@@ -222,15 +198,15 @@ def _alias_view(alias: AliasDecl, state: _Module) -> AliasView:
     # A TypeAliasType is a named schema ($ref), so a field's own docstring wins
     # over the alias's description, as a Go field's doc wins over its type's.
     state.uses_type_alias = True
-    return AliasView(
+    return ModelAliasView(
         name=alias.name, value=f"TypeAliasType({_string(alias.name)}, {expression})"
     )
 
 
-def _class_view(model: ModelDecl, state: _Module, base: str) -> ClassView:
+def _class_view(model: ModelDecl, state: _Module, base: str) -> ModelClassView:
     decorators = [_marker_text(m) for m in _markers(model.facts, "model", model.key)]
     fields = tuple(_field_view(model, item, state) for item in model.fields)
-    return ClassView(
+    return ModelClassView(
         name=model.name,
         base=base,
         decorators=tuple(decorators),
@@ -239,7 +215,7 @@ def _class_view(model: ModelDecl, state: _Module, base: str) -> ClassView:
     )
 
 
-def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> FieldView:
+def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> ModelFieldView:
     where = f"{model.key}.{item.wire_name}"
     node = item.node
     expression, markers = _type_of(node, state, where=where)
@@ -265,7 +241,7 @@ def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> FieldView:
             if value is None
             else f"Field({value}, alias={_string(item.wire_name)})"
         )
-    return FieldView(
+    return ModelFieldView(
         name=item.name,
         annotation=expression,
         default=value,

@@ -22,7 +22,7 @@ DO NOT EDIT: regenerate with `make core-types`.
 
 from __future__ import annotations
 
-import importlib
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from opgen.api import (
@@ -490,11 +490,43 @@ _HOMES = {
 }
 
 
+def _module(home: str) -> ModuleType:
+    if home == "apps_v1":
+        from opgen.api.k8s import apps_v1
+
+        return apps_v1
+    if home == "autoscaling_v2":
+        from opgen.api.k8s import autoscaling_v2
+
+        return autoscaling_v2
+    if home == "batch_v1":
+        from opgen.api.k8s import batch_v1
+
+        return batch_v1
+    if home == "core_v1":
+        from opgen.api.k8s import core_v1
+
+        return core_v1
+    if home == "meta_v1":
+        from opgen.api.k8s import meta_v1
+
+        return meta_v1
+    if home == "networking_v1":
+        from opgen.api.k8s import networking_v1
+
+        return networking_v1
+    if home == "policy_v1":
+        from opgen.api.k8s import policy_v1
+
+        return policy_v1
+    raise AttributeError(f"module 'opgen.api.k8s' has no module {home!r}")
+
+
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'opgen.api.k8s' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"opgen.api.k8s.{home}"), name)
+    value = getattr(_module(home), name)
     globals()[name] = value
     return value
 
