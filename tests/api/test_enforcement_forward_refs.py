@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-MODULE = '''
+MODULE = """
 from __future__ import annotations
 
 from typing import Annotated
@@ -31,7 +31,7 @@ class Inner(op.Model):
 
 class Item(op.Model):
     name: str
-'''
+"""
 
 
 def test_list_map_keys_behind_forward_references_are_enforced(
