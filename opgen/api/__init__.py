@@ -110,9 +110,11 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     # `op.k8s` holds hundreds of models: imported when first used, not with `op`.
     if name == "k8s":
-        from opgen.api import k8s
+        # `import a.b` imports the submodule without looking the attribute up
+        # here first (`from opgen.api import k8s` would call back into this).
+        import opgen.api.k8s
 
-        return k8s
+        return opgen.api.k8s
     raise AttributeError(f"module 'opgen.api' has no attribute {name!r}")
 
 
