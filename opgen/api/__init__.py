@@ -14,7 +14,8 @@
   `Duration`, `RawExtension`, `JSON`, `Bytes`, `Float`, `ObjectMeta`,
   `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`,
   `OwnerReference`.
-- `op.rbac` for reconcilers.
+- `op.rbac` for reconcilers; `op.webhook` and `op.conversion` for webhook
+  handlers.
 
 `__all__` holds only what a types file or a reconciler uses; docs/markers.md
 describes each name. The markers are built on the machinery of
@@ -98,6 +99,7 @@ from opgen.api._validation import (
     MultipleOf,
     Pattern,
 )
+from opgen.api._webhook import conversion, webhook
 
 __all__ = [
     "JSON",
@@ -153,6 +155,7 @@ __all__ = [
     "Title",
     "Type",
     "UniqueItems",
+    "conversion",
     "crd_metadata",
     "deprecated_version",
     "kind",
@@ -164,4 +167,5 @@ __all__ = [
     "subresource_scale",
     "subresource_status",
     "unserved_version",
+    "webhook",
 ]
