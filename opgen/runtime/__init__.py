@@ -22,6 +22,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
                   its options grouped: MetricsOptions, ProbeOptions, LeaderElectionConfig,
                   CacheOptions, ClientOptions
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
+    webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
     finalizers, conditions, owner, writes, events   helpers for reconcilers
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
@@ -30,7 +31,7 @@ return a `Page`, options are keyword-only. Every write is recorded under
 `ClientOptions.field_manager`.
 """
 
-from opgen.runtime import conditions, finalizers, owner, predicates, typed
+from opgen.runtime import conditions, finalizers, owner, predicates, typed, webhook
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
@@ -50,6 +51,7 @@ from opgen.runtime.manager import (
     ManagerOptions,
     MetricsOptions,
     ProbeOptions,
+    WebhookOptions,
 )
 from opgen.runtime.reader import Page, Reader
 from opgen.runtime.reconcile import (
@@ -98,6 +100,7 @@ __all__ = [
     "TerminalError",
     "TransportError",
     "Watches",
+    "WebhookOptions",
     "conditions",
     "create_or_update",
     "finalizers",
@@ -105,4 +108,5 @@ __all__ = [
     "predicates",
     "retry_on_conflict",
     "typed",
+    "webhook",
 ]
