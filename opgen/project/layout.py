@@ -1,9 +1,11 @@
 """Where every file of a generated project lives.
 
-Single-group projects put a version's types in `<pkg>/api/<version>/` and
-controllers in `<pkg>/controller/`; `--multigroup` projects add the group as a
-folder level (`<pkg>/api/<group>/<version>/`, `<pkg>/controller/<group>/`) and
-as a prefix of per-kind config and test file names, as Kubebuilder does.
+Single-group projects put a version's types in `<pkg>/api/<version>/`,
+controllers in `<pkg>/controller/` and webhooks in `<pkg>/webhook/<version>/`;
+`--multigroup` projects add the group as a folder level
+(`<pkg>/api/<group>/<version>/`, `<pkg>/controller/<group>/`,
+`<pkg>/webhook/<group>/<version>/`) and as a prefix of per-kind config and test
+file names, as Kubebuilder does.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ class Layout:
     @property
     def controller_root(self) -> PurePosixPath:
         return self.package_dir / "controller"
+
+    @property
+    def webhook_root(self) -> PurePosixPath:
+        return self.package_dir / "webhook"
 
     def _group_parts(self, group: str) -> tuple[str, ...]:
         return (package_name(group),) if self.project.multigroup else ()
@@ -100,6 +106,30 @@ class Layout:
         name = f"test_{self._prefix(resource)}{resource.kind.lower()}_controller.py"
         return PurePosixPath("tests", "controller", name)
 
+    def webhook_dir(self, group: str, version: str) -> PurePosixPath:
+        return self.webhook_root.joinpath(*self._group_parts(group), version)
+
+    def webhook_packages(self, group: str, version: str) -> tuple[PurePosixPath, ...]:
+        """`__init__.py` files from `<pkg>/webhook/` (included) down to the version."""
+        folders = [self.webhook_root]
+        if self.project.multigroup:
+            folders.append(self.webhook_root.joinpath(*self._group_parts(group)))
+        folders.append(self.webhook_dir(group, version))
+        return tuple(folder / "__init__.py" for folder in folders)
+
+    def webhook_file(self, resource: Resource) -> PurePosixPath:
+        return (
+            self.webhook_dir(resource.group, resource.version)
+            / f"{resource.kind.lower()}_webhook.py"
+        )
+
+    def webhook_module(self, resource: Resource) -> str:
+        return _module(self.webhook_file(resource))
+
+    def webhook_test(self, resource: Resource) -> PurePosixPath:
+        stem = f"{self._prefix(resource)}{resource.kind.lower()}_{resource.version}"
+        return PurePosixPath("tests", "webhook", f"test_{stem}_webhook.py")
+
     def sample_file(self, resource: Resource) -> PurePosixPath:
         name = f"{package_name(resource.group)}_{resource.version}_{resource.kind.lower()}.yaml"
         return PurePosixPath("config", "samples", name)
@@ -116,7 +146,7 @@ class Layout:
         return CRD_BASES / crd_file_name(resource.api_group, resource.plural)
 
     def resource_files(self, resource: Resource) -> tuple[PurePosixPath, ...]:
-        """Every user-owned file `create api` scaffolds for `resource`."""
+        """Every user-owned file `create api` and `create webhook` scaffold for `resource`."""
         files: list[PurePosixPath] = []
         if resource.api:
             files += [
@@ -131,5 +161,11 @@ class Layout:
                 *self.controller_packages(resource.group),
                 self.controller_file(resource),
                 self.controller_test(resource),
+            ]
+        if resource.webhooks is not None:
+            files += [
+                *self.webhook_packages(resource.group, resource.version),
+                self.webhook_file(resource),
+                self.webhook_test(resource),
             ]
         return tuple(files)
