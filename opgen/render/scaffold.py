@@ -11,6 +11,7 @@ template's data comes from `opgen.render.views`.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -161,8 +162,8 @@ def _injected_templates(
 def injected_files(project: Project) -> list[File]:
     """Every file with scaffold markers, as a new file and as regions to splice.
 
-    In a project without webhooks, the regions that came with them are left out
-    of what is spliced: a project made before them lacks their markers.
+    In a project without webhooks, the regions that came with them are optional:
+    a file made before them lacks their markers.
     """
     view = project_view(project)
     templates = _injected_templates(project)
@@ -177,9 +178,12 @@ def injected_files(project: Project) -> list[File]:
         template, views = templates[path]
         content = render(template, project=view, **views, **slots)
         spliced = tuple(
-            r
+            (
+                r
+                if project.has_webhooks or r.name not in wiring.WEBHOOK_REGIONS
+                else dataclasses.replace(r, required=False)
+            )
             for r in regions
-            if project.has_webhooks or r.name not in wiring.WEBHOOK_REGIONS
         )
         files.append(File(path, content, Ownership.INJECTED, spliced))
     return files

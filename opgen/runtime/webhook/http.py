@@ -183,6 +183,10 @@ class HttpsServer:
             pass
         except asyncio.IncompleteReadError:
             pass
+        except asyncio.CancelledError:
+            # stop() ends the connection; the task is ours and ends here (asyncio's
+            # stream callback would log a cancelled connection task as an error).
+            pass
         except Exception:
             log.exception("webhook server: error on a connection from %s", peer)
         finally:

@@ -10,6 +10,9 @@ and every CRD whose `spec.conversion` names a webhook gets the same for
 `/convert`. A webhook server started with `LocalWebhooks.server_options()`
 (the certificate folder, host and port) is what the API server then calls.
 
+`install_local` / `uninstall_local` do the same against any cluster for a
+manager run on this machine (`opgen webhook install-local`, `make run`).
+
 So that a test never races the API server, the installed configurations
 carry one extra webhook each (`probe.webhook.opgen.dev`), matching only
 ConfigMaps labelled `opgen.dev/webhook-probe`, which opgen's webhook server
@@ -50,14 +53,17 @@ from opgen.testing.controlplane.crds import FIELD_MANAGER, CrdDocument
 __all__ = [
     "CONFIGURATION_KINDS",
     "PROBE_LABEL",
+    "LocalInstall",
     "LocalWebhooks",
     "WebhookInstallOptions",
     "WebhookSource",
     "install_configurations",
+    "install_local",
     "load_configurations",
     "patch_conversion",
     "prepare",
     "uninstall_configurations",
+    "uninstall_local",
     "wait_until_served",
     "with_local_conversion",
 ]
@@ -376,3 +382,47 @@ def wait_until_served(
                     hint="is a webhook server running with LocalWebhooks.server_options()?",
                 )
             time.sleep(POLL_SECONDS)
+
+
+@dataclass(frozen=True)
+class LocalInstall:
+    """What `install_local` put into a cluster, for `make run` to serve."""
+
+    webhooks: LocalWebhooks
+    conversion_crds: tuple[str, ...]
+
+
+def install_local(
+    client: Client,
+    *,
+    webhook_paths: Sequence[WebhookSource],
+    crd_paths: Sequence[CrdDocument],
+    options: WebhookInstallOptions,
+) -> LocalInstall:
+    """For a manager running on this machine (`make run`): certificates in
+    `options.cert_dir`, the configurations installed calling
+    `options.local_host`, and the converting CRDs among `crd_paths` (already
+    installed) calling it too."""
+    local = prepare(options, None)
+    documents = load_configurations(webhook_paths)
+    installed = install_configurations(client, local, documents, options)
+    patched = patch_conversion(client, [crd.name for crd in crd_paths], local)
+    return LocalInstall(installed, tuple(patched))
+
+
+def uninstall_local(
+    client: Client,
+    *,
+    webhook_paths: Sequence[WebhookSource],
+    name_prefix: str,
+) -> list[tuple[str, str]]:
+    """Delete the configurations `install_local` installed; returns (kind, name)s."""
+    configurations = tuple(
+        (str(d["kind"]), f"{name_prefix}{(d.get('metadata') or {}).get('name', '')}")
+        for d in load_configurations(webhook_paths)
+    )
+    local = LocalWebhooks(
+        host="", port=0, cert_dir=Path(), ca_pem=b"", configurations=configurations
+    )
+    uninstall_configurations(client, local)
+    return list(configurations)
