@@ -27,9 +27,16 @@ webhook_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-KUBECONFIG_HELP = (
-    "Kubeconfig of the cluster (default: $KUBECONFIG, else ~/.kube/config)."
-)
+Kubeconfig = Annotated[
+    Path | None,
+    typer.Option(
+        "--kubeconfig",
+        help="Kubeconfig of the cluster (default: $KUBECONFIG, else ~/.kube/config).",
+    ),
+]
+Context = Annotated[
+    str | None, typer.Option("--context", help="Kubeconfig context to use.")
+]
 
 
 def _client(kubeconfig: Path | None, context: str | None) -> Client:
@@ -39,8 +46,15 @@ def _client(kubeconfig: Path | None, context: str | None) -> Client:
     return Client(config=config.get(context_name=context), field_manager="opgen")
 
 
-def _prefix(project_name: str) -> str:
-    return f"{project_name}-local-"
+def _project(command: str) -> tuple[Path, str, Path]:
+    """The project's root, the prefix of its local configurations, its webhook manifests."""
+    from opgen.project import load_project, require_project_root
+    from opgen.project.layout import WEBHOOK_MANIFESTS
+
+    root = Path.cwd()
+    require_project_root(root, command=command)
+    prefix = f"{load_project(root).project_name}-local-"
+    return root, prefix, root.joinpath(*WEBHOOK_MANIFESTS.parts)
 
 
 @webhook_app.command("install-local")
@@ -66,28 +80,20 @@ def install_local(
             "where the manager looks when --webhook-cert-path is not given).",
         ),
     ] = None,
-    kubeconfig: Annotated[
-        Path | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)
-    ] = None,
-    context: Annotated[
-        str | None, typer.Option("--context", help="Kubeconfig context to use.")
-    ] = None,
+    kubeconfig: Kubeconfig = None,
+    context: Context = None,
 ) -> None:
     """Point the cluster's webhook configurations and CRD conversions at this machine."""
     from opgen.errors import EnvtestError
-    from opgen.project import load_project, require_project_root
-    from opgen.project.layout import CRD_BASES, WEBHOOK_MANIFESTS
+    from opgen.project.layout import CRD_BASES
     from opgen.runtime.webhook.certificates import default_cert_dir
     from opgen.testing.controlplane import webhooks
     from opgen.testing.controlplane.crds import load_crds
 
-    root = Path.cwd()
-    require_project_root(root, command="opgen webhook install-local")
-    project = load_project(root)
-    manifests = root.joinpath(*WEBHOOK_MANIFESTS.parts)
+    root, prefix, manifests = _project("opgen webhook install-local")
     if not manifests.is_file():
         raise EnvtestError(
-            f"{WEBHOOK_MANIFESTS} does not exist",
+            f"{manifests.relative_to(root)} does not exist",
             hint="add webhooks with `opgen create webhook`, then run `opgen generate`",
         )
     bases = root.joinpath(*CRD_BASES.parts)
@@ -96,7 +102,7 @@ def install_local(
         local_host=host,
         local_port=port,
         cert_dir=folder,
-        name_prefix=_prefix(project.project_name),
+        name_prefix=prefix,
         probe=False,
     )
     installed = webhooks.install_local(
@@ -120,26 +126,17 @@ def install_local(
 @webhook_app.command("uninstall-local")
 @reports_errors
 def uninstall_local(
-    kubeconfig: Annotated[
-        Path | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)
-    ] = None,
-    context: Annotated[
-        str | None, typer.Option("--context", help="Kubeconfig context to use.")
-    ] = None,
+    kubeconfig: Kubeconfig = None,
+    context: Context = None,
 ) -> None:
     """Delete the webhook configurations `install-local` installed."""
-    from opgen.project import load_project, require_project_root
-    from opgen.project.layout import WEBHOOK_MANIFESTS
     from opgen.testing.controlplane import webhooks
 
-    root = Path.cwd()
-    require_project_root(root, command="opgen webhook uninstall-local")
-    project = load_project(root)
-    manifests = root.joinpath(*WEBHOOK_MANIFESTS.parts)
+    _, prefix, manifests = _project("opgen webhook uninstall-local")
     removed = webhooks.uninstall_local(
         _client(kubeconfig, context),
         webhook_paths=[manifests] if manifests.is_file() else [],
-        name_prefix=_prefix(project.project_name),
+        name_prefix=prefix,
     )
     for kind, name in removed:
         typer.echo(f"deleted {kind} {name}")

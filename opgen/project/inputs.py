@@ -128,6 +128,7 @@ def new_resource(
             update={
                 "api": existing.api or entry.api,
                 "controller": existing.controller or entry.controller,
+                "webhooks": existing.webhooks,
             }
         )
     _check_scope(project, entry)

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
+from opgen.project import load_project, replay_commands
 from opgen.testing import Environment
 from tests.scaffold.cluster import free_port, kubectl, kubectl_binary
 from tests.scaffold.conftest import (
@@ -275,6 +276,22 @@ def _tiger(namespace: str, name: str, version: str = "v1") -> str:
     )
 
 
+def _get(envtest: Environment, resource: str, namespace: str) -> dict[str, Any]:
+    """The Tiger sher-khan, read as `resource` (`<plural>.<version>.<group>`)."""
+    done = kubectl(
+        envtest.kubeconfig_path,
+        "get",
+        resource,
+        "sher-khan",
+        "-n",
+        namespace,
+        "-o",
+        "yaml",
+    )
+    found: dict[str, Any] = yaml.safe_load(done.stdout)
+    return found
+
+
 def _ready(port: int) -> bool:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as r:
@@ -337,31 +354,9 @@ def test_make_run_serves_the_webhooks_against_a_cluster(
             "-",
             stdin=_tiger(namespace, "sher-khan"),
         )
-        stored: dict[str, Any] = yaml.safe_load(
-            kubectl(
-                envtest.kubeconfig_path,
-                "get",
-                "tigers.v1.animals.zoo.example.com",
-                "sher-khan",
-                "-n",
-                namespace,
-                "-o",
-                "yaml",
-            ).stdout
-        )
+        stored = _get(envtest, "tigers.v1.animals.zoo.example.com", namespace)
         assert stored["spec"]["foo"] == "striped"  # the user's defaulter ran
-        old: dict[str, Any] = yaml.safe_load(
-            kubectl(
-                envtest.kubeconfig_path,
-                "get",
-                "tigers.v1alpha1.animals.zoo.example.com",
-                "sher-khan",
-                "-n",
-                namespace,
-                "-o",
-                "yaml",
-            ).stdout
-        )
+        old = _get(envtest, "tigers.v1alpha1.animals.zoo.example.com", namespace)
         assert (old["apiVersion"], old["spec"]["foo"]) == (
             "animals.zoo.example.com/v1alpha1",
             "striped",
@@ -398,3 +393,31 @@ def test_delete_api_removes_the_webhooks_and_refuses_a_spoke(
     ok(copy, "generate")
     assert not (copy / "config/webhook/manifests.yaml").exists()
     check_code(copy, PACKAGE)
+
+
+def test_project_file_replays_webhooks_added_one_at_a_time(tmp_path: Path) -> None:
+    """Three `create webhook` runs replay as one, to the same tree."""
+    original = tmp_path / "original"
+    original.mkdir()
+    ok(original, "init", "--domain", "zoo.example.com", "--project-name", "zoo")
+    ok(original, *api_args("animals", "v1alpha1", "Tiger", "--no-controller"))
+    ok(original, *api_args("animals", "v1", "Tiger"))
+    for flags in (
+        ("--defaulting",),
+        ("--validation",),
+        ("--conversion", "--spoke", "v1alpha1"),
+    ):
+        ok(original, *webhook_args(*flags))
+    commands = replay_commands(load_project(original))
+    assert commands[-1] == webhook_args(
+        "--defaulting",
+        "--programmatic-validation",
+        "--conversion",
+        "--spoke",
+        "v1alpha1",
+    )
+    replayed = tmp_path / "replayed"
+    replayed.mkdir()
+    for command in commands:
+        ok(replayed, *command)
+    assert snapshot(replayed) == snapshot(original)

@@ -15,7 +15,6 @@ a host's IP or name); the webhook configurations carry the CA as their
 from __future__ import annotations
 
 import datetime
-import ipaddress
 import os
 import tempfile
 from collections.abc import Sequence
@@ -26,6 +25,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from opgen.runtime import tls
 
 __all__ = [
     "DEFAULT_CERT_DIR",
@@ -61,16 +62,6 @@ def _name(common_name: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
-def _san(hosts: Sequence[str]) -> x509.SubjectAlternativeName:
-    names: list[x509.GeneralName] = []
-    for host in dict.fromkeys(hosts):
-        try:
-            names.append(x509.IPAddress(ipaddress.ip_address(host)))
-        except ValueError:
-            names.append(x509.DNSName(host))
-    return x509.SubjectAlternativeName(names)
-
-
 def write_local_certificates(
     directory: str | os.PathLike[str],
     hosts: Sequence[str],
@@ -88,17 +79,10 @@ def write_local_certificates(
         raise ValueError("a serving certificate needs at least one host")
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    now = datetime.datetime.now(datetime.timezone.utc)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = _name("opgen-webhook-ca")
     ca = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + validity)
+        tls.certificate_builder(ca_name, ca_name, ca_key.public_key(), validity)
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(
             x509.KeyUsage(
@@ -118,26 +102,16 @@ def write_local_certificates(
     )
     key = ec.generate_private_key(ec.SECP256R1())
     leaf = (
-        x509.CertificateBuilder()
-        .subject_name(_name(hosts[0]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + validity)
+        tls.certificate_builder(_name(hosts[0]), ca_name, key.public_key(), validity)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(
             x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False
         )
-        .add_extension(_san(hosts), critical=False)
+        .add_extension(tls.subject_alternative_names(hosts), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
     ca_pem = ca.public_bytes(serialization.Encoding.PEM)
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
+    key_pem = tls.private_key_pem(key)
     _replace(folder / "ca.crt", ca_pem, mode=0o644)
     _replace(folder / key_name, key_pem, mode=0o600)
     _replace(
