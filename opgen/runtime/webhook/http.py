@@ -15,7 +15,7 @@ with a 4xx and one log line, in the endpoint's own review format (a
 | `Transfer-Encoding` (chunked) or no `Content-Length` | 411 |
 | a body over `max_request_bytes` (7 MiB, controller-runtime's limit) | 413 |
 | a content type other than `application/json` | 415 |
-| headers or body not received in time | 408 |
+| headers begun but not complete in time, or the body | 408 |
 
 Every wait on the client has a timeout (`header_timeout` for a request's
 head, `body_timeout` for its body, `idle_timeout` between requests on one
