@@ -56,8 +56,8 @@ example-project: setup ## Rebuild the committed examples/generated/ with the sam
 	@examples/regenerate.sh "$(CURDIR)/examples/generated" "$(CURDIR)/$(BIN)/opgen"
 
 .PHONY: bench
-bench: setup ## Run the benchmarks and print their figures.
-	$(BIN)/python -m benchmarks
+bench: setup envtest ## Run the benchmarks and print their figures (BENCH="runtime -- --tables scale" selects).
+	$(BIN)/python -m benchmarks $(BENCH)
 
 .PHONY: clean
 clean: ## Remove build and test leftovers (not the envtest cache).

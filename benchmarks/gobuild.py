@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -108,10 +109,15 @@ def _source_hash(directory: Path) -> str:
 
 
 def crpeer() -> Path:
-    """The cached controller-runtime peer operator binary."""
-    return _build(
-        f"crpeer-{CONTROLLER_RUNTIME_VERSION}-{_source_hash(CRPEER_SOURCE)}",
+    """The cached controller-runtime peer operator binary (builds of older sources go)."""
+    name = f"crpeer-{CONTROLLER_RUNTIME_VERSION}-{_source_hash(CRPEER_SOURCE)}"
+    binary = _build(
+        name,
         "crpeer",
         lambda out: ["build", "-trimpath", "-o", str(out / "crpeer"), "."],
         CRPEER_SOURCE,
     )
+    for old in bench_cache().glob("crpeer-*"):
+        if old.is_dir() and old.name != name:
+            shutil.rmtree(old, ignore_errors=True)
+    return binary

@@ -1,7 +1,8 @@
 """The opgen side of the benchmark: the sample Widget operator, run until SIGTERM.
 
-Prints `ready` once it leads and, on exit, one JSON line with its request
-counts and peak RSS.
+Prints `ready` once its caches have synced and the controller runs, `reconciled`
+once BENCH_EXPECT reconciles are done (when set), and on exit one JSON line
+with its request counts, peak RSS, CPU time and reconcile count.
 """
 
 from __future__ import annotations
@@ -27,13 +28,19 @@ async def main() -> None:
             burst=int(os.environ.get("BENCH_BURST", "2000")),
         ),
     )
-    WidgetReconciler(manager.client).setup(
+    reconciler = WidgetReconciler(manager.client)
+    reconciler.setup(
         manager, max_concurrent_reconciles=int(os.environ.get("BENCH_WORKERS", "32"))
     )
+    expect = int(os.environ.get("BENCH_EXPECT", "0"))
 
     async def announce() -> None:
         await manager.elected.wait()
         print("ready", flush=True)
+        if expect:
+            while reconciler.reconciles < expect:
+                await asyncio.sleep(0.05)
+            print("reconciled", flush=True)
 
     announcer = asyncio.create_task(announce())
     await manager.run()
@@ -44,7 +51,8 @@ async def main() -> None:
         "writes": manager.rest.writes,
         "peak_rss_kib": usage.ru_maxrss,
         "cpu_seconds": usage.ru_utime + usage.ru_stime,
-        "reconciles": {
+        "reconciles": reconciler.reconciles,
+        "reconcile_results": {
             sample.labels["result"]: sample.value
             for metric in manager.metrics.reconcile_total.collect()
             for sample in metric.samples
