@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from opgen.cli._app import reports_errors
-from opgen.testing.versions import KUBERNETES_VERSION
+from opgen.testing.binaries.versions import KUBERNETES_VERSION
 
 envtest_app = typer.Typer(
     name="envtest",
@@ -20,7 +20,7 @@ envtest_app = typer.Typer(
 
 def _parse_version(value: str) -> str:
     from opgen.errors import EnvtestError
-    from opgen.testing.versions import KubernetesVersion
+    from opgen.testing.binaries import KubernetesVersion
 
     try:
         return str(KubernetesVersion.parse(value))
@@ -64,9 +64,8 @@ def use(
     kube-apiserver and kube-controller-manager with Go and fetches etcd only
     when both miss. Prints the directory KUBEBUILDER_ASSETS should point at.
     """
-    from opgen.testing.binaries import obtain_binaries
-    from opgen.testing.cache import cache_root
-    from opgen.testing.versions import KubernetesVersion
+    from opgen.testing.binaries import KubernetesVersion, cache_root
+    from opgen.testing.binaries.obtain import obtain_binaries
 
     def progress(message: str) -> None:
         typer.echo(f"envtest: {message}", err=True)

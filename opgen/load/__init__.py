@@ -2,8 +2,14 @@
 
 `load_kinds(paths)` imports each file once (`imports`), finds the classes
 decorated with `@op.kind` (`discover`) and merges the versions of each
-(group, kind) into one `opgen.model.Kind` (`merge`). `import_module_from_path`
-is reusable for any user module (the scaffold loads reconcilers with it).
+(group, kind) into one `opgen.model.Kind` (`merge`).
+
+This is the only stage that imports user code, or any module named by input:
+`import_module_from_path` runs one file; `importable(root, package)` puts a
+generated project's package on the path and `load_classes(paths)` returns the
+classes its files define (the reconcilers `op.rbac` decorates), both in
+`project`; `builtin_kinds(module)` reads the kinds a lightkube module defines,
+for controllers of built-in types (`builtin`).
 """
 
 from __future__ import annotations
@@ -13,12 +19,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen.errors import Diagnostic, LoadError
+from opgen.load.builtin import BuiltinKind, builtin_kinds
 from opgen.load.discover import FoundKind, discover
 from opgen.load.imports import display_path, import_module_from_path
 from opgen.load.merge import merge_kinds
+from opgen.load.project import importable, load_classes
 from opgen.model.kinds import Kind
 
-__all__ = ["LoadedKinds", "display_path", "import_module_from_path", "load_kinds"]
+__all__ = [
+    "BuiltinKind",
+    "LoadedKinds",
+    "builtin_kinds",
+    "display_path",
+    "import_module_from_path",
+    "importable",
+    "load_classes",
+    "load_kinds",
+]
 
 
 @dataclass(frozen=True)

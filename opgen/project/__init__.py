@@ -3,11 +3,12 @@
 `config` is the PROJECT file as a Pydantic model; `validate` checks every
 command input before anything is written and `inputs` turns the inputs into
 PROJECT records; `layout` says where each file goes; `paths` finds and reads
-the project a command runs in; `sources` finds (and imports) the user's types
-files and reconcilers and the files an earlier `opgen generate` wrote;
-`follow` updates PROJECT from the types; `removal` decides what `delete api`
-removes; `coregroups` knows Kubernetes' built-in groups for controllers of
-core types.
+the project a command runs in; `sources` finds the user's types files and
+reconcilers (the load stage imports them); `follow` updates PROJECT from the
+types; `removal` makes every decision about what opgen removes: the files of
+`delete api`, and the outputs of an earlier `opgen generate` that the current
+one no longer produces; `coregroups` knows Kubernetes' built-in groups for
+controllers of core types.
 """
 
 from opgen.project.config import (

@@ -2,16 +2,16 @@
 
 Kubebuilder accepts the short group name (`apps`, `batch`, `core`, `rbac`...);
 opgen maps it to the real API group and to the lightkube module that defines
-the resource classes (`lightkube.resources.<module>`).
+the resource classes (`lightkube.resources.<module>`); the load stage imports
+that module (`opgen.load.builtin_kinds`).
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from dataclasses import dataclass
 
 from opgen.errors import ProjectError
+from opgen.load import builtin_kinds
 
 #: short group → the API group it names ("" is the core group).
 CORE_GROUPS: dict[str, str] = {
@@ -64,21 +64,14 @@ def lightkube_module(group: str, version: str) -> str:
 def find_core_type(group: str, version: str, kind: str) -> CoreType:
     """Look `group/version` `kind` up in lightkube; a `ProjectError` if it is not there."""
     module_name = lightkube_module(group, version)
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
+    kinds = builtin_kinds(module_name)
+    if kinds is None:
         raise ProjectError(
             f"Kubernetes has no API {group}/{version} (looked for {module_name})",
             hint="check --group and --version, e.g. --group apps --version v1",
-        ) from None
-    from lightkube.core import resource as lightkube_resource
-
-    found = getattr(module, kind, None)
-    if (
-        not inspect.isclass(found)
-        or not issubclass(found, lightkube_resource.Resource)
-        or found._api_info.parent is not None
-    ):
+        )
+    found = kinds.get(kind)
+    if found is None:
         raise ProjectError(
             f"{group}/{version} has no kind {kind!r}",
             hint="check the spelling of --kind, e.g. --kind Deployment",
@@ -87,6 +80,6 @@ def find_core_type(group: str, version: str, kind: str) -> CoreType:
         api_group=CORE_GROUPS[group],
         module=module_name,
         kind=kind,
-        plural=found._api_info.plural,
-        namespaced=issubclass(found, lightkube_resource.NamespacedResource),
+        plural=found.plural,
+        namespaced=found.namespaced,
     )

@@ -1,21 +1,37 @@
-"""What `opgen delete api` removes: the kind's own files, never shared ones.
+"""What opgen removes from a project: every such decision is made here.
 
-`plan_deletion` decides it: the PROJECT that remains and the files to remove,
-refusing (without `force`) when the user edited a file `create api` scaffolded.
+- `opgen delete api`: `plan_deletion` gives the PROJECT that remains and the
+  kind's own files (`files_to_remove`), never shared ones, refusing (without
+  `force`) when the user edited a file `create api` scaffolded.
+- `opgen generate`: `stale_outputs` gives the files an earlier run wrote that
+  this run no longer produces: a CRD in `config/crd/bases/` carrying opgen's
+  annotation, and (`clients=True`) a typed-client module left in a folder that
+  no longer holds kinds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import yaml
+
 from opgen.errors import ScaffoldError
+from opgen.model.kinds import VERSION_ANNOTATION
 from opgen.project.config import Project, Resource
-from opgen.project.layout import Layout
+from opgen.project.layout import CLIENT_MODULE, CRD_BASES, Layout
 from opgen.write.files import Removal
 from opgen.write.hashes import edited_files
 
-__all__ = ["Deletion", "files_to_remove", "plan_deletion"]
+__all__ = [
+    "Deletion",
+    "client_modules",
+    "files_to_remove",
+    "generated_crds",
+    "plan_deletion",
+    "stale_outputs",
+]
 
 
 @dataclass(frozen=True)
@@ -68,3 +84,47 @@ def files_to_remove(
     ):
         generated = (layout.crd_file(resource),)
     return owned, generated
+
+
+def stale_outputs(
+    root: Path,
+    project: Project,
+    produced: Collection[PurePosixPath],
+    *,
+    clients: bool,
+) -> tuple[Removal, ...]:
+    """The files an earlier `opgen generate` wrote under `root` that are not in `produced`."""
+    written = generated_crds(root)
+    if clients:
+        written += client_modules(root, project)
+    return tuple(Removal(path) for path in written if path not in produced)
+
+
+def client_modules(root: Path, project: Project) -> list[PurePosixPath]:
+    """The typed-client modules under `<pkg>/api/`, sorted."""
+    api_dir = root.joinpath(*Layout(project).api_root.parts)
+    return [
+        PurePosixPath(*path.relative_to(root).parts)
+        for path in sorted(api_dir.rglob(f"{CLIENT_MODULE}.py"))
+    ]
+
+
+def generated_crds(root: Path) -> list[PurePosixPath]:
+    """The files in `config/crd/bases/` that opgen wrote (they carry its annotation)."""
+    found = []
+    for path in sorted(root.joinpath(*CRD_BASES.parts).glob("*.yaml")):
+        try:
+            documents = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # not a file opgen wrote
+        if any(_annotated(document) for document in documents):
+            found.append(CRD_BASES / path.name)
+    return found
+
+
+def _annotated(document: object) -> bool:
+    if not isinstance(document, dict):
+        return False
+    metadata = document.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    return isinstance(annotations, dict) and VERSION_ANNOTATION in annotations

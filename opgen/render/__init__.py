@@ -4,12 +4,15 @@
   controller-gen formats them;
 - `rbac`: `config/rbac/role.yaml` from `op.rbac` markers, with controller-gen's
   merge rules;
+- `views`: the data of every template in `opgen/templates/`, as frozen
+  dataclasses (`project`, `resource`, a client `module`); templates only loop,
+  substitute and test the views' flags;
 - `client`: the typed-client modules;
-- `scaffold`: what `init` and `create api` write, from the templates in
-  `opgen/templates/` and the view-models of `views`; `wiring` computes the
-  lines between scaffold markers; `templating` renders and black-formats;
-- `generate`: everything `opgen generate` produces for a project, and what it
-  removes.
+- `scaffold`: what `init`, `create api` and `delete api` write, from the
+  templates and `views`; `wiring` computes the lines between scaffold markers;
+  `templating` renders and black-formats;
+- `generate`: everything `opgen generate` produces for a project; which of the
+  files an earlier run wrote go is `opgen.project.removal`'s decision.
 
 Every function returns `opgen.write.File` values; the CLI plans and applies them.
 """

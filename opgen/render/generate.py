@@ -9,28 +9,23 @@ project's sources and returns file values only; the CLI plans and applies them.
   itself, after PROJECT has taken each kind's plural and scope from its types
   file (`follow_kinds`).
 
-A CRD file an earlier run wrote (it carries opgen's annotation) that no kind
-produces any more is removed, and with `everything` so is a client module left
-in a folder that no longer holds kinds.
+What an earlier run wrote and this one no longer produces is removed; which
+files those are is `opgen.project.removal.stale_outputs`'s decision. The user's
+modules are imported by the load stage only (`opgen.load`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from opgen.errors import Diagnostic
-from opgen.load import LoadedKinds, load_kinds
+from opgen.load import LoadedKinds, importable, load_classes, load_kinds
 from opgen.project.config import Project
 from opgen.project.follow import follow_kinds
 from opgen.project.layout import CRD_BASES
-from opgen.project.sources import (
-    api_sources,
-    client_modules,
-    generated_crds,
-    importable,
-    reconciler_classes,
-)
+from opgen.project.removal import stale_outputs
+from opgen.project.sources import api_sources, controller_files
 from opgen.render.client import render_clients
 from opgen.render.crd import render_crds
 from opgen.render.rbac import project_role, rules_of
@@ -51,30 +46,26 @@ class Outputs:
 
 def project_outputs(root: Path, project: Project, *, everything: bool) -> Outputs:
     """The output of `opgen generate` (`everything`) or `opgen generate manifests`."""
-    with importable(root, project):
+    with importable(root, project.package):
         sources = api_sources(root, project)
         # A project without types files (just initialised, or with controllers
         # for built-in types only) has no CRDs.
         loaded = load_kinds(sources) if sources else LoadedKinds(kinds=())
-        rules = rules_of(reconciler_classes(root, project))
+        rules = rules_of(load_classes(controller_files(root, project)))
     crds, diagnostics = render_crds(loaded.kinds, CRD_BASES)
     files = [*crds, project_role(rules, project)]
-    stale = [path for path in generated_crds(root) if path not in _paths(files)]
     if everything:
         project = follow_kinds(project, loaded.kinds)
-        clients = render_clients(loaded.kinds, project)
-        stale += [
-            path
-            for path in client_modules(root, project)
-            if path not in _paths(clients)
+        files += [
+            *render_clients(loaded.kinds, project),
+            *injected_files(project),
+            project_file(project),
         ]
-        files += [*clients, *injected_files(project), project_file(project)]
+    removals = stale_outputs(
+        root, project, {file.path for file in files}, clients=everything
+    )
     return Outputs(
         files=tuple(files),
-        removals=tuple(Removal(path) for path in stale),
+        removals=removals,
         diagnostics=(*loaded.diagnostics, *diagnostics),
     )
-
-
-def _paths(files: list[File]) -> set[PurePosixPath]:
-    return {file.path for file in files}

@@ -3,12 +3,11 @@
 `init_files` is the whole new project; `api_files` is what one `create api`
 adds (user-owned); `injected_files` re-renders every file that holds scaffold
 markers, which the writer splices into existing files; `project_file` is
-PROJECT itself.
+PROJECT itself. Every template's data comes from `opgen.render.views`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from opgen.project.config import PROJECT_FILE, Project, Resource, dump_project
@@ -16,7 +15,7 @@ from opgen.project.layout import Layout
 from opgen.render import wiring
 from opgen.render.rbac import project_role
 from opgen.render.templating import render
-from opgen.render.views import ProjectView, ResourceView, project_view, resource_view
+from opgen.render.views import project_view, resource_view
 from opgen.write.files import File, Ownership
 from opgen.write.regions import wrap
 
@@ -83,11 +82,11 @@ def init_files(project: Project) -> list[File]:
     view = project_view(project)
     layout = Layout(project)
     files = [
-        File(PurePosixPath(path), render(template, p=view), Ownership.USER)
+        File(PurePosixPath(path), render(template, project=view), Ownership.USER)
         for path, template in _USER_FILES.items()
     ]
     files += [
-        File(layout.package_dir / path, render(template, p=view), Ownership.USER)
+        File(layout.package_dir / path, render(template, project=view), Ownership.USER)
         for path, template in _PACKAGE_FILES.items()
     ]
     files.append(project_role([], project))
@@ -111,7 +110,7 @@ def injected_files(project: Project) -> list[File]:
             ).rstrip("\n")
             for region in regions
         }
-        content = render(templates[path], p=view, **slots)
+        content = render(templates[path], project=view, **slots)
         files.append(File(path, content, Ownership.INJECTED, regions))
     return files
 
@@ -119,109 +118,48 @@ def injected_files(project: Project) -> list[File]:
 def api_files(project: Project, resource: Resource) -> list[File]:
     """The user-owned files one `create api` scaffolds for `resource`."""
     layout = Layout(project)
-    p = project_view(project)
-    r = resource_view(project, resource)
+    project_data = project_view(project)
+    resource_data = resource_view(project, resource)
+
+    def user_file(path: PurePosixPath, template: str) -> File:
+        content = render(template, project=project_data, resource=resource_data)
+        return File(path, content, Ownership.USER)
+
     files: list[File] = []
     if resource.api:
-        files += _api_package_files(layout, p, resource)
-        files.append(
-            _user(
-                layout.types_file(resource),
-                "api/types.py.j2",
-                p,
-                r,
-                kind_args=_kind_args(r),
+        *group_packages, version_package = layout.api_packages(
+            resource.group, resource.version
+        )
+        files += [
+            user_file(package, "project/api_init.py.j2") for package in group_packages
+        ]
+        files += [
+            user_file(version_package, "api/version_init.py.j2"),
+            user_file(
+                layout.groupversion_file(resource.group, resource.version),
+                "api/groupversion_info.py.j2",
+            ),
+            user_file(layout.types_file(resource), "api/types.py.j2"),
+            user_file(layout.sample_file(resource), "config/samples/sample.yaml.j2"),
+        ]
+        files += [
+            user_file(path, f"config/rbac/kind_{role}_role.yaml.j2")
+            for path, role in zip(
+                layout.role_files(resource), ("admin", "editor", "viewer"), strict=True
             )
-        )
-        files.append(
-            _user(layout.sample_file(resource), "config/samples/sample.yaml.j2", p, r)
-        )
-        for path, role in zip(
-            layout.role_files(resource), ("admin", "editor", "viewer"), strict=True
-        ):
-            files.append(_user(path, f"config/rbac/kind_{role}_role.yaml.j2", p, r))
+        ]
     if resource.controller:
-        for package in layout.controller_packages(resource.group):
-            files.append(
-                File(
-                    package,
-                    render("project/controller_init.py.j2", p=p),
-                    Ownership.USER,
-                )
-            )
-        namespace_arg = (
-            f'\n    namespace="{p.namespace}",' if project.namespaced else ""
-        )
-        controller = (
-            "controller/core_controller.py.j2"
-            if resource.core
-            else "controller/controller.py.j2"
-        )
-        files.append(
-            _user(
-                layout.controller_file(resource),
-                controller,
-                p,
-                r,
-                namespace_arg=namespace_arg,
-            )
-        )
-        test = (
-            "tests/test_core_controller.py.j2"
-            if resource.core
-            else "tests/test_controller.py.j2"
-        )
-        test_view = _TestView(
-            namespace_arg=", namespace=namespace" if r.namespaced else "",
-            request_namespace="namespace" if r.namespaced else "None",
-            into_namespace=" into `namespace`" if r.namespaced else "",
-            sample_path=str(layout.sample_file(resource)),
-        )
-        files.append(_user(layout.controller_test(resource), test, p, r, t=test_view))
+        files += [
+            user_file(package, "project/controller_init.py.j2")
+            for package in layout.controller_packages(resource.group)
+        ]
+        core = "core_" if resource.core else ""
+        files += [
+            user_file(
+                layout.controller_file(resource), f"controller/{core}controller.py.j2"
+            ),
+            user_file(
+                layout.controller_test(resource), f"tests/test_{core}controller.py.j2"
+            ),
+        ]
     return files
-
-
-def _api_package_files(
-    layout: Layout, p: ProjectView, resource: Resource
-) -> list[File]:
-    packages = layout.api_packages(resource.group, resource.version)
-    r = resource_view(layout.project, resource)
-    files = [
-        File(path, render("project/api_init.py.j2", p=p), Ownership.USER)
-        for path in packages[:-1]
-    ]
-    files.append(_user(packages[-1], "api/version_init.py.j2", p, r))
-    files.append(
-        _user(
-            layout.groupversion_file(resource.group, resource.version),
-            "api/groupversion_info.py.j2",
-            p,
-            r,
-        )
-    )
-    return files
-
-
-def _user(
-    path: PurePosixPath, template: str, p: ProjectView, r: ResourceView, **extra: object
-) -> File:
-    return File(path, render(template, p=p, r=r, **extra), Ownership.USER)
-
-
-def _kind_args(r: ResourceView) -> str:
-    args = ["group=GROUP", "version=VERSION"]
-    if not r.namespaced:
-        args.append('scope="Cluster"')
-    if not r.plural_is_default:
-        args.append(f'plural="{r.plural}"')
-    return ", ".join(args)
-
-
-@dataclass(frozen=True)
-class _TestView:
-    """Strings the controller test templates substitute."""
-
-    namespace_arg: str
-    request_namespace: str
-    into_namespace: str
-    sample_path: str

@@ -1,7 +1,9 @@
 """Rendering jinja2 templates from `opgen/templates/`, and formatting Python output.
 
-Templates receive a prepared view-model and only loop and substitute; every
-decision is made in Python before rendering. Generated Python goes through
+Templates receive the view-models of `opgen.render.views` and only loop,
+substitute, and test a flag of a view (`{% if resource.namespaced %}`) to
+include or leave out text; every decision is made in Python before rendering,
+and code text is written in the templates, never assembled in Python. Generated Python goes through
 black so that a generated project passes `black --check` as generated.
 """
 

@@ -1,18 +1,31 @@
-"""View-models for the scaffold templates: every name and string, decided in Python.
+"""The data of every template under `opgen/templates/`, as frozen dataclasses.
 
-Templates only loop over and substitute these values.
+Every name, string and flag a template needs is decided here; templates only
+loop, substitute, and test a flag of the view to include or leave out a block
+(`{% if project.namespaced %}`). Code text lives in the templates, never in
+these views. Each template sees `project` (a `ProjectView`), and per API
+`resource` (a `ResourceView`); the typed-client template sees `module` (a
+`ClientModuleView`).
+
+The one exception is the text between scaffold markers: `wiring` computes it
+from PROJECT alone, because the writer splices the same text into files the
+user already has, where no template runs.
 """
 
 from __future__ import annotations
 
 import hashlib
+import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from opgen import __version__
 from opgen.api.naming import pluralize
+from opgen.model.kinds import Kind, KindVersion
 from opgen.project.config import Project, Resource
 from opgen.project.coregroups import lightkube_module
-from opgen.project.layout import Layout
+from opgen.project.layout import CLIENT_MODULE, Layout
 from opgen.project.validate import package_name
 
 PYTHON_VERSION = "3.12"
@@ -63,9 +76,13 @@ class ResourceView:
     controller_name: str
     finalizer: str
     sample_name: str
+    rbac_group: str
+    """The group `op.rbac` names: the API group, `core` for Kubernetes' core group."""
     role_prefix: str
     """`<kind>` (or `<group>-<kind>` with --multigroup), prefix of the helper roles."""
     test_module: str
+    sample_path: str
+    """The sample object's path from the project root (the controller test reads it)."""
 
 
 def project_view(project: Project) -> ProjectView:
@@ -127,6 +144,144 @@ def resource_view(project: Project, resource: Resource) -> ResourceView:
         controller_name=f"{prefix}{kind_lower}",
         finalizer=finalizer,
         sample_name=f"{kind_lower}-sample",
+        rbac_group=resource.api_group or "core",
         role_prefix=f"{package_name(prefix)}{kind_lower}".replace("_", "-"),
         test_module=layout.controller_test(resource).stem,
+        sample_path=str(layout.sample_file(resource)),
+    )
+
+
+# --- typed clients: one `zz_generated_client.py` per folder of types files ---
+
+_BASE_METHODS = (
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "apply",
+    "patch",
+    "delete",
+    "delete_collection",
+)
+_STATUS_METHODS = ("get_status", "update_status", "patch_status", "apply_status")
+_SCALE_METHODS = ("get_scale", "update_scale")
+_DOC_WIDTH = 84
+
+
+@dataclass(frozen=True)
+class ClientView:
+    """One generated client class."""
+
+    name: str
+    model: str
+    scope: str
+    """`Namespaced` or `Cluster`: which of `opgen.runtime.typed`'s bases it takes."""
+    status: bool
+    """It takes the status mixin (the kind has the /status subresource)."""
+    scale: bool
+    """It takes the scale mixin (the kind has the /scale subresource)."""
+    summary: str
+    """First docstring line."""
+    methods: tuple[str, ...]
+    """Docstring lines: its subresources and methods, wrapped."""
+
+
+@dataclass(frozen=True)
+class ClientImportView:
+    """One `from <module> import <names>` line: the user's models."""
+
+    module: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ClientExampleView:
+    """The usage example in the module docstring, for its first client."""
+
+    module: str
+    client: str
+    variable: str
+    namespaced: bool
+
+
+@dataclass(frozen=True)
+class ClientModuleView:
+    """One `zz_generated_client.py`."""
+
+    path: PurePosixPath
+    title: str
+    imports: tuple[ClientImportView, ...]
+    clients: tuple[ClientView, ...]
+    example: ClientExampleView
+
+
+@dataclass(frozen=True)
+class KindVersionEntry:
+    """One version of a kind whose class a client module imports."""
+
+    kind: Kind
+    version: KindVersion
+
+
+def client_module_view(
+    package: str, entries: Sequence[KindVersionEntry]
+) -> ClientModuleView:
+    """The client module of `package` (a folder of types files) for its kind versions."""
+    entries = sorted(
+        entries, key=lambda e: (e.version.source.module, e.kind.names.kind)
+    )
+    group_versions = sorted({f"{e.kind.group}/{e.version.version}" for e in entries})
+    by_module: dict[str, list[str]] = {}
+    for entry in entries:
+        by_module.setdefault(entry.version.source.module, []).append(
+            entry.version.source.cls
+        )
+    first = entries[0].kind
+    return ClientModuleView(
+        path=PurePosixPath(*package.split("."), f"{CLIENT_MODULE}.py"),
+        title=", ".join(group_versions),
+        imports=tuple(
+            ClientImportView(module, tuple(sorted(names)))
+            for module, names in sorted(by_module.items())
+        ),
+        clients=tuple(_client_view(e.kind, e.version) for e in entries),
+        example=ClientExampleView(
+            module=f"{package}.{CLIENT_MODULE}",
+            client=f"{first.names.kind}Client",
+            variable=first.names.plural.replace("-", "_"),
+            namespaced=first.namespaced,
+        ),
+    )
+
+
+def _client_view(kind: Kind, version: KindVersion) -> ClientView:
+    methods = list(_BASE_METHODS)
+    extras = []
+    if version.status_subresource:
+        methods += _STATUS_METHODS
+        extras.append("status")
+    if version.scale is not None:
+        methods += _SCALE_METHODS
+        extras.append(f"scale (replicas at {version.scale.spec_replicas_path})")
+    scope_text = "namespaced" if kind.namespaced else "cluster-scoped"
+    details = []
+    if extras:
+        details.append(f"Subresources: {'; '.join(extras)}.")
+    details.append(f"Methods: {', '.join(methods)}.")
+    return ClientView(
+        name=f"{kind.names.kind}Client",
+        model=version.source.cls,
+        scope="Namespaced" if kind.namespaced else "Cluster",
+        status=version.status_subresource,
+        scale=version.scale is not None,
+        summary=(
+            f"Typed client for {kind.names.kind} ({kind.group}/{version.version}), "
+            f"a {scope_text} kind."
+        ),
+        methods=tuple(
+            line
+            for paragraph in details
+            for line in textwrap.wrap(paragraph, width=_DOC_WIDTH)
+        ),
     )

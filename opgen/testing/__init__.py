@@ -1,12 +1,21 @@
 """opgen.testing: a real kube-apiserver + etcd for tests, like controller-runtime's envtest.
 
-- `Environment` starts etcd, kube-apiserver and optionally kube-controller-manager
-  on loopback (or connects to an existing cluster) and installs CRDs.
-- `find_binaries` / `obtain_binaries` locate (or build) the binaries for
-  `KUBERNETES_VERSION`; `opgen envtest use` is the command-line face.
-- The pytest plugin (`opgen.testing.plugin`, loaded through an entry point)
+Two jobs, two packages, and the pytest plugin that joins them:
+
+- `binaries`: obtaining kube-apiserver, etcd and kube-controller-manager for
+  `KUBERNETES_VERSION`: `find_binaries` (environment variables, then the
+  cache), `obtain_binaries` (the same, else a build; `opgen envtest use` is
+  its command-line face);
+- `controlplane`: running them: `Environment` starts etcd, kube-apiserver and
+  optionally kube-controller-manager on loopback (or connects to an existing
+  cluster) and installs CRDs. It reaches the binaries through
+  `opgen.testing.binaries` alone and never builds (import-linter holds it);
+- `plugin` (`opgen.testing.plugin`, loaded through a pytest entry point)
   provides the `envtest`, `envtest_controller_manager`, `kube_client` and
-  `namespace` fixtures.
+  `namespace` fixtures;
+- `logs`: the log tail that errors of both jobs quote.
+
+The names below are the public surface; import them from `opgen.testing`.
 """
 
 from __future__ import annotations
@@ -16,36 +25,34 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from opgen.testing.binaries import (
-        Binaries,
-        BinariesNotFound,
-        find_binaries,
-        obtain_binaries,
-        verify_binaries,
-    )
-    from opgen.testing.cache import cache_root
-    from opgen.testing.crds import CrdSource, load_crds
-    from opgen.testing.environment import Environment
-    from opgen.testing.versions import (
         ETCD_MIN_VERSION,
         KUBERNETES_VERSION,
+        Binaries,
+        BinariesNotFound,
         KubernetesVersion,
+        cache_root,
+        find_binaries,
+        verify_binaries,
     )
+    from opgen.testing.binaries.obtain import obtain_binaries
+    from opgen.testing.controlplane.crds import CrdSource, load_crds
+    from opgen.testing.controlplane.environment import Environment
 
 # Names resolve on first use (PEP 562), so `opgen envtest --help` and other light
-# users of `opgen.testing.versions` do not pay for lightkube, yaml and cryptography.
+# users of `opgen.testing.binaries` do not pay for lightkube, yaml and cryptography.
 _HOME = {
     "Binaries": "binaries",
     "BinariesNotFound": "binaries",
     "find_binaries": "binaries",
-    "obtain_binaries": "binaries",
+    "obtain_binaries": "binaries.obtain",
     "verify_binaries": "binaries",
-    "cache_root": "cache",
-    "CrdSource": "crds",
-    "load_crds": "crds",
-    "Environment": "environment",
-    "ETCD_MIN_VERSION": "versions",
-    "KUBERNETES_VERSION": "versions",
-    "KubernetesVersion": "versions",
+    "cache_root": "binaries",
+    "CrdSource": "controlplane.crds",
+    "load_crds": "controlplane.crds",
+    "Environment": "controlplane.environment",
+    "ETCD_MIN_VERSION": "binaries",
+    "KUBERNETES_VERSION": "binaries",
+    "KubernetesVersion": "binaries",
 }
 
 

@@ -30,7 +30,7 @@ import pytest
 
 from opgen.errors import EnvtestError
 from opgen.testing.binaries import BinariesNotFound
-from opgen.testing.environment import Environment
+from opgen.testing.controlplane.environment import Environment
 
 __all__ = [
     "CONTROLLER_MANAGER_INI",

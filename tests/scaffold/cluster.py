@@ -16,7 +16,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 import yaml
 
 from opgen.testing import Environment
+from tests.waiting import until
 
 
 def kubectl_binary() -> str:
@@ -128,14 +128,14 @@ def conditions(kubeconfig: Path, *resource: str) -> dict[str, str]:
     return {c["type"]: c["status"] for c in status.get("conditions", [])}
 
 
-def wait_ready(kubeconfig: Path, *resource: str, timeout: float = 60) -> dict[str, str]:
-    """The object's conditions once Ready is True (or when `timeout` runs out)."""
-    deadline = time.monotonic() + timeout
-    found: dict[str, str] = {}
-    while time.monotonic() < deadline and found.get("Ready") != "True":
-        time.sleep(0.5)
+def wait_ready(kubeconfig: Path, *resource: str) -> dict[str, str]:
+    """The object's conditions once Ready is True."""
+
+    def ready() -> dict[str, str] | None:
         found = conditions(kubeconfig, *resource)
-    return found
+        return found if found.get("Ready") == "True" else None
+
+    return until(ready, f"{' '.join(resource)} to be Ready", every=0.5)
 
 
 def sample(root: Path, path: str, namespace: str, name: str | None = None) -> str:

@@ -14,7 +14,6 @@ import re
 import signal
 import socket
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import yaml
 
 from opgen.testing import Environment
 from tests.scaffold.conftest import opgen
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = [
@@ -248,18 +248,21 @@ def test_make_run_starts_the_manager_until_sigterm(
     assert "starting manager" in output
 
 
-def ready(url: str, process: subprocess.Popen[str], timeout: float = 60) -> bool:
-    """Poll `url` until it answers 200, while `process` runs."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and process.poll() is None:
+def ready(url: str, process: subprocess.Popen[str]) -> bool:
+    """Poll `url` until it answers 200 (True) or `process` exits (False)."""
+
+    def answers() -> bool:
         try:
             with urllib.request.urlopen(url, timeout=2) as answer:
-                if answer.status == 200:
-                    return True
+                return bool(answer.status == 200)
         except OSError:
-            pass
-        time.sleep(0.2)
-    return False
+            return False
+
+    until(
+        lambda: process.poll() is not None or answers(),
+        f"{url} to answer or the manager to exit",
+    )
+    return process.poll() is None
 
 
 def manager_pid(make_pid: int) -> int:

@@ -10,7 +10,6 @@ elsewhere alone.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -97,8 +96,23 @@ def test_the_manager_works_in_its_namespace_only(
 ) -> None:
     identity = deploy(envtest, generated, NAME, tmp_path / "sa.kubeconfig")
     admin = envtest.kubeconfig_path
+    resource = "rayclusters.ray.shop.example.com"
+    # The generated RBAC reaches the manager's own namespace and nothing else.
+    assert can_i(identity, "update", resource, "-n", NAMESPACE)
+    assert not can_i(identity, "get", resource, "-n", "shop-elsewhere")
+    assert not can_i(identity, "list", resource, "--all-namespaces")
+
     kubectl(admin, "create", "namespace", "shop-elsewhere")
     path = "config/samples/ray_v1_raycluster.yaml"
+    # The object elsewhere exists before the manager starts and before the
+    # sample, so a manager watching every namespace would meet it first.
+    kubectl(
+        admin,
+        "apply",
+        "-f",
+        "-",
+        stdin=sample(generated, path, "shop-elsewhere", name="not-mine"),
+    )
     with manager(
         generated,
         NAME.replace("-", "_"),
@@ -107,36 +121,15 @@ def test_the_manager_works_in_its_namespace_only(
         WATCH_NAMESPACE=NAMESPACE,
     ):
         kubectl(admin, "apply", "-f", "-", stdin=sample(generated, path, NAMESPACE))
-        kubectl(
-            admin,
-            "apply",
-            "-f",
-            "-",
-            stdin=sample(generated, path, "shop-elsewhere", name="not-mine"),
-        )
-        found = wait_ready(
-            admin,
-            "rayclusters.ray.shop.example.com",
-            "raycluster-sample",
-            "-n",
-            NAMESPACE,
-        )
+        found = wait_ready(admin, resource, "raycluster-sample", "-n", NAMESPACE)
         assert found == {"Ready": "True", "Progressing": "False", "Degraded": "False"}
-        time.sleep(2)
-        assert (
-            conditions(
-                admin,
-                "rayclusters.ray.shop.example.com",
-                "not-mine",
-                "-n",
-                "shop-elsewhere",
-            )
-            == {}
-        )
+    # The manager has stopped (cleanly, with no Forbidden answer in its log:
+    # it never asked beyond its namespace), and left the other object alone.
+    assert conditions(admin, resource, "not-mine", "-n", "shop-elsewhere") == {}
     finalizers = kubectl(
         admin,
         "get",
-        "rayclusters.ray.shop.example.com",
+        resource,
         "not-mine",
         "-n",
         "shop-elsewhere",
@@ -144,3 +137,10 @@ def test_the_manager_works_in_its_namespace_only(
         "jsonpath={.metadata.finalizers}",
     ).stdout
     assert finalizers == ""
+
+
+def can_i(kubeconfig: Path, *request: str) -> bool:
+    """`kubectl auth can-i` as the identity of `kubeconfig`."""
+    answer = kubectl(kubeconfig, "auth", "can-i", *request, check=False)
+    assert answer.stdout.strip() in ("yes", "no"), answer.stderr
+    return answer.stdout.strip() == "yes"

@@ -10,7 +10,6 @@ ConfigMap in step with each RayCluster (with only the generated RBAC) and
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import yaml
 from opgen.testing import Environment
 from tests.scaffold.cluster import deploy, kubectl, manager, wait_ready
 from tests.scaffold.conftest import BIN, check_code, opgen, run_project_tests, tool
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
@@ -160,15 +160,14 @@ def test_section_6_the_manager_keeps_the_configmap_in_step(
         )
         # Owned: deleting the ConfigMap triggers a reconcile that puts it back.
         kubectl(admin, "delete", "configmap", "raycluster-sample-ray")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            again = kubectl(
+        until(
+            lambda: kubectl(
                 admin, "get", "configmap", "raycluster-sample-ray", check=False
-            )
-            if again.returncode == 0:
-                break
-            time.sleep(0.5)
-        assert again.returncode == 0, "the ConfigMap was not recreated"
+            ).returncode
+            == 0,
+            "the reconciler to recreate the ConfigMap",
+            every=0.5,
+        )
 
 
 def test_section_7_delete_api_refuses_edited_files_then_forced(project: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from opgen.testing.versions import KUBERNETES_VERSION
+from opgen.testing.binaries.versions import KUBERNETES_VERSION
 
 KUBE_VERSION_OUTPUT = f"Kubernetes v{KUBERNETES_VERSION}"
 ETCD_VERSION_OUTPUT = "etcd Version: 3.5.16\nGit SHA: test\nGo Version: go1.24"

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
 from opgen.errors import EnvtestError
-from opgen.testing import build
 from opgen.testing.binaries import (
     BinariesNotFound,
+    build,
     find_binaries,
-    obtain_binaries,
     verify_etcd,
 )
-from opgen.testing.cache import cache_root
-from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
+from opgen.testing.binaries.cache import cache_root
+from opgen.testing.binaries.obtain import obtain_binaries
+from opgen.testing.binaries.versions import KUBERNETES_VERSION, KubernetesVersion
 from tests.testing.fakes import KUBE_VERSION_OUTPUT, fake_binary, fake_set
+from tests.waiting import until
 
 VERSION = KubernetesVersion.parse(KUBERNETES_VERSION)
 
@@ -47,7 +47,7 @@ class FakeBuild:
         self.calls = 0
         self.fail = fail
         self.until = until
-        """The build lasts until this holds (at most 30 s)."""
+        """The build lasts until this holds."""
         self._lock = threading.Lock()
 
     def __call__(
@@ -60,10 +60,8 @@ class FakeBuild:
     ) -> Path:
         with self._lock:
             self.calls += 1
-        deadline = time.monotonic() + 30
-        while self.until is not None and not self.until():
-            assert time.monotonic() < deadline, "the other callers never waited"
-            time.sleep(0.01)
+        if self.until is not None:
+            until(self.until, "the other callers to wait for the lock", every=0.01)
         if self.fail:
             (staging / "bin").mkdir()
             raise EnvtestError("the build broke")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from opgen.cli import app
-from opgen.testing.versions import KUBERNETES_VERSION
+from opgen.testing.binaries.versions import KUBERNETES_VERSION
 from tests.testing.fakes import fake_set
 
 # Variables from the outer session must not leak into these invocations.

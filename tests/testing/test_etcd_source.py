@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from opgen.testing.etcd_source import debian_mirror
+from opgen.testing.binaries.etcd_source import debian_mirror
 
 DEB822 = """\
 Types: deb

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from opgen.testing.etcd_source import build_etcd_with_go
-from opgen.testing.kubebuild import build_kubernetes
-from opgen.testing.versions import KubernetesVersion
+from opgen.testing.binaries.etcd_source import build_etcd_with_go
+from opgen.testing.binaries.kubebuild import build_kubernetes
+from opgen.testing.binaries.versions import KubernetesVersion
 
 DATA = Path(__file__).with_name("data")
 

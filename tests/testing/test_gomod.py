@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from opgen.testing.gomod import (
+from opgen.testing.binaries.gomod import (
     BUILD_MODULE_PATH,
     build_gomod,
     go_directives,
     required_version,
     staging_modules,
 )
-from opgen.testing.kubebuild import version_ldflags
-from opgen.testing.versions import KubernetesVersion
+from opgen.testing.binaries.kubebuild import version_ldflags
+from opgen.testing.binaries.versions import KubernetesVersion
 
 FIXTURE = (Path(__file__).parent / "data" / "kubernetes.go.mod").read_text()
 V1_36_3 = KubernetesVersion.parse("1.36.3")

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from opgen.errors import EnvtestError
-from opgen.testing.kubeconfig import (
+from opgen.testing.controlplane.kubeconfig import (
     admin_kubeconfig,
     existing_cluster_kubeconfig,
     server_of,

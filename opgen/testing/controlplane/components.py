@@ -1,7 +1,7 @@
 """Command lines and readiness probes for etcd, kube-apiserver and kube-controller-manager.
 
 The flags follow controller-runtime's envtest (loopback only, certificates
-from `opgen.testing.pki`, RBAC authorization, no ServiceAccount admission
+from `opgen.testing.controlplane.pki`, RBAC authorization, no ServiceAccount admission
 since nothing creates default service accounts) plus a kube-controller-manager
 running only the garbage collector and namespace controllers, which envtest
 lacks: without it owned objects are never collected and deleted namespaces
@@ -19,8 +19,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen.testing.pki import Pki
-from opgen.testing.processes import ManagedProcess
+from opgen.testing.controlplane.pki import Pki
+from opgen.testing.controlplane.processes import ManagedProcess
 
 __all__ = [
     "CONTROLLER_MANAGER_CONTROLLERS",

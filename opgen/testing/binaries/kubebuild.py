@@ -2,7 +2,7 @@
 
 `go install k8s.io/kubernetes/cmd/kube-apiserver@v1.Y.Z` cannot work (the
 placeholder requirements, and `go install pkg@version` ignores replaces), so
-this writes a throwaway main module (see `opgen.testing.gomod`), resolves it
+this writes a throwaway main module (see `opgen.testing.binaries.gomod`), resolves it
 with `go get` and runs `go build` with the version stamped the way
 Kubernetes' own build does; an unstamped binary reports `v0.0.0-master` and
 derives a wrong emulation version from it.
@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from opgen.errors import EnvtestError
-from opgen.testing.commands import run_logged
-from opgen.testing.gomod import BUILD_MODULE_PATH, build_gomod, go_directives
-from opgen.testing.guidance import WAYS_OUT
-from opgen.testing.versions import KubernetesVersion
+from opgen.testing.binaries.commands import run_logged
+from opgen.testing.binaries.gomod import BUILD_MODULE_PATH, build_gomod, go_directives
+from opgen.testing.binaries.guidance import WAYS_OUT
+from opgen.testing.binaries.versions import KubernetesVersion
 
 __all__ = [
     "GO_BUILD_TIMEOUT",

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Literal
 
 from opgen.errors import EnvtestError
-from opgen.testing.binaries import verify_etcd
-from opgen.testing.commands import run_logged
-from opgen.testing.gomod import required_version
-from opgen.testing.kubebuild import go_build, require_go, run_go
+from opgen.testing.binaries.binaryset import verify_etcd
+from opgen.testing.binaries.commands import run_logged
+from opgen.testing.binaries.gomod import required_version
+from opgen.testing.binaries.kubebuild import go_build, require_go, run_go
 
 __all__ = [
     "DEBIAN_SUITE",

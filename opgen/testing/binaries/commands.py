@@ -11,19 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from opgen.errors import EnvtestError
+from opgen.testing.logs import log_tail
 
-__all__ = ["LOG_TAIL_LINES", "log_tail", "run_logged", "version_output"]
-
-LOG_TAIL_LINES = 40
-
-
-def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
-    """The last `lines` lines of a log file ("" when it does not exist)."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
+__all__ = ["run_logged", "version_output"]
 
 
 def run_logged(

@@ -35,10 +35,18 @@ from typing import Any
 from lightkube import AsyncClient, Client, KubeConfig
 
 from opgen.errors import EnvtestError
-from opgen.testing import crds, kubeconfig
-from opgen.testing.binaries import Binaries, find_binaries, verify_etcd
-from opgen.testing.localplane import LocalControlPlane, require_controller_manager
-from opgen.testing.versions import KUBERNETES_VERSION, KubernetesVersion
+from opgen.testing.binaries import (
+    KUBERNETES_VERSION,
+    Binaries,
+    KubernetesVersion,
+    find_binaries,
+    verify_etcd,
+)
+from opgen.testing.controlplane import crds, kubeconfig
+from opgen.testing.controlplane.localplane import (
+    LocalControlPlane,
+    require_controller_manager,
+)
 
 __all__ = ["DEFAULT_START_TIMEOUT", "DEFAULT_STOP_TIMEOUT", "Environment"]
 

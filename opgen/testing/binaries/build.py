@@ -3,7 +3,7 @@
 Go is checked first (kube-apiserver cannot come from anywhere else), then
 kube-apiserver and kube-controller-manager are compiled, then etcd is fetched,
 then every binary is run with `--version`. The caller
-(`opgen.testing.binaries.obtain_binaries`) holds the cache lock and renames
+(`opgen.testing.binaries.obtain.obtain_binaries`) holds the cache lock and renames
 the result into place.
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from opgen.testing.binaries import Binaries, verify_binaries
-from opgen.testing.etcd_source import EtcdSource, obtain_etcd
-from opgen.testing.kubebuild import build_kubernetes, require_go
-from opgen.testing.versions import KubernetesVersion
+from opgen.testing.binaries.binaryset import Binaries, verify_binaries
+from opgen.testing.binaries.etcd_source import EtcdSource, obtain_etcd
+from opgen.testing.binaries.kubebuild import build_kubernetes, require_go
+from opgen.testing.binaries.versions import KubernetesVersion
 
 __all__ = ["build_into"]
 

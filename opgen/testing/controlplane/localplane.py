@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from opgen.errors import EnvtestError
-from opgen.testing import controlplane, kubeconfig
 from opgen.testing.binaries import Binaries
-from opgen.testing.pki import Pki, generate_pki
-from opgen.testing.processes import ManagedProcess, Watchdog, free_port
+from opgen.testing.controlplane import components, kubeconfig
+from opgen.testing.controlplane.pki import Pki, generate_pki
+from opgen.testing.controlplane.processes import ManagedProcess, Watchdog, free_port
 
 __all__ = ["PORT_ATTEMPTS", "WORK_DIR_PREFIX", "LocalControlPlane"]
 
@@ -98,7 +98,7 @@ class LocalControlPlane:
         def command() -> tuple[list[str], str]:
             port = free_port()
             cert_dir = Path(tempfile.mkdtemp(prefix="kcm-certs-", dir=self.work_dir))
-            args = controlplane.controller_manager_args(
+            args = components.controller_manager_args(
                 binary, self.kubeconfig_path, cert_dir, port
             )
             return args, f"https://127.0.0.1:{port}/healthz"
@@ -106,7 +106,7 @@ class LocalControlPlane:
         self._controller_manager = self._launch(
             "kube-controller-manager",
             command,
-            controlplane.insecure_ssl_context(),
+            components.insecure_ssl_context(),
             time.monotonic() + self.start_timeout,
         )
         self.timings["kube-controller-manager"] = time.monotonic() - began
@@ -130,10 +130,8 @@ class LocalControlPlane:
         if self._watchdog is not None:
             self._watchdog.watch(process)
         try:
-            controlplane.wait_until_ok(
-                url, process, began + self.start_timeout, context
-            )
-        except controlplane.NotReady as not_ready:
+            components.wait_until_ok(url, process, began + self.start_timeout, context)
+        except components.NotReady as not_ready:
             raise process.failure(
                 f"did not come back after a restart: {not_ready.what}"
             ) from None
@@ -172,8 +170,8 @@ class LocalControlPlane:
             if self._watchdog is not None:
                 self._watchdog.watch(process)
             try:
-                controlplane.wait_until_ok(probe_url, process, deadline, context)
-            except controlplane.NotReady as not_ready:
+                components.wait_until_ok(probe_url, process, deadline, context)
+            except components.NotReady as not_ready:
                 if process.port_conflict() and attempt < PORT_ATTEMPTS:
                     process.stop(self.stop_timeout)
                     self._processes.remove(process)
@@ -186,42 +184,42 @@ class LocalControlPlane:
             return process
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _start_etcd(self, deadline: float) -> controlplane.EtcdPorts:
-        chosen: list[controlplane.EtcdPorts] = []
+    def _start_etcd(self, deadline: float) -> components.EtcdPorts:
+        chosen: list[components.EtcdPorts] = []
 
         def command() -> tuple[list[str], str]:
-            ports = controlplane.EtcdPorts(client=free_port(), peer=free_port())
+            ports = components.EtcdPorts(client=free_port(), peer=free_port())
             chosen.append(ports)
             data_dir = Path(tempfile.mkdtemp(prefix="etcd-data-", dir=self.work_dir))
-            args = controlplane.etcd_args(self.binaries.etcd, data_dir, ports)
+            args = components.etcd_args(self.binaries.etcd, data_dir, ports)
             return args, f"{ports.client_url}/health"
 
         self._launch("etcd", command, None, deadline)
         return chosen[-1]
 
     def _start_apiserver(
-        self, pki: Pki, etcd: controlplane.EtcdPorts, deadline: float
-    ) -> controlplane.ApiserverPorts:
-        chosen: list[controlplane.ApiserverPorts] = []
+        self, pki: Pki, etcd: components.EtcdPorts, deadline: float
+    ) -> components.ApiserverPorts:
+        chosen: list[components.ApiserverPorts] = []
 
         def command() -> tuple[list[str], str]:
-            ports = controlplane.ApiserverPorts(secure=free_port())
+            ports = components.ApiserverPorts(secure=free_port())
             chosen.append(ports)
-            args = controlplane.apiserver_args(
+            args = components.apiserver_args(
                 self.binaries.kube_apiserver, pki, self.work_dir / "pki", etcd, ports
             )
             return args, f"{ports.url}/readyz"
 
-        context = controlplane.admin_ssl_context(pki)
+        context = components.admin_ssl_context(pki)
         apiserver = self._launch("kube-apiserver", command, context, deadline)
         ports = chosen[-1]
         self._apiserver = apiserver
         self._apiserver_ready = (f"{ports.url}/readyz", context)
         try:
-            controlplane.wait_until_ok(
+            components.wait_until_ok(
                 f"{ports.url}/api/v1/namespaces/default", apiserver, deadline, context
             )
-        except controlplane.NotReady as not_ready:
+        except components.NotReady as not_ready:
             raise apiserver.failure(
                 f"is ready but the default namespace never appeared: {not_ready.what}"
             ) from None

@@ -4,7 +4,7 @@ Each binary runs as the leader of a new session, so stopping it can signal
 the whole group (SIGTERM, a grace period, then SIGKILL) and a Ctrl-C in the
 terminal does not hit it before the orderly teardown. Output goes to a log
 file whose tail is quoted when a start fails. `Watchdog` wraps the reaper
-script (`opgen.testing.reaper`) that cleans up if the owner dies.
+script (`opgen.testing.controlplane.reaper`) that cleans up if the owner dies.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import IO
 
 from opgen.errors import EnvtestError
-from opgen.testing import reaper
-from opgen.testing.commands import log_tail
+from opgen.testing.controlplane import reaper
+from opgen.testing.logs import log_tail
 
 __all__ = ["ManagedProcess", "Watchdog", "free_port"]
 

@@ -5,39 +5,32 @@ Order, the same conventions controller-runtime's envtest follows:
 1. `TEST_ASSET_KUBE_APISERVER`, `TEST_ASSET_ETCD`,
    `TEST_ASSET_KUBE_CONTROLLER_MANAGER` (one binary each), and
    `KUBEBUILDER_ASSETS` (a directory) for the ones not named that way;
-2. the cache, `<cache root>/<version>/` (see `opgen.testing.cache`);
-3. a build (`opgen.testing.build`), only when the caller allows it
-   (`opgen envtest use` does; test fixtures never start a build).
+2. the cache, `<cache root>/<version>/` (see `opgen.testing.binaries.cache`);
+3. a build, only when the caller allows it: `obtain.obtain_binaries` (what
+   `opgen envtest use` runs); test fixtures never start a build.
+
+Nothing here builds: this is what a control plane uses to find its binaries.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 
 from opgen.errors import EnvtestError
-from opgen.testing import cache
-from opgen.testing.commands import version_output
-from opgen.testing.guidance import WAYS_OUT
-from opgen.testing.versions import (
-    ETCD_MIN_VERSION,
-    KubernetesVersion,
-    parse_etcd_version,
-)
+from opgen.testing.binaries import cache
+from opgen.testing.binaries.binaryset import Binaries
+from opgen.testing.binaries.guidance import WAYS_OUT
+from opgen.testing.binaries.versions import KubernetesVersion
 
 __all__ = [
     "ASSETS_ENV",
     "BINARY_ENV",
-    "Binaries",
     "BinariesNotFound",
     "find_binaries",
     "from_cache",
     "from_environment",
-    "obtain_binaries",
-    "verify_binaries",
-    "verify_etcd",
 ]
 
 ASSETS_ENV = "KUBEBUILDER_ASSETS"
@@ -50,26 +43,6 @@ BINARY_ENV = {
 
 class BinariesNotFound(EnvtestError):
     """No binaries where they are looked for; tests skip on this unless envtest is required."""
-
-
-@dataclass(frozen=True)
-class Binaries:
-    """One set of control-plane binaries and where it came from."""
-
-    kube_apiserver: Path
-    etcd: Path
-    kube_controller_manager: Path | None
-    directory: Path
-    """What `KUBEBUILDER_ASSETS` would point at (the kube-apiserver's directory)."""
-    source: str
-    """"environment", "cache" or "build"."""
-
-    def as_dict(self) -> dict[str, Path | None]:
-        return {
-            "kube-apiserver": self.kube_apiserver,
-            "etcd": self.etcd,
-            "kube-controller-manager": self.kube_controller_manager,
-        }
 
 
 def _is_executable(path: Path) -> bool:
@@ -166,74 +139,3 @@ def find_binaries(
         "kube-controller-manager",
         hint=f"run `opgen envtest use` (or `make envtest`) to build them once; or {WAYS_OUT}",
     )
-
-
-def verify_etcd(etcd: Path) -> tuple[int, int, int]:
-    """`etcd --version`, which must be at least `ETCD_MIN_VERSION`."""
-    found = parse_etcd_version(version_output(etcd))
-    if found < ETCD_MIN_VERSION:
-        wanted = ".".join(map(str, ETCD_MIN_VERSION))
-        raise EnvtestError(
-            f"{etcd} is etcd {'.'.join(map(str, found))}; Kubernetes >= 1.35 needs etcd >= {wanted} "
-            "(older ones break consistent watches, so informers fail)",
-            hint=f"use an etcd >= {wanted}, e.g. the one `opgen envtest use` installs",
-        )
-    return found
-
-
-def verify_binaries(binaries: Binaries, version: KubernetesVersion) -> None:
-    """Run `--version` on each binary: Kubernetes ones must report `version`."""
-    expected = f"Kubernetes {version.git_version}"
-    for name in ("kube-apiserver", "kube-controller-manager"):
-        path = binaries.as_dict()[name]
-        if path is None:
-            continue
-        reported = version_output(path)
-        if reported.strip() != expected:
-            raise EnvtestError(
-                f"{path} reports {reported.strip()!r}, expected {expected!r}",
-                hint="remove the directory and run `opgen envtest use` again",
-            )
-    verify_etcd(binaries.etcd)
-
-
-def obtain_binaries(
-    version: KubernetesVersion,
-    env: Mapping[str, str],
-    root: Path,
-    progress: Callable[[str], None],
-) -> Binaries:
-    """Find the binaries, building them into the cache when they are missing.
-
-    Safe when several processes call it at once: the build runs under the
-    cache's per-version lock and the others wait, then find the result.
-    """
-    found = from_environment(env)
-    if found is not None:
-        return found
-    cached = from_cache(root, version)
-    if cached is not None:
-        verify_binaries(cached, version)
-        return cached
-    from opgen.testing.build import build_into
-
-    with cache.locked(root, str(version), on_wait=progress):
-        cached = from_cache(root, version)
-        if cached is None:
-            with cache.stage_dir(root, str(version)) as staging:
-                staged_bin = build_into(version, staging, env, progress)
-                cache.install_staged(staged_bin, cache.version_dir(root, str(version)))
-            cached = from_cache(root, version)
-            if cached is None:
-                raise EnvtestError(
-                    f"the build did not leave a complete set in {root}/{version}"
-                )
-            return Binaries(
-                kube_apiserver=cached.kube_apiserver,
-                etcd=cached.etcd,
-                kube_controller_manager=cached.kube_controller_manager,
-                directory=cached.directory,
-                source="build",
-            )
-    verify_binaries(cached, version)
-    return cached

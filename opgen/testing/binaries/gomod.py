@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from opgen.testing.versions import KubernetesVersion
+from opgen.testing.binaries.versions import KubernetesVersion
 
 __all__ = [
     "BUILD_MODULE_PATH",

@@ -1,0 +1,50 @@
+"""The templates take their data from `opgen.render.views` under names that say what it is."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import jinja2
+from jinja2 import meta
+
+from opgen.render import scaffold
+
+TEMPLATES = resources.files("opgen") / "templates"
+
+VIEWS = {"project", "resource", "module"}
+"""A `ProjectView`, a `ResourceView`, a `ClientModuleView`."""
+REGIONS = set(scaffold._TEMPLATE_SLOTS.values())
+"""The scaffold-marker regions of the injected files, each one string."""
+
+
+def _templates() -> dict[str, str]:
+    found = {}
+    stack = [TEMPLATES]
+    while stack:
+        folder = stack.pop()
+        for entry in folder.iterdir():
+            if entry.is_dir():
+                stack.append(entry)
+            elif entry.name.endswith(".j2"):
+                found[str(entry).split("/templates/", 1)[1]] = entry.read_text()
+    return found
+
+
+def test_every_template_reads_only_the_views_and_the_regions() -> None:
+    environment = jinja2.Environment()
+    used = {
+        name: meta.find_undeclared_variables(environment.parse(source))
+        for name, source in sorted(_templates().items())
+    }
+    assert len(used) > 30
+    strays = {name: names - VIEWS - REGIONS for name, names in used.items()}
+    assert {name: names for name, names in strays.items() if names} == {}
+
+
+def test_region_slots_appear_only_in_the_files_that_hold_markers() -> None:
+    injected = {"project/main.py.j2", *scaffold._INJECTED_TEMPLATES.values()}
+    environment = jinja2.Environment()
+    for name, source in _templates().items():
+        names = meta.find_undeclared_variables(environment.parse(source))
+        if name not in injected:
+            assert not names & REGIONS, name
