@@ -21,8 +21,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from opgen.testing.cache import install_staged, locked, stage_dir
-from opgen.testing.kubebuild import require_go, run_go
+from opgen.testing.binaries.cache import install_staged, locked, stage_dir
+from opgen.testing.binaries.kubebuild import require_go, run_go
 
 __all__ = [
     "CONTROLLER_RUNTIME_VERSION",
