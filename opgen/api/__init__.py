@@ -12,13 +12,20 @@
   `ExactlyOneOf`, ...).
 - Kubernetes value types: `Quantity`, `IntOrString`, `Time`, `MicroTime`,
   `Duration`, `RawExtension`, `JSON`, `Bytes`, `Float`, `ObjectMeta`,
-  `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`.
-- `op.rbac` for reconcilers, `op.resource_info` for the runtime.
+  `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`,
+  `OwnerReference`.
+- `op.rbac` for reconcilers.
 
-This package never imports the generator; docs/markers.md describes each name.
+`__all__` holds only what a types file or a reconciler uses; docs/markers.md
+describes each name. The markers are built on the machinery of
+`opgen.engine` (internal: the `Marker` base class, placements, the Go and
+Kubernetes value rules, and `opgen.engine.reading`, through which the
+generator and the runtime read markers back). `opgen.api.registry` lists every
+marker class for the generator. The `_`-prefixed modules are private to this
+package (an import-linter contract holds it). This package never imports the
+generator.
 """
 
-from opgen.api import naming
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
 from opgen.api._kind import (
     crd_metadata,
@@ -32,8 +39,6 @@ from opgen.api._kind import (
     subresource_status,
     unserved_version,
 )
-from opgen.api._kindinfo import ResourceInfo, resource_info
-from opgen.api._marker import Marker, Placement
 from opgen.api._meta import (
     Condition,
     Conditions,
@@ -43,7 +48,7 @@ from opgen.api._meta import (
     OwnerReference,
 )
 from opgen.api._model import Model
-from opgen.api._rbac import rbac, rbac_rules
+from opgen.api._rbac import rbac
 from opgen.api._resource import CustomResource
 from opgen.api._shape import (
     MaxItems,
@@ -120,7 +125,6 @@ __all__ = [
     "ListType",
     "LocalObjectReference",
     "MapType",
-    "Marker",
     "MaxItems",
     "MaxLength",
     "MaxProperties",
@@ -138,12 +142,10 @@ __all__ = [
     "Optional",
     "OwnerReference",
     "Pattern",
-    "Placement",
     "PreserveUnknownFields",
     "Quantity",
     "RawExtension",
     "Required",
-    "ResourceInfo",
     "Rule",
     "Schemaless",
     "StructType",
@@ -154,11 +156,8 @@ __all__ = [
     "crd_metadata",
     "deprecated_version",
     "kind",
-    "naming",
     "print_column",
     "rbac",
-    "rbac_rules",
-    "resource_info",
     "selectable_field",
     "skip_version",
     "storage_version",

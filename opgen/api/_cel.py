@@ -2,80 +2,22 @@
 
 The API server evaluates these rules on every write. opgen checks what it can
 without a CEL compiler (reasons, messages, `optionalOldSelf` only with
-`oldSelf`, field names of one-of groups); the expressions themselves are
-compiled by the API server when the CRD is installed.
+`oldSelf`, field names of one-of groups; the CEL facts are in
+`opgen.engine.cel`); the expressions themselves are compiled by the API server
+when the CRD is installed.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from opgen.api._marker import Marker, MarkerContext, Placement, SchemaNode, node_type
-from opgen.api.naming import to_camel
+from opgen.engine.cel import REASONS, cel_field, uses_old_self
+from opgen.engine.markers import Marker, MarkerContext, Placement, SchemaNode, node_type
+from opgen.engine.naming import to_camel
 from opgen.errors import MarkerError
 
-__all__ = [
-    "REASONS",
-    "AtLeastOneOf",
-    "AtMostOneOf",
-    "ExactlyOneOf",
-    "Immutable",
-    "Rule",
-    "cel_field",
-    "uses_old_self",
-]
-
-REASONS = (
-    "FieldValueInvalid",
-    "FieldValueForbidden",
-    "FieldValueRequired",
-    "FieldValueDuplicate",
-)
-_OLD_SELF = re.compile(r"\boldSelf\b")
-
-
-def uses_old_self(expression: str) -> bool:
-    """Whether a CEL expression mentions `oldSelf` (makes it a transition rule)."""
-    return bool(_OLD_SELF.search(expression))
-
-
-_CEL_RESERVED = frozenset(
-    {
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    }
-)
-
-
-def cel_field(name: str) -> str:
-    """A property name as CEL must spell it (`namespace` → `__namespace__`)."""
-    if name in _CEL_RESERVED:
-        return f"__{name}__"
-    escaped = name.replace("__", "__underscores__")
-    for char, word in ((".", "dot"), ("-", "dash"), ("/", "slash")):
-        escaped = escaped.replace(char, f"__{word}__")
-    return escaped
+__all__ = ["AtLeastOneOf", "AtMostOneOf", "ExactlyOneOf", "Immutable", "Rule"]
 
 
 def _append_rule(node: SchemaNode, rule: SchemaNode) -> SchemaNode:

@@ -18,18 +18,19 @@ What the API server alone can judge stays with it: CEL rules (`op.Rule`,
 
 from __future__ import annotations
 
-import typing
 import weakref
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic_core import PydanticCustomError
 
-from opgen.api._marker import Marker, constraint_problem, type_markers
 from opgen.api._shape import Nullable
 from opgen.api._structure import ListMapKey, Required
-from opgen.api._wire import to_wire_value
-from opgen.api.naming import to_camel
+from opgen.engine.markers import Marker
+from opgen.engine.naming import to_camel
+from opgen.engine.reading import field_markers, type_markers
+from opgen.engine.values import constraint_problem
+from opgen.engine.wire import to_wire_value
 
 __all__ = ["enforce_model"]
 
@@ -55,7 +56,7 @@ def _plan(cls: type) -> _Plan:
         map_lists = []
         required = []
         for name, info in fields.items():
-            markers = _field_markers(info)
+            markers = field_markers(info)
             keys = tuple(m.key for m in markers if isinstance(m, ListMapKey))
             if keys:
                 map_lists.append((name, keys))
@@ -73,20 +74,6 @@ def _plan(cls: type) -> _Plan:
         )
         _PLANS[cls] = plan
     return plan
-
-
-def _field_markers(info: Any) -> list[Any]:
-    """The field's `Annotated` metadata, plus that of the named types it is made of."""
-    markers = list(info.metadata)
-    annotation = info.annotation
-    seen = 0
-    while hasattr(annotation, "__value__") and seen < 10:  # TypeAliasType
-        annotation = annotation.__value__
-        seen += 1
-        if typing.get_origin(annotation) is Annotated:
-            annotation, *extra = typing.get_args(annotation)
-            markers.extend(extra)
-    return markers
 
 
 def _wire_keys(items: list[Any], keys: tuple[str, ...]) -> list[str]:

@@ -13,11 +13,11 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, GetJsonSchemaHandler
 from pydantic_core import CoreSchema
 
-from opgen.api._marker import SchemaNode
 from opgen.api._model import Model
 from opgen.api._structure import Default, ListMapKey, ListType, StructType
 from opgen.api._types import Time
 from opgen.api._validation import Format, MaxLength, Minimum, MinLength, Pattern
+from opgen.engine.markers import SchemaNode
 
 __all__ = [
     "EMBEDDED_OBJECT_META_SCHEMA",

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from typing_extensions import Self
 
 from opgen.api._enforce import enforce_model
-from opgen.api.naming import to_camel
+from opgen.engine.naming import to_camel
 
 __all__ = ["Model"]
 

@@ -1,7 +1,8 @@
 """`@op.rbac(...)`: RBAC rules a reconciler needs, written next to its code.
 
 The decorator stores `RbacRule` values on the class (repeatable, source order);
-`rbac_rules(cls)` reads them back. The RBAC generator normalises and merges them.
+`opgen.engine.reading.rbac_rules(cls)` reads them back. The RBAC generator
+normalises and merges them.
 """
 
 from __future__ import annotations
@@ -11,14 +12,12 @@ import inspect
 from collections.abc import Sequence
 from typing import TypeVar
 
-from opgen.api._marker import record_on_class, recorded_on_class
+from opgen.engine.recording import RBAC_ATTR, record_on_class
 from opgen.errors import MarkerError
 from opgen.model.kinds import SourceRef
 from opgen.model.rbac import RbacRule
 
-__all__ = ["rbac", "rbac_rules"]
-
-RBAC_ATTR = "__opgen_rbac_rules__"
+__all__ = ["rbac"]
 
 C = TypeVar("C", bound=type)
 
@@ -99,9 +98,3 @@ def rbac(
             "@op.rbac: non-resource urls= only exist in the ClusterRole, not a namespace"
         )
     return _RbacDecorator(rule)
-
-
-def rbac_rules(cls: type) -> tuple[RbacRule, ...]:
-    """The `@op.rbac` rules written on `cls`, in source order."""
-    rules: tuple[RbacRule, ...] = recorded_on_class(cls, RBAC_ATTR)
-    return rules

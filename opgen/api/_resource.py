@@ -17,10 +17,10 @@ from pydantic import Field, create_model, model_validator
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
-from opgen.api._kindinfo import kind_markers
 from opgen.api._meta import ObjectMeta
 from opgen.api._model import Model
-from opgen.api._wire import to_wire_value
+from opgen.engine.reading import kind_markers
+from opgen.engine.wire import to_wire_value
 
 __all__ = ["CustomResource"]
 
@@ -54,7 +54,7 @@ def _parametrize(base: type[Any], spec: Any, status: Any) -> type[Any]:
 class CustomResource(Model, Generic[SpecT, StatusT]):
     """Base class of a custom resource kind; decorate subclasses with `@op.kind`."""
 
-    __opgen_custom_resource__: ClassVar[bool] = True
+    __opgen_custom_resource__: ClassVar[bool] = True  # recording.CUSTOM_RESOURCE_FLAG
 
     api_version: str = ""
     """APIVersion of the object, e.g. `ray.io/v1` (filled in from `@op.kind`)."""

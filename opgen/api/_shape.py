@@ -9,19 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from opgen.api._marker import (
-    FLOAT_FLAG,
-    Marker,
-    MarkerContext,
-    SchemaNode,
-    constraint_problem,
-)
-from opgen.api._validation import (
-    OPENAPI_TYPES,
-    CountMarker,
-    choice_argument,
-    require_type,
-)
+from opgen.api._validation import CountMarker, choice_argument, require_type
+from opgen.engine.markers import FLOAT_FLAG, Marker, MarkerContext, SchemaNode
+from opgen.engine.openapi import OPENAPI_TYPES
+from opgen.engine.values import constraint_problem
 
 __all__ = [
     "MaxItems",

@@ -15,17 +15,11 @@ from typing import Any, ClassVar
 
 import pydantic_core
 
-from opgen.api._marker import (
-    Marker,
-    MarkerContext,
-    Placement,
-    SchemaNode,
-    constraint_problem,
-    node_type,
-)
 from opgen.api._validation import choice_argument
-from opgen.api._wire import to_wire_value
-from opgen.api.naming import to_camel
+from opgen.engine.markers import Marker, MarkerContext, Placement, SchemaNode, node_type
+from opgen.engine.naming import to_camel
+from opgen.engine.values import constraint_problem
+from opgen.engine.wire import to_wire_value
 from opgen.errors import MarkerError
 
 __all__ = [
@@ -187,9 +181,10 @@ class Schemaless(Marker):
     cut a recursive type."""
 
     priority: ClassVar[int] = 0
+    clears_node: ClassVar[bool] = True
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
-        # The schema stage replaces the node before any marker runs.
+        # The schema stage has emptied the node (`clears_node`) before any marker ran.
         return node
 
 

@@ -23,14 +23,17 @@ from pydantic import (
 )
 from pydantic_core import CoreSchema
 
-from opgen.api._duration import format_go_duration, parse_go_duration
-from opgen.api._gostrings import is_date_time
-from opgen.api._marker import SchemaNode
 from opgen.api._shape import Type
-from opgen.api._wire import rfc3339
+from opgen.engine.duration import (
+    DURATION_PATTERN,
+    format_go_duration,
+    parse_go_duration,
+)
+from opgen.engine.markers import SchemaNode
+from opgen.engine.openapi import is_date_time
+from opgen.engine.wire import rfc3339
 
 __all__ = [
-    "DURATION_PATTERN",
     "JSON",
     "QUANTITY_PATTERN",
     "Bytes",
@@ -49,9 +52,6 @@ QUANTITY_PATTERN = (
     r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
 _QUANTITY = re.compile(QUANTITY_PATTERN)
-
-DURATION_PATTERN = r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
-"""What Go's `time.ParseDuration` accepts (apart from values beyond ±292 years)."""
 
 
 class KnownSchema:

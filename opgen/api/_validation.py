@@ -9,24 +9,17 @@ from __future__ import annotations
 
 import enum
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from opgen.api._marker import (
-    Marker,
-    MarkerContext,
-    SchemaNode,
-    constraint_problem,
-    node_type,
-)
-from opgen.api._values import json_type
+from opgen.engine.goregex import re2_problem
+from opgen.engine.markers import Marker, MarkerContext, SchemaNode, node_type
+from opgen.engine.openapi import NUMBER_FORMATS, STRING_FORMATS
+from opgen.engine.values import constraint_problem, json_type
 from opgen.errors import MarkerError
 
 __all__ = [
-    "OPENAPI_TYPES",
-    "STRING_FORMATS",
     "CountMarker",
     "Enum",
     "ExclusiveMaximum",
@@ -40,88 +33,11 @@ __all__ = [
     "Pattern",
     "choice_argument",
     "count_argument",
-    "is_known_format",
-    "re2_problem",
     "require_type",
 ]
 
-OPENAPI_TYPES = ("string", "number", "integer", "boolean", "array", "object")
-
-STRING_FORMATS = frozenset(
-    {
-        "bsonobjectid",
-        "uri",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "cidr",
-        "mac",
-        "uuid",
-        "uuid3",
-        "uuid4",
-        "uuid5",
-        "isbn",
-        "isbn10",
-        "isbn13",
-        "creditcard",
-        "ssn",
-        "hexcolor",
-        "rgbcolor",
-        "byte",
-        "password",
-        "date",
-        "duration",
-        "date-time",
-        "datetime",
-        "k8s-short-name",
-        "k8s-long-name",
-    }
-)
-"""String formats the API server validates (others are silently ignored by it)."""
-
-NUMBER_FORMATS = {
-    "integer": frozenset({"int32", "int64"}),
-    "number": frozenset({"float", "double"}),
-}
-
-_NORMALISED_STRING_FORMATS = frozenset(f.replace("-", "") for f in STRING_FORMATS)
-
-
-def is_known_format(fmt: str, json_type: str | None) -> bool:
-    """Whether the API server knows `fmt` for values of `json_type` (None or ""
-    for an untyped or int-or-string node); it ignores the others. String formats
-    are matched without dashes, as the server does (`datetime` = `date-time`)."""
-    if json_type in NUMBER_FORMATS:
-        return fmt in NUMBER_FORMATS[json_type]
-    if json_type in (None, "", "string"):
-        return fmt.replace("-", "") in _NORMALISED_STRING_FORMATS
-    return False
-
-
 _NUMERIC = frozenset({"integer", "number"})
 _STRINGLIKE = frozenset({"string", "int-or-string"})
-
-_RE2_UNSUPPORTED = (
-    (re.compile(r"\(\?[=!]"), "look-ahead `(?=...)`/`(?!...)`"),
-    (re.compile(r"\(\?<[=!]"), "look-behind `(?<=...)`/`(?<!...)`"),
-    (re.compile(r"\(\?>"), "atomic groups `(?>...)`"),
-    (re.compile(r"\(\?P="), "named back-references `(?P=name)`"),
-    (re.compile(r"(?<!\\)\\[1-9]"), "back-references like `\\1`"),
-    (re.compile(r"[*+?}]\+"), "possessive quantifiers"),
-)
-
-
-def re2_problem(pattern: str) -> str | None:
-    """Why the API server (Go's RE2) would refuse `pattern`, or None if it looks fine."""
-    try:
-        re.compile(pattern)
-    except re.error as error:
-        return f"it is not a valid regular expression ({error})"
-    for matcher, what in _RE2_UNSUPPORTED:
-        if matcher.search(pattern):
-            return f"it uses {what}, which Go's RE2 engine (used by the API server) does not support"
-    return None
 
 
 def require_type(

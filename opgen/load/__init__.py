@@ -2,7 +2,8 @@
 
 `load_kinds(paths)` imports each file once (`imports`), finds the classes
 decorated with `@op.kind` (`discover`) and merges the versions of each
-(group, kind) into one `opgen.model.Kind` (`merge`).
+(group, kind) into one `opgen.model.Kind` (`merge`). Kind-level decorators
+are read through `opgen.engine.reading`, as the runtime reads them.
 
 This is the only stage that imports user code, or any module named by input:
 `import_module_from_path` runs one file; `importable(root, package)` puts a

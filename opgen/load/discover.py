@@ -1,8 +1,9 @@
 """Find the kinds a loaded module defines and describe each as a `KindVersion`.
 
 A kind is a class defined in the module (not imported into it) that carries
-`@op.kind`. Kind-level decorators are read with `opgen.api`'s own reader, so
-the loader and `op.resource_info` can never disagree.
+`@op.kind`. Kind-level decorators are read through `opgen.engine.reading`
+(`kind_markers`, `resource_info`), the functions the runtime reads kinds
+with, so the CRD and the runtime can never disagree.
 """
 
 from __future__ import annotations
@@ -11,7 +12,13 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from opgen.api import _kindinfo
+from opgen.engine.reading import (
+    KindMarkers,
+    ResourceInfo,
+    is_custom_resource,
+    kind_markers,
+    resource_info,
+)
 from opgen.errors import Diagnostic, Location
 from opgen.load.imports import display_path
 from opgen.model.kinds import (
@@ -29,9 +36,9 @@ __all__ = ["FoundKind", "discover"]
 class FoundKind:
     """One class with `@op.kind`: its version and the names it asks for."""
 
-    info: _kindinfo.ResourceInfo
+    info: ResourceInfo
     version: KindVersion
-    markers: _kindinfo.KindMarkers
+    markers: KindMarkers
 
 
 def _source(cls: type[Any], module: ModuleType) -> SourceRef:
@@ -49,12 +56,10 @@ def discover(module: ModuleType) -> tuple[list[FoundKind], list[Diagnostic]]:
         if isinstance(value, type) and value.__module__ == module.__name__
     ]
     for cls in classes:
-        markers = _kindinfo.kind_markers(cls)
+        markers = kind_markers(cls)
         source = _source(cls, module)
         if markers.decl is None:
-            if getattr(cls, "__opgen_custom_resource__", False) and _looks_like_a_kind(
-                cls, classes
-            ):
+            if is_custom_resource(cls) and _looks_like_a_kind(cls, classes):
                 diagnostics.append(
                     Diagnostic(
                         "subclasses op.CustomResource but has no @op.kind, so no CRD is generated for it",
@@ -63,7 +68,7 @@ def discover(module: ModuleType) -> tuple[list[FoundKind], list[Diagnostic]]:
                     )
                 )
             continue
-        info = _kindinfo.resource_info(cls)
+        info = resource_info(cls)
         found.append(
             FoundKind(
                 info=info, version=_version(cls, info, markers, source), markers=markers
@@ -79,8 +84,8 @@ def _looks_like_a_kind(cls: type[Any], classes: list[type[Any]]) -> bool:
 
 def _version(
     cls: type[Any],
-    info: _kindinfo.ResourceInfo,
-    markers: _kindinfo.KindMarkers,
+    info: ResourceInfo,
+    markers: KindMarkers,
     source: SourceRef,
 ) -> KindVersion:
     scale = markers.scale

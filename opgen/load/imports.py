@@ -158,9 +158,8 @@ def _execute(file: Path, name: str) -> ModuleType:
             importlib.invalidate_caches()
             return importlib.import_module(name)
         spec = importlib.util.spec_from_file_location(name, file)
-        if (
-            spec is None or spec.loader is None
-        ):  # pragma: no cover - .py files always have one
+        if spec is None or spec.loader is None:  # pragma: no cover
+            # Never for a .py file: it always has a spec and a loader.
             raise LoadError(f"{display_path(file)}: cannot be imported")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module

@@ -8,7 +8,7 @@ exist, a second group in a single-group project.
 from __future__ import annotations
 
 from opgen import __version__
-from opgen.api.naming import pluralize
+from opgen.engine.naming import pluralize
 from opgen.errors import ProjectError
 from opgen.project import validate
 from opgen.project.config import License, Project, Resource

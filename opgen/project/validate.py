@@ -10,7 +10,7 @@ import builtins
 import keyword
 import re
 
-from opgen.api.naming import dns1035_problem, is_dns1123_label, is_dns1123_subdomain
+from opgen.engine.naming import dns1035_problem, is_dns1123_label, is_dns1123_subdomain
 from opgen.errors import ProjectError
 
 _VERSION = re.compile(r"^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$")

@@ -2,8 +2,8 @@
 
 - `crd`: CustomResourceDefinitions as data, checked, dumped by `yaml` the way
   controller-gen formats them;
-- `rbac`: `config/rbac/role.yaml` from `op.rbac` markers, with controller-gen's
-  merge rules;
+- `rbac`: `config/rbac/role.yaml` from `op.rbac` markers (read back with
+  `opgen.engine.reading.rbac_rules`), with controller-gen's merge rules;
 - `views`: the data of every template in `opgen/templates/`, as frozen
   dataclasses (`project`, `resource`, a client `module`); templates only loop,
   substitute and test the views' flags;

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
+from opgen.engine.reading import rbac_rules
 from opgen.model.rbac import RbacRule
 from opgen.project.config import Project
 from opgen.render.yaml import dump_documents
@@ -181,9 +182,7 @@ def project_role(rules: Sequence[RbacRule], project: Project) -> File:
 
 def rules_of(classes: Sequence[type]) -> list[RbacRule]:
     """Every `op.rbac` rule on `classes`, class by class in the order given."""
-    import opgen.api as op
-
     rules: list[RbacRule] = []
     for cls in classes:
-        rules.extend(op.rbac_rules(cls))
+        rules.extend(rbac_rules(cls))
     return rules

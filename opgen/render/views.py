@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from opgen import __version__
-from opgen.api.naming import pluralize
+from opgen.engine.naming import pluralize
 from opgen.model.kinds import Kind, KindVersion
 from opgen.project.config import Project, Resource
 from opgen.project.coregroups import lightkube_module

@@ -7,8 +7,9 @@ ConfigMap`, ...). `resource_type(cls)` turns either into a `ResourceType`:
 group, version, kind, plural, scope, subresources, and the functions that
 decode wire JSON into the class and encode an instance back.
 
-This module is the only place that reads `opgen.api`'s kind metadata, so the
-coupling between the runtime and the user-facing API lives here.
+This module is the only place in the runtime that reads kind metadata, through
+`opgen.engine.reading` (the loader reads kinds through the same functions), so
+the coupling between the runtime and the user's types lives here.
 
 Objects are handled on the wire as JSON-compatible dicts; `metadata(obj)`
 returns an object's metadata in wire form (camelCase keys) for either family,
@@ -26,7 +27,7 @@ import msgspec
 from lightkube.core import resource as lk_resource
 from pydantic import BaseModel
 
-from opgen import api as op
+from opgen.engine.reading import ResourceInfo, is_custom_resource, resource_info
 
 __all__ = [
     "ResourceType",
@@ -88,7 +89,7 @@ class ResourceType(Generic[T]):
 def _cached_resource_type(cls: type) -> ResourceType[Any]:
     if isinstance(cls, type) and issubclass(cls, lk_resource.Resource):
         return _lightkube_type(cls)
-    if isinstance(cls, type) and issubclass(cls, op.CustomResource):
+    if is_custom_resource(cls):
         return _model_type(cls)
     raise TypeError(
         f"{cls!r} is not a Kubernetes kind: expected an opgen.api.CustomResource subclass "
@@ -145,9 +146,9 @@ def _lightkube_type(cls: type) -> ResourceType[Any]:
     )
 
 
-def _model_type(cls: type[op.CustomResource[Any, Any]]) -> ResourceType[Any]:
-    # The one read of opgen.api's kind metadata.
-    info: op.ResourceInfo = op.resource_info(cls)
+def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
+    # The one read of a user kind's metadata.
+    info: ResourceInfo = resource_info(cls)
     scale = None
     if info.scale is not None:
         spec_path, status_path, selector_path = info.scale

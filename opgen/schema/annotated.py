@@ -14,8 +14,8 @@ from typing import Any
 import annotated_types
 from pydantic.fields import FieldInfo
 
-from opgen.api._marker import Marker
-from opgen.api._registry import default_registry
+from opgen.api.registry import default_registry
+from opgen.engine.markers import Marker
 from opgen.errors import Location, MarkerError
 
 __all__ = ["check_metadata", "check_model"]

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import PydanticUserError
 from pydantic.errors import PydanticSchemaGenerationError
 
-from opgen.api._marker import FLOAT_FLAG, SchemaNode
+from opgen.engine.markers import FLOAT_FLAG, SchemaNode
 from opgen.errors import Diagnostic, Location, OpgenError, SchemaError
 from opgen.model.kinds import source_file
 from opgen.schema.flatten import INTERNAL_KEYS, Flattener

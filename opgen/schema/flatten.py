@@ -27,11 +27,10 @@ from typing import Any
 
 from pydantic_core import PydanticUndefined
 
-from opgen.api._marker import FLOAT_FLAG, MarkerContext, Placement, SchemaNode
-from opgen.api._structure import Schemaless
-from opgen.api._validation import is_known_format
-from opgen.api._values import json_type, validate_value
-from opgen.api._wire import to_wire_value
+from opgen.engine.markers import FLOAT_FLAG, MarkerContext, Placement, SchemaNode
+from opgen.engine.openapi import is_known_format
+from opgen.engine.values import json_type, validate_value
+from opgen.engine.wire import to_wire_value
 from opgen.errors import Diagnostic, Location, MarkerError, SchemaError
 from opgen.model.kinds import source_file
 from opgen.schema.generator import (
@@ -113,7 +112,7 @@ class Flattener:
         nullable = raw.pop(NONE_FLAG, False) and site.placement is not Placement.FIELD
         location = self.class_location(raw) or site.location
         type_rules: list[SchemaNode] = []
-        if any(isinstance(p.marker, Schemaless) for p in pending):
+        if any(p.marker.clears_node for p in pending):
             node = {key: raw[key] for key in _DOC_KEYS if key in raw}
         elif "$ref" in raw:
             target = self.definition(raw.pop("$ref"), site)
@@ -300,9 +299,8 @@ class Flattener:
                 )
         fmt = node.get("format")
         if isinstance(fmt, str) and not is_known_format(fmt, node.get("type")):
-            del node[
-                "format"
-            ]  # Pydantic's own formats the server ignores (path, time, ...)
+            # Pydantic's own formats (path, time, ...), which the server ignores.
+            del node["format"]
         return node
 
     def apply_markers(

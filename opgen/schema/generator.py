@@ -7,8 +7,10 @@ and field. It leaves `$ref`s and `$defs` as Pydantic makes them; `flatten`
 inlines them afterwards.
 
 It also keeps what the later stages need and Pydantic would lose:
-- markers found in `Annotated` metadata are recorded (`attach_marker`) with the
-  class and field they were written on, and tagged onto their node by index;
+- markers found in `Annotated` metadata are recorded (`attach_marker`: the
+  generator is a `MarkerCollector`, see `opgen.engine.reading`) with the class
+  and field they were written on, and tagged onto their node by index; the
+  markers decorating a model come from `type_markers(cls)`;
 - model nodes are tagged with the model class they describe;
 - small flags for `X | None` (optional) and floats.
 Internal keys all start with `x-opgen-` and never reach the output.
@@ -26,9 +28,10 @@ import pydantic_core
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from opgen.api._marker import FLOAT_FLAG, Marker, SchemaNode, type_markers
-from opgen.api._values import json_type
-from opgen.api._wire import to_wire_value
+from opgen.engine.markers import FLOAT_FLAG, Marker, SchemaNode
+from opgen.engine.reading import type_markers
+from opgen.engine.values import json_type
+from opgen.engine.wire import to_wire_value
 from opgen.errors import Location, SchemaError
 from opgen.load import docstrings
 from opgen.model.kinds import source_file
@@ -100,9 +103,8 @@ class KubeJsonSchema(GenerateJsonSchema):
             json_schema = super().model_schema(schema)
         finally:
             self._frames.pop()
-        if (
-            "$ref" in json_schema
-        ):  # a custom __get_pydantic_json_schema__ returned a ref
+        if "$ref" in json_schema:
+            # A custom __get_pydantic_json_schema__ returned a reference.
             return json_schema
         json_schema.pop("title", None)
         json_schema.pop("deprecated", None)
@@ -173,7 +175,12 @@ class KubeJsonSchema(GenerateJsonSchema):
             encoded = serializer.to_python(
                 value, mode="json", by_alias=True, exclude_none=True
             )
-        except Exception:  # schemas with references cannot stand alone; models can
+        except (pydantic_core.SchemaError, pydantic_core.PydanticSerializationError):
+            # SchemaError: a schema that refers to definitions (a model, a recursive
+            # or shared type) cannot stand alone. PydanticSerializationError: the
+            # field's serialiser refuses the value, e.g. a default not of the
+            # field's type (Pydantic does not validate defaults). Either way the
+            # value's own wire form is written; the checker judges it.
             encoded = to_wire_value(value)
         return _drop_nulls(encoded)
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import opgen.api as op
-from opgen.api._registry import default_registry
+from opgen.api.registry import default_registry
+from opgen.engine.markers import Marker
 
 MARKERS_DOC = Path(__file__).resolve().parents[2] / "docs" / "markers.md"
 
@@ -28,7 +29,7 @@ def test_markers_md_covers_every_public_name(name: str) -> None:
 @pytest.mark.parametrize(
     "marker", list(default_registry()), ids=lambda m: m.marker_name()
 )
-def test_markers_md_covers_every_registered_marker(marker: type[op.Marker]) -> None:
+def test_markers_md_covers_every_registered_marker(marker: type[Marker]) -> None:
     assert _documented(
         marker.marker_name()
     ), f"op.{marker.marker_name()} is undocumented"

@@ -8,9 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from opgen.api._duration import format_go_duration, parse_go_duration
-from opgen.api._gostrings import go_regex
-from opgen.api._types import DURATION_PATTERN
+from opgen.engine.duration import (
+    DURATION_PATTERN,
+    format_go_duration,
+    parse_go_duration,
+)
+from opgen.engine.goregex import go_regex
 
 td = datetime.timedelta
 

@@ -16,8 +16,8 @@ from pydantic import ValidationError
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
-from opgen.api._gostrings import go_regex
-from opgen.api._values import is_json_integer, validate_value
+from opgen.engine.goregex import go_regex
+from opgen.engine.values import is_json_integer, validate_value
 
 
 def _model(annotation: Any) -> type[op.Model]:

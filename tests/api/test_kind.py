@@ -1,11 +1,11 @@
-"""Kind-level decorators and op.resource_info."""
+"""Kind-level decorators and how opgen reads them back (`opgen.engine.reading`)."""
 
 from __future__ import annotations
 
 import pytest
 
 import opgen.api as op
-from opgen.api._kindinfo import kind_markers
+from opgen.engine.reading import ResourceInfo, kind_markers, resource_info
 from opgen.errors import MarkerError
 
 
@@ -39,8 +39,8 @@ class NetworkPolicy(op.CustomResource[Spec, None]):
 
 
 def test_resource_info() -> None:
-    info = op.resource_info(RayCluster)
-    assert info == op.ResourceInfo(
+    info = resource_info(RayCluster)
+    assert info == ResourceInfo(
         group="ray.io",
         version="v1",
         kind="RayCluster",
@@ -56,7 +56,7 @@ def test_resource_info() -> None:
 
 
 def test_resource_info_with_explicit_names() -> None:
-    info = op.resource_info(NetworkPolicy)
+    info = resource_info(NetworkPolicy)
     assert (info.plural, info.singular, info.namespaced, info.scale) == (
         "policies",
         "pol",
@@ -70,7 +70,7 @@ def test_resource_info_needs_a_kind() -> None:
         pass
 
     with pytest.raises(MarkerError, match="is not a kind") as raised:
-        op.resource_info(Loose)
+        resource_info(Loose)
     assert raised.value.hint is not None and "@op.kind" in raised.value.hint
 
 

@@ -7,7 +7,10 @@ from typing import Any
 import pytest
 
 import opgen.api as op
-from opgen.api._registry import MarkerRegistry, default_registry
+from opgen.api.registry import default_registry
+from opgen.engine.markers import Marker, Placement
+from opgen.engine.reading import type_markers
+from opgen.engine.registry import MarkerRegistry
 from opgen.errors import MarkerError
 
 
@@ -87,11 +90,11 @@ def test_the_registry_lists_every_public_marker_once() -> None:
         value
         for name in op.__all__
         if isinstance(value := getattr(op, name), type)
-        and issubclass(value, op.Marker)
-        and value is not op.Marker
+        and issubclass(value, Marker)
+        and value is not Marker
     }
     assert public <= set(registry.markers)
-    assert len(registry.where(op.Placement.KIND)) == 10
+    assert len(registry.where(Placement.KIND)) == 10
     assert registry.by_name("MinLength") is op.MinLength
     assert registry.help()["Minimum"].startswith("The value must be >=")
     assert op.MinLength(1) in registry
@@ -107,8 +110,6 @@ def test_decorators_record_in_source_order_and_are_not_inherited() -> None:
 
     class Child(Base):
         pass
-
-    from opgen.api._marker import type_markers
 
     assert [m.message for m in type_markers(Base)] == ["first", "second"]  # type: ignore[attr-defined]
     assert type_markers(Child) == ()

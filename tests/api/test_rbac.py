@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import opgen.api as op
+from opgen.engine.reading import rbac_rules
 from opgen.errors import MarkerError
 from opgen.model import RbacRule
 
@@ -28,7 +29,7 @@ class Reconciler:
 
 
 def test_rules_in_source_order() -> None:
-    rules = op.rbac_rules(Reconciler)
+    rules = rbac_rules(Reconciler)
     assert [r.resources for r in rules] == [
         ("rayclusters",),
         ("rayclusters/status",),
@@ -56,7 +57,7 @@ def test_not_inherited() -> None:
     class Child(Reconciler):
         pass
 
-    assert op.rbac_rules(Child) == ()
+    assert rbac_rules(Child) == ()
 
 
 @pytest.mark.parametrize(

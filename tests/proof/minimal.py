@@ -21,8 +21,8 @@ from typing import Any
 from hypothesis import HealthCheck, find, settings
 from hypothesis import strategies as st
 
-from opgen.api._gostrings import go_regex
-from opgen.api._types import DURATION_PATTERN
+from opgen.engine.duration import DURATION_PATTERN
+from opgen.engine.goregex import go_regex
 from tests.proof.values import UNCHECKED_FORMAT_SAMPLES, repair_cel
 
 __all__ = ["Violation", "minimal", "violations"]

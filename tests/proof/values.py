@@ -25,8 +25,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from opgen.api._gostrings import CHECKED_FORMATS, go_regex
-from opgen.api._types import DURATION_PATTERN
+from opgen.engine.duration import DURATION_PATTERN
+from opgen.engine.goregex import go_regex
+from opgen.engine.openapi import CHECKED_FORMATS
 
 __all__ = ["CEL_REPAIRS", "UNCHECKED_FORMAT_SAMPLES", "ObjectMaker", "body_for"]
 

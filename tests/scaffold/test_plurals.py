@@ -2,7 +2,7 @@
 
 The plural decides file names (`config/crd/bases/<group>_<plural>.yaml`, which
 `config/crd/kustomization.yaml` lists) and the CRD's name; both come from
-`opgen.api.naming.pluralize` unless `--plural` is given.
+`opgen.engine.naming.pluralize` unless `--plural` is given.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the API server itself.
 """
 
 from opgen.schema.check.crd import ERROR_SIZE, WARNING_SIZE, check_crd, inspect_crd
-from opgen.schema.check.defaults import prune, validate_value
+from opgen.schema.check.defaults import prune
 from opgen.schema.check.report import Problem, Report
 
 __all__ = [
@@ -19,5 +19,4 @@ __all__ = [
     "check_crd",
     "inspect_crd",
     "prune",
-    "validate_value",
 ]

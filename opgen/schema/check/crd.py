@@ -16,7 +16,7 @@ import re
 import unicodedata
 from typing import Any
 
-from opgen.api.naming import dns1035_problem
+from opgen.engine.naming import dns1035_problem
 from opgen.errors import Diagnostic, Location
 from opgen.schema.check.defaults import check_defaults
 from opgen.schema.check.names import check_metadata, check_names

@@ -4,7 +4,7 @@ The API server (`defaulting.ValidateDefaults`) refuses a CRD whose `default`
 would be refused as a value, or would lose fields to pruning. Defaults under
 `additionalProperties` are not checked (the server does not either); defaults
 inside embedded object metadata are refused earlier by the OpenAPI rules.
-Values are validated by `opgen.api._values`, the same port of the server's
+Values are validated by `opgen.engine.values`, the same port of the server's
 validators that opgen's models use. CEL rules are not evaluated here.
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgen.api._values import validate_value
+from opgen.engine.values import validate_value
 from opgen.schema.check.report import Report, child, key
 
-__all__ = ["check_defaults", "prune", "validate_value"]
+__all__ = ["check_defaults", "prune"]
 
 _META_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from opgen.api.naming import dns1035_problem, is_dns1123_subdomain
+from opgen.engine.naming import dns1035_problem, is_dns1123_subdomain
 from opgen.schema.check.report import Report, child, index, key
 
 __all__ = ["check_metadata", "check_names"]

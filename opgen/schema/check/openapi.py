@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from opgen.api._validation import OPENAPI_TYPES, is_known_format
+from opgen.engine.openapi import OPENAPI_TYPES, is_known_format
 from opgen.schema.check.report import Report, child, index, key
 from opgen.schema.check.rules import check_rules
 from opgen.schema.check.topology import check_topology

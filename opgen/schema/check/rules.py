@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from opgen.api._cel import REASONS, uses_old_self
+from opgen.engine.cel import REASONS, uses_old_self
 from opgen.schema.check.paths import resolve_field_path
 from opgen.schema.check.report import Report, child, index
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgen.api._validation import re2_problem
+from opgen.engine.goregex import re2_problem
 from opgen.schema.check.report import Report, child, index, key
 
 __all__ = ["check_structural"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from opgen.api.naming import pluralize, split_words, to_camel
+from opgen.engine.naming import pluralize, split_words, to_camel
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from typing import Any
 
 import pydantic_core
 
-from opgen.api._duration import format_go_duration
+from opgen.engine.duration import format_go_duration
 
 __all__ = ["rfc3339", "to_wire_value"]
 

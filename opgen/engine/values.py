@@ -10,7 +10,8 @@ follow the server, not JSON Schema: string lengths count code points,
 value, `x-kubernetes-list-type: set/map` refuses duplicates, and only the
 string formats listed in `CHECKED_FORMATS` are checked (the server checks a few
 more: uri, email, hostname, cidr, mac, isbn, creditcard, ssn, colors,
-bsonobjectid).
+bsonobjectid). `constraint_problem` phrases the first problem for a marker's
+message.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
-from opgen.api._gostrings import CHECKED_FORMATS, go_regex
+from opgen.engine.goregex import go_regex
+from opgen.engine.openapi import CHECKED_FORMATS
 
 __all__ = [
+    "constraint_problem",
     "first_duplicate",
     "is_json_integer",
     "json_type",
@@ -99,6 +102,21 @@ def _validate(value: Any, schema: Any, where: str, problems: list[str]) -> None:
         value, schema["not"], where
     ):
         problems.append(f"{where}: must not match the schema in not")
+
+
+def constraint_problem(value: Any, constraint: dict[str, Any]) -> str | None:
+    """The first way `value` breaks the schema keywords `constraint`, or None."""
+    problems = validate_value(value, constraint, "value")
+    if not problems:
+        return None
+    where, _, detail = problems[0].partition(": ")
+    inner = where.removeprefix("value")
+    if not inner:
+        return detail
+    if inner.startswith("["):
+        index, _, rest = inner[1:].partition("]")
+        inner = f"item {index}{rest}"
+    return f"{inner.lstrip('.')}: {detail}"
 
 
 def json_type(value: object) -> str:

@@ -1,23 +1,26 @@
-"""The marker protocol: what every field, type and kind marker has in common.
+"""The marker machinery: what every field, type and kind marker has in common.
 
-A schema marker is a small frozen dataclass. It rides in `Annotated[...]`
-metadata (or decorates a model class for type-level use). When Pydantic builds
-the JSON schema, the marker's `__get_pydantic_json_schema__` hands itself to
-opgen's schema generator, which records it on the schema node it belongs to.
-After `$ref`s are inlined the schema stage calls `apply` on every recorded
-marker of a node, in priority order (lower first, source order on ties), with a
-`MarkerContext` that says where the marker stands. `apply` returns the new node
-or raises `MarkerError` naming the model and field.
+A schema marker is a small frozen dataclass deriving from `Marker`. It rides
+in `Annotated[...]` metadata (or decorates a model class for type-level use).
+When Pydantic builds the JSON schema, the marker's
+`__get_pydantic_json_schema__` hands itself to the running generator if that
+is a `MarkerCollector` (opgen's schema stage is one), which records it on the
+schema node it belongs to. After `$ref`s are inlined the schema stage calls
+`apply` on every recorded marker of a node, in priority order (lower first,
+source order on ties), with a `MarkerContext` that says where the marker
+stands. `apply` returns the new node or raises `MarkerError` naming the model
+and field.
 
 A marker that constrains values also enforces itself in Python: `check` says
 why a value (in wire form) breaks it, and `__get_pydantic_core_schema__` runs
 that check after Pydantic's own validation of the annotated type, so a model
 refuses what the API server would refuse. Markers used as class decorators
-are enforced by `op.Model` itself (see `_enforce`).
+are recorded on the class (`opgen.engine.recording`) and enforced by
+`op.Model` itself.
 
-Nothing here imports the generator: the hand-off goes through the
-`attach_marker` method of whatever JSON-schema generator Pydantic is running;
-plain Pydantic generators simply ignore opgen markers.
+The user-facing marker classes (`op.Minimum`, `op.Rule`, ...) live in
+`opgen.api` and derive from `Marker`; the kind-level ones in
+`opgen.engine.kinds`.
 """
 
 from __future__ import annotations
@@ -26,33 +29,27 @@ import dataclasses
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-from opgen.api._values import validate_value
-from opgen.api._wire import to_wire_value
+from opgen.engine.recording import TYPE_MARKERS_ATTR, record_on_class
+from opgen.engine.wire import to_wire_value
 from opgen.errors import Location, MarkerError
 
 __all__ = [
     "FLOAT_FLAG",
-    "TYPE_MARKERS_ATTR",
     "Marker",
+    "MarkerCollector",
     "MarkerContext",
     "Placement",
     "SchemaNode",
-    "constraint_problem",
     "node_type",
-    "record_on_class",
-    "recorded_on_class",
-    "type_markers",
 ]
 
 SchemaNode = dict[str, Any]
 """A JSON-schema node as plain data."""
-
-TYPE_MARKERS_ATTR = "__opgen_type_markers__"
 
 FLOAT_FLAG = "x-opgen-float"
 """Left on `float` nodes by the schema stage until `Type("number")` opts in."""
@@ -139,6 +136,9 @@ class Marker:
     priority: ClassVar[int] = 10
     """Lower runs first on a node (Type and ListType before the rest)."""
     repeatable: ClassVar[bool] = False
+    clears_node: ClassVar[bool] = False
+    """True when the schema stage must start the node empty, describing nothing of
+    the Python type, before any marker runs (`op.Schemaless`)."""
 
     @classmethod
     def marker_name(cls) -> str:
@@ -208,52 +208,23 @@ class Marker:
         return cls
 
 
+@runtime_checkable
+class MarkerCollector(Protocol):
+    """A JSON-schema generator that wants the opgen markers it meets.
+
+    Pydantic passes its running generator to `__get_pydantic_json_schema__`;
+    when it has `attach_marker`, every marker in the schema being generated is
+    handed over with the node it stands on, and the returned node replaces it.
+    Plain Pydantic generators do not, and simply ignore opgen markers.
+    """
+
+    def attach_marker(self, schema: SchemaNode, marker: Marker) -> SchemaNode: ...
+
+
 def _attach(
     handler: GetJsonSchemaHandler, schema: SchemaNode, marker: Marker
 ) -> SchemaNode:
     generator = getattr(handler, "generate_json_schema", None)
-    attach: Callable[[SchemaNode, Marker], SchemaNode] | None = getattr(
-        generator, "attach_marker", None
-    )
-    if attach is None:
-        return schema
-    return attach(schema, marker)
-
-
-def constraint_problem(value: Any, constraint: SchemaNode) -> str | None:
-    """The first way `value` breaks the schema keywords `constraint`, or None."""
-    problems = validate_value(value, constraint, "value")
-    if not problems:
-        return None
-    where, _, detail = problems[0].partition(": ")
-    inner = where.removeprefix("value")
-    if not inner:
-        return detail
-    if inner.startswith("["):
-        index, _, rest = inner[1:].partition("]")
-        inner = f"item {index}{rest}"
-    return f"{inner.lstrip('.')}: {detail}"
-
-
-def record_on_class(cls: type, attr: str, value: object) -> None:
-    """Add `value` to the list `attr` kept on `cls` itself (never on a base class,
-    so that subclasses do not inherit what decorated their parent)."""
-    recorded: list[object] | None = cls.__dict__.get(attr)
-    if recorded is None:
-        recorded = []
-        setattr(cls, attr, recorded)
-    recorded.append(value)
-
-
-def recorded_on_class(cls: type, attr: str) -> tuple[Any, ...]:
-    """What decorators recorded under `attr` on `cls` itself, in source order.
-
-    Decorators run bottom-up, so the list is reversed.
-    """
-    return tuple(reversed(cls.__dict__.get(attr) or ()))
-
-
-def type_markers(cls: type) -> tuple[Marker, ...]:
-    """Markers used as decorators on `cls` itself (not inherited), in source order."""
-    markers: tuple[Marker, ...] = recorded_on_class(cls, TYPE_MARKERS_ATTR)
-    return markers
+    if isinstance(generator, MarkerCollector):
+        return generator.attach_marker(schema, marker)
+    return schema

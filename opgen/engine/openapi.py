@@ -1,8 +1,9 @@
-"""Go's regular expressions and the string formats the API server checks, in Python.
+"""The API server's OpenAPI dialect: its types, the formats it knows, and their checks.
 
-`go_regex` compiles a `pattern` so that Python's `re` matches as Go's RE2 does
-(ASCII classes, Go's `\\s`, `$` only at the very end). `CHECKED_FORMATS` holds
-the format checks of go-openapi's `strfmt` that opgen ports (by normalised name,
+`OPENAPI_TYPES` are the values of `type`; `STRING_FORMATS` and
+`NUMBER_FORMATS` the formats the API server knows (`is_known_format` answers
+for one node; the server ignores the others). `CHECKED_FORMATS` holds the
+format checks of go-openapi's `strfmt` that opgen ports (by normalised name,
 without dashes); `is_date_time` is RFC 3339 as the server reads it.
 """
 
@@ -11,73 +12,80 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime
-import functools
 import ipaddress
 import re
 from collections.abc import Callable
 
-from opgen.api._duration import parse_go_duration
+from opgen.engine.duration import parse_go_duration
+from opgen.engine.goregex import go_regex
 
-__all__ = ["CHECKED_FORMATS", "go_regex", "is_date_time"]
+__all__ = [
+    "CHECKED_FORMATS",
+    "NUMBER_FORMATS",
+    "OPENAPI_TYPES",
+    "STRING_FORMATS",
+    "is_date_time",
+    "is_known_format",
+]
 
 _MAX_INT64 = 2**63 - 1
 
-_GO_SPACE = "\\t\\n\\f\\r "
+OPENAPI_TYPES = ("string", "number", "integer", "boolean", "array", "object")
+"""The values `type` may take in a Kubernetes schema."""
+
+STRING_FORMATS = frozenset(
+    {
+        "bsonobjectid",
+        "uri",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "cidr",
+        "mac",
+        "uuid",
+        "uuid3",
+        "uuid4",
+        "uuid5",
+        "isbn",
+        "isbn10",
+        "isbn13",
+        "creditcard",
+        "ssn",
+        "hexcolor",
+        "rgbcolor",
+        "byte",
+        "password",
+        "date",
+        "duration",
+        "date-time",
+        "datetime",
+        "k8s-short-name",
+        "k8s-long-name",
+    }
+)
+"""String formats the API server validates (others are silently ignored by it)."""
+
+NUMBER_FORMATS = {
+    "integer": frozenset({"int32", "int64"}),
+    "number": frozenset({"float", "double"}),
+}
+
+_NORMALISED_STRING_FORMATS = frozenset(f.replace("-", "") for f in STRING_FORMATS)
 
 
-@functools.lru_cache(maxsize=512)
-def go_regex(pattern: str) -> re.Pattern[str]:
-    """`pattern` compiled to behave like Go's RE2 in Python's `re`.
-
-    Perl classes are ASCII-only (`re.ASCII`), `\\s` leaves out `\\v` as Go's
-    does, and `$` outside multi-line mode matches only at the very end (Python's
-    `$` also matches before a final newline). Raises `re.error` when Python
-    cannot compile it.
-    """
-    return re.compile(_translate(pattern), re.ASCII)
-
-
-def _translate(pattern: str) -> str:
-    multiline = re.match(r"\(\?[a-zA-Z]*m", pattern) is not None
-    out: list[str] = []
-    in_class = False
-    class_start = 0
-    position = 0
-    while position < len(pattern):
-        char = pattern[position]
-        if char == "\\" and position + 1 < len(pattern):
-            escaped = pattern[position + 1]
-            if escaped == "s":
-                out.append(_GO_SPACE if in_class else f"[{_GO_SPACE}]")
-            elif escaped == "S" and not in_class:
-                out.append(f"[^{_GO_SPACE}]")
-            elif escaped == "z" and not in_class:
-                out.append("\\Z")
-            else:
-                out.append(char + escaped)
-            position += 2
-            continue
-        if in_class:
-            # A `]` right after `[` or `[^` is a literal, as in Go.
-            if char == "]" and position > class_start:
-                in_class = False
-            out.append(char)
-        elif char == "[":
-            in_class = True
-            out.append(char)
-            if pattern[position + 1 : position + 2] == "^":
-                out.append("^")
-                position += 1
-            class_start = position + 1
-        elif char == "$" and not multiline:
-            out.append("\\Z")
-        else:
-            out.append(char)
-        position += 1
-    return "".join(out)
+def is_known_format(fmt: str, json_type: str | None) -> bool:
+    """Whether the API server knows `fmt` for values of `json_type` (None or ""
+    for an untyped or int-or-string node); it ignores the others. String formats
+    are matched without dashes, as the server does (`datetime` = `date-time`)."""
+    if json_type in NUMBER_FORMATS:
+        return fmt in NUMBER_FORMATS[json_type]
+    if json_type in (None, "", "string"):
+        return fmt.replace("-", "") in _NORMALISED_STRING_FORMATS
+    return False
 
 
-# --- string formats ---------------------------------------------------------------
+# --- checks of string formats -----------------------------------------------------
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _TIME = re.compile(

@@ -5,7 +5,8 @@ does, not as ISO 8601. `parse_go_duration` accepts exactly what
 `time.ParseDuration` accepts; `format_go_duration` prints what
 `time.Duration.String()` prints. Go durations are integer nanoseconds and
 Python timedeltas integer microseconds, so sub-microsecond parts are rounded
-toward zero.
+toward zero. `DURATION_PATTERN` is the same rule as a regular expression, for
+a CRD's `pattern`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from __future__ import annotations
 import datetime
 import re
 
-__all__ = ["format_go_duration", "parse_go_duration"]
+__all__ = ["DURATION_PATTERN", "format_go_duration", "parse_go_duration"]
+
+DURATION_PATTERN = r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
+"""What Go's `time.ParseDuration` accepts (apart from values beyond ±292 years)."""
 
 _NANOS_PER_UNIT = {
     "ns": 1,

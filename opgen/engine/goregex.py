@@ -1,0 +1,90 @@
+"""Go's regular expressions (RE2) in Python.
+
+`go_regex` compiles a `pattern` so that Python's `re` matches as Go's RE2 does
+(ASCII classes, Go's `\\s`, `$` only at the very end); `re2_problem` says why
+the API server would refuse a pattern that Python accepts (look-arounds,
+back-references, ...).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["go_regex", "re2_problem"]
+
+_GO_SPACE = "\\t\\n\\f\\r "
+
+
+@functools.lru_cache(maxsize=512)
+def go_regex(pattern: str) -> re.Pattern[str]:
+    """`pattern` compiled to behave like Go's RE2 in Python's `re`.
+
+    Perl classes are ASCII-only (`re.ASCII`), `\\s` leaves out `\\v` as Go's
+    does, and `$` outside multi-line mode matches only at the very end (Python's
+    `$` also matches before a final newline). Raises `re.error` when Python
+    cannot compile it.
+    """
+    return re.compile(_translate(pattern), re.ASCII)
+
+
+def _translate(pattern: str) -> str:
+    multiline = re.match(r"\(\?[a-zA-Z]*m", pattern) is not None
+    out: list[str] = []
+    in_class = False
+    class_start = 0
+    position = 0
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "\\" and position + 1 < len(pattern):
+            escaped = pattern[position + 1]
+            if escaped == "s":
+                out.append(_GO_SPACE if in_class else f"[{_GO_SPACE}]")
+            elif escaped == "S" and not in_class:
+                out.append(f"[^{_GO_SPACE}]")
+            elif escaped == "z" and not in_class:
+                out.append("\\Z")
+            else:
+                out.append(char + escaped)
+            position += 2
+            continue
+        if in_class:
+            # A `]` right after `[` or `[^` is a literal, as in Go.
+            if char == "]" and position > class_start:
+                in_class = False
+            out.append(char)
+        elif char == "[":
+            in_class = True
+            out.append(char)
+            if pattern[position + 1 : position + 2] == "^":
+                out.append("^")
+                position += 1
+            class_start = position + 1
+        elif char == "$" and not multiline:
+            out.append("\\Z")
+        else:
+            out.append(char)
+        position += 1
+    return "".join(out)
+
+
+_RE2_UNSUPPORTED = (
+    (re.compile(r"\(\?[=!]"), "look-ahead `(?=...)`/`(?!...)`"),
+    (re.compile(r"\(\?<[=!]"), "look-behind `(?<=...)`/`(?<!...)`"),
+    (re.compile(r"\(\?>"), "atomic groups `(?>...)`"),
+    (re.compile(r"\(\?P="), "named back-references `(?P=name)`"),
+    (re.compile(r"(?<!\\)\\[1-9]"), "back-references like `\\1`"),
+    (re.compile(r"[*+?}]\+"), "possessive quantifiers"),
+)
+
+
+def re2_problem(pattern: str) -> str | None:
+    """Why the API server (Go's RE2) would refuse `pattern`, or None if it looks fine."""
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        return f"it is not a valid regular expression ({error})"
+    for matcher, what in _RE2_UNSUPPORTED:
+        if matcher.search(pattern):
+            return f"it uses {what}, which Go's RE2 engine (used by the API server) does not support"
+    return None

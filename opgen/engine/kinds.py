@@ -1,0 +1,236 @@
+"""Kind-level markers: the values `@op.kind` and its sibling decorators record.
+
+`KindDecl` makes a class a kind; the others add subresources, printer
+columns, version flags, selectable fields and CRD metadata. Each is recorded
+on the decorated class itself (never inherited); `opgen.engine.reading`
+collects them into one `KindMarkers` and answers `ResourceInfo`, what clients
+and the runtime need to address the kind. The decorator functions users call
+(`op.kind(...)`, `op.print_column(...)`, ...) live in `opgen.api`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal, TypeVar
+
+from opgen.engine.markers import Marker, MarkerContext, Placement, SchemaNode
+from opgen.engine.recording import (
+    CUSTOM_RESOURCE_FLAG,
+    KIND_MARKERS_ATTR,
+    record_on_class,
+)
+from opgen.errors import Location, MarkerError
+
+__all__ = [
+    "CrdMetadata",
+    "DeprecatedVersion",
+    "KindDecl",
+    "KindMarker",
+    "KindMarkers",
+    "PrintColumn",
+    "ResourceInfo",
+    "SelectableField",
+    "SkipVersion",
+    "StorageVersion",
+    "SubresourceScale",
+    "SubresourceStatus",
+    "UnservedVersion",
+]
+
+C = TypeVar("C", bound=type)
+
+
+@dataclass(frozen=True)
+class KindMarker(Marker):
+    """Base of kind-level decorators: they only stand on CustomResource classes."""
+
+    placements: ClassVar[Placement] = Placement.KIND
+
+    def display(self) -> str:
+        return "@" + super().display()
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        raise ctx.error(
+            self,
+            "is a kind-level decorator; it cannot stand in a type annotation",
+            hint="decorate the CustomResource class with it",
+        )
+
+    def __call__(self, cls: C) -> C:
+        if not (isinstance(cls, type) and getattr(cls, CUSTOM_RESOURCE_FLAG, False)):
+            raise MarkerError(
+                f"{self.display()} decorates op.CustomResource subclasses, not {cls!r}",
+                location=Location(cls=getattr(cls, "__qualname__", None)),
+            )
+        record_on_class(cls, KIND_MARKERS_ATTR, self)
+        return cls
+
+
+@dataclass(frozen=True)
+class KindDecl(KindMarker):
+    """`@op.kind(...)`: the class is a Kubernetes kind served under group/version."""
+
+    group: str
+    version: str
+    scope: Literal["Namespaced", "Cluster"] = "Namespaced"
+    plural: str | None = None
+    singular: str | None = None
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "kind"
+
+    def __post_init__(self) -> None:
+        for name in ("group", "version"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise MarkerError(f"@op.kind: {name}= must be a non-empty string")
+        if self.scope not in ("Namespaced", "Cluster"):
+            raise MarkerError(
+                f"@op.kind: scope={self.scope!r} must be 'Namespaced' or 'Cluster'"
+            )
+
+
+@dataclass(frozen=True)
+class SubresourceStatus(KindMarker):
+    """`@op.subresource_status()`: serve `/status`; `.status` is written only there."""
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "subresource_status"
+
+
+@dataclass(frozen=True)
+class SubresourceScale(KindMarker):
+    """`@op.subresource_scale(...)`: serve `/scale` (kubectl scale, HPA)."""
+
+    spec_replicas_path: str
+    status_replicas_path: str
+    label_selector_path: str | None = None
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "subresource_scale"
+
+
+@dataclass(frozen=True)
+class PrintColumn(KindMarker):
+    """`@op.print_column(...)`: an extra `kubectl get` column; repeatable."""
+
+    name: str
+    type: str
+    json_path: str
+    description: str | None = None
+    format: str | None = None
+    column_priority: int = 0
+    """`priority` of the column: 0 shows it in `kubectl get`, more only with `-o wide`."""
+    repeatable: ClassVar[bool] = True
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "print_column"
+
+
+@dataclass(frozen=True)
+class StorageVersion(KindMarker):
+    """`@op.storage_version()`: this version is the one stored in etcd."""
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "storage_version"
+
+
+@dataclass(frozen=True)
+class UnservedVersion(KindMarker):
+    """`@op.unserved_version()`: the API server does not serve this version."""
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "unserved_version"
+
+
+@dataclass(frozen=True)
+class DeprecatedVersion(KindMarker):
+    """`@op.deprecated_version(warning=)`: clients get a deprecation warning."""
+
+    warning: str | None = None
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "deprecated_version"
+
+
+@dataclass(frozen=True)
+class SkipVersion(KindMarker):
+    """`@op.skip_version()`: leave this version out of the CRD (internal versions)."""
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "skip_version"
+
+
+@dataclass(frozen=True)
+class SelectableField(KindMarker):
+    """`@op.selectable_field(json_path)`: allow `--field-selector` on this field."""
+
+    json_path: str
+    repeatable: ClassVar[bool] = True
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "selectable_field"
+
+
+@dataclass(frozen=True)
+class CrdMetadata(KindMarker):
+    """`@op.crd_metadata(annotations=, labels=)`: metadata of the CRD object itself."""
+
+    annotations: tuple[tuple[str, str], ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
+    repeatable: ClassVar[bool] = True
+
+    @classmethod
+    def marker_name(cls) -> str:
+        return "crd_metadata"
+
+
+@dataclass(frozen=True)
+class KindMarkers:
+    """Every kind-level decorator on one class, in source order."""
+
+    decl: KindDecl | None = None
+    status: bool = False
+    scale: SubresourceScale | None = None
+    columns: tuple[PrintColumn, ...] = ()
+    storage: bool = False
+    unserved: bool = False
+    deprecated: DeprecatedVersion | None = None
+    skip: bool = False
+    selectable_fields: tuple[SelectableField, ...] = ()
+    metadata: tuple[CrdMetadata, ...] = field(default=())
+
+    @property
+    def any(self) -> bool:
+        return self != KindMarkers()
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """What clients and the runtime need to address a kind."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    namespaced: bool
+    status_subresource: bool
+    scale: tuple[str, str, str | None] | None
+    short_names: tuple[str, ...]
+    categories: tuple[str, ...]
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
