@@ -12,9 +12,7 @@ added (`for_class`), from one `ast` parse per file.
 The rule is Pydantic's: a string literal statement directly after an annotated
 assignment to a name in the class body documents that attribute; the text is
 `inspect.cleandoc`'d; an explicit `Field(description=...)` wins; a field takes
-the docstring of the class that declares (annotates) it. A class whose
-qualified name appears twice in its file, or is defined inside a function, is
-read with `inspect.getsourcelines` instead, as Pydantic does on Python 3.13.
+the docstring of the class that declares (annotates) it.
 """
 
 from __future__ import annotations
@@ -31,8 +29,9 @@ from typing import Any
 
 __all__ = ["deferred", "field_docstring", "register_module"]
 
-_AMBIGUOUS: dict[str, str] = {}
-_BY_FILE: dict[Path, tuple[tuple[int, int], dict[str, dict[str, str]]]] = {}
+_Definition = tuple[tuple[str, ...], dict[str, str]]
+"""A class statement's annotated names, in order, and its attribute docstrings."""
+_BY_FILE: dict[Path, tuple[tuple[int, int], dict[str, list[_Definition]]]] = {}
 _MODULE_FILES: dict[str, Path] = {}
 _CONFIG_KEY = "use_attribute_docstrings"
 
@@ -45,30 +44,35 @@ def register_module(module: ModuleType) -> None:
         _MODULE_FILES[module.__name__] = Path(file).resolve()
 
 
-def _docs_of(body: list[ast.stmt]) -> dict[str, str]:
+def _definition(body: list[ast.stmt]) -> _Definition:
+    names: list[str] = []
     docs: dict[str, str] = {}
-    for statement, following in itertools.pairwise(body):
-        if (
+    for statement, following in itertools.pairwise([*body, None]):
+        if not (
             isinstance(statement, ast.AnnAssign)
             and isinstance(statement.target, ast.Name)
-            and isinstance(following, ast.Expr)
+        ):
+            continue
+        names.append(statement.target.id)
+        if (
+            isinstance(following, ast.Expr)
             and isinstance(following.value, ast.Constant)
             and isinstance(following.value.value, str)
         ):
             docs[statement.target.id] = inspect.cleandoc(following.value.value)
-    return docs
+    return tuple(names), docs
 
 
-def _classes(tree: ast.Module) -> dict[str, dict[str, str]]:
-    """Attribute docstrings by class qualname; `_AMBIGUOUS` for repeated names."""
-    found: dict[str, dict[str, str]] = {}
+def _classes(tree: ast.Module) -> dict[str, list[_Definition]]:
+    """Every class statement's definition by qualified name (a name can repeat)."""
+    found: dict[str, list[_Definition]] = {}
 
     def walk(body: list[ast.stmt], prefix: str) -> None:
         for statement in body:
             for node in _direct_definitions(statement):
                 if isinstance(node, ast.ClassDef):
                     name = prefix + node.name
-                    found[name] = _AMBIGUOUS if name in found else _docs_of(node.body)
+                    found.setdefault(name, []).append(_definition(node.body))
                     walk(node.body, name + ".")
                 else:  # a function: its classes are local
                     walk(node.body, f"{prefix}{node.name}.<locals>.")
@@ -101,7 +105,7 @@ def _file_of(cls: type[Any]) -> Path | None:
     return Path(file).resolve() if file else None
 
 
-def _parsed(file: Path) -> dict[str, dict[str, str]]:
+def _parsed(file: Path) -> dict[str, list[_Definition]]:
     status = file.stat()
     stamp = (status.st_mtime_ns, status.st_size)
     cached = _BY_FILE.get(file)
@@ -112,27 +116,23 @@ def _parsed(file: Path) -> dict[str, dict[str, str]]:
     return cached[1]
 
 
-def _by_inspect(cls: type[Any]) -> dict[str, str]:
-    try:
-        lines, _ = inspect.getsourcelines(cls)
-    except (OSError, TypeError):
-        return {}
-    statement = ast.parse(inspect.cleandoc("".join(lines))).body[0]
-    return _docs_of(statement.body) if isinstance(statement, ast.ClassDef) else {}
-
-
 def _for_class(cls: type[Any]) -> dict[str, str]:
-    """The attribute docstrings written in the body of `cls`, by attribute name."""
+    """The attribute docstrings written in the body of `cls`, by attribute name.
+
+    A class name written twice in a file (in the branches of an `if`, say) is
+    told apart by the names the class annotates; between statements that
+    annotate the same names the first wins."""
     file = _file_of(cls)
     if file is None or file.suffix != ".py":
         return {}
     try:
-        docs = _parsed(file).get(cls.__qualname__)
+        definitions = _parsed(file).get(cls.__qualname__, [])
     except (OSError, SyntaxError, ValueError):
         return {}
-    if docs is _AMBIGUOUS or "<locals>" in cls.__qualname__:
-        return _by_inspect(cls)
-    return docs or {}
+    if len(definitions) > 1:
+        names = tuple(inspect.get_annotations(cls))
+        definitions = [d for d in definitions if d[0] == names] or definitions
+    return definitions[0][1] if definitions else {}
 
 
 def field_docstring(cls: type[Any], field: str) -> str | None:
