@@ -64,10 +64,11 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    profile = os.environ.get("BENCH_PROFILE")  # write cProfile stats to this file
+    # BENCH_PROFILE=PREFIX: write cProfile stats to PREFIX.<pid> (one file per start)
+    profile = os.environ.get("BENCH_PROFILE")
     if profile:
         import cProfile
 
-        cProfile.run("asyncio.run(main())", profile)
+        cProfile.run("asyncio.run(main())", f"{profile}.{os.getpid()}")
     else:
         sys.exit(asyncio.run(main()))
