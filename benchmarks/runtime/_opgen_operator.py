@@ -21,11 +21,13 @@ async def main() -> None:
     manager = rt.Manager.from_kubeconfig(
         os.environ["KUBECONFIG"],
         options=rt.ManagerOptions(
-            metrics_bind_address="0",
-            health_probe_bind_address="0",
-            namespaces=[os.environ["BENCH_NAMESPACE"]],
-            qps=float(os.environ.get("BENCH_QPS", "1000")),
-            burst=int(os.environ.get("BENCH_BURST", "2000")),
+            metrics=rt.MetricsOptions(bind_address="0"),
+            probes=rt.ProbeOptions(bind_address="0"),
+            cache=rt.CacheOptions(namespaces=[os.environ["BENCH_NAMESPACE"]]),
+            client=rt.ClientOptions(
+                qps=float(os.environ.get("BENCH_QPS", "1000")),
+                burst=int(os.environ.get("BENCH_BURST", "2000")),
+            ),
         ),
     )
     reconciler = WidgetReconciler(manager.client)

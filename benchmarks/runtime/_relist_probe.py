@@ -24,9 +24,10 @@ import sys
 import time
 from pathlib import Path
 
+from opgen import runtime as rt
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.resources import resource_type
-from opgen.runtime.rest import RestClient, lightkube_client
+from opgen.runtime.rest import RestClient
 from tests.runtime.helpers import sample
 from tests.runtime.kinds import Widget
 
@@ -49,7 +50,7 @@ async def read_line() -> str:
 
 
 async def main() -> None:
-    rest = RestClient(lightkube_client(os.environ["KUBECONFIG"]), qps=0)
+    rest = RestClient.from_kubeconfig(os.environ["KUBECONFIG"], rt.ClientOptions(qps=0))
     rtype = resource_type(Widget)
     informer = Informer(rest, rtype, namespaces=(os.environ["BENCH_NAMESPACE"],))
     seen: list[tuple[str, str]] = []

@@ -57,7 +57,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import lightkube
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ConfigMap, Namespace
 
@@ -66,6 +65,7 @@ from opgen import runtime as rt
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
+from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from tests.runtime.crds import generated_crds
 from tests.runtime.kinds import Widget, widget
@@ -125,14 +125,16 @@ LABEL = re.compile(r'(\w+)="([^"]*)"')
 BENCH_RESOURCES = ("widgets", "configmaps")
 
 
-async def server_requests(client: lightkube.AsyncClient) -> Counter[str]:
+async def server_requests(transport: Transport) -> Counter[str]:
     """apiserver_request_total of Widgets and ConfigMaps, summed by verb.
 
     Other resources are left out: the API server's own requests through its
     loopback client (its identity Lease, every 10 s) land in the same metric.
     """
-    http = client._client._client  # lightkube's authenticated httpx2 client
-    text = (await http.get("/metrics")).text
+    answer = await transport.send("GET", "/metrics")
+    if answer.status != 200:
+        raise RuntimeError(f"GET /metrics answered {answer.status}")
+    text = answer.body.decode()
     counts: Counter[str] = Counter()
     for line in text.splitlines():
         if not line.startswith("apiserver_request_total{"):
@@ -208,8 +210,9 @@ class Session:
         self.env = env
         self.n = n
         self.namespace = f"bench-{label.replace('+', '-')}-{secrets.token_hex(3)}"
-        self.lk = env.async_client()
-        self.rest = RestClient(self.lk, qps=0)
+        self.rest = RestClient.from_kubeconfig(
+            env.lightkube_config(), rt.ClientOptions(qps=0)
+        )
         self.client = rt.Client(self.rest)
         self.logs = logs
         self.tasks: list[asyncio.Task[None]] = []
@@ -222,7 +225,7 @@ class Session:
         self.convergence = Convergence(self.widgets, self.configs)
 
     async def open(self) -> None:
-        await self.lk.create(Namespace(metadata=ObjectMeta(name=self.namespace)))
+        await self.client.create(Namespace(metadata=ObjectMeta(name=self.namespace)))
         semaphore = asyncio.Semaphore(32)
 
         async def create(i: int) -> None:
@@ -251,8 +254,8 @@ class Session:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         for kind in (ConfigMap, Widget):
             await self.client.delete_collection(kind, self.namespace)
-        await self.lk.delete(Namespace, self.namespace)
-        await self.lk.close()
+        await self.client.delete(Namespace(metadata=ObjectMeta(name=self.namespace)))
+        await self.rest.aclose()
 
     async def start(
         self, operator: Operator, run: str, expect: int = 0
@@ -299,7 +302,7 @@ class Session:
         return dict(json.loads(out.decode().strip().splitlines()[-1]))
 
     async def converge(self, operator: Operator, run: str) -> dict[str, Any]:
-        before = await server_requests(self.lk)
+        before = await server_requests(self.rest.transport)
         plane_before = control_plane_cpu(self.env)
         started = time.monotonic()
         proc, ready, log = await self.start(operator, run)
@@ -315,7 +318,7 @@ class Session:
         plane_cpu = control_plane_cpu(self.env) - plane_before
         await asyncio.sleep(3.0)  # trailing writes (if any) land before counting
         steady_rss = rss_kib(proc.pid)
-        after = await server_requests(self.lk)
+        after = await server_requests(self.rest.transport)
         stats = await self.stop(proc)
         delta = after - before
         writes = writes_in(delta)
@@ -336,13 +339,13 @@ class Session:
 
     async def restart_converged(self, operator: Operator, run: str) -> dict[str, Any]:
         """Start the operator again on converged objects: the writes it makes."""
-        before = await server_requests(self.lk)
+        before = await server_requests(self.rest.transport)
         proc, _, log = await self.start(operator, run + "-again", expect=self.n)
         line = await self._line(proc, log, max(120.0, self.n * 0.05))
         if line != "reconciled":
             raise RuntimeError(f"{operator.label}: expected `reconciled`, got {line!r}")
         await asyncio.sleep(IDLE_GRACE)
-        after = await server_requests(self.lk)
+        after = await server_requests(self.rest.transport)
         stats = await self.stop(proc)
         return {
             "idle_writes": writes_in(after - before),
@@ -548,9 +551,7 @@ async def relist(env: Environment, n: int, logs: Path) -> dict[str, Any]:
         await proc.stdin.drain()
         if await Session._line(proc, log, 60) != "stopped":
             raise RuntimeError(f"the relist probe did not stop; log: {log}")
-        await session.client.delete_by_name(
-            Widget, "w00000", namespace=session.namespace
-        )
+        await session.client.delete(widget("w00000", session.namespace))
         await session.client.create(widget("born", session.namespace))
         started = time.monotonic()
         await env.arestart_apiserver()

@@ -4,7 +4,8 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
 
     reconcile     Request, Result, Reconciler, TerminalError: the contract
     resources     what the runtime knows about a kind (user models, lightkube classes)
-    rest          HTTP through lightkube: raw bytes, client-side QPS/burst, request counts
+    transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube), httpx2
+    rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors)
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
@@ -15,11 +16,18 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     predicates    which events reconcile (generation-changed by default)
     controller    For/Owns/Watches → queue → bounded workers
     client        cached reads, writes, apply, status; `client.uncached`
-    reader        uncached reads straight from the API server
+    reader        uncached reads straight from the API server; `Page`, what lists return
     typed         generic typed clients that generated per-kind clients subclass
-    manager       runs it all: probes, metrics, Lease leader election, graceful SIGTERM
+    manager       runs it all: probes, metrics, Lease leader election, graceful SIGTERM;
+                  its options grouped: MetricsOptions, ProbeOptions, LeaderElectionConfig,
+                  CacheOptions, ClientOptions
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
     finalizers, conditions, owner, writes, events   helpers for reconcilers
+
+The client's convention (`rt.Client` and the typed clients alike): reads take
+the kind and name, writes take the object and refresh it in place, lists
+return a `Page`, options are keyword-only. Every write is recorded under
+`ClientOptions.field_manager`.
 """
 
 from opgen.runtime import conditions, finalizers, owner, predicates, typed
@@ -36,8 +44,14 @@ from opgen.runtime.errors import (
 )
 from opgen.runtime.events import EventRecorder
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
-from opgen.runtime.manager import LeaderElectionLost, Manager, ManagerOptions
-from opgen.runtime.reader import Reader
+from opgen.runtime.manager import (
+    LeaderElectionLost,
+    Manager,
+    ManagerOptions,
+    MetricsOptions,
+    ProbeOptions,
+)
+from opgen.runtime.reader import Page, Reader
 from opgen.runtime.reconcile import (
     FuncReconciler,
     Reconciler,
@@ -45,6 +59,8 @@ from opgen.runtime.reconcile import (
     Result,
     TerminalError,
 )
+from opgen.runtime.rest import ClientOptions
+from opgen.runtime.transport import TransportError
 from opgen.runtime.writes import Operation, create_or_update, retry_on_conflict
 
 __all__ = [
@@ -53,6 +69,7 @@ __all__ = [
     "Cache",
     "CacheOptions",
     "Client",
+    "ClientOptions",
     "Conflict",
     "Controller",
     "ControllerOptions",
@@ -67,15 +84,19 @@ __all__ = [
     "LeaderElector",
     "Manager",
     "ManagerOptions",
+    "MetricsOptions",
     "NotFound",
     "Operation",
     "Owns",
+    "Page",
     "Preconditions",
+    "ProbeOptions",
     "Reader",
     "Reconciler",
     "Request",
     "Result",
     "TerminalError",
+    "TransportError",
     "Watches",
     "conditions",
     "create_or_update",

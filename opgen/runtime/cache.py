@@ -57,6 +57,8 @@ class CacheOptions:
     read_your_writes_wait: float = DEFAULT_WAIT
     """A cached read of an object this process just wrote waits at most this long for the
     informer to store that write (read-your-writes; see `freshness`). 0 disables. Default 1 s."""
+    sync_timeout: float = 120.0
+    """Seconds a manager waits for the initial lists before giving up. Default 120."""
 
 
 class Cache:

@@ -1,11 +1,20 @@
 """The client reconcilers use: reads from the informer cache, writes to the API server.
 
 Works with the user's Pydantic custom resources and with lightkube resource
-classes alike. Writes refresh the passed object in place with the server's
-answer (new resourceVersion, defaults) and return it. `client.uncached` reads
-straight from the API server (read-your-writes checks before creating).
+classes alike, with one convention (controller-runtime's client, and the typed
+clients too):
 
-Bodies are serialised with `exclude_none`; `apply` (server-side apply) uses
+- reads take the kind and the name (`get(Kind, name, namespace)`), `list`
+  takes the kind and returns a `Page`;
+- writes take the object they write — `create`, `update`, `patch`, `apply`,
+  `delete` and the `_status` forms — and find its kind, name and namespace in it;
+- a write refreshes the object in place from the server's answer (new
+  resourceVersion, defaults) and returns it; `delete` returns None;
+- options are keyword-only.
+
+`client.uncached` reads straight from the API server. Every write is recorded
+under the field manager of `ClientOptions` (`apply` and `patch` may name
+another). Bodies are serialised with `exclude_none`; `apply` uses
 `exclude_unset`, so fields the caller never set — defaults included — are not
 claimed by the field manager.
 """
@@ -14,32 +23,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
 from opgen.runtime import resources, selectors
 from opgen.runtime.cache import Cache
-from opgen.runtime.reader import Reader
+from opgen.runtime.reader import Page, Reader
 from opgen.runtime.resources import ResourceType, resource_type
-from opgen.runtime.rest import RestClient, lightkube_client
+from opgen.runtime.rest import ClientOptions, RestClient
+from opgen.runtime.transport import ConfigSource
 
 __all__ = [
-    "DEFAULT_FIELD_MANAGER",
     "Client",
+    "Patch",
     "PatchType",
     "Preconditions",
     "Propagation",
-    "Reader",
 ]
 
 T = TypeVar("T")
 
-DEFAULT_FIELD_MANAGER = "opgen"
-
 PatchType = Literal["merge", "json", "strategic", "apply"]
+
+Patch = Mapping[str, Any] | Sequence[Mapping[str, Any]]
+"""A patch body: a mapping (merge, strategic, apply) or a list of operations (JSON patch)."""
 
 CONTENT_TYPES: Mapping[str, str] = {
     "merge": "application/merge-patch+json",
@@ -77,36 +86,31 @@ class _Written(msgspec.Struct):
 class Client:
     """Cached reads (when a cache is given), uncached writes."""
 
-    def __init__(
-        self,
-        rest: RestClient,
-        cache: Cache | None = None,
-        *,
-        field_manager: str = DEFAULT_FIELD_MANAGER,
-    ) -> None:
+    def __init__(self, rest: RestClient, cache: Cache | None = None) -> None:
         self.rest = rest
         self.cache = cache
-        self.field_manager = field_manager
         self.uncached = Reader(rest)
 
     @classmethod
     def from_kubeconfig(
         cls,
-        path: str | Path | None = None,
+        path: ConfigSource = None,
         *,
         context: str | None = None,
-        qps: float = 20.0,
-        burst: int = 30,
-        field_manager: str = DEFAULT_FIELD_MANAGER,
+        options: ClientOptions | None = None,
     ) -> Client:
         """A client without a cache (every read goes to the API server), for scripts and
         tests; default config: in-cluster, else $KUBECONFIG, else ~/.kube/config.
         Close it with `await client.aclose()`, or use `async with`."""
-        rest = RestClient(lightkube_client(path, context=context), qps=qps, burst=burst)
-        return cls(rest, field_manager=field_manager)
+        return cls(RestClient.from_kubeconfig(path, options, context=context))
+
+    @property
+    def field_manager(self) -> str:
+        """The field manager writes are recorded under (`ClientOptions.field_manager`)."""
+        return self.rest.field_manager
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (a manager's client is closed by the manager)."""
+        """Close the HTTP connections (a manager closes its client when `run()` returns)."""
         await self.rest.aclose()
 
     async def __aenter__(self) -> Client:
@@ -138,24 +142,17 @@ class Client:
         *,
         labels: selectors.Selector | None = None,
         fields: selectors.Selector | None = None,
-    ) -> list[T]:
-        """Objects from the cache (all namespaces when `namespace` is None)."""
+    ) -> Page[T]:
+        """Every matching object from the cache (all namespaces when `namespace` is None)."""
         if self.cache is None:
             return await self.uncached.list(
                 kind, namespace, labels=labels, fields=fields
             )
-        return await self.cache.list(kind, namespace, labels=labels, fields=fields)
+        return Page(
+            await self.cache.list(kind, namespace, labels=labels, fields=fields)
+        )
 
     # -- writes ------------------------------------------------------------
-
-    def _wrote(self, rtype: ResourceType[Any], raw: bytes) -> None:
-        """Tell the cache about a write's answer, so that cached reads see it."""
-        if self.cache is None:
-            return
-        meta = msgspec.json.decode(raw, type=_Written).metadata
-        self.cache.record_write(
-            rtype.cls, meta.namespace, meta.name, meta.resourceVersion, meta.labels
-        )
 
     def _target(self, obj: object) -> tuple[ResourceType[Any], str, str | None]:
         """The kind, name and namespace a write of `obj` goes to."""
@@ -170,95 +167,115 @@ class Client:
             self.rest.namespace_for(rtype, meta.get("namespace")),
         )
 
-    async def create(self, obj: T) -> T:
-        """Create `obj`; raises `AlreadyExists` if the name is taken."""
-        rtype: ResourceType[T] = resource_type(type(obj))
-        meta = resources.metadata(obj)
-        namespace = self.rest.namespace_for(rtype, meta.get("namespace"))
-        raw = await self.rest.request(
-            "create",
-            rtype,
-            namespace=namespace,
-            body=_dumps(rtype.encode_obj(obj, False)),
-        )
-        self._wrote(rtype, raw)
-        return resources.assign(obj, rtype.decode_json(raw))
-
-    async def update(self, obj: T) -> T:
-        """Replace `obj` (PUT); raises `Conflict` if it changed since it was read."""
-        return await self._put(obj, subresource=None)
-
-    async def update_status(self, obj: T) -> T:
-        """Replace `obj`'s status through the /status subresource (resourceVersion checked)."""
-        return await self._put(obj, subresource="status")
-
-    async def _put(self, obj: T, *, subresource: str | None) -> T:
+    async def _write(
+        self,
+        obj: T,
+        verb: str,
+        body: Any,
+        *,
+        subresource: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        content_type: str | None = None,
+    ) -> T:
+        """Send a write of `obj`, tell the cache, refresh `obj` from the answer."""
+        rtype: ResourceType[T]
         rtype, name, namespace = self._target(obj)
         raw = await self.rest.request(
-            "update",
+            verb,
             rtype,
             name=name,
             namespace=namespace,
             subresource=subresource,
-            body=_dumps(rtype.encode_obj(obj, False)),
+            params=params,
+            body=_dumps(body),
+            content_type=content_type,
         )
-        self._wrote(rtype, raw)
-        return resources.assign(obj, cast(T, rtype.decode_json(raw)))
+        return self._wrote(obj, rtype, raw)
+
+    def _wrote(self, obj: T, rtype: ResourceType[T], raw: bytes) -> T:
+        """Tell the cache about a write's answer, so that cached reads wait for it
+        (read-your-writes, `freshness`); refresh `obj` from it."""
+        if self.cache is not None:
+            meta = msgspec.json.decode(raw, type=_Written).metadata
+            self.cache.record_write(
+                rtype.cls, meta.namespace, meta.name, meta.resourceVersion, meta.labels
+            )
+        return resources.assign(obj, rtype.decode_json(raw))
+
+    async def create(self, obj: T) -> T:
+        """Create `obj`; raises `AlreadyExists` if the name is taken."""
+        rtype: ResourceType[T] = resource_type(type(obj))
+        meta = resources.metadata(obj)
+        raw = await self.rest.request(
+            "create",
+            rtype,
+            namespace=self.rest.namespace_for(rtype, meta.get("namespace")),
+            body=_dumps(rtype.encode_obj(obj)),
+        )
+        return self._wrote(obj, rtype, raw)
+
+    async def update(self, obj: T) -> T:
+        """Replace `obj` (PUT); raises `Conflict` if it changed since it was read."""
+        return await self._write(
+            obj, "update", resource_type(type(obj)).encode_obj(obj)
+        )
+
+    async def update_status(self, obj: T) -> T:
+        """Replace `obj`'s status through the /status subresource (resourceVersion checked)."""
+        body = resource_type(type(obj)).encode_obj(obj)
+        return await self._write(obj, "update", body, subresource="status")
 
     async def patch(
         self,
-        kind: type[T],
-        name: str,
-        patch: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        obj: T,
+        patch: Patch,
         *,
-        namespace: str | None = None,
         patch_type: PatchType = "merge",
         field_manager: str | None = None,
         force: bool | None = None,
         subresource: str | None = None,
     ) -> T:
-        """Patch an object by name (merge, JSON patch, strategic merge or apply)."""
-        rtype: ResourceType[T] = resource_type(kind)
-        params: dict[str, Any] = {}
+        """Patch the object `obj` names (merge, JSON patch, strategic merge or apply);
+        only its kind, name and namespace are read."""
+        params: dict[str, Any] = {"fieldManager": field_manager}
         if patch_type == "apply":
-            params["fieldManager"] = field_manager or self.field_manager
             params["force"] = force
-        elif field_manager:
-            params["fieldManager"] = field_manager
-        raw = await self.rest.request(
+        return await self._write(
+            obj,
             "patch",
-            rtype,
-            name=name,
-            namespace=self.rest.namespace_for(rtype, namespace),
+            patch,
             subresource=subresource,
             params=params,
-            body=_dumps(patch),
             content_type=CONTENT_TYPES[patch_type],
         )
-        self._wrote(rtype, raw)
-        return rtype.decode_json(raw)
+
+    async def patch_status(self, obj: T) -> T:
+        """Merge-patch `obj.status` to the /status subresource (no resourceVersion
+        precondition, so it does not conflict with spec writers)."""
+        status = resource_type(type(obj)).encode_obj(obj).get("status") or {}
+        return await self.patch(obj, {"status": status}, subresource="status")
 
     async def apply(
         self, obj: T, *, field_manager: str | None = None, force: bool = False
     ) -> T:
-        """Server-side apply of the fields set on `obj` (exclude_unset); returns the server's object."""
-        return await self._apply(
-            obj, field_manager=field_manager, force=force, subresource=None
-        )
+        """Server-side apply of the fields set on `obj` (exclude_unset).
+
+        Like every write it refreshes `obj` from the answer, which sets every field
+        the server holds: build the object to apply afresh each time, as a reconcile
+        does, or a second apply of it claims them all."""
+        return await self._apply(obj, field_manager, force, subresource=None)
 
     async def apply_status(
         self, obj: T, *, field_manager: str | None = None, force: bool = False
     ) -> T:
         """Server-side apply of `obj.status` through the /status subresource."""
-        return await self._apply(
-            obj, field_manager=field_manager, force=force, subresource="status"
-        )
+        return await self._apply(obj, field_manager, force, subresource="status")
 
     async def _apply(
-        self, obj: T, *, field_manager: str | None, force: bool, subresource: str | None
+        self, obj: T, field_manager: str | None, force: bool, subresource: str | None
     ) -> T:
         rtype, name, namespace = self._target(obj)
-        body = rtype.encode_obj(obj, True)
+        body = rtype.encode_obj(obj, exclude_unset=True)
         meta = body.setdefault("metadata", {})
         meta["name"] = name
         if namespace is not None:
@@ -269,31 +286,14 @@ class Client:
                 for k, v in body.items()
                 if k in ("apiVersion", "kind", "metadata", "status")
             }
-        result: T = await self.patch(
-            type(obj),
-            name,
+        return await self.patch(
+            obj,
             body,
-            namespace=namespace,
             patch_type="apply",
             field_manager=field_manager,
             force=force,
             subresource=subresource,
         )
-        return result
-
-    async def patch_status(self, obj: T) -> T:
-        """Merge-patch `obj.status` to the /status subresource (no resourceVersion precondition,
-        so it does not conflict with spec writers); refreshes `obj`."""
-        rtype, name, namespace = self._target(obj)
-        status = rtype.encode_obj(obj, False).get("status") or {}
-        server = await self.patch(
-            type(obj),
-            name,
-            {"status": status},
-            namespace=namespace,
-            subresource="status",
-        )
-        return resources.assign(obj, server)
 
     async def delete(
         self,
@@ -303,33 +303,14 @@ class Client:
         preconditions: Preconditions | None = None,
         grace_period_seconds: int | None = None,
     ) -> None:
-        """Delete `obj` (raises `NotFound` if it is gone)."""
+        """Delete the object `obj` names (raises `NotFound` if it is gone); only its
+        kind, name and namespace are read."""
         rtype, name, namespace = self._target(obj)
-        await self.delete_by_name(
-            rtype.cls,
-            name,
-            namespace=namespace,
-            propagation_policy=propagation_policy,
-            preconditions=preconditions,
-            grace_period_seconds=grace_period_seconds,
-        )
-
-    async def delete_by_name(
-        self,
-        kind: type,
-        name: str,
-        *,
-        namespace: str | None = None,
-        propagation_policy: Propagation | None = None,
-        preconditions: Preconditions | None = None,
-        grace_period_seconds: int | None = None,
-    ) -> None:
-        rtype: ResourceType[Any] = resource_type(kind)
         await self.rest.request(
             "delete",
             rtype,
             name=name,
-            namespace=self.rest.namespace_for(rtype, namespace),
+            namespace=namespace,
             body=_delete_options(
                 propagation_policy, preconditions, grace_period_seconds
             ),
@@ -345,6 +326,7 @@ class Client:
         fields: selectors.Selector | None = None,
         propagation_policy: Propagation | None = None,
     ) -> None:
+        """Delete every matching object of `kind` (in `namespace`, or the kubeconfig's)."""
         rtype: ResourceType[Any] = resource_type(kind)
         await self.rest.request(
             "deletecollection",

@@ -20,7 +20,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from lightkube.resources.events_v1 import Event as EventResource
 
@@ -43,8 +43,7 @@ def _micro_time(now: datetime.datetime) -> str:
 
 @dataclass
 class _Series:
-    name: str
-    namespace: str
+    event: EventResource
     count: int
     last_seen: float
 
@@ -144,15 +143,13 @@ class EventRecorder:
             series.count += 1
             series.last_seen = now
             await self.client.patch(
-                EventResource,
-                series.name,
+                series.event,
                 {
                     "series": {
                         "count": series.count,
                         "lastObservedTime": _micro_time(wall),
                     }
                 },
-                namespace=series.namespace,
             )
             return
         bucket = self._buckets.get(uid)
@@ -183,5 +180,7 @@ class EventRecorder:
         }
         if related is not None:
             body["related"] = self._reference(related)
-        await self.client.create(EventResource.from_dict(body))
-        self._series[key] = _Series(name, namespace, 1, now)
+        event = await self.client.create(
+            cast(EventResource, EventResource.from_dict(body))
+        )
+        self._series[key] = _Series(event, 1, now)

@@ -29,25 +29,18 @@ def is_deleting(obj: object) -> bool:
 
 async def _patch_finalizers(client: Client, obj: object, finalizers: list[str]) -> None:
     meta = resources.metadata(obj)
-    rtype = resources.resource_type(type(obj))
     patch: dict[str, Any] = {
         "metadata": {
             "finalizers": finalizers or None,
             "resourceVersion": meta.get("resourceVersion"),
         }
     }
-    server = await client.patch(
-        rtype.cls,
-        str(meta["name"]),
-        patch,
-        namespace=meta.get("namespace"),
-        patch_type="merge",
-    )
-    resources.assign(obj, server)
+    await client.patch(obj, patch)
 
 
 async def ensure(client: Client, obj: object, name: str) -> bool:
-    """Add finalizer `name`; True if added now, False if present already or the object is being deleted."""
+    """Add finalizer `name` (refreshing `obj`); True if added now, False if present
+    already or the object is being deleted."""
     if has(obj, name) or is_deleting(obj):
         return False
     current = list(resources.metadata(obj).get("finalizers") or ())
@@ -56,7 +49,7 @@ async def ensure(client: Client, obj: object, name: str) -> bool:
 
 
 async def remove(client: Client, obj: object, name: str) -> bool:
-    """Remove finalizer `name`; True if removed now, False if it was not there."""
+    """Remove finalizer `name` (refreshing `obj`); True if removed now, False if it was not there."""
     if not has(obj, name):
         return False
     current = list(resources.metadata(obj).get("finalizers") or ())

@@ -8,6 +8,9 @@ leader renews every `retry_period`; if no renewal succeeds for
 `renew_deadline` it steps down. On a clean shutdown it releases the Lease
 (empty holder), so a successor takes over at once instead of after
 `lease_duration`.
+
+Time comes from `clock` (default `time.monotonic`, the event loop's clock too),
+so tests can run an election on virtual time.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import random
 import socket
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -36,10 +41,18 @@ log = logging.getLogger("opgen.runtime.leaderelection")
 
 _LEASE = resource_type(Lease)
 
+_IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+
 
 def default_identity() -> str:
     """`<hostname>_<random>`: unique per process, readable in `kubectl get lease`."""
     return f"{os.environ.get('HOSTNAME') or socket.gethostname()}_{uuid.uuid4()}"
+
+
+def _default_namespace(rest: RestClient) -> str:
+    if _IN_CLUSTER_NAMESPACE.exists():
+        return _IN_CLUSTER_NAMESPACE.read_text().strip()
+    return rest.default_namespace
 
 
 def _micro_time() -> str:
@@ -50,26 +63,48 @@ def _micro_time() -> str:
 
 @dataclass(frozen=True)
 class LeaderElectionConfig:
-    """Lease name/namespace and timings (controller-runtime's defaults: 15 s, 10 s, 2 s)."""
+    """The Lease to elect a leader on, and the timings (controller-runtime's defaults)."""
 
     name: str
-    namespace: str
-    identity: str
+    """The Lease's name (controller-runtime's LeaderElectionID); required."""
+    namespace: str | None = None
+    """The Lease's namespace; None: the pod's namespace in-cluster, else the kubeconfig's."""
+    identity: str | None = None
+    """This candidate's holder identity; None: `<hostname>_<uuid>`."""
     lease_duration: float = 15.0
+    """Seconds a follower waits after the last renewal it saw before taking over. Default 15."""
     renew_deadline: float = 10.0
+    """Seconds the leader keeps trying to renew before stepping down. Default 10."""
     retry_period: float = 2.0
+    """Seconds between acquire/renew attempts. Default 2."""
+    release_on_stop: bool = True
+    """A manager releases the Lease on a clean shutdown, so a successor takes over at
+    once instead of after `lease_duration`. Default True."""
 
 
 class LeaderElector:
     """Acquires, renews and releases one Lease."""
 
-    def __init__(self, rest: RestClient, config: LeaderElectionConfig) -> None:
+    def __init__(
+        self,
+        rest: RestClient,
+        config: LeaderElectionConfig,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not config.name:
+            raise ValueError("leader election needs the Lease's name")
         if not config.lease_duration > config.renew_deadline > config.retry_period > 0:
             raise ValueError(
                 "leader election needs lease_duration > renew_deadline > retry_period > 0"
             )
         self.rest = rest
         self.config = config
+        self._clock = clock
+        self.namespace = config.namespace or _default_namespace(rest)
+        """The Lease's namespace."""
+        self.identity = config.identity or default_identity()
+        """This candidate's holder identity."""
         self.is_leader = False
         self._observed_record: dict[str, Any] | None = None
         self._observed_at = 0.0
@@ -77,7 +112,7 @@ class LeaderElector:
     async def _get(self) -> dict[str, Any] | None:
         try:
             raw = await self.rest.request(
-                "get", _LEASE, name=self.config.name, namespace=self.config.namespace
+                "get", _LEASE, name=self.config.name, namespace=self.namespace
             )
         except errors.NotFound:
             return None
@@ -89,16 +124,16 @@ class LeaderElector:
             "update",
             _LEASE,
             name=self.config.name,
-            namespace=self.config.namespace,
+            namespace=self.namespace,
             body=msgspec.json.encode(lease),
         )
 
     def _spec(self, previous: dict[str, Any] | None) -> dict[str, Any]:
         now = _micro_time()
         old = previous or {}
-        holder_changed = old.get("holderIdentity") != self.config.identity
+        holder_changed = old.get("holderIdentity") != self.identity
         return {
-            "holderIdentity": self.config.identity,
+            "holderIdentity": self.identity,
             "leaseDurationSeconds": max(1, round(self.config.lease_duration)),
             "acquireTime": now if holder_changed else old.get("acquireTime", now),
             "renewTime": now,
@@ -116,7 +151,7 @@ class LeaderElector:
                 "kind": "Lease",
                 "metadata": {
                     "name": self.config.name,
-                    "namespace": self.config.namespace,
+                    "namespace": self.namespace,
                 },
                 "spec": spec,
             }
@@ -124,7 +159,7 @@ class LeaderElector:
                 await self.rest.request(
                     "create",
                     _LEASE,
-                    namespace=self.config.namespace,
+                    namespace=self.namespace,
                     body=msgspec.json.encode(body),
                 )
             except errors.Conflict:
@@ -138,8 +173,8 @@ class LeaderElector:
         duration = float(spec.get("leaseDurationSeconds") or self.config.lease_duration)
         if (
             holder
-            and holder != self.config.identity
-            and time.monotonic() - self._observed_at < duration
+            and holder != self.identity
+            and self._clock() - self._observed_at < duration
         ):
             return False
         lease["spec"] = self._spec(spec)
@@ -152,19 +187,17 @@ class LeaderElector:
 
     def _observe(self, spec: dict[str, Any]) -> None:
         self._observed_record = dict(spec)
-        self._observed_at = time.monotonic()
+        self._observed_at = self._clock()
 
     async def acquire(self) -> None:
         """Wait until this candidate is the leader."""
-        log.info(
-            "trying to acquire lease %s/%s", self.config.namespace, self.config.name
-        )
+        log.info("trying to acquire lease %s/%s", self.namespace, self.config.name)
         while True:
             try:
                 if await self.try_acquire_or_renew():
                     self.is_leader = True
-                    log.info("acquired lease %s/%s as %s", self.config.namespace, self.config.name,
-                             self.config.identity)  # fmt: skip
+                    log.info("acquired lease %s/%s as %s", self.namespace, self.config.name,
+                             self.identity)  # fmt: skip
                     return
             except Exception as exc:
                 log.warning("error acquiring lease: %s", exc)
@@ -172,7 +205,7 @@ class LeaderElector:
 
     async def keep_renewing(self) -> None:
         """Renew until a renewal deadline passes; then returns (leadership lost)."""
-        last_renewal = time.monotonic()
+        last_renewal = self._clock()
         while True:
             await asyncio.sleep(self.config.retry_period)
             try:
@@ -182,13 +215,13 @@ class LeaderElector:
             except Exception as exc:
                 log.warning("error renewing lease: %s", exc)
                 renewed = False
-            now = time.monotonic()
+            now = self._clock()
             if renewed:
                 last_renewal = now
             elif now - last_renewal >= self.config.renew_deadline:
                 self.is_leader = False
                 log.error("failed to renew lease %s/%s within %.1fs; stepping down",
-                          self.config.namespace, self.config.name, self.config.renew_deadline)  # fmt: skip
+                          self.namespace, self.config.name, self.config.renew_deadline)  # fmt: skip
                 return
 
     async def release(self) -> None:
@@ -200,8 +233,7 @@ class LeaderElector:
             lease = await self._get()
             if (
                 lease is None
-                or (lease.get("spec") or {}).get("holderIdentity")
-                != self.config.identity
+                or (lease.get("spec") or {}).get("holderIdentity") != self.identity
             ):
                 return
             spec = lease.setdefault("spec", {})
@@ -210,6 +242,6 @@ class LeaderElector:
             spec["renewTime"] = _micro_time()
             spec["acquireTime"] = _micro_time()
             await self._update(lease)
-            log.info("released lease %s/%s", self.config.namespace, self.config.name)
+            log.info("released lease %s/%s", self.namespace, self.config.name)
         except Exception as exc:
             log.warning("could not release lease: %s", exc)

@@ -8,6 +8,10 @@ drains: controllers stop taking work, in-flight reconciles finish (up to
 `graceful_shutdown_timeout`), the Lease is released, then everything stops.
 Losing the Lease stops the controllers and makes `run()` raise
 `LeaderElectionLost`, so the process exits and restarts as a follower.
+However `run()` ends, it closes the manager's client: a manager runs once.
+
+Options come in groups, as controller-runtime's: `MetricsOptions`,
+`ProbeOptions`, `LeaderElectionConfig`, `CacheOptions`, `ClientOptions`.
 """
 
 from __future__ import annotations
@@ -16,30 +20,35 @@ import asyncio
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-import lightkube
+from lightkube import KubeConfig, SingleConfig
 
 from opgen.runtime import probes, tls
 from opgen.runtime.cache import Cache, CacheOptions
-from opgen.runtime.client import DEFAULT_FIELD_MANAGER, Client
+from opgen.runtime.client import Client
 from opgen.runtime.controller import Controller
-from opgen.runtime.leaderelection import (
-    LeaderElectionConfig,
-    LeaderElector,
-    default_identity,
-)
+from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.metricsauth import MetricsAuth
-from opgen.runtime.rest import RestClient, lightkube_client, quiet_request_logs
+from opgen.runtime.rest import ClientOptions, RestClient
+from opgen.runtime.transport import (
+    ConfigSource,
+    Transport,
+    load_config,
+    quiet_request_logs,
+)
 
-__all__ = ["LeaderElectionLost", "Manager", "ManagerOptions"]
+__all__ = [
+    "LeaderElectionLost",
+    "Manager",
+    "ManagerOptions",
+    "MetricsOptions",
+    "ProbeOptions",
+]
 
 log = logging.getLogger("opgen.runtime.manager")
-
-_IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
 Runnable = Callable[[], Awaitable[None]]
 
@@ -49,85 +58,79 @@ class LeaderElectionLost(RuntimeError):
 
 
 @dataclass(frozen=True)
-class ManagerOptions:
-    """Manager settings; defaults match controller-runtime's where it has one."""
+class MetricsOptions:
+    """The `/metrics` server (controller-runtime's metricsserver.Options)."""
 
-    metrics_bind_address: str = ":8080"
-    """Where `/metrics` is served; "0" disables. Default ":8080"."""
-    metrics_secure: bool = False
-    """Serve `/metrics` over HTTPS, only to callers whose bearer token the API server
-    authenticates (TokenReview) and allows `get` on `/metrics` (SubjectAccessReview).
-    Default False (the generated manager's `--metrics-secure` defaults to True)."""
-    metrics_cert_path: str | None = None
-    """Folder with the metrics server's certificate and key (reloaded when they change);
-    None: a self-signed certificate generated at start. Used with metrics_secure."""
-    metrics_cert_name: str = "tls.crt"
-    """Certificate file name in metrics_cert_path. Default "tls.crt"."""
-    metrics_cert_key: str = "tls.key"
-    """Key file name in metrics_cert_path. Default "tls.key"."""
-    health_probe_bind_address: str = ":8081"
-    """Where `/healthz` and `/readyz` are served; "0" disables. Default ":8081"."""
-    leader_election: bool = False
-    """Elect a leader through a Lease before starting controllers. Default False."""
-    leader_election_id: str = ""
-    """The Lease's name (required with leader_election)."""
-    leader_election_namespace: str | None = None
-    """The Lease's namespace; default: the pod's namespace in-cluster, else the kubeconfig's."""
-    lease_duration: float = 15.0
-    """Seconds a follower waits after the last renewal before taking over. Default 15."""
-    renew_deadline: float = 10.0
-    """Seconds the leader keeps trying to renew before stepping down. Default 10."""
-    retry_period: float = 2.0
-    """Seconds between acquire/renew attempts. Default 2."""
-    release_lease_on_stop: bool = True
-    """Release the Lease on a clean shutdown so a successor takes over at once. Default True."""
-    identity: str | None = None
-    """This replica's holder identity; default `<hostname>_<uuid>`."""
-    namespaces: Sequence[str] | None = None
-    """Namespaces the cache watches (namespaced kinds); None: all. Default None."""
+    bind_address: str = ":8443"
+    """Where `/metrics` is served; "0" disables, port 0 picks a free one. Default ":8443"."""
+    secure: bool = True
+    """Serve over HTTPS, only to callers whose bearer token the API server authenticates
+    (TokenReview) and allows `get` on `/metrics` (SubjectAccessReview). Default True,
+    as the generated manager's `--metrics-secure` (controller-runtime's own default
+    is plain HTTP on :8080); False serves plain HTTP to anyone."""
+    cert_path: str | None = None
+    """Folder with the server's certificate and key (reloaded when they change);
+    None: a self-signed certificate generated at start. Used when `secure`."""
+    cert_name: str = "tls.crt"
+    """Certificate file name in `cert_path`. Default "tls.crt"."""
+    cert_key: str = "tls.key"
+    """Key file name in `cert_path`. Default "tls.key"."""
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    """The health probe server: `/healthz` and `/readyz`."""
+
+    bind_address: str = ":8081"
+    """Where the probes are served; "0" disables, port 0 picks a free one. Default ":8081"."""
+
+
+@dataclass(frozen=True)
+class ManagerOptions:
+    """Manager settings, grouped as controller-runtime's; each default is stated once,
+    in its group's class."""
+
+    metrics: MetricsOptions = field(default_factory=MetricsOptions)
+    """The `/metrics` server."""
+    probes: ProbeOptions = field(default_factory=ProbeOptions)
+    """The `/healthz` and `/readyz` server."""
+    leader_election: LeaderElectionConfig | None = None
+    """Elect a leader on this Lease before starting controllers; None (default): no election."""
     cache: CacheOptions = field(default_factory=CacheOptions)
-    """Per-kind selectors and watch timings (its `namespaces` is overridden by the field above when set)."""
-    qps: float = 20.0
-    """Client-side request rate limit (token bucket refill per second). Default 20."""
-    burst: int = 30
-    """Client-side burst. Default 30."""
-    field_manager: str = DEFAULT_FIELD_MANAGER
-    """Field manager for server-side apply and writes. Default "opgen"."""
+    """What the informers watch (namespaces, per-kind selectors), watch timings, sync timeout."""
+    client: ClientOptions = field(default_factory=ClientOptions)
+    """Client-side rate limit, field manager, request timeout."""
     graceful_shutdown_timeout: float = 30.0
     """Seconds in-flight reconciles get to finish on shutdown. Default 30."""
-    cache_sync_timeout: float = 120.0
-    """Seconds to wait for the initial lists before giving up. Default 120."""
 
 
 class Manager:
-    """Runs caches, controllers and servers until stopped."""
+    """Runs caches, controllers and servers until stopped; closes its client when done."""
 
     def __init__(
-        self, client: lightkube.AsyncClient, options: ManagerOptions | None = None
+        self,
+        config: KubeConfig | SingleConfig,
+        options: ManagerOptions | None = None,
     ) -> None:
         self.options = options or ManagerOptions()
         opts = self.options
-        if opts.leader_election and not opts.leader_election_id:
-            raise ValueError(
-                "leader_election needs leader_election_id (the Lease name)"
-            )
         quiet_request_logs()
         self.metrics = Metrics()
-        self.rest = RestClient(
-            client, qps=opts.qps, burst=opts.burst, metrics=self.metrics
-        )
-        cache_options = opts.cache
-        if opts.namespaces is not None:
-            cache_options = replace(cache_options, namespaces=tuple(opts.namespaces))
-        self.cache = Cache(self.rest, cache_options)
-        self.client = Client(self.rest, self.cache, field_manager=opts.field_manager)
+        transport = Transport(load_config(config), timeout=opts.client.timeout)
+        self.rest = RestClient(transport, opts.client, metrics=self.metrics)
+        self.cache = Cache(self.rest, opts.cache)
+        self.client = Client(self.rest, self.cache)
         self.controllers: list[Controller] = []
         self._runnables: list[tuple[Runnable, bool]] = []
         self._healthz: dict[str, probes.Check] = {"ping": _ok}
         self._readyz: dict[str, probes.Check] = {"informers": self._informers_ready}
         self._stop = asyncio.Event()
         self.elected = asyncio.Event()
-        self.elector: LeaderElector | None = None
+        self.elector: LeaderElector | None = (
+            LeaderElector(self.rest, opts.leader_election)
+            if opts.leader_election is not None
+            else None
+        )
         self.health_server: probes.ProbeServer | None = None
         self.metrics_server: probes.ProbeServer | None = None
         self.metrics_certificate: tls.ServingCertificate | None = None
@@ -135,18 +138,29 @@ class Manager:
     @classmethod
     def from_kubeconfig(
         cls,
-        path: str | Path | None = None,
+        path: ConfigSource = None,
         *,
         context: str | None = None,
         options: ManagerOptions | None = None,
     ) -> Manager:
         """A manager for a kubeconfig file (default: in-cluster, $KUBECONFIG, ~/.kube/config)."""
-        return cls(lightkube_client(path, context=context), options)
+        return cls(load_config(path, context=context), options)
 
     @classmethod
     def from_env(cls, options: ManagerOptions | None = None) -> Manager:
         """A manager configured in-cluster (service account) or else from $KUBECONFIG/~/.kube/config."""
-        return cls(lightkube_client(), options)
+        return cls(load_config(), options)
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """The host and port `/metrics` is served on — the real port when asked for
+        port 0 — once `run()` serves it (before the informers start); else None."""
+        return _address(self.metrics_server)
+
+    @property
+    def probe_address(self) -> tuple[str, int] | None:
+        """The host and port `/healthz` and `/readyz` are served on, as `metrics_address`."""
+        return _address(self.health_server)
 
     def add_controller(self, controller: Controller) -> None:
         if any(c.name == controller.name for c in self.controllers):
@@ -184,15 +198,8 @@ class Manager:
         """Ask `run()` to drain and return."""
         self._stop.set()
 
-    def _lease_namespace(self) -> str:
-        if self.options.leader_election_namespace:
-            return self.options.leader_election_namespace
-        if _IN_CLUSTER_NAMESPACE.exists():
-            return _IN_CLUSTER_NAMESPACE.read_text().strip()
-        return self.rest.default_namespace
-
     async def _start_servers(self, background: list[asyncio.Task[Any]]) -> None:
-        health = probes.parse_bind_address(self.options.health_probe_bind_address)
+        health = probes.parse_bind_address(self.options.probes.bind_address)
         if health is not None:
             routes = {
                 "/healthz": probes.checks_route(self._healthz),
@@ -200,7 +207,8 @@ class Manager:
             }
             self.health_server = probes.ProbeServer(*health, routes)
             await self.health_server.start()
-        metrics = probes.parse_bind_address(self.options.metrics_bind_address)
+        options = self.options.metrics
+        metrics = probes.parse_bind_address(options.bind_address)
         if metrics is not None:
 
             async def scrape() -> probes.Response:
@@ -212,11 +220,11 @@ class Manager:
 
             context = None
             guard = None
-            if self.options.metrics_secure:
+            if options.secure:
                 self.metrics_certificate = tls.ServingCertificate(
-                    self.options.metrics_cert_path,
-                    cert_name=self.options.metrics_cert_name,
-                    key_name=self.options.metrics_cert_key,
+                    options.cert_path,
+                    cert_name=options.cert_name,
+                    key_name=options.cert_key,
                     name="opgen-metrics",
                 )
                 context = self.metrics_certificate.context
@@ -263,22 +271,11 @@ class Manager:
             if not await self._wait_or_stop(self._sync_caches(), stop_wait):
                 return
             renewing: asyncio.Task[None] | None = None
-            if self.options.leader_election:
-                self.elector = LeaderElector(
-                    self.rest,
-                    LeaderElectionConfig(
-                        name=self.options.leader_election_id,
-                        namespace=self._lease_namespace(),
-                        identity=self.options.identity or default_identity(),
-                        lease_duration=self.options.lease_duration,
-                        renew_deadline=self.options.renew_deadline,
-                        retry_period=self.options.retry_period,
-                    ),
-                )
+            if self.elector is not None:
                 self._start_group(leader_tasks, leader=False)
                 if not await self._wait_or_stop(self.elector.acquire(), stop_wait):
                     return
-                self.metrics.leader.labels(self.options.leader_election_id).set(1)
+                self.metrics.leader.labels(self.elector.config.name).set(1)
                 renewing = asyncio.create_task(self.elector.keep_renewing())
                 background.append(renewing)
                 self._start_group(leader_tasks, leader=True)
@@ -291,7 +288,8 @@ class Manager:
             for sig in signals:
                 loop.remove_signal_handler(sig)
         if lost:
-            raise LeaderElectionLost(f"lost lease {self.options.leader_election_id}")
+            assert self.elector is not None
+            raise LeaderElectionLost(f"lost lease {self.elector.config.name}")
 
     @staticmethod
     async def _until_stopped(
@@ -321,7 +319,7 @@ class Manager:
                     raise failure
 
     async def _sync_caches(self) -> None:
-        timeout = self.options.cache_sync_timeout
+        timeout = self.options.cache.sync_timeout
         if not await self.cache.wait_for_sync(timeout):
             raise TimeoutError(f"informer caches did not sync within {timeout:.0f}s")
 
@@ -382,15 +380,20 @@ class Manager:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         if self.elector is not None:
-            if release and self.options.release_lease_on_stop:
+            if release and self.elector.config.release_on_stop:
                 await self.elector.release()
-            self.metrics.leader.labels(self.options.leader_election_id).set(0)
+            self.metrics.leader.labels(self.elector.config.name).set(0)
         await self.cache.stop()
         for server in (self.health_server, self.metrics_server):
             if server is not None:
                 await server.stop()
+        await self.rest.aclose()
         self.elected.clear()
 
 
 async def _ok() -> None:
     return None
+
+
+def _address(server: probes.ProbeServer | None) -> tuple[str, int] | None:
+    return None if server is None or not server.serving else (server.host, server.port)

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx2
 import msgspec
 from lightkube.resources.authentication_v1 import TokenReview
 from lightkube.resources.authorization_v1 import SubjectAccessReview
@@ -28,6 +27,7 @@ from opgen.runtime import errors
 from opgen.runtime.probes import Request, Response
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
+from opgen.runtime.transport import TransportError
 
 __all__ = ["Authenticated", "MetricsAuth"]
 
@@ -104,7 +104,7 @@ class MetricsAuth:
                     f'Forbidden: user "{user.username}" may not {verb} {request.path}\n'
                 )
                 return 403, _TEXT, message.encode()
-        except (errors.ApiError, httpx2.HTTPError) as error:
+        except (errors.ApiError, TransportError) as error:
             log.warning("cannot check a metrics request with the API server: %s", error)
             return 500, _TEXT, b"Internal Server Error: authentication unavailable\n"
         return None

@@ -112,6 +112,11 @@ class ProbeServer:
         self._server: asyncio.base_events.Server | None = None
 
     @property
+    def serving(self) -> bool:
+        """Between `start()` and `stop()`; `port` is then the bound port."""
+        return self._server is not None
+
+    @property
     def scheme(self) -> str:
         return "https" if self.ssl_context is not None else "http"
 

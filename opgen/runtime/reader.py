@@ -1,14 +1,17 @@
 """Reads that go straight to the API server: `client.uncached`, and the typed clients.
 
 Objects are decoded into the kind's class (the user's Pydantic model or the
-lightkube resource); `list` follows `continue` tokens until the list is
-complete, `list_page` returns one page and its token.
+lightkube resource). `list` returns a `Page`: every matching object (fetched
+in chunks of `LIST_PAGE_SIZE`, following `continue` tokens), or one page of
+`limit` objects and the token for the next.
 """
 
 from __future__ import annotations
 
 import builtins
-from typing import TypeVar
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar, overload
 
 import msgspec
 
@@ -16,11 +19,35 @@ from opgen.runtime import selectors
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import RestClient
 
-__all__ = ["LIST_PAGE_SIZE", "Reader"]
+__all__ = ["LIST_PAGE_SIZE", "Page", "Reader"]
 
 T = TypeVar("T")
 
 LIST_PAGE_SIZE = 500
+
+
+@dataclass(frozen=True)
+class Page(Sequence[T], Generic[T]):
+    """What `list` returns: the objects (a sequence: iterate, index, `len`) and
+    `continue_`, the token for the next page (None when the list is complete)."""
+
+    items: builtins.list[T]
+    continue_: str | None = None
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        return self.items[index]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.items)
 
 
 class Reader:
@@ -54,34 +81,34 @@ class Reader:
         *,
         labels: selectors.Selector | None = None,
         fields: selectors.Selector | None = None,
-    ) -> list[T]:
-        """Every matching object, fetched in pages of `LIST_PAGE_SIZE` until complete."""
-        items, token = await self.list_page(
-            kind, namespace, labels=labels, fields=fields, limit=LIST_PAGE_SIZE
-        )
-        while token:
-            more, token = await self.list_page(
-                kind,
-                namespace,
-                labels=labels,
-                fields=fields,
-                limit=LIST_PAGE_SIZE,
-                continue_=token,
-            )
-            items.extend(more)
-        return items
-
-    async def list_page(
-        self,
-        kind: type[T],
-        namespace: str | None = None,
-        *,
-        labels: selectors.Selector | None = None,
-        fields: selectors.Selector | None = None,
         limit: int | None = None,
         continue_: str | None = None,
-    ) -> tuple[builtins.list[T], str | None]:
-        """One page: the objects and the continue token (None on the last page)."""
+    ) -> Page[T]:
+        """Every matching object (all namespaces when `namespace` is None); with
+        `limit`, one page of at most that many, continuing from `continue_`."""
+        if limit is not None:
+            return await self._page(kind, namespace, labels, fields, limit, continue_)
+        page = await self._page(
+            kind, namespace, labels, fields, LIST_PAGE_SIZE, continue_
+        )
+        items, token = page.items, page.continue_
+        while token:
+            more = await self._page(
+                kind, namespace, labels, fields, LIST_PAGE_SIZE, token
+            )
+            items.extend(more.items)
+            token = more.continue_
+        return Page(items)
+
+    async def _page(
+        self,
+        kind: type[T],
+        namespace: str | None,
+        labels: selectors.Selector | None,
+        fields: selectors.Selector | None,
+        limit: int,
+        continue_: str | None,
+    ) -> Page[T]:
         rtype: ResourceType[T] = resource_type(kind)
         raw = await self.rest.request(
             "list",
@@ -96,4 +123,4 @@ class Reader:
         )
         page = msgspec.json.decode(raw)
         items = [rtype.decode_dict(rtype.with_kind(i)) for i in page.get("items") or ()]
-        return items, (page.get("metadata") or {}).get("continue") or None
+        return Page(items, (page.get("metadata") or {}).get("continue") or None)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import msgspec
 from lightkube.core import resource as lk_resource
@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from opgen.engine.reading import ResourceInfo, is_custom_resource, resource_info
 
 __all__ = [
+    "Encoder",
     "ResourceType",
     "ScalePaths",
     "assign",
@@ -39,6 +40,17 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
+
+
+class Encoder(Protocol[T_contra]):
+    """Turns an object into its wire form (a JSON-compatible dict with apiVersion and
+    kind); `exclude_unset` leaves out the fields the caller never set (server-side apply).
+    """
+
+    def __call__(
+        self, obj: T_contra, *, exclude_unset: bool = False
+    ) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -64,7 +76,7 @@ class ResourceType(Generic[T]):
     scale: ScalePaths | None
     decode_json: Callable[[bytes], T] = field(repr=False)
     decode_dict: Callable[[Mapping[str, Any]], T] = field(repr=False)
-    encode_obj: Callable[[T, bool], dict[str, Any]] = field(repr=False)
+    encode_obj: Encoder[T] = field(repr=False)
 
     @property
     def api_version(self) -> str:
@@ -128,7 +140,7 @@ def _lightkube_type(cls: type) -> ResourceType[Any]:
             return msgspec.convert(data, cls)
         return cls(dict(data))
 
-    def encode_obj(obj: Any, exclude_unset: bool) -> dict[str, Any]:
+    def encode_obj(obj: Any, *, exclude_unset: bool = False) -> dict[str, Any]:
         return cast("dict[str, Any]", msgspec.to_builtins(obj))
 
     return ResourceType(
@@ -154,7 +166,7 @@ def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
         spec_path, status_path, selector_path = info.scale
         scale = ScalePaths(spec_path, status_path, selector_path)
 
-    def encode_obj(obj: Any, exclude_unset: bool) -> dict[str, Any]:
+    def encode_obj(obj: Any, *, exclude_unset: bool = False) -> dict[str, Any]:
         data = cast(
             "dict[str, Any]",
             obj.model_dump(

@@ -1,10 +1,13 @@
 """Write patterns: create-or-update, and retry on conflict.
 
-`create_or_update(client, obj, mutate)` reads the current object (uncached:
-read-your-writes), applies `mutate` to it (or to `obj` when it does not
-exist), and writes only if `mutate` changed something — the idempotency a
-converged reconcile needs. `retry_on_conflict(fn)` re-runs a read-modify-write
-that lost a race.
+`create_or_update(client, obj, mutate)` reads the current object into `obj`,
+applies `mutate`, and writes only if `mutate` changed something — the
+idempotency a converged reconcile needs, at no API request when nothing
+changed: the read comes from the cache, as controller-runtime's
+CreateOrUpdate's does. The cache sees this process's own writes
+(read-your-writes, `freshness`); a read that is stale for another reason ends
+in `Conflict` (or `AlreadyExists`), which the controller retries quietly.
+`retry_on_conflict(fn)` re-runs a read-modify-write that lost a race.
 """
 
 from __future__ import annotations
@@ -31,23 +34,28 @@ class Operation(enum.Enum):
 
 
 async def create_or_update(
-    client: Client, obj: T, mutate: Callable[[T], None]
+    client: Client, obj: T, mutate: Callable[[T], None], *, cached: bool = True
 ) -> tuple[T, Operation]:
-    """Make the object exist in the state `mutate` gives it; returns (object, what was done)."""
+    """Make the object `obj` names exist in the state `mutate` gives it; returns
+    (`obj`, what was done), `obj` refreshed as by every write.
+
+    The current object is read through the client's cache (a first read of a kind
+    starts its informer); `cached=False` reads from the API server instead, for an
+    object outside what the cache watches."""
     rtype = resources.resource_type(type(obj))
     meta = resources.metadata(obj)
+    read = client.get if cached else client.uncached.get
     try:
-        current = await client.uncached.get(
-            rtype.cls, str(meta["name"]), meta.get("namespace")
-        )
+        current = await read(rtype.cls, str(meta["name"]), meta.get("namespace"))
     except errors.NotFound:
         mutate(obj)
         return await client.create(obj), Operation.CREATED
-    before = rtype.encode_obj(current, False)
-    mutate(current)
-    if rtype.encode_obj(current, False) == before:
-        return current, Operation.UNCHANGED
-    return await client.update(current), Operation.UPDATED
+    resources.assign(obj, current)
+    before = rtype.encode_obj(obj)
+    mutate(obj)
+    if rtype.encode_obj(obj) == before:
+        return obj, Operation.UNCHANGED
+    return await client.update(obj), Operation.UPDATED
 
 
 async def retry_on_conflict(

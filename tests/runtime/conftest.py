@@ -1,16 +1,20 @@
 """Runtime tests run on the envtest plugin's fixtures (`envtest`, `kube_client`, `namespace`).
 
 `envtest` is extended here: the session's control plane, with the CRDs opgen
-generates for the test kinds installed once.
+generates for the test kinds installed once. `rest` is the runtime's own REST
+client for it, without a client-side rate limit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
+from opgen import runtime as rt
+from opgen.runtime.rest import RestClient
 from opgen.testing import Environment
 from tests.runtime.crds import generated_crds
 from tests.runtime.typed_project import TypedProject, generate_project, imported
@@ -21,6 +25,18 @@ def envtest(envtest: Environment) -> Environment:
     """The plugin's session control plane with the Widget and Gadget CRDs installed."""
     envtest.install_crds(generated_crds())
     return envtest
+
+
+@pytest_asyncio.fixture
+async def rest(envtest: Environment) -> AsyncIterator[RestClient]:
+    """A REST client acting as the envtest admin (no rate limit), closed after the test."""
+    client = RestClient.from_kubeconfig(
+        envtest.lightkube_config(), rt.ClientOptions(qps=0)
+    )
+    try:
+        yield client
+    finally:
+        await client.aclose()
 
 
 @pytest.fixture(scope="session")

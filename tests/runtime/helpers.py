@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import lightkube
+from lightkube.models.authentication_v1 import TokenRequestSpec
+from lightkube.models.meta_v1 import ObjectMeta
+from lightkube.resources.core_v1 import ServiceAccount, ServiceAccountToken
 
 from opgen import runtime as rt
 from opgen.runtime.metrics import Metrics
@@ -28,19 +35,52 @@ def sample(metrics: Metrics, name: str, **labels: str) -> float:
     return 0.0 if value is None else value
 
 
+async def token_for(client: lightkube.AsyncClient, name: str, namespace: str) -> str:
+    """A token of a new service account `name`."""
+    await client.create(
+        ServiceAccount(metadata=ObjectMeta(name=name, namespace=namespace))
+    )
+    request = await client.create(
+        ServiceAccountToken(metadata=ObjectMeta(), spec=TokenRequestSpec(audiences=[])),
+        name=name,
+        namespace=namespace,
+    )
+    assert request.status is not None
+    return request.status.token
+
+
+def kubeconfig_for(envtest: Environment, user: dict[str, Any]) -> dict[str, Any]:
+    """The envtest kubeconfig (server, CA) with other credentials: `user` is a
+    kubeconfig `user` entry, e.g. {"token": ...}, {"tokenFile": ...}, {"exec": ...}."""
+    config = copy.deepcopy(envtest.kubeconfig)
+    for entry in config["users"]:
+        entry["user"] = user
+    return config
+
+
+LOCAL_METRICS = rt.MetricsOptions(bind_address="127.0.0.1:0", secure=False)
+LOCAL_PROBES = rt.ProbeOptions(bind_address="127.0.0.1:0")
+TEST_CLIENT = rt.ClientOptions(qps=200.0, burst=400)
+
+
 def manager_for(
-    envtest: Environment, namespace: str | None, **options: object
+    envtest: Environment,
+    namespace: str | None,
+    *,
+    leader_election: rt.LeaderElectionConfig | None = None,
+    metrics: rt.MetricsOptions = LOCAL_METRICS,
 ) -> rt.Manager:
-    defaults: dict[str, object] = {
-        "metrics_bind_address": "127.0.0.1:0",
-        "health_probe_bind_address": "127.0.0.1:0",
-        "qps": 200.0,
-        "burst": 400,
-    }
-    if namespace is not None:
-        defaults["namespaces"] = [namespace]
-    defaults.update(options)
-    return rt.Manager(envtest.async_client(), rt.ManagerOptions(**defaults))  # type: ignore[arg-type]
+    """A manager on the test's control plane: servers on free loopback ports, plain
+    HTTP metrics, a generous client-side rate limit, the cache on `namespace`."""
+    cache = rt.CacheOptions(namespaces=[namespace] if namespace is not None else None)
+    options = rt.ManagerOptions(
+        metrics=metrics,
+        probes=LOCAL_PROBES,
+        leader_election=leader_election,
+        cache=cache,
+        client=TEST_CLIENT,
+    )
+    return rt.Manager(envtest.lightkube_config(), options)
 
 
 @contextlib.asynccontextmanager
@@ -61,4 +101,3 @@ async def running(
     finally:
         manager.stop()
         await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 40)
-        await manager.rest.aclose()

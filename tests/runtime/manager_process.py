@@ -3,7 +3,8 @@
 Run as `python -m tests.runtime.manager_process` with `KUBECONFIG` and
 `WIDGET_NAMESPACE` set (and `LEASE_NAME` to elect a leader on that Lease).
 Logs go to stderr as a generated manager's do (`logging.basicConfig`); stdout
-says `running` once `Manager.run()` has installed its signal handlers, and
+says `running` once `Manager.run()` has installed its signal handlers,
+`campaigning` when it starts to wait for the Lease (with `LEASE_NAME`), and
 `elected` once the controllers run.
 """
 
@@ -23,15 +24,18 @@ def _say(line: str) -> None:
 
 async def main() -> None:
     lease = os.environ.get("LEASE_NAME", "")
+    namespace = os.environ["WIDGET_NAMESPACE"]
     manager = rt.Manager.from_kubeconfig(
         os.environ["KUBECONFIG"],
         options=rt.ManagerOptions(
-            metrics_bind_address="127.0.0.1:0",
-            health_probe_bind_address="127.0.0.1:0",
-            namespaces=[os.environ["WIDGET_NAMESPACE"]],
-            leader_election=bool(lease),
-            leader_election_id=lease,
-            leader_election_namespace=os.environ["WIDGET_NAMESPACE"],
+            metrics=rt.MetricsOptions(bind_address="127.0.0.1:0", secure=False),
+            probes=rt.ProbeOptions(bind_address="127.0.0.1:0"),
+            leader_election=(
+                rt.LeaderElectionConfig(name=lease, namespace=namespace)
+                if lease
+                else None
+            ),
+            cache=rt.CacheOptions(namespaces=[namespace]),
         ),
     )
     WidgetReconciler(manager.client).setup(manager)
@@ -41,6 +45,12 @@ async def main() -> None:
         _say("elected")
 
     manager.add_runnable(announce_elected)
+    if lease:
+
+        async def announce_campaign() -> None:
+            _say("campaigning")  # started just before the manager asks for the Lease
+
+        manager.add_runnable(announce_campaign, need_leader_election=False)
     # Runs once run() first yields, i.e. after it installed its signal handlers.
     asyncio.get_running_loop().call_soon(_say, "running")
     await manager.run()

@@ -50,7 +50,7 @@ async def test_delete_runs_cleanup_then_removes_the_finalizer(
         client = manager.client
         await client.create(widget("ok", namespace))
         await eventually(lambda: _finalizers(manager, namespace, "ok") == [FINALIZER])
-        await client.delete_by_name(Widget, "ok", namespace=namespace)
+        await client.delete(widget("ok", namespace))
         await eventually(
             lambda: manager.cache.informer_for(Widget).store.get((namespace, "ok"))
             is None
@@ -74,7 +74,7 @@ async def test_failing_cleanup_retries_with_backoff_and_the_object_stays(
         await eventually(
             lambda: _finalizers(manager, namespace, "stuck") == [FINALIZER]
         )
-        await client.delete_by_name(Widget, "stuck", namespace=namespace)
+        await client.delete(widget("stuck", namespace))
         await eventually(lambda: len(reconciler.cleanups) >= 6)
         times = [t for _, t in reconciler.cleanups]
         gaps = [b - a for a, b in itertools.pairwise(times)]
@@ -87,9 +87,7 @@ async def test_failing_cleanup_retries_with_backoff_and_the_object_stays(
         assert still.metadata.finalizers == [FINALIZER]
 
         # the external problem is fixed: the next retry cleans up and the object goes
-        await client.patch(
-            Widget, "stuck", {"spec": {"fail": None}}, namespace=namespace
-        )
+        await client.patch(widget("stuck", namespace), {"spec": {"fail": None}})
         await eventually(
             lambda: manager.cache.informer_for(Widget).store.get((namespace, "stuck"))
             is None
@@ -104,7 +102,7 @@ async def test_no_finalizer_is_added_once_deletion_started(
     obj = widget("leaving", namespace)
     obj.metadata.finalizers = ["someone.else/keep"]
     await client.create(obj)
-    await client.delete_by_name(Widget, "leaving", namespace=namespace)
+    await client.delete(widget("leaving", namespace))
     deleting = await client.get(Widget, "leaving", namespace)
     writes = manager.rest.writes
     assert await rt.finalizers.ensure(client, deleting, FINALIZER) is False
@@ -123,10 +121,7 @@ async def test_finalizer_patch_conflicts_instead_of_overwriting(
     await client.create(widget("raced", namespace))
     stale = await client.get(Widget, "raced", namespace)
     await client.patch(
-        Widget,
-        "raced",
-        {"metadata": {"finalizers": ["other/one"]}},
-        namespace=namespace,
+        widget("raced", namespace), {"metadata": {"finalizers": ["other/one"]}}
     )
     with pytest.raises(rt.Conflict):
         await rt.finalizers.ensure(client, stale, FINALIZER)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import lightkube
 import pytest
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ConfigMap
@@ -17,9 +16,9 @@ pytestmark = pytest.mark.envtest
 
 
 async def test_event_recorder_dedups_and_rate_limits(
-    kube_client: lightkube.AsyncClient, namespace: str
+    rest: RestClient, namespace: str
 ) -> None:
-    client = rt.Client(RestClient(kube_client, qps=0))
+    client = rt.Client(rest)
     obj = await client.create(widget("evented", namespace))
     recorder = rt.EventRecorder(
         client, reporting_controller="test.opgen.dev/widget", burst=3
@@ -53,9 +52,8 @@ async def test_event_recorder_dedups_and_rate_limits(
 
 
 async def test_create_or_update_writes_only_on_change(
-    kube_client: lightkube.AsyncClient, namespace: str
+    rest: RestClient, namespace: str
 ) -> None:
-    rest = RestClient(kube_client, qps=0)
     client = rt.Client(rest)
 
     def mutate(cm: ConfigMap) -> None:
@@ -83,13 +81,13 @@ async def test_create_or_update_writes_only_on_change(
 
 
 async def test_retry_on_conflict_rereads_and_succeeds(
-    kube_client: lightkube.AsyncClient, namespace: str
+    rest: RestClient, namespace: str
 ) -> None:
-    client = rt.Client(RestClient(kube_client, qps=0))
+    client = rt.Client(rest)
     await client.create(widget("contended", namespace))
     stale = await client.uncached.get(Widget, "contended", namespace)
     await client.patch(
-        Widget, "contended", {"spec": {"message": "someone else"}}, namespace=namespace
+        widget("contended", namespace), {"spec": {"message": "someone else"}}
     )
     attempts = []
 
@@ -112,9 +110,9 @@ async def test_retry_on_conflict_rereads_and_succeeds(
 
 
 async def test_apply_does_not_claim_unset_defaults(
-    kube_client: lightkube.AsyncClient, namespace: str
+    rest: RestClient, namespace: str
 ) -> None:
-    client = rt.Client(RestClient(kube_client, qps=0))
+    client = rt.Client(rest)
     # The model has defaults for replicas/message; only `message` is set, so only it is applied.
     mine = Widget(
         metadata=op.ObjectMeta(name="ssa", namespace=namespace),
@@ -130,12 +128,7 @@ async def test_apply_does_not_claim_unset_defaults(
         "spec": {"replicas": 5},
     }
     updated = await client.patch(
-        Widget,
-        "ssa",
-        other,
-        namespace=namespace,
-        patch_type="apply",
-        field_manager="scaler",
+        widget("ssa", namespace), other, patch_type="apply", field_manager="scaler"
     )
     assert (
         updated.spec.replicas == 5
@@ -145,10 +138,8 @@ async def test_apply_does_not_claim_unset_defaults(
     # whereas a field opgen-test did set conflicts for another manager unless forced
     with pytest.raises(rt.Conflict):
         await client.patch(
-            Widget,
-            "ssa",
+            widget("ssa", namespace),
             {**other, "spec": {"message": "theirs"}},
-            namespace=namespace,
             patch_type="apply",
             field_manager="scaler",
         )

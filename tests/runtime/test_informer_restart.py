@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from opgen import runtime as rt
 from opgen.runtime.client import Client
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.resources import resource_type
@@ -40,8 +41,9 @@ async def own_envtest(envtest: Environment) -> AsyncIterator[Environment]:
 async def test_restarted_api_server_answers_410_and_no_delete_is_lost(
     own_envtest: Environment,
 ) -> None:
-    lk = own_envtest.async_client()
-    rest = RestClient(lk, qps=0)
+    rest = RestClient.from_kubeconfig(
+        own_envtest.lightkube_config(), rt.ClientOptions(qps=0)
+    )
     client = Client(rest)
     namespace = "default"
     for name in ("doomed", "kept"):
@@ -60,7 +62,7 @@ async def test_restarted_api_server_answers_410_and_no_delete_is_lost(
     assert sorted(events) == [("ADDED", "doomed"), ("ADDED", "kept")]
     events.clear()
 
-    await client.delete_by_name(Widget, "doomed", namespace=namespace)
+    await client.delete(widget("doomed", namespace))
     await client.create(widget("born", namespace))
     await own_envtest.arestart_apiserver()
 
@@ -70,7 +72,7 @@ async def test_restarted_api_server_answers_410_and_no_delete_is_lost(
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        await lk.close()
+        await rest.aclose()
     assert sorted(events) == [("ADDED", "born"), ("DELETED", "doomed")]
     assert (
         sample(

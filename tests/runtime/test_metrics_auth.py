@@ -7,7 +7,6 @@ only the auth role, as it does in a deployed project.
 
 from __future__ import annotations
 
-import copy
 import os
 import ssl
 from collections.abc import AsyncIterator
@@ -20,10 +19,8 @@ import pytest
 import yaml
 from lightkube import codecs
 from lightkube.config.kubeconfig import KubeConfig
-from lightkube.models.authentication_v1 import TokenRequestSpec
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.models.rbac_v1 import RoleRef, Subject
-from lightkube.resources.core_v1 import ServiceAccount, ServiceAccountToken
 from lightkube.resources.rbac_authorization_v1 import ClusterRole, ClusterRoleBinding
 from typer.testing import CliRunner
 
@@ -31,7 +28,7 @@ from opgen import runtime as rt
 from opgen.cli import app
 from opgen.runtime import tls
 from opgen.testing import Environment
-from tests.runtime.helpers import running
+from tests.runtime.helpers import kubeconfig_for, running, token_for
 
 pytestmark = pytest.mark.envtest
 
@@ -52,26 +49,6 @@ def scaffolded_roles(root: Path) -> dict[str, dict[str, Any]]:
         stem: yaml.safe_load((rbac / f"{stem}.yaml").read_text())
         for stem in ("metrics_auth_role", "metrics_reader_role")
     }
-
-
-async def token_for(client: lightkube.AsyncClient, name: str, namespace: str) -> str:
-    await client.create(
-        ServiceAccount(metadata=ObjectMeta(name=name, namespace=namespace))
-    )
-    request = await client.create(
-        ServiceAccountToken(metadata=ObjectMeta(), spec=TokenRequestSpec(audiences=[])),
-        name=name,
-        namespace=namespace,
-    )
-    assert request.status is not None
-    return request.status.token
-
-
-def kubeconfig_with_token(envtest: Environment, token: str) -> dict[str, Any]:
-    config = copy.deepcopy(envtest.kubeconfig)
-    for user in config["users"]:
-        user["user"] = {"token": token}
-    return config
 
 
 @pytest.fixture
@@ -115,17 +92,12 @@ async def accounts(
             await kube_client.delete(kind, name)
 
 
-def secure_manager(envtest: Environment, token: str, **options: Any) -> rt.Manager:
-    client = lightkube.AsyncClient(
-        KubeConfig.from_dict(kubeconfig_with_token(envtest, token))
-    )
+def secure_manager(envtest: Environment, token: str, **metrics: Any) -> rt.Manager:
     return rt.Manager(
-        client,
+        KubeConfig.from_dict(kubeconfig_for(envtest, {"token": token})),
         rt.ManagerOptions(
-            metrics_bind_address="127.0.0.1:0",
-            health_probe_bind_address="0",
-            metrics_secure=True,
-            **options,
+            metrics=rt.MetricsOptions(bind_address="127.0.0.1:0", **metrics),
+            probes=rt.ProbeOptions(bind_address="0"),
         ),
     )
 
@@ -180,7 +152,7 @@ async def test_metrics_certificate_from_a_folder_is_served_and_reloaded(
         return ssl.create_default_context(cadata=cert.decode())
 
     first = write_certificate("first")
-    manager = secure_manager(envtest, accounts["manager"], metrics_cert_path=str(certs))
+    manager = secure_manager(envtest, accounts["manager"], cert_path=str(certs))
     async with running(manager):
         assert manager.metrics_server is not None
         assert manager.metrics_certificate is not None

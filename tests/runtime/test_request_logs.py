@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from opgen.runtime.rest import quiet_request_logs
+from opgen.runtime.transport import quiet_request_logs
 
 
 @pytest.fixture

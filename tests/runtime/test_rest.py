@@ -1,15 +1,17 @@
-"""The HTTP layer's own work: URLs, parameters, connection reuse (no server needed)."""
+"""The REST layer's own work: paths, parameters, the field manager (no server needed)."""
 
 from __future__ import annotations
 
-import lightkube
+import httpx2
 import pytest
 from lightkube.config.kubeconfig import KubeConfig
 from lightkube.resources.core_v1 import ConfigMap
 from lightkube.resources.rbac_authorization_v1 import ClusterRole
 
+from opgen import runtime as rt
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
+from opgen.runtime.transport import Transport
 from tests.runtime.kinds import Gadget, Widget
 
 CONFIG = {
@@ -23,47 +25,64 @@ CONFIG = {
 
 
 @pytest.fixture
-def rest() -> RestClient:
-    return RestClient(lightkube.AsyncClient(KubeConfig.from_dict(CONFIG)), qps=0)
+def transport() -> Transport:
+    return Transport.from_kubeconfig(KubeConfig.from_dict(CONFIG))
 
 
-def test_urls_for_namespaced_cluster_scoped_and_core_kinds(rest: RestClient) -> None:
-    base = "https://k8s.example:6443"
+@pytest.fixture
+def rest(transport: Transport) -> RestClient:
+    return RestClient(transport, rt.ClientOptions(qps=0))
+
+
+def test_paths_for_namespaced_cluster_scoped_and_core_kinds(rest: RestClient) -> None:
     widgets = resource_type(Widget)
-    assert rest._url("get", widgets, "a", "ns", None, None) == (
-        f"{base}/apis/test.opgen.dev/v1/namespaces/ns/widgets/a"
+    assert rest.path("get", widgets, "a", "ns", None, None) == (
+        "/apis/test.opgen.dev/v1/namespaces/ns/widgets/a"
     )
-    assert rest._url("patch", widgets, "a", "ns", "status", {"force": True}) == (
-        f"{base}/apis/test.opgen.dev/v1/namespaces/ns/widgets/a/status?force=true"
+    assert rest.path("watch", widgets, None, None, None, {"limit": 5}) == (
+        "/apis/test.opgen.dev/v1/widgets?limit=5&watch=true"
     )
-    assert rest._url("watch", widgets, None, None, None, {"limit": 5}) == (
-        f"{base}/apis/test.opgen.dev/v1/widgets?limit=5&watch=true"
+    assert rest.path("list", resource_type(ConfigMap), None, "ns", None, None) == (
+        "/api/v1/namespaces/ns/configmaps"
     )
-    assert rest._url("list", resource_type(ConfigMap), None, "ns", None, None) == (
-        f"{base}/api/v1/namespaces/ns/configmaps"
+    assert rest.path("get", resource_type(Gadget), "g", None, "scale", None) == (
+        "/apis/test.opgen.dev/v1/gadgets/g/scale"
     )
-    assert rest._url("get", resource_type(Gadget), "g", None, "scale", None) == (
-        f"{base}/apis/test.opgen.dev/v1/gadgets/g/scale"
-    )
-    role = rest._url("get", resource_type(ClusterRole), "system:x y", None, None, None)
+    role = rest.path("get", resource_type(ClusterRole), "system:x y", None, None, None)
     assert role.endswith("/clusterroles/system:x%20y")
+
+
+def test_every_write_names_the_field_manager(transport: Transport) -> None:
+    rest = RestClient(transport, rt.ClientOptions(field_manager="mine"))
+    widgets = resource_type(Widget)
+    for verb in ("create", "update", "patch"):
+        path = rest.path(verb, widgets, "a", "ns", None, None)
+        assert path.endswith("?fieldManager=mine"), (verb, path)
+    assert rest.path("patch", widgets, "a", "ns", "status", {"force": True}) == (
+        "/apis/test.opgen.dev/v1/namespaces/ns/widgets/a/status"
+        "?force=true&fieldManager=mine"
+    )
+    given = rest.path("patch", widgets, "a", "ns", None, {"fieldManager": "other"})
+    assert given.endswith("?fieldManager=other"), "a manager given per call wins"
+    for verb in ("get", "list", "delete"):
+        assert "fieldManager" not in rest.path(verb, widgets, "a", "ns", None, None)
+    assert RestClient(transport).field_manager == "opgen"
 
 
 def test_scope_mistakes_are_refused(rest: RestClient) -> None:
     with pytest.raises(ValueError, match="namespaced"):
-        rest._url("get", resource_type(Widget), "a", None, None, None)
+        rest.path("get", resource_type(Widget), "a", None, None, None)
     with pytest.raises(ValueError, match="cluster-scoped"):
-        rest._url("get", resource_type(Gadget), "a", "ns", None, None)
+        rest.path("get", resource_type(Gadget), "a", "ns", None, None)
 
 
-def test_every_pooled_connection_is_kept_alive(rest: RestClient) -> None:
-    pool = rest._http._transport._pool  # type: ignore[attr-defined]
-    assert pool._max_keepalive_connections == pool._max_connections == 100
-
-
-def test_request_carries_the_body_type_and_a_timeout(rest: RestClient) -> None:
-    request = rest._build("patch", "https://k8s.example:6443/x", b"{}", "a/b")
+def test_request_carries_the_body_type_and_a_timeout(transport: Transport) -> None:
+    timeout = httpx2.Timeout(5.0)
+    request = transport._request("PATCH", "/x", b"{}", "a/b", timeout)
+    assert str(request.url) == "https://k8s.example:6443/x"
     assert request.method == "PATCH" and request.headers["content-type"] == "a/b"
     assert request.headers["accept"] == "application/json"
-    assert request.extensions["timeout"]["read"] is not None
-    assert "content-type" not in rest._build("get", "https://k/x", None, None).headers
+    assert request.headers["user-agent"] == "opgen-runtime"
+    assert request.extensions["timeout"]["read"] == 5.0
+    plain = transport._request("GET", "/x", None, None, timeout)
+    assert "content-type" not in plain.headers

@@ -77,14 +77,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def manager_options(args: argparse.Namespace) -> rt.ManagerOptions:
     """Manager settings from the flags."""
     return rt.ManagerOptions(
-        metrics_bind_address=args.metrics_bind_address,
-        metrics_secure=args.metrics_secure,
-        metrics_cert_path=args.metrics_cert_path or None,
-        metrics_cert_name=args.metrics_cert_name,
-        metrics_cert_key=args.metrics_cert_key,
-        health_probe_bind_address=args.health_probe_bind_address,
-        leader_election=args.leader_elect,
-        leader_election_id="f40ac7d3.io",
+        metrics=rt.MetricsOptions(
+            bind_address=args.metrics_bind_address,
+            secure=args.metrics_secure,
+            cert_path=args.metrics_cert_path or None,
+            cert_name=args.metrics_cert_name,
+            cert_key=args.metrics_cert_key,
+        ),
+        probes=rt.ProbeOptions(bind_address=args.health_probe_bind_address),
+        leader_election=(
+            rt.LeaderElectionConfig(name="f40ac7d3.io") if args.leader_elect else None
+        ),
     )
 
 

@@ -19,7 +19,8 @@ shared implementations), `_scoped` (the namespaced and cluster-scoped
 signatures), `_subresources` (`/status` and `/scale`).
 """
 
-from opgen.runtime.typed._base import Page, WatchEvent
+from opgen.runtime.reader import Page
+from opgen.runtime.typed._base import WatchEvent
 from opgen.runtime.typed._scoped import ClusterClient, NamespacedClient
 from opgen.runtime.typed._subresources import (
     ClusterScale,

@@ -1,33 +1,27 @@
 """What every typed client does, whatever the kind's scope: the shared implementations.
 
-`_Base` holds the model, the client it talks through, and one implementation
-of each operation; the scoped classes (`_scoped`) only give them signatures.
+`_Base` holds the model, the client it talks through, the writes (which take
+the object, so their signature is the same for both scopes) and one
+implementation of each read; the scoped classes (`_scoped`) give the reads
+their signatures.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 import msgspec
 
 from opgen.runtime import errors, resources, selectors
-from opgen.runtime.client import Client, PatchType, Preconditions, Propagation
+from opgen.runtime.client import Client, Patch, PatchType, Preconditions, Propagation
+from opgen.runtime.reader import Page
 from opgen.runtime.resources import ResourceType
 
-__all__ = ["Page", "Patch", "WatchEvent"]
+__all__ = ["WatchEvent"]
 
 T = TypeVar("T")
-Patch = Mapping[str, Any] | Sequence[Mapping[str, Any]]
-
-
-@dataclass(frozen=True)
-class Page(Generic[T]):
-    """One page of a list: the objects and the token for the next page (None at the end)."""
-
-    items: list[T]
-    continue_: str | None
 
 
 @dataclass(frozen=True)
@@ -64,7 +58,7 @@ class _Base(Generic[T]):
         limit: int | None,
         continue_: str | None,
     ) -> Page[T]:
-        items, token = await self._reader.list_page(
+        return await self._reader.list(
             self.model,
             namespace,
             labels=labels,
@@ -72,7 +66,6 @@ class _Base(Generic[T]):
             limit=limit,
             continue_=continue_,
         )
-        return Page(items, token)
 
     async def _watch(
         self,
@@ -103,55 +96,49 @@ class _Base(Generic[T]):
                     yield WatchEvent(kind, rtype.decode_dict(event["object"]))
 
     async def create(self, obj: T) -> T:
-        """Create `obj` (raises `AlreadyExists`); returns it refreshed from the server."""
+        """Create `obj` (raises `AlreadyExists`); refreshes it from the server and returns it."""
         self._check(obj)
         return await self._client.create(obj)
 
     async def update(self, obj: T) -> T:
-        """Replace `obj` (raises `Conflict` if it changed since read)."""
+        """Replace `obj` (raises `Conflict` if it changed since read); refreshes it."""
         self._check(obj)
         return await self._client.update(obj)
 
     async def apply(
         self, obj: T, *, field_manager: str | None = None, force: bool = False
     ) -> T:
-        """Server-side apply of the fields set on `obj`."""
+        """Server-side apply of the fields set on `obj`; refreshes it."""
         self._check(obj)
         return await self._client.apply(obj, field_manager=field_manager, force=force)
 
-    async def _patch(
+    async def patch(
         self,
-        name: str,
+        obj: T,
         patch: Patch,
-        namespace: str | None,
-        patch_type: PatchType,
-        field_manager: str | None,
-        force: bool | None,
-        subresource: str | None = None,
+        *,
+        patch_type: PatchType = "merge",
+        field_manager: str | None = None,
+        force: bool | None = None,
     ) -> T:
+        """Patch the object `obj` names; refreshes it."""
+        self._check(obj)
         return await self._client.patch(
-            self.model,
-            name,
-            patch,
-            namespace=namespace,
-            patch_type=patch_type,
-            field_manager=field_manager,
-            force=force,
-            subresource=subresource,
+            obj, patch, patch_type=patch_type, field_manager=field_manager, force=force
         )
 
-    async def _delete(
+    async def delete(
         self,
-        name: str,
-        namespace: str | None,
-        propagation_policy: Propagation | None,
-        preconditions: Preconditions | None,
-        grace_period_seconds: int | None,
+        obj: T,
+        *,
+        propagation_policy: Propagation | None = None,
+        preconditions: Preconditions | None = None,
+        grace_period_seconds: int | None = None,
     ) -> None:
-        await self._client.delete_by_name(
-            self.model,
-            name,
-            namespace=namespace,
+        """Delete the object `obj` names (raises `NotFound` if it is gone)."""
+        self._check(obj)
+        await self._client.delete(
+            obj,
             propagation_policy=propagation_policy,
             preconditions=preconditions,
             grace_period_seconds=grace_period_seconds,

@@ -1,5 +1,6 @@
-"""Typed clients' signatures per scope: `namespace=` where a namespaced kind needs one,
-none for a cluster-scoped kind, so misuse fails `mypy --strict`."""
+"""Typed clients' read signatures per scope: `namespace=` where a namespaced kind
+needs one, none for a cluster-scoped kind, so misuse fails `mypy --strict`.
+(Writes take the object, which carries its namespace: they live in `_base`.)"""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import AsyncIterator
 from typing import TypeVar
 
 from opgen.runtime import selectors
-from opgen.runtime.client import PatchType, Preconditions, Propagation
-from opgen.runtime.typed._base import Page, Patch, WatchEvent, _Base
+from opgen.runtime.client import Propagation
+from opgen.runtime.reader import Page
+from opgen.runtime.typed._base import WatchEvent, _Base
 
 __all__ = ["ClusterClient", "NamespacedClient"]
 
@@ -44,33 +46,6 @@ class NamespacedClient(_Base[T]):
     ) -> AsyncIterator[WatchEvent[T]]:
         """Typed watch events until the server ends the watch (no resume: informers do that)."""
         return self._watch(namespace, labels, fields, resource_version, timeout_seconds)
-
-    async def patch(
-        self,
-        name: str,
-        patch: Patch,
-        *,
-        namespace: str,
-        patch_type: PatchType = "merge",
-        field_manager: str | None = None,
-        force: bool | None = None,
-    ) -> T:
-        return await self._patch(
-            name, patch, namespace, patch_type, field_manager, force
-        )
-
-    async def delete(
-        self,
-        name: str,
-        *,
-        namespace: str,
-        propagation_policy: Propagation | None = None,
-        preconditions: Preconditions | None = None,
-        grace_period_seconds: int | None = None,
-    ) -> None:
-        await self._delete(
-            name, namespace, propagation_policy, preconditions, grace_period_seconds
-        )
 
     async def delete_collection(
         self,
@@ -108,29 +83,6 @@ class ClusterClient(_Base[T]):
         timeout_seconds: int | None = None,
     ) -> AsyncIterator[WatchEvent[T]]:
         return self._watch(None, labels, fields, resource_version, timeout_seconds)
-
-    async def patch(
-        self,
-        name: str,
-        patch: Patch,
-        *,
-        patch_type: PatchType = "merge",
-        field_manager: str | None = None,
-        force: bool | None = None,
-    ) -> T:
-        return await self._patch(name, patch, None, patch_type, field_manager, force)
-
-    async def delete(
-        self,
-        name: str,
-        *,
-        propagation_policy: Propagation | None = None,
-        preconditions: Preconditions | None = None,
-        grace_period_seconds: int | None = None,
-    ) -> None:
-        await self._delete(
-            name, None, propagation_policy, preconditions, grace_period_seconds
-        )
 
     async def delete_collection(
         self,

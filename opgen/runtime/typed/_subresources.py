@@ -8,8 +8,7 @@ from typing import TypeVar
 
 import msgspec
 
-from opgen.runtime.client import PatchType
-from opgen.runtime.typed._base import Patch, _Base
+from opgen.runtime.typed._base import _Base
 
 __all__ = [
     "ClusterScale",
@@ -26,8 +25,14 @@ class _Status(_Base[T]):
     """/status writes of an object, the same for both scopes."""
 
     async def update_status(self, obj: T) -> T:
+        """Replace `obj`'s status (resourceVersion checked); refreshes it."""
         self._check(obj)
         return await self._client.update_status(obj)
+
+    async def patch_status(self, obj: T) -> T:
+        """Merge-patch `obj.status` (no resourceVersion precondition); refreshes it."""
+        self._check(obj)
+        return await self._client.patch_status(obj)
 
     async def apply_status(
         self, obj: T, *, field_manager: str | None = None, force: bool = False
@@ -44,29 +49,12 @@ class NamespacedStatus(_Status[T]):
     async def get_status(self, name: str, *, namespace: str) -> T:
         return await self._reader.get(self.model, name, namespace, subresource="status")
 
-    async def patch_status(
-        self,
-        name: str,
-        patch: Patch,
-        *,
-        namespace: str,
-        patch_type: PatchType = "merge",
-    ) -> T:
-        return await self._patch(
-            name, patch, namespace, patch_type, None, None, "status"
-        )
-
 
 class ClusterStatus(_Status[T]):
     """/status for a cluster-scoped kind."""
 
     async def get_status(self, name: str) -> T:
         return await self._reader.get(self.model, name, None, subresource="status")
-
-    async def patch_status(
-        self, name: str, patch: Patch, *, patch_type: PatchType = "merge"
-    ) -> T:
-        return await self._patch(name, patch, None, patch_type, None, None, "status")
 
 
 @dataclass(frozen=True)

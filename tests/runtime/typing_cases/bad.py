@@ -14,9 +14,10 @@ async def misuse(client: rt.Client, widget: Widget, gadget: Gadget) -> int:
     await widgets.create(gadget)  # error: wrong model
     await gadgets.update(widget)  # error: wrong model
     await gadgets.get("a", namespace="ns")  # error: cluster-scoped
-    await gadgets.delete("a", namespace="ns")  # error: cluster-scoped
-    await widgets.delete("a")  # error: no namespace
-    await widgets.patch_status("a", {"status": {}})  # error: no namespace
+    await gadgets.delete_collection(namespace="ns")  # error: cluster-scoped
+    await widgets.delete(gadget)  # error: wrong model
+    await widgets.patch_status(gadget)  # error: wrong model
+    await widgets.get_scale("a")  # error: no namespace
     await widgets.update_scale("a", "3", namespace="n")  # error: replicas
     other: Gadget = await widgets.get("a", namespace="ns")  # error: a Widget
     name: int = (await gadgets.get("a")).metadata.name  # error: optional

@@ -1,0 +1,119 @@
+"""Leader election's timing, on virtual time: exact, however loaded the machine is.
+
+The Lease lives in `LeaseServer`, enough of a `RestClient` for one Lease (get,
+create, update with resourceVersion checks); the electors read the loop's
+virtual clock. tests/runtime/test_leader.py runs the same election against a
+real API server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+import pytest
+
+from opgen import runtime as rt
+from opgen.runtime import errors
+from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
+
+TIMINGS = {"lease_duration": 15.0, "renew_deadline": 10.0, "retry_period": 2.0}
+JITTER = 1.2
+"""Candidates poll every retry_period times a random 1 to 1.2."""
+
+
+class LeaseServer:
+    """One Lease, stored as the API server would: a resourceVersion per write."""
+
+    default_namespace = "ns"
+
+    def __init__(self, loop: VirtualTimeLoop) -> None:
+        self.loop = loop
+        self.lease: dict[str, Any] | None = None
+        self.version = 0
+        self.writes: list[tuple[float, str | None]] = []
+        """(time, holder) of every write."""
+
+    async def request(
+        self, verb: str, rtype: Any, *, body: bytes | None = None, **_: Any
+    ) -> bytes:
+        if verb == "get":
+            if self.lease is None:
+                raise errors.NotFound(404, "leases not found", reason="NotFound")
+            return msgspec.json.encode(self.lease)
+        assert body is not None
+        data = msgspec.json.decode(body)
+        if verb == "create" and self.lease is not None:
+            raise errors.AlreadyExists(409, "exists", reason="AlreadyExists")
+        if verb == "update" and data["metadata"].get("resourceVersion") != str(
+            self.version
+        ):
+            raise errors.Conflict(
+                409, "the object has been modified", reason="Conflict"
+            )
+        self.version += 1
+        data["metadata"]["resourceVersion"] = str(self.version)
+        self.lease = data
+        self.writes.append((self.loop.time(), data["spec"]["holderIdentity"]))
+        return msgspec.json.encode(data)
+
+
+def elector(server: LeaseServer, identity: str) -> rt.LeaderElector:
+    config = rt.LeaderElectionConfig(name="lock", identity=identity, **TIMINGS)
+    return rt.LeaderElector(server, config, clock=server.loop.time)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("release", [False, True], ids=["crashed", "released"])
+def test_a_follower_takes_over_one_lease_duration_after_a_crash_at_once_after_a_release(
+    release: bool,
+) -> None:
+    async def main(loop: VirtualTimeLoop) -> float:
+        server = LeaseServer(loop)
+        leader, follower = elector(server, "a"), elector(server, "b")
+        await leader.acquire()
+        renewing = asyncio.create_task(leader.keep_renewing())
+        following = asyncio.create_task(follower.acquire())
+        await asyncio.sleep(60)
+        assert not following.done(), "the follower waits while the leader renews"
+        assert [holder for _, holder in server.writes] == ["a"] * len(server.writes)
+        renewing.cancel()  # the leader process dies...
+        if release:
+            await leader.release()  # ...or shuts down cleanly
+        last_write = server.writes[-1][0]
+        await following
+        assert follower.is_leader and server.writes[-1][1] == "b"
+        return server.writes[-1][0] - last_write
+
+    took = run_virtual(main)
+    retry = TIMINGS["retry_period"]
+    if release:
+        # the follower's next poll finds the Lease free
+        assert 0 < took <= retry * JITTER
+    else:
+        # never before the Lease expired, as the follower saw it; and within about one
+        # lease duration (it saw the last renewal at its next poll): not two
+        assert (
+            TIMINGS["lease_duration"]
+            <= took
+            <= TIMINGS["lease_duration"] + 2 * retry * JITTER
+        )
+
+
+def test_a_leader_that_cannot_renew_steps_down_at_the_renew_deadline() -> None:
+    async def main(loop: VirtualTimeLoop) -> float:
+        server = LeaseServer(loop)
+        leader = elector(server, "a")
+        await leader.acquire()
+        last_renewal = loop.time()
+        # someone else takes the Lease: every renewal from now on is refused
+        assert server.lease is not None
+        server.lease["spec"]["holderIdentity"] = "thief"
+        server.lease["spec"]["leaseDurationSeconds"] = 3600
+        await leader.keep_renewing()
+        assert not leader.is_leader
+        return loop.time() - last_renewal
+
+    took = run_virtual(main)
+    retry = TIMINGS["retry_period"]
+    assert TIMINGS["renew_deadline"] <= took <= TIMINGS["renew_deadline"] + retry

@@ -1,0 +1,99 @@
+"""What a manager offers around its run: the ports it bound, its client closed after,
+and create_or_update reading from its cache."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx2
+import pytest
+from lightkube.models.meta_v1 import ObjectMeta
+from lightkube.resources.core_v1 import ConfigMap
+
+from opgen import runtime as rt
+from opgen.testing import Environment
+from tests.runtime.helpers import manager_for, running
+
+pytestmark = pytest.mark.envtest
+
+
+async def test_the_bound_ports_are_known_once_serving(
+    envtest: Environment, namespace: str
+) -> None:
+    manager = manager_for(envtest, namespace)  # both servers on 127.0.0.1:0
+    assert manager.metrics_address is None and manager.probe_address is None
+    async with running(manager):
+        assert manager.metrics_address is not None
+        assert manager.probe_address is not None
+        (metrics_host, metrics_port), (probe_host, probe_port) = (
+            manager.metrics_address,
+            manager.probe_address,
+        )
+        assert metrics_host == probe_host == "127.0.0.1"
+        assert 0 not in (metrics_port, probe_port) and metrics_port != probe_port
+        async with httpx2.AsyncClient() as http:
+            probe = await http.get(f"http://{probe_host}:{probe_port}/readyz")
+            assert probe.status_code == 200, probe.text
+            scrape = await http.get(f"http://{metrics_host}:{metrics_port}/metrics")
+            assert "rest_client_requests_total" in scrape.text
+    assert manager.metrics_address is None and manager.probe_address is None
+
+    disabled = manager_for(
+        envtest, namespace, metrics=rt.MetricsOptions(bind_address="0")
+    )
+    async with running(disabled):
+        assert disabled.metrics_address is None
+        assert disabled.probe_address is not None
+
+
+async def test_run_closes_the_client_however_it_ends(
+    envtest: Environment, namespace: str
+) -> None:
+    manager = manager_for(envtest, namespace)
+    async with running(manager):
+        await manager.client.list(ConfigMap, namespace)
+        assert not manager.rest.transport.closed
+    assert manager.rest.transport.closed
+    with pytest.raises(RuntimeError, match="closed"):
+        await manager.client.uncached.get(ConfigMap, "any", namespace)
+
+    async def fails() -> None:
+        raise RuntimeError("the runnable broke")
+
+    failing = manager_for(envtest, namespace)
+    failing.add_runnable(fails)
+    with pytest.raises(RuntimeError, match="the runnable broke"):
+        await asyncio.wait_for(failing.run(install_signal_handlers=False), 30)
+    assert failing.rest.transport.closed
+
+
+async def test_create_or_update_of_a_converged_object_costs_no_request(
+    envtest: Environment, namespace: str
+) -> None:
+    manager = manager_for(envtest, namespace)
+
+    def desired(cm: ConfigMap) -> None:
+        cm.data = {"k": "v"}
+
+    def config() -> ConfigMap:
+        return ConfigMap(metadata=ObjectMeta(name="cou", namespace=namespace))
+
+    async with running(manager):
+        client = manager.client
+        created, operation = await rt.create_or_update(client, config(), desired)
+        assert operation is rt.Operation.CREATED
+        assert created.metadata is not None and created.metadata.uid
+        # Read right after the create: the cache waits for its own write, so this
+        # is UNCHANGED rather than a second create.
+        requests = sum(manager.rest.counts.values())
+        again, operation = await rt.create_or_update(client, config(), desired)
+        assert operation is rt.Operation.UNCHANGED
+        assert sum(manager.rest.counts.values()) == requests, "read from the cache"
+        assert again.metadata is not None and again.metadata.uid == created.metadata.uid
+
+        gets = manager.rest.counts["get"]
+        _, operation = await rt.create_or_update(
+            client, config(), desired, cached=False
+        )
+        assert operation is rt.Operation.UNCHANGED
+        assert manager.rest.counts["get"] == gets + 1, "cached=False reads the server"

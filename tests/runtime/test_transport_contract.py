@@ -1,0 +1,436 @@
+"""The transport's contract with lightkube and httpx2: what opgen/runtime/transport.py
+assumes of them, each assumption checked, so that an upgrade that breaks one fails
+here — not in an operator.
+
+- the names and signatures it imports (no server);
+- what it relies on in behaviour, against a loopback HTTP server: every connection
+  kept alive, the per-request timeout, read timeouts on streams, the headers sent,
+  the `httpx2` logger (no Kubernetes involved);
+- credentials against a real API server: a client certificate, a token file
+  re-read when the server answers 401 (rotated service-account tokens), an exec
+  plugin run again on 401, and the exec API versions lightkube accepts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import ssl
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import lightkube
+import msgspec
+import pytest
+from lightkube.config import client_adapter
+from lightkube.config.kubeconfig import KubeConfig
+from lightkube.config.models import Cluster, User, UserExec
+from lightkube.resources.core_v1 import ServiceAccount
+
+from opgen.runtime import transport as tp
+from opgen.runtime.transport import Transport, TransportError
+from opgen.testing import Environment
+from tests.runtime.helpers import kubeconfig_for, token_for
+
+# -- names and signatures -------------------------------------------------------
+
+
+def parameters(function: Callable[..., Any]) -> list[str]:
+    return list(inspect.signature(function).parameters)
+
+
+def test_lightkube_config_names_and_signatures() -> None:
+    assert tp.KubeConfig is lightkube.KubeConfig is KubeConfig
+    assert tp.SingleConfig is lightkube.SingleConfig
+    for constructor in ("from_file", "from_env", "from_dict"):
+        assert callable(getattr(KubeConfig, constructor)), constructor
+    assert "context_name" in parameters(KubeConfig.get)
+    config = KubeConfig.from_dict(
+        {
+            "clusters": [{"name": "c", "cluster": {"server": "https://k:6443/"}}],
+            "users": [{"name": "u", "user": {"token": "t"}}],
+            "contexts": [
+                {
+                    "name": "x",
+                    "context": {"cluster": "c", "user": "u", "namespace": "n"},
+                }
+            ],
+            "current-context": "x",
+        }
+    ).get(context_name="x")
+    assert config is not None
+    assert config.cluster.server == "https://k:6443/" and config.namespace == "n"
+    assert isinstance(config.user, User) and config.user.token == "t"
+    assert callable(config.abs_file)
+    assert User().token is None  # the transport's stand-in for a context without a user
+
+
+def test_lightkube_credential_functions() -> None:
+    assert parameters(client_adapter.user_auth) == ["user"]
+    assert parameters(client_adapter.verify_cluster)[:3] == [
+        "cluster",
+        "user",
+        "abs_file",
+    ]
+    assert "trust_env" in parameters(client_adapter.verify_cluster)
+    assert client_adapter.user_auth(User()) is None
+    for user in (
+        User(token="t"),
+        User(token_file="/var/run/token"),
+        User(
+            exec=UserExec(
+                apiVersion="client.authentication.k8s.io/v1beta1", command="x"
+            )
+        ),
+        User(username="u", password="p"),
+    ):
+        assert isinstance(client_adapter.user_auth(user), httpx2.Auth), user
+    context = client_adapter.verify_cluster(
+        Cluster(), User(), lambda f: f, trust_env=True
+    )
+    assert isinstance(context, ssl.SSLContext)
+    with pytest.raises(lightkube.ConfigError):  # a documented limit (docs/runtime.md)
+        client_adapter.user_auth(User(auth_provider={"name": "oidc"}))
+
+
+def test_httpx2_names_and_signatures() -> None:
+    client_parameters = parameters(httpx2.AsyncClient.__init__)
+    for name in ("base_url", "auth", "verify", "timeout", "limits", "trust_env"):
+        assert name in client_parameters, name
+    assert "stream" in parameters(httpx2.AsyncClient.send)
+    assert isinstance(inspect.getattr_static(httpx2.AsyncClient, "is_closed"), property)
+    for name in ("content", "headers", "extensions"):
+        assert name in parameters(httpx2.Request.__init__), name
+    assert set(httpx2.Timeout(1.0, read=None).as_dict()) >= {"connect", "read"}
+    limits = parameters(httpx2.Limits.__init__)
+    assert "max_connections" in limits and "max_keepalive_connections" in limits
+    response = httpx2.Response(201, content=b"{}")
+    assert (response.status_code, response.content) == (201, b"{}")
+    for name in ("aread", "aiter_lines", "aclose"):
+        assert callable(getattr(response, name)), name
+    assert issubclass(httpx2.TimeoutException, httpx2.HTTPError)
+    assert issubclass(httpx2.ConnectError, TransportError)
+
+
+def test_msgspec_names() -> None:
+    """The runtime's JSON codec (and lightkube's model type)."""
+    for name in ("Struct", "Raw", "field", "convert", "to_builtins"):
+        assert hasattr(msgspec, name), name
+    assert msgspec.json.decode(msgspec.json.encode({"a": [1]})) == {"a": [1]}
+
+
+# -- behaviour, against a loopback server ---------------------------------------
+
+
+class Server:
+    """A small HTTP/1.1 server: keeps connections open, records what it saw, and
+    answers each request once `gate` lets it (`script` may answer differently)."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.requests: list[tuple[str, dict[str, str]]] = []
+        self.arrived = asyncio.Condition()
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self._server: asyncio.base_events.Server | None = None
+        self._handlers: set[asyncio.Task[Any]] = set()
+        self.port = 0
+
+    async def __aenter__(self) -> Server:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        for handler in self._handlers:
+            handler.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
+
+    def transport(self, user: dict[str, Any] | None = None, **kwargs: Any) -> Transport:
+        config = KubeConfig.from_dict(
+            {
+                "clusters": [
+                    {
+                        "name": "c",
+                        "cluster": {"server": f"http://127.0.0.1:{self.port}"},
+                    }
+                ],
+                "users": [{"name": "u", "user": user or {"token": "secret"}}],
+                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+                "current-context": "x",
+            }
+        )
+        return Transport.from_kubeconfig(config, **kwargs)
+
+    async def _serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.connections += 1
+        handler = asyncio.current_task()
+        assert handler is not None
+        self._handlers.add(handler)
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                line, *lines = head.decode("latin-1").split("\r\n")
+                headers = {
+                    k.strip().lower(): v.strip()
+                    for k, _, v in (h.partition(":") for h in lines if h)
+                }
+                length = int(headers.get("content-length", "0"))
+                if length:
+                    await reader.readexactly(length)
+                async with self.arrived:
+                    self.requests.append((line, headers))
+                    self.arrived.notify_all()
+                await self.gate.wait()
+                path = line.split()[1]
+                if path == "/silent":
+                    await asyncio.Event().wait()  # never answers
+                if path == "/stalls":
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        b"6\r\nline1\n\r\n"
+                    )
+                    await writer.drain()
+                    await asyncio.Event().wait()  # then nothing more
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+                    b"Content-Type: application/json\r\n\r\n{}"
+                )
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def wait_for(self, count: int) -> None:
+        async with self.arrived:
+            await self.arrived.wait_for(lambda: len(self.requests) >= count)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    async with Server() as running:
+        yield running
+
+
+async def test_every_connection_is_kept_alive(server: Server) -> None:
+    """With more concurrent requests than httpx's default 20 kept-alive connections,
+    a second round reuses every connection of the first (no new handshakes)."""
+    transport = server.transport()
+    concurrent = 40
+    try:
+        for round_ in (1, 2):
+            server.gate.clear()  # hold every answer until all requests are in flight
+            sending = [
+                asyncio.create_task(transport.send("GET", f"/r{round_}/{i}"))
+                for i in range(concurrent)
+            ]
+            await server.wait_for(concurrent * round_)
+            server.gate.set()
+            answers = await asyncio.gather(*sending)
+            assert {a.status for a in answers} == {200}
+            assert server.connections == concurrent, round_
+    finally:
+        await transport.aclose()
+
+
+async def test_headers_bodies_and_the_request_log(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    transport = server.transport()
+    try:
+        with caplog.at_level(logging.DEBUG, logger="httpx2"):
+            answer = await transport.send(
+                "PATCH",
+                "/x?a=b",
+                body=b"{}",
+                content_type="application/merge-patch+json",
+            )
+        assert (answer.status, answer.body) == (200, b"{}")
+        line, headers = server.requests[-1]
+        assert line == "PATCH /x?a=b HTTP/1.1"
+        assert headers["authorization"] == "Bearer secret"
+        assert headers["user-agent"] == tp.USER_AGENT
+        assert headers["accept"] == "application/json"
+        assert headers["content-type"] == "application/merge-patch+json"
+        # quiet_request_logs() relies on the logger's name and on one line per request
+        assert any(
+            r.name == "httpx2" and r.getMessage().startswith("HTTP Request: PATCH")
+            for r in caplog.records
+        )
+    finally:
+        await transport.aclose()
+    assert transport.closed
+
+
+async def test_timeouts_end_requests_that_get_no_answer(server: Server) -> None:
+    transport = server.transport(timeout=0.2)
+    try:
+        with pytest.raises(TransportError):
+            await transport.send("GET", "/silent")
+        async with transport.stream("GET", "/stalls", read_timeout=0.2) as stream:
+            assert stream.status == 200
+            lines = stream.lines()
+            assert await anext(lines) == "line1"
+            with pytest.raises(TransportError):
+                await anext(lines)
+    finally:
+        await transport.aclose()
+
+
+# -- credentials, against the API server ------------------------------------------
+
+
+async def eventually_async(check: Callable[[], Any], timeout: float = 30.0) -> None:
+    """`await check()` until it is true (a liveness limit, not a speed bound)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.1)
+
+
+async def username(transport: Transport) -> str:
+    """Who the API server says the transport's credentials are (SelfSubjectReview)."""
+    body = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
+    answer = await transport.send(
+        "POST",
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        body=json.dumps(body).encode(),
+    )
+    assert answer.status == 201, answer.body
+    return str(json.loads(answer.body)["status"]["userInfo"]["username"])
+
+
+def account(namespace: str, name: str) -> str:
+    return f"system:serviceaccount:{namespace}:{name}"
+
+
+@pytest.mark.envtest
+async def test_client_certificate(envtest: Environment) -> None:
+    transport = Transport.from_kubeconfig(envtest.lightkube_config())
+    try:
+        assert await username(transport)  # the admin's certificate names the user
+    finally:
+        await transport.aclose()
+
+
+@pytest.mark.envtest
+@pytest.mark.slow  # the API server caches a token's authentication for ~10 s
+async def test_token_file_is_read_again_after_a_401(
+    envtest: Environment,
+    kube_client: lightkube.AsyncClient,
+    namespace: str,
+    tmp_path: Path,
+) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text(await token_for(kube_client, "first", namespace))
+    config = kubeconfig_for(envtest, {"tokenFile": str(token_file)})
+    transport = Transport.from_kubeconfig(KubeConfig.from_dict(config))
+    try:
+        assert await username(transport) == account(namespace, "first")
+        # The token is rotated, and the old one stops working (its account goes).
+        token_file.write_text(await token_for(kube_client, "second", namespace))
+        await kube_client.delete(ServiceAccount, "first", namespace=namespace)
+        names: list[str] = []
+
+        async def rotated() -> bool:
+            names.append(await username(transport))
+            return names[-1] == account(namespace, "second")
+
+        await eventually_async(rotated)
+        assert set(names) <= {account(namespace, "first"), account(namespace, "second")}
+    finally:
+        await transport.aclose()
+
+
+EXEC_PLUGIN = """\
+import json, pathlib, sys
+here = pathlib.Path(sys.argv[1])
+with (here / "runs").open("a") as runs:
+    runs.write("run\\n")
+print(json.dumps({
+    "apiVersion": "client.authentication.k8s.io/v1beta1",
+    "kind": "ExecCredential",
+    "status": {"token": (here / "token").read_text().strip()},
+}))
+"""
+
+
+@pytest.mark.envtest
+@pytest.mark.slow  # the API server caches a token's authentication for ~10 s
+async def test_exec_plugin_runs_again_after_a_401(
+    envtest: Environment,
+    kube_client: lightkube.AsyncClient,
+    namespace: str,
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "plugin.py").write_text(EXEC_PLUGIN)
+    (tmp_path / "token").write_text(await token_for(kube_client, "first", namespace))
+    exec_user = {
+        "exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": sys.executable,
+            "args": [str(tmp_path / "plugin.py"), str(tmp_path)],
+        }
+    }
+    config = kubeconfig_for(envtest, exec_user)
+    transport = Transport.from_kubeconfig(KubeConfig.from_dict(config))
+
+    def runs() -> int:
+        return len((tmp_path / "runs").read_text().splitlines())
+
+    try:
+        assert await username(transport) == account(namespace, "first")
+        assert await username(transport) == account(namespace, "first")
+        assert runs() == 1, "the credential is kept until the server refuses it"
+        (tmp_path / "token").write_text(
+            await token_for(kube_client, "second", namespace)
+        )
+        await kube_client.delete(ServiceAccount, "first", namespace=namespace)
+
+        async def rotated() -> bool:
+            return await username(transport) == account(namespace, "second")
+
+        await eventually_async(rotated)
+        assert runs() == 2, "run once more, on the 401"
+    finally:
+        await transport.aclose()
+
+
+async def test_exec_api_versions(server: Server, tmp_path: Path) -> None:
+    """v1beta1 and v1alpha1 exec plugins work; lightkube 1.0 refuses the v1 exec API,
+    a limit docs/runtime.md states. When this fails, lightkube has lifted it: update
+    the docs."""
+    (tmp_path / "plugin.py").write_text(EXEC_PLUGIN)
+    (tmp_path / "token").write_text("from-exec")
+    for version, accepted in (
+        ("client.authentication.k8s.io/v1alpha1", True),
+        ("client.authentication.k8s.io/v1beta1", True),
+        ("client.authentication.k8s.io/v1", False),
+    ):
+        exec_user = {
+            "apiVersion": version,
+            "command": sys.executable,
+            "args": [str(tmp_path / "plugin.py"), str(tmp_path)],
+        }
+        transport = server.transport({"exec": exec_user})
+        try:
+            if accepted:
+                assert (await transport.send("GET", "/x")).status == 200
+                assert server.requests[-1][1]["authorization"] == "Bearer from-exec"
+            else:
+                with pytest.raises(lightkube.ConfigError):
+                    await transport.send("GET", "/x")
+        finally:
+            await transport.aclose()
