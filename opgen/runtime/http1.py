@@ -299,8 +299,8 @@ class Pool:
         return connection
 
     async def _acquire(self) -> _Connection:
-        if self.closed:
-            raise ConnectError("the client is closed")
+        if self.closed:  # a programming error, as with httpx: no request after aclose()
+            raise RuntimeError("cannot send a request: the client has been closed")
         slots = self._semaphore()
         if slots.locked():
             await _within(
@@ -433,7 +433,7 @@ class Pool:
             self._release(connection, stream.complete and head.keep_alive)
 
     async def aclose(self) -> None:
-        """Close every connection; later requests raise `ConnectError`. Idempotent."""
+        """Close every connection; later requests raise `RuntimeError`. Idempotent."""
         self.closed = True
         for connection in list(self._open):
             self._discard(connection)
