@@ -6,8 +6,9 @@ stdin/stdout, one line each:
 1. syncs an informer of the namespace's Widgets; prints JSON
    {"synced_seconds", "rss_kib"};
 2. on `stop`: stops the informer (it keeps its resourceVersion); prints `stopped`.
-   The driver now deletes one Widget, creates another and restarts the API
-   server, so the informer's resourceVersion is older than the new watch cache;
+   The driver now deletes one Widget, creates another, restarts the API server
+   and waits until its watch cache serves Widgets again, so the informer's
+   resourceVersion is older than the new watch cache;
 3. on `go` (followed by the deleted and the created name): resets the peak-RSS
    mark (/proc/self/clear_refs), runs the informer again and waits until the
    relist has emitted the missed delete and create; prints JSON

@@ -555,6 +555,7 @@ async def relist(env: Environment, n: int, logs: Path) -> dict[str, Any]:
         await session.client.create(widget("born", session.namespace))
         started = time.monotonic()
         await env.arestart_apiserver()
+        await watch_cache_ready(session, started)
         restart = time.monotonic() - started
         proc.stdin.write(b"go w00000 born\n")
         await proc.stdin.drain()
@@ -563,6 +564,20 @@ async def relist(env: Environment, n: int, logs: Path) -> dict[str, Any]:
     finally:
         await session.close()
     return {**synced, **result, "apiserver_restart_seconds": restart, "n": n}
+
+
+async def watch_cache_ready(session: Session, since: float) -> None:
+    """Wait until the restarted API server serves Widgets from its watch cache (it
+    answers 429 "storage is (re)initializing" before), so that the relist is timed
+    on its own."""
+    path = (
+        f"/apis/test.opgen.dev/v1/namespaces/{session.namespace}/widgets"
+        "?limit=1&resourceVersion=0"
+    )
+    while (await session.rest.transport.send("GET", path)).status != 200:
+        if time.monotonic() - since > 120:
+            raise RuntimeError("the restarted API server does not serve Widgets")
+        await asyncio.sleep(0.1)
 
 
 def print_relist(result: dict[str, Any]) -> None:
@@ -578,7 +593,9 @@ def print_relist(result: dict[str, Any]) -> None:
         f"  peak RSS during the relist     {result['peak_rss_kib'] / 1024:.0f} MiB (after: {result['rss_kib'] / 1024:.0f} MiB)"
     )
     print(
-        f"  410 Gone restarts seen         {result['gone_restarts']:.0f}; objects after: {result['objects']}"
+        f"  410 Gone restarts seen         {result['gone_restarts']:.0f} "
+        f"(and {result['error_restarts']:.0f} after errors); "
+        f"objects after: {result['objects']}"
     )
 
 
