@@ -210,8 +210,9 @@ class Session:
         self.env = env
         self.n = n
         self.namespace = f"bench-{label.replace('+', '-')}-{secrets.token_hex(3)}"
+        # a generous timeout: deleting 10,000 objects at once takes a while
         self.rest = RestClient.from_kubeconfig(
-            env.lightkube_config(), rt.ClientOptions(qps=0)
+            env.lightkube_config(), rt.ClientOptions(qps=0, timeout=300)
         )
         self.client = rt.Client(self.rest)
         self.logs = logs
@@ -567,14 +568,21 @@ async def relist(env: Environment, n: int, logs: Path) -> dict[str, Any]:
 
 
 async def watch_cache_ready(session: Session, since: float) -> None:
-    """Wait until the restarted API server serves Widgets from its watch cache (it
-    answers 429 "storage is (re)initializing" before), so that the relist is timed
-    on its own."""
+    """Wait until the restarted API server serves watches of Widgets (it answers 429
+    "storage is (re)initializing" while its watch cache fills), so that the relist is
+    timed on its own."""
     path = (
         f"/apis/test.opgen.dev/v1/namespaces/{session.namespace}/widgets"
-        "?limit=1&resourceVersion=0"
+        "?watch=true&timeoutSeconds=1&resourceVersion=0"
     )
-    while (await session.rest.transport.send("GET", path)).status != 200:
+    while True:
+        async with session.rest.transport.stream(
+            "GET", path, read_timeout=30
+        ) as answer:
+            status = answer.status
+            await answer.read()
+        if status == 200:
+            return
         if time.monotonic() - since > 120:
             raise RuntimeError("the restarted API server does not serve Widgets")
         await asyncio.sleep(0.1)
