@@ -24,6 +24,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
                   CacheOptions, ClientOptions
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
     finalizers, conditions, owner, writes, events   helpers for reconcilers
+    convert       one call between op.k8s (and your) models and lightkube's
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
 the kind and name, writes take the object and refresh it in place, lists
@@ -35,6 +36,7 @@ from opgen.runtime import conditions, finalizers, owner, predicates, typed
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
+from opgen.runtime.convert import convert
 from opgen.runtime.errors import (
     AlreadyExists,
     ApiError,
@@ -100,6 +102,7 @@ __all__ = [
     "TransportError",
     "Watches",
     "conditions",
+    "convert",
     "create_or_update",
     "finalizers",
     "owner",

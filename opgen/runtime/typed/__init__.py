@@ -9,14 +9,16 @@ A generated client is a few lines::
     ):
         model = RayCluster
 
-Namespaced kinds take a keyword-only `namespace=` everywhere it is needed and
-cluster-scoped kinds have no such parameter, so a missing namespace or a
-wrong model type fails `mypy --strict`. Every call goes to the API server
-(reconcilers read through the cached `rt.Client` instead).
+They follow `rt.Client`'s convention: reads take the name, writes take the
+object and refresh it in place, `list` returns an `rt.Page`. Reads of a
+namespaced kind take a keyword-only `namespace=` and those of a cluster-scoped
+kind have no such parameter, so a missing namespace or a wrong model type
+fails `mypy --strict`. Every call goes to the API server (reconcilers read
+through the cached `rt.Client` instead).
 
-Modules: `_base` (what every typed client does: reads, writes, watch, the
-shared implementations), `_scoped` (the namespaced and cluster-scoped
-signatures), `_subresources` (`/status` and `/scale`).
+Modules: `_base` (what every typed client does: the writes, and one
+implementation of each read), `_scoped` (the namespaced and cluster-scoped
+read signatures), `_subresources` (`/status` and `/scale`).
 """
 
 from opgen.runtime.reader import Page
