@@ -28,14 +28,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType, TracebackType
 
+from opgen.api import Model
 from opgen.errors import LoadError, Location, OpgenError
+from opgen.load import docstrings
 from opgen.model.kinds import SOURCE_FILE_ATTR
 
 __all__ = ["display_path", "import_module_from_path"]
 
 _BY_FILE: dict[Path, tuple[tuple[int, int], ModuleType]] = {}
 """Executed user modules by file, with the (mtime, size) they were executed at."""
-_BY_NAME: dict[str, ModuleType] = {}
+_BY_NAME: dict[str, tuple[ModuleType, Path]] = {}
+"""Executed user modules by name, with their resolved file (resolved once: the
+check before every later import is then a comparison and a stat)."""
 _SYSTEM_DIRS = tuple(
     Path(p).resolve()
     for key in ("stdlib", "platstdlib", "purelib", "platlib")
@@ -68,7 +72,7 @@ def import_module_from_path(path: Path | str) -> ModuleType:
     if cached is not None and cached[0] == _stamp(file):
         return cached[1]
     root, name = _module_name(file)
-    with _user_modules_visible(root), _on_sys_path(root):
+    with _user_modules_visible(root), _on_sys_path(root), docstrings.deferred(Model):
         before = set(sys.modules)
         try:
             module = _execute(file, name)
@@ -123,8 +127,8 @@ def _user_modules_visible(root: Path) -> Iterator[None]:
     """
     restored = {
         name: module
-        for name, module in _BY_NAME.items()
-        if name not in sys.modules and _is_current(module, root)
+        for name, (module, file) in _BY_NAME.items()
+        if name not in sys.modules and _is_current(module, file, root)
     }
     sys.modules.update(restored)
     try:
@@ -135,11 +139,10 @@ def _user_modules_visible(root: Path) -> Iterator[None]:
                 del sys.modules[name]
 
 
-def _is_current(module: ModuleType, root: Path) -> bool:
-    """`module` was executed from a file below `root` that has not changed since."""
-    if not _is_user_module(module, root):
+def _is_current(module: ModuleType, file: Path, root: Path) -> bool:
+    """`module` was executed from `file`, below `root`, which has not changed since."""
+    if not file.is_relative_to(root) or file == root:
         return False
-    file = Path(str(module.__file__)).resolve()
     cached = _BY_FILE.get(file)
     if cached is None or cached[1] is not module:
         return False
@@ -227,13 +230,13 @@ def _adopt_new_modules(before: set[str], root: Path) -> None:
     ]
     for name in added:
         module = sys.modules[name]
+        docstrings.register_module(module)
         _complete_models(module)
     for name in added:
         module = sys.modules.pop(name)
-        _BY_NAME[name] = module
-        if getattr(module, "__file__", None):
-            file = Path(str(module.__file__)).resolve()
-            _BY_FILE[file] = (_stamp(file), module)
+        file = Path(str(module.__file__)).resolve()  # a user module has a file
+        _BY_NAME[name] = (module, file)
+        _BY_FILE[file] = (_stamp(file), module)
 
 
 def _complete_models(module: ModuleType) -> None:

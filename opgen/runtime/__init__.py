@@ -4,7 +4,8 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
 
     reconcile     Request, Result, Reconciler, TerminalError: the contract
     resources     what the runtime knows about a kind (user models, lightkube classes)
-    transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube), httpx2
+    transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube)
+    http1         its lean HTTP/1.1 client: keep-alive pool, chunked answers, timeouts
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors)
     store         cached objects (JSON bytes + metadata) and indexes

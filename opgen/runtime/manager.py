@@ -22,11 +22,11 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lightkube import KubeConfig, SingleConfig
 
-from opgen.runtime import probes, tls
+from opgen.runtime import probes
 from opgen.runtime.cache import Cache, CacheOptions
 from opgen.runtime.client import Client
 from opgen.runtime.controller import Controller
@@ -41,6 +41,9 @@ from opgen.runtime.transport import (
     quiet_request_logs,
 )
 from opgen.runtime.webhook.server import WebhookOptions, WebhookServer
+
+if TYPE_CHECKING:
+    from opgen.runtime import tls
 
 __all__ = [
     "LeaderElectionLost",
@@ -237,6 +240,8 @@ class Manager:
             context = None
             guard = None
             if options.secure:
+                from opgen.runtime import tls  # cryptography: only for a secure server
+
                 self.metrics_certificate = tls.ServingCertificate(
                     options.cert_path,
                     cert_name=options.cert_name,

@@ -33,6 +33,7 @@ from opgen.engine.reading import type_markers
 from opgen.engine.values import json_type
 from opgen.engine.wire import to_wire_value
 from opgen.errors import Location, SchemaError
+from opgen.load import docstrings
 from opgen.model.kinds import source_file
 from opgen.schema import annotated
 
@@ -130,11 +131,19 @@ class KubeJsonSchema(GenerateJsonSchema):
 
     def model_field_schema(self, schema: core_schema.ModelField) -> JsonSchemaValue:
         cls = self._frames[-1][0] if self._frames else object
-        self._frames.append((cls, self._field_names.get(id(schema))))
+        name = self._field_names.get(id(schema))
+        self._frames.append((cls, name))
         try:
-            return super().model_field_schema(schema)
+            json_schema = super().model_field_schema(schema)
         finally:
             self._frames.pop()
+        # The attribute docstring, where the loader kept Pydantic from reading it:
+        # where Pydantic puts it, and an explicit Field(description=) still wins
+        # (Pydantic applies it over this node).
+        doc = docstrings.field_docstring(cls, name) if name else None
+        if doc is not None and "description" not in json_schema:
+            json_schema = {**json_schema, "description": doc}
+        return json_schema
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
