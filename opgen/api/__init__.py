@@ -26,6 +26,8 @@ package (an import-linter contract holds it). This package never imports the
 generator.
 """
 
+from typing import TYPE_CHECKING
+
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
 from opgen.api._kind import (
     crd_metadata,
@@ -39,6 +41,7 @@ from opgen.api._kind import (
     subresource_status,
     unserved_version,
 )
+from opgen.api._lookup import unknown_name
 from opgen.api._meta import (
     Condition,
     Conditions,
@@ -165,3 +168,8 @@ __all__ = [
     "subresource_status",
     "unserved_version",
 ]
+
+if not TYPE_CHECKING:  # mypy keeps reporting unknown names itself
+
+    def __getattr__(name: str) -> object:
+        raise unknown_name(name, __all__)
