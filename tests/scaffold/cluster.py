@@ -119,6 +119,8 @@ def manager(
         output, _ = process.communicate(timeout=60)
     assert process.returncode == 0, output
     assert "starting manager" in output, output
+    assert "SIGTERM received: stopping the manager" in output, output
+    assert output.rstrip().endswith("manager stopped"), output
     assert "Forbidden" not in output, output
 
 
