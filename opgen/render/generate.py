@@ -21,7 +21,8 @@ from pathlib import Path
 
 from opgen.errors import Diagnostic
 from opgen.load import LoadedKinds, importable, load_classes, load_kinds
-from opgen.project.config import Project
+from opgen.project.config import PROJECT_FILE, Project
+from opgen.project.consistency import check_kinds
 from opgen.project.follow import follow_kinds
 from opgen.project.layout import CRD_BASES
 from opgen.project.removal import stale_outputs
@@ -52,6 +53,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         # for built-in types only) has no CRDs.
         loaded = load_kinds(sources) if sources else LoadedKinds(kinds=())
         rules = rules_of(load_classes(controller_files(root, project)))
+    check_kinds(project, loaded.kinds, path=str(root / PROJECT_FILE))
     crds, diagnostics = render_crds(loaded.kinds, CRD_BASES)
     files = [*crds, project_role(rules, project)]
     if everything:

@@ -128,6 +128,14 @@ HELPER_CLASSES = (
 )
 
 
+EDITED_PROJECT = "no longer matches what opgen made:\n  - "
+
+
+def project_edited(old: str, new: str) -> Setup:
+    """The project with a kind, and a hand edit of PROJECT."""
+    return edited("PROJECT", old, new)
+
+
 def namespaced_project(project: Path) -> Path:
     folder = empty_dir(project)
     assert opgen(folder, "init", "--domain", "x.io", "--namespaced").exit_code == 0
@@ -394,6 +402,47 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str | re.Pattern[str]]] = [
             "use, bind, escalate, impersonate, approve, sign; a verb that only your "
             "API defines goes in custom_verbs=['updaet']",
         ),
+    ),
+    (
+        "generate: PROJECT's domain edited by hand",
+        project_edited("domain: example.com", "domain: example.org"),
+        ("generate",),
+        1,
+        f"PROJECT: {EDITED_PROJECT}resources[0] RayCluster (ray/v1): apiGroup is "
+        "'ray.example.com', but group 'ray' and domain 'example.org' make "
+        "'ray.example.org'\n  hint: PROJECT is written by opgen",
+    ),
+    (
+        "generate --check: PROJECT's domain edited by hand",
+        project_edited("domain: example.com", "domain: example.org"),
+        ("generate", "--check"),
+        1,
+        "apiGroup is 'ray.example.com', but group 'ray' and domain 'example.org'",
+    ),
+    (
+        "create api: PROJECT's package edited by hand",
+        project_edited("package: ray_operator", "package: ray_op"),
+        api_args("ray", "v1", "RayJob"),
+        1,
+        f"{EDITED_PROJECT}package is 'ray_op', but projectName 'ray-operator' makes "
+        "it 'ray_operator'",
+    ),
+    (
+        "delete api: PROJECT's apiGroup edited by hand",
+        project_edited("apiGroup: ray.example.com", "apiGroup: ray.example.org"),
+        DELETE_RAY,
+        1,
+        "apiGroup is 'ray.example.org', but group 'ray' and domain 'example.com' make "
+        "'ray.example.com'",
+    ),
+    (
+        "generate: PROJECT's version edited by hand",
+        project_edited("  version: v1\n", "  version: v2\n"),
+        ("generate",),
+        1,
+        f"{EDITED_PROJECT}resources[0] RayCluster (ray/v2): PROJECT says "
+        "ray.example.com/v2, but the types define RayCluster in ray.example.com (v1) "
+        "(ray_operator/api/v2/raycluster_types.py should)",
     ),
     (
         "delete: unknown kind",
