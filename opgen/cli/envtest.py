@@ -17,6 +17,7 @@ from opgen.cli._app import reports_errors
 from opgen.testing.binaries.versions import KUBERNETES_VERSION
 
 if TYPE_CHECKING:
+    from opgen.testing.binaries import Binaries
     from opgen.testing.controlplane.devcluster import ClusterInfo
 
 envtest_app = typer.Typer(
@@ -34,6 +35,19 @@ BIN_DIR_HELP = (
 
 def _progress(message: str) -> None:
     typer.echo(f"envtest: {message}", err=True)
+
+
+def _obtain(version: str, bin_dir: Path | None, environ: dict[str, str]) -> Binaries:
+    """The binaries of `version`: found, else built into the cache (with progress)."""
+    from opgen.testing.binaries import KubernetesVersion, cache_root
+    from opgen.testing.binaries.obtain import obtain_binaries
+
+    return obtain_binaries(
+        KubernetesVersion.parse(version),
+        environ,
+        cache_root(environ, bin_dir),
+        _progress,
+    )
 
 
 def _parse_version(value: str) -> str:
@@ -77,16 +91,9 @@ def use(
     kube-apiserver and kube-controller-manager with Go and fetches etcd only
     when both miss. Prints the directory KUBEBUILDER_ASSETS should point at.
     """
-    from opgen.testing.binaries import KubernetesVersion, cache_root
-    from opgen.testing.binaries.obtain import obtain_binaries
+    from opgen.testing.binaries import KubernetesVersion
 
-    environ = dict(os.environ)
-    binaries = obtain_binaries(
-        KubernetesVersion.parse(version),
-        environ,
-        cache_root(environ, bin_dir),
-        _progress,
-    )
+    binaries = _obtain(version, bin_dir, dict(os.environ))
     if print_path:
         typer.echo(str(binaries.directory))
         return
@@ -136,8 +143,6 @@ def run(
     switches back to the one that was current.
     """
     from opgen.project import PROJECT_FILE, load_project
-    from opgen.testing.binaries import KubernetesVersion, cache_root
-    from opgen.testing.binaries.obtain import obtain_binaries
     from opgen.testing.controlplane.devcluster import (
         kubectl_kubeconfig_path,
         run_local_cluster,
@@ -151,14 +156,8 @@ def run(
             namespace = f"{project.project_name}-system"
     paths = list(crds) if crds else _default_crds(root)
     environ = dict(os.environ)
-    binaries = obtain_binaries(
-        KubernetesVersion.parse(KUBERNETES_VERSION),
-        environ,
-        cache_root(environ, bin_dir),
-        _progress,
-    )
     run_local_cluster(
-        binaries,
+        _obtain(KUBERNETES_VERSION, bin_dir, environ),
         paths,
         kubeconfig if kubeconfig is not None else kubectl_kubeconfig_path(environ),
         merge=kubeconfig is None,

@@ -21,6 +21,7 @@ from tests.scaffold.cluster import (
     deploy,
     kubectl,
     kubectl_binary,
+    kustomize_default,
     manager,
     sample,
     wait_ready,
@@ -226,13 +227,7 @@ def test_the_manager_pod_meets_the_restricted_pod_security_standard(
     generated: Path, envtest: Environment
 ) -> None:
     """The API server's PodSecurity admission, enforcing `restricted`, admits the pod."""
-    rendered = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=generated,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    rendered = kustomize_default(generated)
     deployment = next(
         o for o in yaml.safe_load_all(rendered) if o["kind"] == "Deployment"
     )

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from opgen.testing import cache_root
-from tests.scaffold.cluster import free_port, kubectl_binary
+from tests.scaffold.cluster import free_port, run_kubectl
 from tests.scaffold.conftest import opgen, tool
 from tests.waiting import until
 
@@ -213,17 +213,7 @@ def environ(project: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
     yield env
 
 
-def kubectl(env: dict[str, str], *args: str, cwd: Path | None = None) -> str:
-    done = subprocess.run(
-        [kubectl_binary(), *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
-    return done.stdout
+kubectl = run_kubectl
 
 
 def cluster_status(env: dict[str, str]) -> dict[str, object]:

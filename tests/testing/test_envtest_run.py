@@ -22,7 +22,7 @@ import yaml
 from opgen.testing import Environment
 from opgen.testing.binaries import Binaries
 from opgen.testing.controlplane.devcluster import publish, unpublish
-from tests.scaffold.cluster import kubectl_binary
+from tests.scaffold.cluster import run_kubectl
 from tests.testing.crd_samples import GROUP, widget_crd
 from tests.testing.processes import processes_mentioning
 from tests.testing.test_plugin import _with_binaries, binaries  # noqa: F401
@@ -81,16 +81,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def kubectl(environ: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [kubectl_binary(), *args],
-        env=environ,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
-    return done.stdout
+kubectl = run_kubectl
 
 
 def stop(process: subprocess.Popen[str], sig: signal.Signals) -> tuple[str, str]:

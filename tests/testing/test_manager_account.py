@@ -7,7 +7,6 @@ the ServiceAccount can do what `config/rbac/role.yaml` grants and nothing else.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from lightkube.resources.core_v1 import Secret
 
 from opgen.testing import Environment
 from opgen.testing.controlplane.rbac import rendered_rbac
-from tests.scaffold.cluster import kubectl_binary
+from tests.scaffold.cluster import kustomize_default
 from tests.scaffold.conftest import api_args, opgen
 
 RBAC_KINDS = {
@@ -44,14 +43,8 @@ def scaffold(root: Path, *init: str) -> Path:
 
 
 def kustomized(root: Path) -> list[dict[str, Any]]:
-    rendered = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [d for d in yaml.safe_load_all(rendered) if d["kind"] in RBAC_KINDS]
+    rendered = yaml.safe_load_all(kustomize_default(root))
+    return [d for d in rendered if d["kind"] in RBAC_KINDS]
 
 
 def _can(client: Client, verb: str, group: str, resource: str) -> bool:

@@ -42,9 +42,16 @@ def sample(name: str, namespace: str) -> RayCluster:
     return obj
 
 
-async def fetch(client: rt.Client, name: str, namespace: str) -> RayCluster:
+async def create_sample(client: rt.Client, namespace: str) -> rt.Request:
+    """Create the sample as `raycluster-<namespace>`; the request that reconciles it."""
+    name = f"raycluster-{namespace}"
+    await client.create(sample(name, namespace))
+    return rt.Request(namespace=namespace, name=name)
+
+
+async def fetch(client: rt.Client, request: rt.Request) -> RayCluster:
     """The object as the API server has it now."""
-    return await client.uncached.get(RayCluster, name, namespace=namespace)
+    return await client.uncached.get(RayCluster, request.name, request.namespace)
 
 
 def assert_reported(obj: RayCluster) -> None:
@@ -60,13 +67,11 @@ def assert_reported(obj: RayCluster) -> None:
 async def test_reconcile_sets_the_finalizer_and_reports_the_generation(
     client: rt.Client, namespace: str
 ) -> None:
-    name = f"raycluster-{namespace}"
-    await client.create(sample(name, namespace))
-    request = rt.Request(namespace=namespace, name=name)
+    request = await create_sample(client, namespace)
 
     await RayClusterReconciler(client).reconcile(request)
 
-    obj = await fetch(client, name, namespace)
+    obj = await fetch(client, request)
     assert FINALIZER in (obj.metadata.finalizers or [])
     assert_reported(obj)
 
@@ -75,17 +80,13 @@ async def test_a_converged_object_costs_no_writes(
     client: rt.Client, namespace: str
 ) -> None:
     """Level-triggered and idempotent: a few reconciles converge, then one writes nothing."""
-    name = f"raycluster-{namespace}"
-    await client.create(sample(name, namespace))
-    request = rt.Request(namespace=namespace, name=name)
+    request = await create_sample(client, namespace)
     reconciler = RayClusterReconciler(client)
 
-    versions = [(await fetch(client, name, namespace)).metadata.resource_version]
+    versions = [(await fetch(client, request)).metadata.resource_version]
     for _ in range(5):
         await reconciler.reconcile(request)
-        versions.append(
-            (await fetch(client, name, namespace)).metadata.resource_version
-        )
+        versions.append((await fetch(client, request)).metadata.resource_version)
         if versions[-1] == versions[-2]:
             break
     assert versions[-1] == versions[-2], f"every reconcile wrote: {versions}"
@@ -94,17 +95,15 @@ async def test_a_converged_object_costs_no_writes(
 async def test_deletion_runs_cleanup_and_releases_the_finalizer(
     client: rt.Client, namespace: str
 ) -> None:
-    name = f"raycluster-{namespace}"
-    await client.create(sample(name, namespace))
-    request = rt.Request(namespace=namespace, name=name)
+    request = await create_sample(client, namespace)
     reconciler = RayClusterReconciler(client)
     await reconciler.reconcile(request)
 
-    await client.delete(await fetch(client, name, namespace))
+    await client.delete(await fetch(client, request))
     await reconciler.reconcile(request)
 
     with pytest.raises(rt.NotFound):
-        await fetch(client, name, namespace)
+        await fetch(client, request)
 
 
 async def test_the_manager_reconciles_the_sample_as_its_service_account(
@@ -121,16 +120,18 @@ async def test_the_manager_reconciles_the_sample_as_its_service_account(
         ),
     )
     setup_controllers(manager)
-    name = f"raycluster-{namespace}"
-
-    async def reconciled() -> RayCluster | None:
-        obj = await fetch(client, name, namespace)
-        done = obj.status is not None and obj.status.observed_generation is not None
-        return obj if done else None
 
     async with running_manager(manager):
-        await client.create(sample(name, namespace))
-        obj = await eventually(reconciled, message=f"the manager to reconcile {name}")
+        request = await create_sample(client, namespace)
+
+        async def reconciled() -> RayCluster | None:
+            obj = await fetch(client, request)
+            done = obj.status is not None and obj.status.observed_generation is not None
+            return obj if done else None
+
+        obj = await eventually(
+            reconciled, message=f"the manager to reconcile {request}"
+        )
 
     assert FINALIZER in (obj.metadata.finalizers or [])
     assert_reported(obj)
