@@ -103,7 +103,7 @@ def test_the_account_can_do_what_role_yaml_grants_and_no_more(
         assert _can(client, "create", "events.k8s.io", "events")
         assert not _can(client, "list", "", "secrets")
         with pytest.raises(ApiError) as refused:
-            client.list(Secret, namespace="default")
+            list(client.list(Secret, namespace="default"))  # lazy until iterated
         assert refused.value.status.code == 403
     finally:
         client.close()
