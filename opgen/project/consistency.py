@@ -33,6 +33,13 @@ HINT = (
 )
 
 
+KINDS_HINT = (
+    "if PROJECT was edited, restore it (`git checkout PROJECT`); if the kind was "
+    "renamed or moved in its types file, put it back, or run `opgen delete api` for "
+    "the old kind and `opgen create api` for the new one"
+)
+
+
 def _label(position: int, resource: Resource) -> str:
     return (
         f"resources[{position}] {resource.kind} ({resource.group}/{resource.version})"
@@ -169,15 +176,15 @@ def check_kinds(
             f"{_label(position, resource)}: PROJECT says {resource.api_group}/"
             f"{resource.version}, but {seen} ({where} should)"
         )
-    _raise(problems, path)
+    _raise(problems, path, hint=KINDS_HINT)
 
 
-def _raise(problems: list[str], path: str) -> None:
+def _raise(problems: list[str], path: str, *, hint: str = HINT) -> None:
     if not problems:
         return
     listed = "".join(f"\n  - {problem}" for problem in problems)
     raise ProjectError(
         f"no longer matches what opgen made:{listed}",
         location=Location(file=path),
-        hint=HINT,
+        hint=hint,
     )
