@@ -7,7 +7,8 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube)
     http1         its lean HTTP/1.1 client: keep-alive pool, chunked answers, timeouts
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
-    errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors)
+    errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError
+    decoding      stored JSON → objects: validated once, copied on read; DecodeError
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
     cache         informers by kind; cached get/list; per-kind selectors
@@ -48,6 +49,7 @@ from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
 from opgen.runtime.convert import convert
+from opgen.runtime.decoding import DecodeError, FieldProblem
 from opgen.runtime.errors import (
     AlreadyExists,
     ApiError,
@@ -55,6 +57,7 @@ from opgen.runtime.errors import (
     Gone,
     Invalid,
     NotFound,
+    TransportError,
 )
 from opgen.runtime.events import EventRecorder
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
@@ -75,7 +78,6 @@ from opgen.runtime.reconcile import (
     TerminalError,
 )
 from opgen.runtime.rest import ClientOptions
-from opgen.runtime.transport import TransportError
 from opgen.runtime.writes import Operation, create_or_update, retry_on_conflict
 
 __all__ = [
@@ -88,7 +90,9 @@ __all__ = [
     "Conflict",
     "Controller",
     "ControllerOptions",
+    "DecodeError",
     "EventRecorder",
+    "FieldProblem",
     "For",
     "FuncReconciler",
     "Gone",

@@ -9,7 +9,9 @@ clients too):
 - writes take the object they write — `create`, `update`, `patch`, `apply`,
   `delete` and the `_status` forms — and find its kind, name and namespace in it;
 - a write refreshes the object in place from the server's answer (new
-  resourceVersion, defaults) and returns it; `delete` returns None;
+  resourceVersion, defaults) and returns it; `delete` returns None; an answer
+  that does not fit the model (a partial object of a `DecodeError`) refreshes
+  only the metadata;
 - options are keyword-only.
 
 `client.uncached` reads straight from the API server. Every write is recorded
@@ -28,7 +30,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
-from opgen.runtime import resources, selectors
+from opgen.runtime import decoding, resources, selectors
 from opgen.runtime.cache import Cache
 from opgen.runtime.reader import Page, Reader
 from opgen.runtime.resources import ResourceType, resource_type
@@ -148,9 +150,7 @@ class Client:
             return await self.uncached.list(
                 kind, namespace, labels=labels, fields=fields
             )
-        return Page(
-            await self.cache.list(kind, namespace, labels=labels, fields=fields)
-        )
+        return await self.cache.list(kind, namespace, labels=labels, fields=fields)
 
     # -- writes ------------------------------------------------------------
 
@@ -194,13 +194,14 @@ class Client:
 
     def _wrote(self, obj: T, rtype: ResourceType[T], raw: bytes) -> T:
         """Tell the cache about a write's answer, so that cached reads wait for it
-        (read-your-writes, `freshness`); refresh `obj` from it."""
+        (read-your-writes, `freshness`); refresh `obj` from it (only its metadata
+        when the answer does not fit the model: the write succeeded)."""
         if self.cache is not None:
             meta = msgspec.json.decode(raw, type=_Written).metadata
             self.cache.record_write(
                 rtype.cls, meta.namespace, meta.name, meta.resourceVersion, meta.labels
             )
-        return resources.assign(obj, rtype.decode_json(raw))
+        return decoding.refresh(obj, rtype, raw)
 
     async def create(self, obj: T) -> T:
         """Create `obj`; raises `AlreadyExists` if the name is taken."""

@@ -29,7 +29,7 @@ from lightkube.resources.events_v1 import Event as EventResource
 
 from opgen.runtime import ratelimit, resources
 from opgen.runtime.client import Client
-from opgen.runtime.errors import ApiError
+from opgen.runtime.errors import ApiError, TransportError
 
 __all__ = ["RBAC_HINT", "EventRecorder"]
 
@@ -111,6 +111,9 @@ class EventRecorder:
                 )
             else:
                 log.warning("could not record event %s: %s", reason, error)
+        except TransportError as error:
+            self.failed += 1
+            log.warning("could not record event %s: %s", reason, error)
         except Exception:
             self.failed += 1
             log.warning("could not record event %s for %s", reason, type, exc_info=True)

@@ -114,9 +114,15 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def manager(
-    root: Path, package: str, kubeconfig: Path, *flags: str, **env: str
+    root: Path,
+    package: str,
+    kubeconfig: Path,
+    *flags: str,
+    log: list[str] | None = None,
+    **env: str,
 ) -> Iterator[subprocess.Popen[str]]:
-    """`python -m <package>` in `root`; on exit SIGTERM, and it must stop cleanly."""
+    """`python -m <package>` in `root`; on exit SIGTERM, and it must stop cleanly.
+    `log` receives the lines it wrote."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -136,6 +142,8 @@ def manager(
     finally:
         process.send_signal(signal.SIGTERM)
         output, _ = process.communicate(timeout=60)
+        if log is not None:
+            log.extend(output.splitlines())
     assert process.returncode == 0, output
     assert "starting manager" in output, output
     assert "SIGTERM received: stopping the manager" in output, output

@@ -16,6 +16,7 @@ import msgspec
 
 from opgen.runtime import errors, resources, selectors
 from opgen.runtime.client import Client, Patch, PatchType, Preconditions, Propagation
+from opgen.runtime.decoding import decode_dict
 from opgen.runtime.reader import Page
 from opgen.runtime.resources import ResourceType
 
@@ -93,7 +94,7 @@ class _Base(Generic[T]):
                 if kind == "ERROR":
                     raise errors.from_status(event.get("object") or {})
                 if kind in ("ADDED", "MODIFIED", "DELETED"):
-                    yield WatchEvent(kind, rtype.decode_dict(event["object"]))
+                    yield WatchEvent(kind, decode_dict(rtype, event["object"]))
 
     async def create(self, obj: T) -> T:
         """Create `obj` (raises `AlreadyExists`); refreshes it from the server and returns it."""

@@ -91,5 +91,9 @@ class RayClusterReconciler:
         """Release what `obj` holds outside the cluster, before Kubernetes deletes it.
 
         Objects it owns through owner references are garbage-collected anyway.
+        Find what to release from `obj.metadata` (name, namespace, uid, labels)
+        or what the status recorded, not from the spec alone: when the stored
+        object no longer fits the model, `obj` is a partial decode whose spec
+        may be unset. Raise to retry; it may run more than once.
         """
         log.info("cleaning up %s/%s", obj.metadata.namespace, obj.metadata.name)
