@@ -176,6 +176,7 @@ class EventRecorder:
                         "lastObservedTime": _micro_time(wall),
                     }
                 },
+                refresh=False,
             )
             return
         bucket = self._buckets.get(uid)
@@ -206,7 +207,8 @@ class EventRecorder:
         }
         if related is not None:
             body["related"] = self._reference(related)
+        # the series patches it by name only: its answer need not be decoded
         event = await self.client.create(
-            cast(EventResource, EventResource.from_dict(body))
+            cast(EventResource, EventResource.from_dict(body)), refresh=False
         )
         self._series[key] = _Series(event, 1, now)

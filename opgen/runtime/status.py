@@ -36,7 +36,8 @@ own logic, `reconcile_spec` and `cleanup`:
    (`rt.conditions.set_condition`: lastTransitionTime moves only when a status
    flips);
 6. writes the status through the /status subresource (a merge patch) only
-   when it differs from what was read, so a converged object costs no write;
+   when it differs from what was read, so a converged object costs no write
+   (the answer is not decoded: nothing reads the object after it);
    returns `Result(requeue_after=outcome.requeue_after)`.
 
 An object that no longer fits and is not being deleted gets no finalizer and
@@ -205,14 +206,19 @@ def _default_message(state: State, kind: str) -> str:
 
 
 async def write_if_changed(
-    client: Client, obj: Any, status: BaseModel, before: BaseModel
+    client: Client,
+    obj: Any,
+    status: BaseModel,
+    before: BaseModel,
+    *,
+    refresh: bool = True,
 ) -> bool:
     """Merge-patch `status` to `obj`'s /status subresource unless it equals `before`;
-    True when it wrote (and refreshed `obj`)."""
+    True when it wrote (and refreshed `obj`, unless `refresh=False`)."""
     if status == before:
         return False
     obj.status = status
-    await client.patch_status(obj)
+    await client.patch_status(obj, refresh=refresh)
     return True
 
 
@@ -271,7 +277,7 @@ async def reconcile(
         raise
     except Exception as error:
         record(status, _failure(error), generation=generation, kind=kind_name)
-        await write_if_changed(client, obj, status, before)
+        await write_if_changed(client, obj, status, before, refresh=False)
         raise
     if not isinstance(outcome, Outcome):
         raise TypeError(
@@ -279,7 +285,7 @@ async def reconcile(
             "rt.status.progressing(...) or rt.status.degraded(...)"
         )
     record(status, outcome, generation=generation, kind=kind_name)
-    await write_if_changed(client, obj, status, before)
+    await write_if_changed(client, obj, status, before, refresh=False)
     return Result(requeue_after=outcome.requeue_after)
 
 
