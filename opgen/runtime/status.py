@@ -325,7 +325,7 @@ async def _record_undecodable(
         generation=resources.metadata(partial).get("generation"),
         kind=invalid.kind,
     )
-    await write_if_changed(client, partial, status, before)
+    await write_if_changed(client, partial, status, before, refresh=False)
 
 
 def _status_class(kind: type) -> type[BaseModel]:
