@@ -31,6 +31,8 @@ __all__ = [
     "ModelSet",
     "ModuleDecl",
     "Node",
+    "PrinterColumnDecl",
+    "ResourceDecl",
     "Scalar",
     "Shape",
     "Untyped",
@@ -136,6 +138,44 @@ class FieldDecl:
 
 
 @dataclass(frozen=True)
+class PrinterColumnDecl:
+    """One `additionalPrinterColumns` entry of a CRD version."""
+
+    name: str
+    type: str
+    json_path: str
+    description: str | None = None
+    format: str | None = None
+    priority: int = 0
+
+
+@dataclass(frozen=True)
+class ResourceDecl:
+    """What makes a model the root of a kind (`op.CustomResource`): one version
+    of a CRD, with the CRD's names and the version's flags and subresources."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    namespaced: bool = True
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    served: bool = True
+    storage: bool = False
+    """The CRD's storage version (written when the CRD has several versions)."""
+    several_versions: bool = False
+    deprecated: bool = False
+    deprecation_warning: str | None = None
+    status_subresource: bool = False
+    scale: tuple[str, str, str | None] | None = None
+    """(spec replicas path, status replicas path, label selector path)."""
+    printer_columns: tuple[PrinterColumnDecl, ...] = ()
+    selectable_fields: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ModelDecl:
     """An object schema with properties: one `op.Model` class."""
 
@@ -152,6 +192,9 @@ class ModelDecl:
     `minProperties`, `x-kubernetes-preserve-unknown-fields`, ...)."""
     source: str | None = None
     """Where the model was read from, for messages and headers (e.g. the Go type)."""
+    resource: ResourceDecl | None = None
+    """Set on the root of a kind: the class is an `op.CustomResource` whose
+    `spec` and `status` fields are its type parameters."""
 
     def fact(self, keyword: str, missing: Any = None) -> Any:
         return _fact(self.facts, keyword, missing)

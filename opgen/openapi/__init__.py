@@ -14,10 +14,20 @@ Python modules.
 
 from opgen.openapi.parse import (
     Placement,
+    Recognised,
+    Recogniser,
     SchemaReader,
     read_components,
     read_schema,
     snake_case,
 )
 
-__all__ = ["Placement", "SchemaReader", "read_components", "read_schema", "snake_case"]
+__all__ = [
+    "Placement",
+    "Recognised",
+    "Recogniser",
+    "SchemaReader",
+    "read_components",
+    "read_schema",
+    "snake_case",
+]

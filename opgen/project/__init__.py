@@ -13,6 +13,7 @@ controllers of core types.
 
 from opgen.project.config import (
     PROJECT_FILE,
+    ImportedCrd,
     Project,
     Resource,
     dump_project,
@@ -28,6 +29,7 @@ from opgen.project.paths import (
 
 __all__ = [
     "PROJECT_FILE",
+    "ImportedCrd",
     "Layout",
     "Project",
     "Resource",

@@ -4,10 +4,17 @@ Single-group projects put a version's types in `<pkg>/api/<version>/` and
 controllers in `<pkg>/controller/`; `--multigroup` projects add the group as a
 folder level (`<pkg>/api/<group>/<version>/`, `<pkg>/controller/<group>/`) and
 as a prefix of per-kind config and test file names, as Kubebuilder does.
+
+Kinds of other projects' CRDs (`opgen import crd`) live apart from the
+project's own, in every layout: the copy of each CRD in
+`config/imported/<group>_<plural>.yaml`, the models of a group/version in the
+package `<pkg>/imported/<group>/<version>/` (`__init__.py`, with the typed
+clients in `zz_generated_client.py` beside it).
 """
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -19,6 +26,19 @@ CRD_BASES = PurePosixPath("config/crd/bases")
 """Where `opgen generate` writes the CRDs of a project."""
 CLIENT_MODULE = "zz_generated_client"
 """The typed-client module `opgen generate` writes next to each version's types."""
+IMPORTED_CRDS = PurePosixPath("config/imported")
+"""Where `opgen import crd` keeps the CRDs it imported (never installed by kustomize)."""
+IMPORTED_PACKAGE = "imported"
+"""The subpackage of the project's package holding the imported kinds' models."""
+
+
+def python_name(name: str, prefix: str) -> str:
+    """A group or version as a package name: `cert-manager.io` → `cert_manager_io`;
+    one that is not an identifier (`3scale.net`) or is a keyword gets `prefix_`."""
+    package = package_name(name)
+    if not package.isidentifier() or keyword.iskeyword(package):
+        package = f"{prefix}_{package}"
+    return package
 
 
 def _module(path: PurePosixPath) -> str:
@@ -110,6 +130,26 @@ class Layout:
             PurePosixPath("config", "rbac", f"{stem}_{role}_role.yaml")
             for role in ("admin", "editor", "viewer")
         )
+
+    @property
+    def imported_root(self) -> PurePosixPath:
+        return self.package_dir / IMPORTED_PACKAGE
+
+    def imported_dir(self, group: str, version: str) -> PurePosixPath:
+        """The package of an imported group/version: `<pkg>/imported/<group>/<version>`."""
+        return (
+            self.imported_root
+            / python_name(group, "group")
+            / python_name(version, "version")
+        )
+
+    def imported_module(self, group: str, version: str) -> str:
+        """The module of an imported group/version's models (the package itself)."""
+        return ".".join(self.imported_dir(group, version).parts)
+
+    def imported_crd_file(self, group: str, plural: str) -> PurePosixPath:
+        """The copy `opgen import crd` keeps of a CRD (controller-gen's file name)."""
+        return IMPORTED_CRDS / crd_file_name(group, plural)
 
     def crd_file(self, resource: Resource) -> PurePosixPath:
         """Where `opgen generate` writes the kind's CRD (controller-gen's file name)."""
