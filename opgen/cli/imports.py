@@ -64,13 +64,13 @@ def crd(
     from opgen.project import load_project, require_project_root
     from opgen.project.imported import (
         guard_targets,
-        imported_leftovers,
         parse_versions,
         plan_import,
         read_sources,
         stored_crds,
     )
     from opgen.project.layout import Layout
+    from opgen.project.removal import imported_leftovers
     from opgen.render.imported import crd_copy, imported_outputs
     from opgen.render.scaffold import project_file
     from opgen.write import plan

@@ -254,7 +254,7 @@ def read_crd(
         target = module(version)
         where = f"spec.versions[{position}].schema.openAPIV3Schema"
         schema, diagnostics = _without_type_meta(
-            copy.deepcopy(entry["schema"]["openAPIV3Schema"]), document, where
+            _sorted(entry["schema"]["openAPIV3Schema"]), document, where
         )
         try:
             models = read_schema(
@@ -280,6 +280,16 @@ def read_crd(
             )
         )
     return read
+
+
+def _sorted(value: Any) -> Any:
+    """A copy with every mapping in key order, as the stored copy is written: the
+    fields of a model come out in the same order from either."""
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
 
 
 def _place(module: str, key: str) -> Placement:

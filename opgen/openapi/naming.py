@@ -112,6 +112,8 @@ def _parent(key: str) -> str:
 def _own_name(key: str) -> str:
     """The name a model gets from its path alone."""
     root, fields = _segments(key)
+    if not fields:
+        return root
     last = fields[-1]
     if last in ("[*]", "{*}"):
         container = _own_name(_parent(key)) if len(fields) > 1 else root

@@ -11,6 +11,8 @@
 - `guard_targets(root, paths, force=)` refuses to overwrite a file opgen did
   not write.
 
+Which files an import no longer needs is `opgen.project.removal`'s decision.
+
 Every error names the file and the document.
 """
 
@@ -26,7 +28,7 @@ from opgen.errors import LoadError, ProjectError, ScaffoldError
 from opgen.load import display_path
 from opgen.openapi.crd import CrdDocument, crd_documents
 from opgen.project.config import ImportedCrd, Project
-from opgen.project.layout import IMPORTED_CRDS, Layout
+from opgen.project.layout import Layout
 
 __all__ = [
     "COPY_HEADER",
@@ -34,11 +36,11 @@ __all__ = [
     "STDIN",
     "ImportPlan",
     "guard_targets",
-    "imported_leftovers",
     "parse_versions",
     "plan_import",
     "read_sources",
     "stored_crds",
+    "written_by_opgen",
 ]
 
 STDIN = "-"
@@ -230,40 +232,15 @@ def guard_targets(root: Path, paths: Iterable[PurePosixPath], *, force: bool) ->
             head = file.read_text(encoding="utf-8")[:400]
         except (OSError, UnicodeDecodeError):
             head = ""
-        if GENERATED_MARK not in head:
+        if GENERATED_MARK not in head:  # not written by opgen
             raise ScaffoldError(
                 f"{path} exists and opgen did not write it; importing would overwrite it",
                 hint="move it away, or pass --force to overwrite it",
             )
 
 
-def imported_leftovers(
-    root: Path, project: Project, produced: Iterable[PurePosixPath]
-) -> list[PurePosixPath]:
-    """Files an earlier import wrote that the current imports no longer produce:
-    modules under `<pkg>/imported/`, and copies in config/imported/ (recognised by
-    their header) of CRDs PROJECT no longer records."""
-    layout = Layout(project)
-    keep = set(produced) | {
-        layout.imported_crd_file(r.group, r.plural) for r in project.imports
-    }
-    found: list[PurePosixPath] = []
-    package = root.joinpath(*layout.imported_root.parts)
-    if package.is_dir():
-        for file in sorted(package.rglob("*.py")):
-            relative = PurePosixPath(*file.relative_to(root).parts)
-            if relative not in keep and _written_by_opgen(file, GENERATED_MARK):
-                found.append(relative)
-    copies = root.joinpath(*IMPORTED_CRDS.parts)
-    if copies.is_dir():
-        for file in sorted(copies.glob("*.yaml")):
-            relative = PurePosixPath(*file.relative_to(root).parts)
-            if relative not in keep and _written_by_opgen(file, COPY_HEADER):
-                found.append(relative)
-    return found
-
-
-def _written_by_opgen(file: Path, mark: str) -> bool:
+def written_by_opgen(file: Path, mark: str = GENERATED_MARK) -> bool:
+    """Whether the top of `file` carries `mark` (opgen wrote it)."""
     try:
         return mark in file.read_text(encoding="utf-8")[:400]
     except (OSError, UnicodeDecodeError):
