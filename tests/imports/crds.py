@@ -988,9 +988,9 @@ def gateway() -> Node:
                 **{
                     "x-kubernetes-validations": [
                         {
-                            "messageExpression": "'labels may only grow, had ' + string(oldSelf.labels.size())",
+                            "messageExpression": "'labels may be added, not removed'",
                             "optionalOldSelf": True,
-                            "rule": "!oldSelf.hasValue() || !has(oldSelf.value.labels) || has(self.labels) && self.labels.size() >= oldSelf.value.labels.size()",
+                            "rule": "!oldSelf.hasValue() || !has(oldSelf.value().labels) || has(self.labels) && self.labels.size() >= oldSelf.value().labels.size()",
                         }
                     ]
                 },
@@ -1083,7 +1083,12 @@ def widget_versions() -> Node:
             version(
                 "v1",
                 widget(
-                    {"colour": string("The colour, as a CSS name.", maxLength=32)},
+                    {
+                        "colour": string("The colour, as a CSS name.", maxLength=32),
+                        # Without a conversion webhook the server stores every
+                        # version as v1: a field only v1beta1 had would be pruned.
+                        "color": string("Deprecated: use colour."),
+                    },
                     "WidgetSpec of v1.",
                 ),
                 subresources=scale,
