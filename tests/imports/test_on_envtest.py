@@ -206,7 +206,7 @@ async def test_objects_go_through_the_generated_typed_clients(
                     private_key=models.PrivateKey.model_construct(algorithm="DSA"),
                 ),
             )
-            with pytest.raises(rt.Invalid, match="spec.privateKey.algorithm"):
+            with pytest.raises(rt.Invalid, match=r"spec\.privateKey\.algorithm"):
                 await certificates.create(bad)
             await certificates.delete(read)
     finally:
