@@ -17,7 +17,6 @@ not check it. Text and data in, IR out: no I/O here.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import json
@@ -46,6 +45,8 @@ __all__ = [
 ]
 
 CRD_API_VERSION = "apiextensions.k8s.io/v1"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's loader where PyYAML has it: CRDs of a megabyte and more are common."""
 _TYPE_META = ("apiVersion", "kind", "metadata")
 _SERVER_METADATA = (
     "creationTimestamp",
@@ -100,12 +101,14 @@ class CrdDocument:
 
     def cleaned(self) -> dict[str, Any]:
         """The CRD without what an API server adds (status, resourceVersion,
-        managed fields, ...), as it can be installed again."""
-        body = {k: copy.deepcopy(v) for k, v in self.body.items() if k != "status"}
+        managed fields, ...), as it can be installed again (sharing the rest
+        with `body`: read it, do not change it)."""
+        body = {k: v for k, v in self.body.items() if k != "status"}
         metadata = body.get("metadata")
         if isinstance(metadata, dict):
-            for key in _SERVER_METADATA:
-                metadata.pop(key, None)
+            body["metadata"] = {
+                k: v for k, v in metadata.items() if k not in _SERVER_METADATA
+            }
         return body
 
 
@@ -158,7 +161,7 @@ def _parse(text: str, source: str) -> list[Any]:
         else:
             return value if isinstance(value, list) else [value]
     try:
-        return list(yaml.safe_load_all(text))
+        return list(yaml.load_all(text, Loader=_LOADER))
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""

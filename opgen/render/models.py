@@ -40,7 +40,7 @@ from opgen.model.openapi import (
     Scalar,
     Untyped,
 )
-from opgen.render.templating import render
+from opgen.render.templating import render, render_statement
 from opgen.render.views import (
     ModelAliasView,
     ModelClassView,
@@ -174,7 +174,11 @@ def render_module(
         classes=tuple(classes),
         exports=tuple(sorted(names)),
     )
-    return render("models/module.py.j2", module=view)
+    head = render("models/module.py.j2", module=view)
+    statements = [
+        render_statement("models/alias.py.j2", module=alias) for alias in aliases
+    ] + [render_statement("models/class.py.j2", module=cls) for cls in classes]
+    return head + "".join(f"\n\n{statement}" for statement in statements)
 
 
 def module_docstring(summary: str, text: str) -> str:

@@ -5,10 +5,13 @@ loop, substitute, and test a flag of the view to include or leave out a block
 (`{% if project.namespaced %}`). Code text lives in the templates, never in
 these views. Each template sees `project` (a `ProjectView`), and per API
 `resource` (a `ResourceView`); the typed-client template sees `module` (a
-`ClientModuleView`); a module of models read from OpenAPI (`models/module.py.j2`)
-sees `module` (a `ModelsModuleView`, whose annotations and defaults are Python
-expressions `render.models` composes from the IR), and `op.k8s`'s package
-(`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`).
+`ClientModuleView`); the packages of imported kinds
+(`imported/package_init.py.j2`) see `module` (an `ImportedPackageView`); the
+head of a module of models read from OpenAPI (`models/module.py.j2`) sees
+`module` (a `ModelsModuleView`), and each statement after it, rendered on its
+own, sees `module` as a `ModelAliasView` or a `ModelClassView` (annotations and
+defaults are Python expressions `render.models` composes from the IR);
+`op.k8s`'s package (`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`).
 
 The one exception is the text between scaffold markers: `wiring` computes it
 from PROJECT alone, because the writer splices the same text into files the

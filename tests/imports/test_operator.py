@@ -162,7 +162,10 @@ def operator(tmp_path_factory: pytest.TempPathFactory) -> ImportedProject:
 
 def test_the_role_grants_the_imported_kinds(operator: ImportedProject) -> None:
     role = yaml.safe_load((operator.root / "config/rbac/role.yaml").read_text())
-    rules = {(tuple(r["apiGroups"]), tuple(r["resources"])): r["verbs"] for r in role["rules"]}
+    rules = {
+        (tuple(r["apiGroups"]), tuple(r["resources"])): r["verbs"]
+        for r in role["rules"]
+    }
     assert rules[(("cert-manager.io",), ("certificates",))] == [
         "create", "get", "list", "update", "watch",
     ]  # fmt: skip
@@ -175,7 +178,9 @@ def test_the_role_grants_the_imported_kinds(operator: ImportedProject) -> None:
 
 
 @pytest.fixture
-def installed(operator: ImportedProject, envtest: Environment) -> Iterator[ImportedProject]:
+def installed(
+    operator: ImportedProject, envtest: Environment
+) -> Iterator[ImportedProject]:
     root = operator.root
     envtest.install_crds([root / "config/crd/bases", root / "config/imported"])
     yield operator
@@ -243,7 +248,9 @@ async def test_the_operator_owns_and_watches_imported_kinds(
             await certificates.patch_status(ready)
 
             async def is_ready() -> bool:
-                return bool((await issuance()).status and (await issuance()).status.ready)
+                return bool(
+                    (await issuance()).status and (await issuance()).status.ready
+                )
 
             await until_async(is_ready, "the Issuance's ready status")
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from opgen.render.templating import format_python
 from tests.imports import crds
 from tests.imports.projects import ImportedProject
 
@@ -88,3 +89,13 @@ def test_a_pod_template_of_an_older_release_is_listed_not_counted(
     assert "containers[*].args x-kubernetes-list-type" in listed
     assert "ports[*].protocol default" in listed
     assert "containers[*].ports x-kubernetes-list-map-keys" in listed
+
+
+def test_the_modules_are_as_black_writes_them(together: ImportedProject) -> None:
+    """Statements are formatted one by one (opgen.render.templating.render_statement);
+    the modules they make are what black makes of them whole."""
+    files = sorted((together.root / "demo" / "imported").rglob("*.py"))
+    assert len(files) > 10
+    for path in files:
+        text = path.read_text()
+        assert format_python(text) == text, path
