@@ -12,7 +12,7 @@ import sys
 import typer
 
 from opgen import __version__
-from opgen.cli import edit, envtest, generate, imports, scaffold
+from opgen.cli import edit, envtest, generate, imports, scaffold, webhook
 from opgen.cli._app import app
 
 __all__ = ["app", "main"]
@@ -22,6 +22,7 @@ scaffold.register(app)
 edit.register(app)
 imports.register(app)
 envtest.register(app)
+webhook.register(app)
 
 
 def _version_callback(value: bool) -> None:

@@ -32,7 +32,7 @@ from opgen.project.layout import Layout
 
 __all__ = [
     "COPY_HEADER",
-    "GENERATED_MARK",
+    "IMPORT_MARK",
     "STDIN",
     "ImportPlan",
     "guard_targets",
@@ -46,7 +46,7 @@ __all__ = [
 STDIN = "-"
 COPY_HEADER = "# Imported by `opgen import crd`"
 """How the copies in config/imported/ start (and how opgen recognises them)."""
-GENERATED_MARK = "opgen import"
+IMPORT_MARK = "opgen import"
 """Every file opgen writes for imported kinds names the command near its top."""
 _SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -232,14 +232,14 @@ def guard_targets(root: Path, paths: Iterable[PurePosixPath], *, force: bool) ->
             head = file.read_text(encoding="utf-8")[:400]
         except (OSError, UnicodeDecodeError):
             head = ""
-        if GENERATED_MARK not in head:  # not written by opgen
+        if IMPORT_MARK not in head:  # not written by opgen
             raise ScaffoldError(
                 f"{path} exists and opgen did not write it; importing would overwrite it",
                 hint="move it away, or pass --force to overwrite it",
             )
 
 
-def written_by_opgen(file: Path, mark: str = GENERATED_MARK) -> bool:
+def written_by_opgen(file: Path, mark: str = IMPORT_MARK) -> bool:
     """Whether the top of `file` carries `mark` (opgen wrote it)."""
     try:
         return mark in file.read_text(encoding="utf-8")[:400]

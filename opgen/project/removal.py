@@ -1,13 +1,16 @@
 """What opgen removes from a project: every such decision is made here.
 
 - `opgen delete api`: `plan_deletion` gives the PROJECT that remains and the
-  kind's own files (`files_to_remove`), never shared ones, refusing (without
-  `force`) when the user edited a file `create api` scaffolded.
+  kind's own files (`files_to_remove`: types, controller, webhooks and their
+  tests), never shared ones, refusing (without `force`) when the user edited
+  a file `create api` or `create webhook` scaffolded, and refusing a version
+  another version's conversions convert.
 - `opgen generate`: `stale_outputs` gives the files an earlier run wrote that
   this run no longer produces: a CRD in `config/crd/bases/` carrying opgen's
-  annotation, and (`clients=True`) a typed-client module left in a folder that
-  no longer holds kinds, and the modules and CRD copies of imports PROJECT no
-  longer records (`imported_leftovers`).
+  annotation, `config/webhook/manifests.yaml` once no webhook is left, and
+  (`clients=True`) a typed-client module left in a folder that no longer holds
+  kinds, and the modules and CRD copies of imports PROJECT no longer records
+  (`imported_leftovers`).
 """
 
 from __future__ import annotations
@@ -18,11 +21,18 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from opgen.errors import ScaffoldError
+from opgen.errors import ProjectError, ScaffoldError
 from opgen.model.kinds import VERSION_ANNOTATION
 from opgen.project.config import Project, Resource
 from opgen.project.imported import COPY_HEADER, written_by_opgen
-from opgen.project.layout import CLIENT_MODULE, CRD_BASES, IMPORTED_CRDS, Layout
+from opgen.project.layout import (
+    CLIENT_MODULE,
+    CRD_BASES,
+    GENERATED_MARK,
+    IMPORTED_CRDS,
+    WEBHOOK_MANIFESTS,
+    Layout,
+)
 from opgen.write.files import Removal
 from opgen.write.hashes import edited_files
 
@@ -54,6 +64,18 @@ def plan_deletion(
     `ScaffoldError` (unless `force`) when files it scaffolded were edited since.
     """
     entry = project.require(group, version, kind)
+    for hub in project.resources:
+        if (
+            (hub.group, hub.kind) == (group, kind)
+            and hub.webhooks
+            and version in hub.webhooks.spoke
+        ):
+            raise ProjectError(
+                f"not deleting {kind} {version}: the conversions of the hub {hub.version} "
+                f"({Layout(project).webhook_file(hub)}) convert it",
+                hint=f"delete the hub's webhooks first (opgen delete api --version "
+                f"{hub.version} ...), or keep {version}",
+            )
     owned, generated = files_to_remove(project, entry)
     edited = edited_files(root, owned, project.scaffolded)
     if edited and not force:
@@ -98,6 +120,11 @@ def stale_outputs(
 ) -> tuple[Removal, ...]:
     """The files an earlier `opgen generate` wrote under `root` that are not in `produced`."""
     written = generated_crds(root)
+    manifests = root.joinpath(*WEBHOOK_MANIFESTS.parts)
+    if manifests.is_file() and manifests.read_text(encoding="utf-8").startswith(
+        GENERATED_MARK
+    ):
+        written.append(WEBHOOK_MANIFESTS)
     if clients:
         written += client_modules(root, project)
         written += imported_leftovers(root, project, produced)

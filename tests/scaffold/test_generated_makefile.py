@@ -36,6 +36,8 @@ TARGETS = [
     "envtest",
     "test",
     "run",
+    "install-local-webhooks",
+    "uninstall-local-webhooks",
     "build",
     "docker-build",
     "docker-push",
