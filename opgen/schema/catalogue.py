@@ -19,7 +19,10 @@ for any field), compared without descriptions:
   would make the model refuse objects the CRD accepts). Third-party CRDs are
   generated against whatever `k8s.io/api` their project pins. Such a match
   needs at least two of the node's fields and 60% of the type's, so that a
-  lone `{name: string}` is not taken for a `LocalObjectReference`;
+  lone `{name: string}` is not taken for a `LocalObjectReference`, and, where
+  the node has descriptions, at least half of them must read like the type's
+  (most words shared), so that another project's condition type is not taken
+  for `PersistentVolumeClaimCondition`;
 - the node's own keywords that a field adds to its type (a `default`, CEL
   rules, `nullable`, ...) stay with the field.
 
@@ -36,7 +39,7 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -205,7 +208,10 @@ class TypeMatcher:
                 if outcome is None:
                     continue
                 newer, consumed = outcome
-                if not newer or _enough(names, candidate.fields):
+                if not newer or (
+                    _enough(names, candidate.fields)
+                    and _documented_alike(raw, _described(position, embedded))
+                ):
                     found = Mapped(where, candidate.name, tuple(newer), embedded)
                     passed.append((position, found, consumed))
                 break
@@ -302,6 +308,38 @@ def _containing(names: frozenset[str]) -> frozenset[int]:
 
 def _enough(names: frozenset[str], fields: frozenset[str]) -> bool:
     return len(names) >= _MIN_FIELDS and len(names) >= _MIN_COVERAGE * len(fields)
+
+
+def _documented_alike(node: Any, schema: Any) -> bool:
+    """Whether the fields' descriptions, where the node has them, read like the
+    type's: at least half of them share most of their words. An older release
+    rewords a few; another project's own type of a similar shape (a condition
+    with `status`, `type`, `reason` and `message`) says other things."""
+    pairs = list(_description_pairs(node, schema))
+    if not pairs:
+        return True  # nothing to go by (a CRD without descriptions)
+    alike = sum(1 for mine, theirs in pairs if _similar(mine, theirs))
+    return alike * 2 >= len(pairs)
+
+
+def _description_pairs(node: Any, schema: Any) -> Iterator[tuple[str, str]]:
+    if not isinstance(node, dict) or not isinstance(schema, dict):
+        return
+    for name, sub in (node.get("properties") or {}).items():
+        theirs = (schema.get("properties") or {}).get(name)
+        if isinstance(sub, dict) and isinstance(theirs, dict):
+            mine, other = sub.get("description"), theirs.get("description")
+            if isinstance(mine, str) and isinstance(other, str):
+                yield mine, other
+            yield from _description_pairs(sub, theirs)
+    for key in ("items", "additionalProperties"):
+        yield from _description_pairs(node.get(key), schema.get(key))
+
+
+def _similar(mine: str, theirs: str) -> bool:
+    """Most words shared (Jaccard index of the lower-cased words at least 0.5)."""
+    first, second = set(mine.lower().split()), set(theirs.lower().split())
+    return len(first & second) * 2 >= len(first | second)
 
 
 def _agreement(node: Any, schema: Any) -> int:
