@@ -238,19 +238,35 @@ def _module_files(
             "newer CRD with `opgen import crd FILE --force`."
         )
         (decl,) = models.modules()
-        text = render_module(
-            ModuleDecl(
-                name=module,
-                doc=f"Models of {group}/{version}: {', '.join(kinds)}.",
-                models=decl.models,
-                aliases=decl.aliases,
-            ),
-            models,
-            header=header,
-        )
+        try:
+            text = render_module(
+                ModuleDecl(
+                    name=module,
+                    doc=f"Models of {group}/{version}: {', '.join(kinds)}.",
+                    models=decl.models,
+                    aliases=decl.aliases,
+                ),
+                models,
+                header=header,
+            )
+        except SchemaError as error:
+            raise _in_crd(error, items) from None
         path = PurePosixPath(*module.split("."), "__init__.py")
         files.append(File(path=path, content=text))
     return files
+
+
+def _in_crd(error: SchemaError, items: Sequence[ImportedVersion]) -> SchemaError:
+    """`error` (about a path `Kind.spec...` of the module) naming the file, the
+    document and the version it comes from."""
+    kind = error.message.split(":", 1)[0].split(".", 1)[0]
+    item = next((i for i in items if i.crd.kind == kind), items[0])
+    return SchemaError(
+        f"{item.crd.where}: version {item.version}: {error.message}",
+        hint="opgen has no marker that writes it, so the import cannot keep it; "
+        "import the other versions with --versions, or a release of the CRD "
+        "without it",
+    )
 
 
 def _client_files(versions: Sequence[ImportedVersion], project: Project) -> list[File]:

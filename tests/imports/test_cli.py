@@ -177,6 +177,13 @@ def _no_schema() -> dict[str, Any]:
     return crd
 
 
+def _one_of() -> dict[str, Any]:
+    crd = crds.quota()
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["oneOf"] = [{"required": ["hard"]}, {"required": ["scopes"]}]
+    return crd
+
+
 def _not_structural() -> dict[str, Any]:
     crd = crds.quota()
     spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
@@ -218,8 +225,21 @@ def _not_structural() -> dict[str, Any]:
             "'apiextensions.k8s.io/v1beta1'",
         ),
         ("", "bad.yaml: holds no CustomResourceDefinition"),
+        (
+            yaml.safe_dump(_one_of()),
+            "bad.yaml: document 1 (quotas.quota.example.com): version v1beta1: "
+            "Quota.spec: no opgen marker writes 'oneOf'",
+        ),
     ],
-    ids=["not-yaml", "not-a-crd", "no-schema", "not-structural", "v1beta1", "empty"],
+    ids=[
+        "not-yaml",
+        "not-a-crd",
+        "no-schema",
+        "not-structural",
+        "v1beta1",
+        "empty",
+        "no-marker",
+    ],
 )
 def test_bad_input_is_one_error_naming_file_document_and_path(
     project: ImportedProject, text: str, expected: str
