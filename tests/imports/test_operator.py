@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import subprocess
+import textwrap
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -295,3 +296,40 @@ def test_the_generated_modules_and_the_operator_pass_mypy_strict(
         cwd=operator.root, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_imported_modules_need_no_generator(operator: ImportedProject) -> None:
+    """An operator's runtime install has no generator: the imported models, their
+    clients and the reconciler import with typer, jinja2 and black blocked, and
+    load no generator module (`opgen.openapi`, `opgen.schema`, `opgen.render`, ...)."""
+    script = textwrap.dedent(f"""
+        import sys
+        blocked = ["typer", "jinja2", "black", "datamodel_code_generator"]
+
+        class Blocker:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in blocked:
+                    raise ImportError(f"{{name}} is blocked")
+                return None
+
+        sys.meta_path.insert(0, Blocker())
+        import {PACKAGE}.imported.cert_manager_io.v1.zz_generated_client
+        import {PACKAGE}.imported.monitoring_coreos_com.v1.zz_generated_client
+        import {PACKAGE}.controller.issuance_controller as controller
+        assert controller.Certificate.__name__ == "Certificate"
+        generator = [m for m in sys.modules if m.split(".")[:2] in (
+            ["opgen", "load"], ["opgen", "openapi"], ["opgen", "schema"],
+            ["opgen", "render"], ["opgen", "write"], ["opgen", "project"],
+            ["opgen", "cli"])]
+        assert not generator, generator
+        print("ok")
+        """)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=operator.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
