@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import importlib
 import subprocess
-import textwrap
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
