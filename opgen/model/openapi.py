@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from opgen.model.kinds import PrinterColumn, ScaleSubresource
+
 __all__ = [
     "NO_DEFAULT",
     "AliasDecl",
@@ -31,7 +33,6 @@ __all__ = [
     "ModelSet",
     "ModuleDecl",
     "Node",
-    "PrinterColumnDecl",
     "ResourceDecl",
     "Scalar",
     "Shape",
@@ -138,18 +139,6 @@ class FieldDecl:
 
 
 @dataclass(frozen=True)
-class PrinterColumnDecl:
-    """One `additionalPrinterColumns` entry of a CRD version."""
-
-    name: str
-    type: str
-    json_path: str
-    description: str | None = None
-    format: str | None = None
-    priority: int = 0
-
-
-@dataclass(frozen=True)
 class ResourceDecl:
     """What makes a model the root of a kind (`op.CustomResource`): one version
     of a CRD, with the CRD's names and the version's flags and subresources."""
@@ -169,9 +158,8 @@ class ResourceDecl:
     deprecated: bool = False
     deprecation_warning: str | None = None
     status_subresource: bool = False
-    scale: tuple[str, str, str | None] | None = None
-    """(spec replicas path, status replicas path, label selector path)."""
-    printer_columns: tuple[PrinterColumnDecl, ...] = ()
+    scale: ScaleSubresource | None = None
+    printer_columns: tuple[PrinterColumn, ...] = ()
     selectable_fields: tuple[str, ...] = ()
 
 

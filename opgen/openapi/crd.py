@@ -27,13 +27,8 @@ from typing import Any
 import yaml
 
 from opgen.errors import Diagnostic, LoadError, Location, SchemaError
-from opgen.model.openapi import (
-    ModelDecl,
-    ModelRef,
-    ModelSet,
-    PrinterColumnDecl,
-    ResourceDecl,
-)
+from opgen.model.kinds import PrinterColumn, ScaleSubresource
+from opgen.model.openapi import ModelDecl, ModelRef, ModelSet, ResourceDecl
 from opgen.openapi.parse import Placement, Recogniser, read_schema
 
 __all__ = [
@@ -352,16 +347,16 @@ def _resource(
         deprecation_warning=entry.get("deprecationWarning"),
         status_subresource="status" in subresources,
         scale=(
-            (
-                str(scale["specReplicasPath"]),
-                str(scale["statusReplicasPath"]),
-                scale.get("labelSelectorPath"),
+            ScaleSubresource(
+                spec_replicas_path=str(scale["specReplicasPath"]),
+                status_replicas_path=str(scale["statusReplicasPath"]),
+                label_selector_path=scale.get("labelSelectorPath"),
             )
             if isinstance(scale, dict)
             else None
         ),
         printer_columns=tuple(
-            PrinterColumnDecl(
+            PrinterColumn(
                 name=str(column["name"]),
                 type=str(column["type"]),
                 json_path=str(column["jsonPath"]),

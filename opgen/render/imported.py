@@ -291,7 +291,9 @@ def _client_files(versions: Sequence[ImportedVersion], project: Project) -> list
                     module=module,
                     cls=resource.kind,
                     status=resource.status_subresource,
-                    scale_spec_path=resource.scale[0] if resource.scale else None,
+                    scale_spec_path=(
+                        resource.scale.spec_replicas_path if resource.scale else None
+                    ),
                 )
             )
         sources = sorted(

@@ -297,10 +297,12 @@ def _kind_decorators(resource: ResourceDecl) -> list[str]:
     if resource.status_subresource:
         decorators.append("op.subresource_status()")
     if resource.scale is not None:
-        spec_path, status_path, selector = resource.scale
-        scale = [_string(spec_path), _string(status_path)]
-        if selector is not None:
-            scale.append(_string(selector))
+        scale = [
+            _string(resource.scale.spec_replicas_path),
+            _string(resource.scale.status_replicas_path),
+        ]
+        if resource.scale.label_selector_path is not None:
+            scale.append(_string(resource.scale.label_selector_path))
         decorators.append(f"op.subresource_scale({', '.join(scale)})")
     for column in resource.printer_columns:
         column_arguments = [

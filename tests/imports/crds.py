@@ -39,6 +39,7 @@ from opgen.schema.build import model_schema
 from opgen.schema.options import CrdOptions
 
 __all__ = [
+    "TOGETHER",
     "all_crds",
     "certificate",
     "gateway",
@@ -1224,6 +1225,18 @@ def older_runner() -> Node:
         "runners",
         [version("v1", schema)],
     )
+
+
+TOGETHER = (
+    "certificate",
+    "service-monitor",
+    "quota",
+    "gateway",
+    "widget-versions",
+    "runner",
+)
+"""The CRDs the tests import together into one project (one module per
+group/version), each with a different group."""
 
 
 def all_crds() -> dict[str, Node]:

@@ -80,6 +80,21 @@ class ImportedProject:
         assert code == 0, output
         return cls(root, output)
 
+    def add_own_kind(self, kind: str, types: str, reconciler: str) -> None:
+        """`create api --group issuing --version v1 --kind KIND --no-controller`,
+        the types file and a reconciler written in, then `opgen generate`."""
+        code, output = opgen(
+            self.root, "create", "api", "--group", "issuing", "--version", "v1",
+            "--kind", kind, "--no-controller",
+        )  # fmt: skip
+        assert code == 0, output
+        lower = kind.lower()
+        (self.root / PACKAGE / "api" / "v1" / f"{lower}_types.py").write_text(types)
+        controller = self.root / PACKAGE / "controller" / f"{lower}_controller.py"
+        controller.write_text(reconciler)
+        code, output = opgen(self.root, "generate")
+        assert code == 0, output
+
     @property
     def modules(self) -> list[Path]:
         """The imported group/version modules (`<pkg>/imported/<group>/<version>`)."""

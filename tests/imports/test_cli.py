@@ -351,15 +351,7 @@ def test_own_kinds_use_imported_types_and_rbac_names_imported_kinds(
     project: ImportedProject,
 ) -> None:
     root = project.root
-    code, output = opgen(
-        root, "create", "api", "--group", "issuing", "--version", "v1",
-        "--kind", "Issuance", "--no-controller",
-    )  # fmt: skip
-    assert code == 0, output
-    (root / PACKAGE / "api" / "v1" / "issuance_types.py").write_text(OWN_TYPES)
-    (root / PACKAGE / "controller" / "issuance_controller.py").write_text(RECONCILER)
-    code, output = opgen(root, "generate")
-    assert code == 0, output
+    project.add_own_kind("Issuance", OWN_TYPES, RECONCILER)
     own = yaml.safe_load(
         (root / "config/crd/bases/issuing.example.com_issuances.yaml").read_text()
     )

@@ -14,14 +14,11 @@ validation) are refused by the server where Pydantic refuses them too.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import opgen.api as op
@@ -31,11 +28,9 @@ from opgen.runtime.rest import RestClient
 from opgen.testing import Environment
 from tests.imports import crds
 from tests.imports.projects import ImportedProject
-from tests.proof.api import RawApi
+from tests.proof.api import RawApi, opened, scratch_namespace
 from tests.proof.catalogue import ProofCrd
-from tests.proof.subset import outside_for
-from tests.proof.values import ObjectMaker, body_for
-from tests.proof.verdicts import compare
+from tests.proof.drawn import draw_and_compare
 
 pytestmark = [pytest.mark.envtest, pytest.mark.slow]
 
@@ -78,26 +73,14 @@ def imported(
 
 @pytest.fixture(scope="module")
 def raw_api(envtest: Environment) -> Iterator[RawApi]:
-    api = RawApi(envtest.lightkube_config())
-    try:
+    with opened(envtest.lightkube_config()) as api:
         yield api
-    finally:
-        api.close()
 
 
 @pytest.fixture(scope="module")
 def verdict_namespace(raw_api: RawApi) -> Iterator[str]:
-    name = f"opgen-imports-{secrets.token_hex(3)}"
-    created = raw_api.create(
-        "/api/v1/namespaces",
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
-        dry_run=False,
-    )
-    assert created.accepted, created
-    try:
+    with scratch_namespace(raw_api, "opgen-imports") as name:
         yield name
-    finally:
-        raw_api.delete(f"/api/v1/namespaces/{name}")
 
 
 @pytest.mark.parametrize(("name", "version"), _cases())
@@ -111,53 +94,18 @@ def test_imported_models_and_the_server_agree(
     original = crds.all_crds()[name]
     crd_name = original["metadata"]["name"]
     entry = ProofCrd(crd_name, f"imported {name}", original, imported[1][crd_name])
-    schema = entry.schema(version)
-    outside = outside_for(crd_name, entry.model(version))
-    skip = (
-        frozenset({"status"}) if entry.has_status_subresource(version) else frozenset()
+    examples = LARGE_EXAMPLES if name == "runner" else EXAMPLES
+    drawn = draw_and_compare(
+        raw_api, entry, version, verdict_namespace, examples=examples
     )
-    mismatches: list[str] = []
-    accepted_valid: list[int] = []
-    refused: list[int] = []
-
-    @settings(
-        max_examples=LARGE_EXAMPLES if name == "runner" else EXAMPLES,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=(Phase.generate,),
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(data=st.data(), breaking=st.booleans())
-    def run(data: st.DataObject, breaking: bool) -> None:
-        maker = ObjectMaker(data, breaking, keep=outside.keep)
-        body = body_for(
-            maker,
-            schema,
-            api_version=f"{entry.group}/{version}",
-            kind=original["spec"]["names"]["kind"],
-            name="proof",
-            skip=skip,
-        )
-        comparison = compare(raw_api, entry, version, verdict_namespace, body)
-        if not breaking and comparison.server_accepts:
-            accepted_valid.append(1)
-        if not comparison.server_accepts:
-            refused.append(1)
-        for problem in comparison.problems:
-            mismatches.append(f"{problem}\n  broken on purpose: {maker.breaks}")
-
-    run()
     print(
-        f"{name} {version}: {len(refused)} objects refused by both, "
-        f"{len(mismatches)} mismatches"
+        f"{name} {version}: {len(drawn.outcomes)} objects, {drawn.refused} refused "
+        f"by the server, {len(drawn.mismatches)} mismatches"
     )
-    assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(
-        mismatches[:5]
-    )
+    assert not drawn.mismatches, drawn.failure()
     # Both verdicts were met, or the comparison proves little.
-    assert accepted_valid, "the server refused every object drawn as valid"
-    assert refused, "the server accepted every object drawn"
+    assert drawn.accepted_valid, "the server refused every object drawn as valid"
+    assert drawn.refused, "the server accepted every object drawn"
 
 
 async def test_objects_go_through_the_generated_typed_clients(

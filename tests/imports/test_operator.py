@@ -26,7 +26,7 @@ import opgen.api as op
 from opgen import runtime as rt
 from opgen.testing import Environment
 from tests.imports import crds
-from tests.imports.projects import PACKAGE, ImportedProject, opgen
+from tests.imports.projects import PACKAGE, ImportedProject
 from tests.runtime.helpers import manager_for, running
 from tests.waiting import until_async
 
@@ -148,16 +148,7 @@ def operator(tmp_path_factory: pytest.TempPathFactory) -> ImportedProject:
         tmp_path_factory.mktemp("operator") / "project",
         [crds.certificate(), crds.service_monitor()],
     )
-    root = project.root
-    code, output = opgen(
-        root, "create", "api", "--group", "issuing", "--version", "v1",
-        "--kind", "Issuance", "--no-controller",
-    )  # fmt: skip
-    assert code == 0, output
-    (root / PACKAGE / "api" / "v1" / "issuance_types.py").write_text(ISSUANCE_TYPES)
-    (root / PACKAGE / "controller" / "issuance_controller.py").write_text(RECONCILER)
-    code, output = opgen(root, "generate")
-    assert code == 0, output
+    project.add_own_kind("Issuance", ISSUANCE_TYPES, RECONCILER)
     return project
 
 

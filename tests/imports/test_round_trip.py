@@ -21,15 +21,7 @@ from opgen.render.templating import format_python
 from tests.imports import crds
 from tests.imports.projects import ImportedProject
 
-ONE_PROJECT = (
-    "certificate",
-    "service-monitor",
-    "quota",
-    "gateway",
-    "widget-versions",
-    "runner",
-)
-"""Imported together into one project (one module per group/version)."""
+ONE_PROJECT = crds.TOGETHER
 
 
 @pytest.fixture(scope="module")
