@@ -366,3 +366,27 @@ def test_own_kinds_use_imported_types_and_rbac_names_imported_kinds(
         "verbs": ["create", "get", "list", "watch"],
     } in role["rules"]
     assert opgen(root, "generate", "--check") == (0, "up to date\n")
+
+
+def test_outside_a_project_the_command_says_where_to_run_it(tmp_path: Path) -> None:
+    (tmp_path / "cert.yaml").write_text(yaml.safe_dump(crds.certificate()))
+    code, output = opgen(tmp_path, "import", "crd", "cert.yaml")
+    assert code == 1
+    assert "`opgen import crd` must run in the root folder of a project" in output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cert.yaml"]
+
+
+def test_an_import_taken_out_of_project_leaves_no_files(
+    project: ImportedProject,
+) -> None:
+    path = project.root / "PROJECT"
+    data = yaml.safe_load(path.read_text())
+    del data["imports"]
+    header = "".join(
+        line for line in path.read_text().splitlines(True) if line.startswith("#")
+    )
+    path.write_text(header + yaml.safe_dump(data, sort_keys=False))
+    code, output = opgen(project.root, "generate")
+    assert code == 0, output
+    assert not (project.root / MODULE).exists() and not (project.root / COPY).exists()
+    assert not (project.root / PACKAGE / "imported").exists()
