@@ -9,7 +9,9 @@ controller-gen's Go types are usually named:
   the kind and the field (`CertificateSpec`, `CertificateStatus`);
 - deeper models are named after their field (`keystores.jks` → `Jks`), list
   items and map values after the singular of it (`endpoints[*]` →
-  `Endpoint`, `podIPs[*]` → `PodIP`);
+  `Endpoint`, `podIPs[*]` → `PodIP`), or after the Go type their
+  description begins with, as controller-gen's item descriptions do
+  (`RelabelConfig allows ...` → `RelabelConfig`);
 - a name already taken in the module (by a kind, or by a model met earlier,
   shallower paths first) is prefixed with the parent's class name
   (`HeadGroupSpec.template` is `Template`, `WorkerGroupSpec.template` then
@@ -46,6 +48,7 @@ _RESERVED = frozenset(
     {"op", "Annotated", "Literal", "Field", "TypeAliasType", "annotations"}
 )
 """Names the rendered module imports (`opgen.render.models`)."""
+_GO_TYPE_NAME = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
 _SEGMENT = re.compile(r"\.([^.\[{]+)|(\[\*\])|(\{\*\})")
 
 
@@ -84,7 +87,7 @@ def name_models(models: ModelSet, reserved: Iterable[str] = ()) -> ModelSet:
     for key in sorted(merged, key=_path_order):
         if key in names:
             continue
-        names[key] = _free_name(key, names, kinds, taken)
+        names[key] = _free_name(key, merged[key], names, kinds, taken)
         taken.add(names[key])
     renamed = {
         key: dataclasses.replace(model, name=names[key])
@@ -128,22 +131,36 @@ def _own_name(key: str) -> str:
 
 
 def _free_name(
-    key: str, names: dict[str, str], kinds: dict[str, str], taken: set[str]
+    key: str,
+    model: ModelDecl,
+    names: dict[str, str],
+    kinds: dict[str, str],
+    taken: set[str],
 ) -> str:
     own = _own_name(key)
+    documented = _documented_name(model)
     ancestor = _parent(key)
     while ancestor not in names and ancestor != _parent(ancestor):
         ancestor = _parent(ancestor)
     parent = names.get(ancestor, "")
     root, _ = _segments(key)
     kind = kinds.get(root, root)
-    for candidate in (own, parent + own, kind + own):
+    for candidate in (*documented, own, parent + own, kind + own):
         if _usable(candidate, taken):
             return candidate
     number = 2
     while not _usable(f"{parent}{own}{number}", taken):
         number += 1
     return f"{parent}{own}{number}"
+
+
+def _documented_name(model: ModelDecl) -> tuple[str, ...]:
+    """The Go type's name, when the model's description begins with it, as
+    controller-gen's do for list items (`RelabelConfig allows dynamic
+    rewriting ...`): a CamelCase word of two humps or more."""
+    words = (model.description or "").split(maxsplit=1)
+    first = words[0].rstrip(".,:;") if words else ""
+    return (first,) if _GO_TYPE_NAME.match(first) else ()
 
 
 def _usable(name: str, taken: set[str]) -> bool:

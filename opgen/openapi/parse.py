@@ -74,6 +74,8 @@ _SHAPE_KEYWORDS = frozenset(
     }
 )
 _INT_OR_STRING = [{"type": "integer"}, {"type": "string"}]
+_TYPES_DESCRIPTION = " description of the type"
+"""Marks, among the keywords a shape accounts for, a description the type writes."""
 _RESERVED = frozenset(
     {
         # Names a Pydantic model cannot use for a field, or should not shadow.
@@ -110,6 +112,8 @@ class Recognised:
 
     name: str
     consumed: frozenset[str]
+    description_is_the_types: bool = False
+    """The node's description is the type's own, which the type writes anyway."""
 
 
 Recogniser = Callable[[SchemaNode, str], "Recognised | None"]
@@ -257,6 +261,8 @@ class SchemaReader:
         facts = self.facts(
             raw, exclude=consumed | {"description", "default"}, where=where
         )
+        if _TYPES_DESCRIPTION in consumed:
+            description = None
         return Node(shape, description, default, facts)
 
     def shape(
@@ -286,7 +292,10 @@ class SchemaReader:
         if node_type == "object" or (node_type is None and "properties" in raw):
             found = self.recognise(raw, where) if self.recognise else None
             if found is not None:
-                return KnownType(found.name), set(found.consumed)
+                consumed = set(found.consumed)
+                if found.description_is_the_types:
+                    consumed.add(_TYPES_DESCRIPTION)
+                return KnownType(found.name), consumed
             values = raw.get("additionalProperties")
             if isinstance(values, dict) and "properties" not in raw:
                 value = self.node(values, owner=owner, path=f"{path}{{*}}")

@@ -229,9 +229,17 @@ class TypeMatcher:
                     item[1].name,
                 )
             )
-        _, found, consumed = passed[0]
+        position, found, consumed = passed[0]
+        theirs = _described(position, found.embedded_object_meta).get("description")
+        mine = raw.get("description")
         self.mapped.append(found)
-        return Recognised(found.name, consumed)
+        return Recognised(
+            found.name,
+            consumed,
+            description_is_the_types=isinstance(mine, str)
+            and isinstance(theirs, str)
+            and mine.split() == theirs.split(),
+        )
 
     def _object_meta(self, raw: SchemaNode, where: str) -> Recognised | None:
         bare = {k: v for k, v in raw.items() if k != "description"}

@@ -110,3 +110,26 @@ def test_kinds_keep_their_names_and_models_of_the_same_content_merge() -> None:
     assert names["Alert.spec.probe"] == "AlertSpecProbe"
     assert names["Probe.spec.prober"] == "Prober"
     assert len(set(names.values())) == len(names)
+
+
+def test_list_items_take_the_go_type_their_description_names() -> None:
+    relabel = obj(
+        {"action": string()}, "RelabelConfig allows dynamic rewriting of labels."
+    )
+    plain = obj({"port": string()}, "Endpoint defines an endpoint.")
+    monitor = obj(
+        {
+            "spec": obj(
+                {
+                    "relabelings": array(relabel),
+                    "metricRelabelings": array(relabel),
+                    "endpoints": array(plain),
+                }
+            )
+        }
+    )
+    names = _names(("ServiceMonitor", monitor))
+    assert names["ServiceMonitor.spec.metricRelabelings[*]"] == "RelabelConfig"
+    assert "ServiceMonitor.spec.relabelings[*]" not in names  # the same class
+    # One word is not taken for a Go name: it may just begin a sentence.
+    assert names["ServiceMonitor.spec.endpoints[*]"] == "Endpoint"
