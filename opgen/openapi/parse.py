@@ -376,9 +376,10 @@ def read_schema(
     reader = SchemaReader(
         {}, place=place, known=known, ignore=ignore, recognise=recognise
     )
-    if schema.get("type") not in ("object", None) or not (
-        schema.get("type") == "object" or isinstance(schema.get("properties"), dict)
-    ):
+    is_object = schema.get("type") == "object" or (
+        "type" not in schema and isinstance(schema.get("properties"), dict)
+    )
+    if not is_object:
         raise SchemaError(f"{key}: the schema is not an object")
     reader.read_model(key, schema)
     return reader.result()

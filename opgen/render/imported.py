@@ -49,8 +49,6 @@ from opgen.schema.catalogue import Mapped, TypeMatcher
 from opgen.schema.check import inspect_crd
 from opgen.write.files import File
 
-_RELEASE = f"Kubernetes {KUBERNETES_VERSION}"
-
 __all__ = [
     "ImportReport",
     "ImportedOutputs",
@@ -58,6 +56,8 @@ __all__ = [
     "crd_copy",
     "imported_outputs",
 ]
+
+_RELEASE = f"Kubernetes {KUBERNETES_VERSION}"
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class ImportReport:
     kind: str
     group: str
     versions: tuple[str, ...]
-    module: tuple[str, ...]
+    modules: tuple[str, ...]
     """The modules holding its versions."""
     classes: int
     """Classes written for it (its own; classes shared with a kind met earlier
@@ -355,7 +355,7 @@ def _report(
         kind=document.kind,
         group=document.group,
         versions=record.versions,
-        module=names,
+        modules=names,
         classes=len(own),
         mapped=tuple(mapped),
     )
