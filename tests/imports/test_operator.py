@@ -235,7 +235,7 @@ async def test_the_operator_owns_and_watches_imported_kinds(
             # ...and its status reaches the owner.
             ready = await certificate()
             ready.status = certs.CertificateStatus(
-                conditions=[certs.Condition(type="Ready", status="True")]
+                conditions=[certs.CertificateCondition(type="Ready", status="True")]
             )
             await certificates.patch_status(ready)
 
