@@ -79,6 +79,16 @@ class Resource(_Record):
     def key(self) -> tuple[str, str, str]:
         return (self.group, self.version, self.kind)
 
+    def defines(self, crd: str, kind: str) -> bool:
+        """Whether this API's types define the CRD named `crd` (`<plural>.<group>`),
+        or `kind` in that CRD's group: an imported CRD may be neither."""
+        if not self.api or self.core:
+            return False
+        return crd == f"{self.plural}.{self.api_group}" or (
+            self.api_group,
+            self.kind,
+        ) == (crd.partition(".")[2], kind)
+
 
 class CrdSettings(_Record):
     """How `opgen generate` writes the project's CRDs (`opgen edit` sets them)."""

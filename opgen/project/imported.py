@@ -204,14 +204,7 @@ def plan_import(
 
 def _refuse_own_kind(project: Project, document: CrdDocument) -> None:
     for resource in project.resources:
-        if not resource.api or resource.core:
-            continue
-        same_kind = (resource.api_group, resource.kind) == (
-            document.group,
-            document.kind,
-        )
-        same_crd = f"{resource.plural}.{resource.api_group}" == document.name
-        if same_kind or same_crd:
+        if resource.defines(document.name, document.kind):
             raise ProjectError(
                 f"{document.where}: the project defines {resource.kind} "
                 f"({resource.api_group}) itself",

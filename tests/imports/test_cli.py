@@ -275,6 +275,29 @@ def test_a_kind_the_project_defines_itself_is_refused(tmp_path: Path) -> None:
     assert _tree(root) == before
 
 
+def test_create_api_refuses_a_kind_the_project_imports(tmp_path: Path) -> None:
+    """The other way round: an imported kind cannot become one of the project's own
+    (both CRDs would be quotas.quota.example.com)."""
+    project = ImportedProject.create(tmp_path / "project", [crds.quota()])
+    before = _tree(project.root)
+    code, output = opgen(
+        project.root, "create", "api", "--group", "quota", "--version", "v1",
+        "--kind", "Quota",
+    )  # fmt: skip
+    assert code == 1
+    assert (
+        "Quota (quota.example.com) is imported: PROJECT's imports have Quota "
+        "(quotas.quota.example.com)" in output
+    )
+    assert _tree(project.root) == before
+    # Another kind of that group is the project's own to make.
+    code, output = opgen(
+        project.root, "create", "api", "--group", "quota", "--version", "v1",
+        "--kind", "QuotaClaim",
+    )  # fmt: skip
+    assert code == 0, output
+
+
 def test_a_file_opgen_did_not_write_is_not_overwritten(tmp_path: Path) -> None:
     root = tmp_path / "project"
     root.mkdir()
