@@ -7,6 +7,9 @@ comment lines that controller-gen keeps), or a property only one side has.
 Properties one side has inside a Kubernetes type (under `core_subtrees`) are
 listed apart: they exist in one Kubernetes release and not the other.
 
+`theirs_name` names the second side in the entries ("controller-gen", or
+"the original" for an import's round trip).
+
 `newer_subtrees` are nodes an import typed as `op.k8s` types when the source
 had an older release of them: inside them (the node itself included) what
 only opgen's side has (fields, and keywords such as a list type newer
@@ -66,6 +69,7 @@ def compare_schemas(
     *,
     core_subtrees: Iterable[str] = (),
     newer_subtrees: Iterable[str] = (),
+    theirs_name: str = "controller-gen",
     path: str = "",
     diff: SchemaDiff | None = None,
 ) -> SchemaDiff:
@@ -78,7 +82,7 @@ def compare_schemas(
             for name in sorted(set(mine) | set(other)):
                 child = f"{path}.{name}" if path else name
                 if name not in mine or name not in other:
-                    side = "controller-gen" if name not in mine else "opgen"
+                    side = theirs_name if name not in mine else "opgen"
                     entry = f"{child}: only in {side}'s"
                     inside = any(child.startswith(s + ".") for s in subtrees) or (
                         name not in other and _inside(child, newer)
@@ -90,6 +94,7 @@ def compare_schemas(
                     other[name],
                     core_subtrees=subtrees,
                     newer_subtrees=newer,
+                    theirs_name=theirs_name,
                     path=child,
                     diff=diff,
                 )
@@ -102,6 +107,7 @@ def compare_schemas(
                 theirs[keyword],
                 core_subtrees=subtrees,
                 newer_subtrees=newer,
+                theirs_name=theirs_name,
                 path=path + suffix,
                 diff=diff,
             )
@@ -110,7 +116,7 @@ def compare_schemas(
             if _normal(keyword, mine) != _normal(keyword, other):
                 entry = (
                     f"{path or '(root)'} {keyword}: opgen {_shown(mine)}, "
-                    f"controller-gen {_shown(other)}"
+                    f"{theirs_name} {_shown(other)}"
                 )
                 release = _inside(path, newer) and (
                     keyword == "description" or keyword not in theirs
@@ -125,6 +131,7 @@ def compare_crds(
     *,
     core_subtrees: Iterable[str] = (),
     newer_subtrees: Iterable[str] = (),
+    theirs_name: str = "controller-gen",
 ) -> SchemaDiff:
     """Both CRDs: every version's schema, and the rest of each version entry and
     of `spec` (names, scope, printer columns, subresources, ...)."""
@@ -144,6 +151,7 @@ def compare_crds(
             other[name]["schema"]["openAPIV3Schema"],
             core_subtrees=core_subtrees,
             newer_subtrees=newer_subtrees,
+            theirs_name=theirs_name,
             diff=diff,
         )
     for key in sorted((set(ours["spec"]) | set(theirs["spec"])) - {"versions"}):

@@ -139,7 +139,9 @@ class ImportedProject:
             embedded_object_meta=_describes_nested_metadata(crd),
         )
         ours, _, _ = crd_document(kind, options)
-        return compare_crds(ours, crd, newer_subtrees=self.older_nodes(crd))
+        return compare_crds(
+            ours, crd, newer_subtrees=self.older_nodes(crd), theirs_name="the original"
+        )
 
     def older_nodes(self, crd: dict[str, Any]) -> list[str]:
         """Paths (`spec.template`) the import reported as older-release types."""

@@ -83,6 +83,21 @@ def test_a_pod_template_of_an_older_release_is_listed_not_counted(
     assert "containers[*].ports x-kubernetes-list-map-keys" in listed
 
 
+def test_a_keyword_the_import_lost_is_named_by_its_path(tmp_path: Path) -> None:
+    """The comparison can fail: a marker taken out of the imported module (as if
+    the import had dropped it) is reported at its schema path."""
+    original = crds.quota()
+    project = ImportedProject.create(tmp_path / "project", [original])
+    (module,) = project.modules
+    text = module.read_text()
+    assert text.count("Annotated[str, op.MinLength(1)]") == 1
+    module.write_text(text.replace("Annotated[str, op.MinLength(1)]", "str"))
+    diff = project.round_trip(original)
+    assert diff.differences == [
+        "spec.scopes[*].name minLength: opgen None, the original 1"
+    ], diff.summary("quota without a marker")
+
+
 def test_the_modules_are_as_black_writes_them(together: ImportedProject) -> None:
     """Statements are formatted one by one (opgen.render.templating.render_statement);
     the modules they make are what black makes of them whole."""
