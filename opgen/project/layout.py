@@ -169,13 +169,13 @@ class Layout:
     def imported_root(self) -> PurePosixPath:
         return self.package_dir / IMPORTED_PACKAGE
 
+    def imported_group_dir(self, group: str) -> PurePosixPath:
+        """The package of an imported group: `<pkg>/imported/<group>`."""
+        return self.imported_root / python_name(group, "group")
+
     def imported_dir(self, group: str, version: str) -> PurePosixPath:
         """The package of an imported group/version: `<pkg>/imported/<group>/<version>`."""
-        return (
-            self.imported_root
-            / python_name(group, "group")
-            / python_name(version, "version")
-        )
+        return self.imported_group_dir(group) / python_name(version, "version")
 
     def imported_module(self, group: str, version: str) -> str:
         """The module of an imported group/version's models (the package itself)."""

@@ -155,6 +155,7 @@ def imported_outputs(
     read: dict[str, list[ImportedVersion]] = {}
     matched: dict[str, list[tuple[str, Mapped]]] = {}
     ordered = sorted(crds, key=lambda pair: pair[0].crd)
+    _one_group_per_package([document for _, document in ordered], layout)
     for record, document in ordered:
         check_crd_document(document)
         missing = [v for v in record.versions if v not in document.version_names]
@@ -195,6 +196,22 @@ def imported_outputs(
         reports=reports,
         diagnostics=tuple(diagnostics),
     )
+
+
+def _one_group_per_package(documents: Sequence[CrdDocument], layout: Layout) -> None:
+    """Groups whose Python names are one (`foo-bar.io`, `foo.bar-io`) cannot share
+    `<pkg>/imported/foo_bar_io/`; renaming one by what else is imported would
+    move its modules when another CRD is imported, so it is refused."""
+    seen: dict[PurePosixPath, CrdDocument] = {}
+    for document in documents:
+        package = layout.imported_group_dir(document.group)
+        first = seen.setdefault(package, document)
+        if first.group != document.group:
+            raise SchemaError(
+                f"{document.where} and {first.where}: the groups {document.group} "
+                f"and {first.group} make one Python package, {package}",
+                hint="import the kinds of only one of these groups into a project",
+            )
 
 
 def _modules(versions: Sequence[ImportedVersion]) -> dict[str, ModelSet]:

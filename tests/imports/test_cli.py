@@ -191,6 +191,17 @@ def _not_structural() -> dict[str, Any]:
     return crd
 
 
+def _one_package_two_groups() -> list[dict[str, Any]]:
+    """Quota in foo-bar.io and Limit in foo.bar-io: both groups are foo_bar_io."""
+    quota, limit = crds.quota(), crds.quota()
+    for crd, group in ((quota, "foo-bar.io"), (limit, "foo.bar-io")):
+        crd["spec"]["group"] = group
+    limit["spec"]["names"].update(kind="Limit", plural="limits", singular="limit")
+    quota["metadata"]["name"] = "quotas.foo-bar.io"
+    limit["metadata"]["name"] = "limits.foo.bar-io"
+    return [quota, limit]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -230,6 +241,12 @@ def _not_structural() -> dict[str, Any]:
             "bad.yaml: document 1 (quotas.quota.example.com): version v1beta1: "
             "Quota.spec: no opgen marker writes 'oneOf'",
         ),
+        (
+            yaml.safe_dump_all(_one_package_two_groups()),
+            "bad.yaml: document 1 (quotas.foo-bar.io) and bad.yaml: document 2 "
+            "(limits.foo.bar-io): the groups foo-bar.io and foo.bar-io make one "
+            f"Python package, {PACKAGE}/imported/foo_bar_io",
+        ),
     ],
     ids=[
         "not-yaml",
@@ -239,6 +256,7 @@ def _not_structural() -> dict[str, Any]:
         "v1beta1",
         "empty",
         "no-marker",
+        "one-package",
     ],
 )
 def test_bad_input_is_one_error_naming_file_document_and_path(
