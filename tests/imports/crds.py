@@ -35,7 +35,7 @@ from typing import Any
 
 import opgen.api.k8s as k8s
 from opgen.engine.openapi import QUANTITY_PATTERN
-from opgen.schema.build import model_schema
+from opgen.schema.build import API_VERSION_DESCRIPTION, KIND_DESCRIPTION, model_schema
 from opgen.schema.options import CrdOptions
 
 __all__ = [
@@ -53,22 +53,6 @@ __all__ = [
 ]
 
 Node = dict[str, Any]
-
-API_VERSION = (
-    "APIVersion defines the versioned schema of this representation of an object.\n"
-    "Servers should convert recognized schemas to the latest internal value, and\n"
-    "may reject unrecognized values.\n"
-    "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/"
-    "api-conventions.md#resources"
-)
-KIND = (
-    "Kind is a string value representing the REST resource this object represents.\n"
-    "Servers may infer this from the endpoint the client submits requests to.\n"
-    "Cannot be updated.\n"
-    "In CamelCase.\n"
-    "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/"
-    "api-conventions.md#types-kinds"
-)
 
 
 # -- node builders ----------------------------------------------------------------
@@ -172,8 +156,8 @@ def root(
     required: list[str] | None = None,
 ) -> Node:
     properties: dict[str, Node] = {
-        "apiVersion": string(API_VERSION),
-        "kind": string(KIND),
+        "apiVersion": string(API_VERSION_DESCRIPTION),
+        "kind": string(KIND_DESCRIPTION),
         "metadata": {"type": "object"},
     }
     if spec is not None:

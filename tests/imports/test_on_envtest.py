@@ -13,7 +13,6 @@ validation) are refused by the server where Pydantic refuses them too.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,21 +29,13 @@ from tests.imports import crds
 from tests.imports.projects import ImportedProject
 from tests.proof.api import RawApi, opened, scratch_namespace
 from tests.proof.catalogue import ProofCrd
-from tests.proof.drawn import draw_and_compare
+from tests.proof.drawn import draw_and_compare, scaled
 
 pytestmark = [pytest.mark.envtest, pytest.mark.slow]
 
-NAMES = (
-    "certificate",
-    "service-monitor",
-    "quota",
-    "gateway",
-    "widget-versions",
-    "runner",
-)
-_SCALE = float(os.environ.get("OPGEN_PROOF_EXAMPLES_SCALE", "1"))
-EXAMPLES = max(1, int(40 * _SCALE))
-LARGE_EXAMPLES = max(1, int(10 * _SCALE))
+NAMES = crds.TOGETHER
+EXAMPLES = scaled(40)
+LARGE_EXAMPLES = scaled(10)
 """For the kind with two pod templates, whose objects are big."""
 
 

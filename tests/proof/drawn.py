@@ -5,11 +5,13 @@ bodies from the version's schema with Hypothesis (`values.ObjectMaker`, half
 valid, half with constraints broken), within the CRD's supported subset
 (`subset.outside_for`), sends each to the kind's model and to the server
 (`verdicts.compare`) and returns every outcome. tests/proof's property test
-and tests/imports' (on imported kinds) both run it.
+and tests/imports' (on imported kinds) both run it; `scaled(n)` is how many
+bodies each draws (`OPGEN_PROOF_EXAMPLES_SCALE`, docs/testing.md).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -21,7 +23,14 @@ from tests.proof.subset import outside_for
 from tests.proof.values import ObjectMaker, body_for
 from tests.proof.verdicts import Comparison, compare
 
-__all__ = ["Drawn", "Outcome", "draw_and_compare"]
+__all__ = ["Drawn", "Outcome", "draw_and_compare", "scaled"]
+
+
+def scaled(examples: int) -> int:
+    """`examples` times OPGEN_PROOF_EXAMPLES_SCALE (1 by default), at least 1."""
+    return max(
+        1, int(examples * float(os.environ.get("OPGEN_PROOF_EXAMPLES_SCALE", "1")))
+    )
 
 
 @dataclass(frozen=True)

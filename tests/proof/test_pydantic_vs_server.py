@@ -14,7 +14,6 @@ mismatches must be 0, is defined in docs/testing.md and `subset.OUTSIDE`.
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
@@ -25,7 +24,7 @@ from tests.proof.catalogue import (
     crd_by_name,
     served_kind_versions,
 )
-from tests.proof.drawn import draw_and_compare
+from tests.proof.drawn import draw_and_compare, scaled
 from tests.proof.verdicts import Tally
 
 TALLY = Tally()
@@ -51,9 +50,8 @@ FOCUS = {
 }
 """Non-trivial models that get more examples than the rest."""
 
-_SCALE = float(os.environ.get("OPGEN_PROOF_EXAMPLES_SCALE", "1"))
-FOCUS_EXAMPLES = max(1, int(60 * _SCALE))
-OTHER_EXAMPLES = max(1, int(12 * _SCALE))
+FOCUS_EXAMPLES = scaled(60)
+OTHER_EXAMPLES = scaled(12)
 
 CASES = served_kind_versions()
 
