@@ -9,12 +9,13 @@
   this run no longer produces: a CRD in `config/crd/bases/` carrying opgen's
   annotation, `config/webhook/manifests.yaml` once no webhook is left, and
   (`clients=True`) a typed-client module left in a folder that no longer holds
-  kinds.
+  kinds, and the modules and CRD copies of imports PROJECT no longer records
+  (`imported_leftovers`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -23,10 +24,12 @@ import yaml
 from opgen.errors import ProjectError, ScaffoldError
 from opgen.model.kinds import VERSION_ANNOTATION
 from opgen.project.config import Project, Resource
+from opgen.project.imported import COPY_HEADER, written_by_opgen
 from opgen.project.layout import (
     CLIENT_MODULE,
     CRD_BASES,
     GENERATED_MARK,
+    IMPORTED_CRDS,
     WEBHOOK_MANIFESTS,
     Layout,
 )
@@ -38,6 +41,7 @@ __all__ = [
     "client_modules",
     "files_to_remove",
     "generated_crds",
+    "imported_leftovers",
     "plan_deletion",
     "stale_outputs",
 ]
@@ -128,7 +132,34 @@ def stale_outputs(
         written.append(WEBHOOK_MANIFESTS)
     if clients:
         written += client_modules(root, project)
+        written += imported_leftovers(root, project, produced)
     return tuple(Removal(path) for path in written if path not in produced)
+
+
+def imported_leftovers(
+    root: Path, project: Project, produced: Iterable[PurePosixPath]
+) -> list[PurePosixPath]:
+    """Files an earlier import wrote that the current imports no longer produce:
+    modules under `<pkg>/imported/`, and copies in config/imported/ (recognised by
+    their header) of CRDs PROJECT no longer records."""
+    layout = Layout(project)
+    keep = set(produced) | {
+        layout.imported_crd_file(r.group, r.plural) for r in project.imports
+    }
+    found: list[PurePosixPath] = []
+    package = root.joinpath(*layout.imported_root.parts)
+    if package.is_dir():
+        for file in sorted(package.rglob("*.py")):
+            relative = PurePosixPath(*file.relative_to(root).parts)
+            if relative not in keep and written_by_opgen(file):
+                found.append(relative)
+    copies = root.joinpath(*IMPORTED_CRDS.parts)
+    if copies.is_dir():
+        for file in sorted(copies.glob("*.yaml")):
+            relative = PurePosixPath(*file.relative_to(root).parts)
+            if relative not in keep and written_by_opgen(file, COPY_HEADER):
+                found.append(relative)
+    return found
 
 
 def client_modules(root: Path, project: Project) -> list[PurePosixPath]:

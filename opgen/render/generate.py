@@ -11,7 +11,8 @@ project's sources and returns file values only; the CLI plans and applies them.
   `<pkg>/webhook/`;
 - with `everything`: the typed clients, the scaffold-marker regions and PROJECT
   itself, after PROJECT has taken each kind's plural and scope from its types
-  file (`follow_kinds`).
+  file (`follow_kinds`); and the models and clients of the CRDs `opgen import
+  crd` recorded, from their copies in `config/imported/` (`render.imported`).
 
 What an earlier run wrote and this one no longer produces is removed; which
 files those are is `opgen.project.removal.stale_outputs`'s decision. The user's
@@ -28,11 +29,13 @@ from opgen.load import LoadedKinds, importable, load_classes, load_kinds
 from opgen.project.config import PROJECT_FILE, Project
 from opgen.project.consistency import check_kinds
 from opgen.project.follow import follow_kinds
+from opgen.project.imported import stored_crds
 from opgen.project.layout import CRD_BASES
 from opgen.project.removal import stale_outputs
 from opgen.project.sources import api_sources, controller_files, webhook_files
 from opgen.render.client import render_clients
 from opgen.render.crd import render_crds
+from opgen.render.imported import imported_outputs
 from opgen.render.rbac import project_role, rules_of
 from opgen.render.scaffold import injected_files, project_file
 from opgen.render.webhook import Webhooks, render_webhook_manifests, webhooks_of
@@ -77,8 +80,11 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         files.append(render_webhook_manifests(webhooks))
     if everything:
         project = follow_kinds(project, loaded.kinds)
+        imported = imported_outputs(project, stored_crds(root, project))
+        diagnostics += imported.diagnostics
         files += [
             *render_clients(loaded.kinds, project),
+            *imported.files,
             *injected_files(project),
             project_file(project),
         ]

@@ -38,6 +38,21 @@ def render(template: str, **view: Any) -> str:
     return text
 
 
+def render_statement(template: str, **view: Any) -> str:
+    """Render a template holding one top-level Python statement (a class, an
+    assignment) and black-format it alone. Joined with two blank lines after a
+    formatted module head, such statements are the module black would write;
+    formatting them one by one lets a module with thousands of lines, or many
+    modules sharing classes, format each distinct statement once."""
+    text = _environment().get_template(template).render(**view)
+    return _format_statement(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _format_statement(text: str) -> str:
+    return format_python(text)
+
+
 def format_python(source: str, *, line_length: int = 88) -> str:
     """Black-format Python source (black's defaults, Python 3.10 target)."""
     mode = black.Mode(target_versions={TargetVersion.PY310}, line_length=line_length)
