@@ -23,6 +23,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
                   CacheOptions, ClientOptions
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
     finalizers, conditions, owner, writes, events   helpers for reconcilers
+    flags, logs   a manager's command line: Go-style booleans, zap's logging flags
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
 the kind and name, writes take the object and refresh it in place, lists
@@ -30,7 +31,7 @@ return a `Page`, options are keyword-only. Every write is recorded under
 `ClientOptions.field_manager`.
 """
 
-from opgen.runtime import conditions, finalizers, owner, predicates, typed
+from opgen.runtime import conditions, finalizers, flags, logs, owner, predicates, typed
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
@@ -101,6 +102,8 @@ __all__ = [
     "conditions",
     "create_or_update",
     "finalizers",
+    "flags",
+    "logs",
     "owner",
     "predicates",
     "retry_on_conflict",
