@@ -26,9 +26,14 @@ _USER_FILES = {
     ".dockerignore": "project/dockerignore.j2",
     ".gitignore": "project/gitignore.j2",
     "README.md": "project/README.md.j2",
+    "constraints.txt": "project/constraints.txt.j2",
+    "wheelhouse/README.md": "project/wheelhouse_readme.md.j2",
     "tests/conftest.py": "tests/conftest.py.j2",
     "config/default/metrics_service.yaml": "config/default/metrics_service.yaml.j2",
     "config/default/manager_metrics_patch.yaml": "config/default/manager_metrics_patch.yaml.j2",
+    "config/default/cert_metrics_manager_patch.yaml": (
+        "config/default/cert_metrics_manager_patch.yaml.j2"
+    ),
     "config/manager/kustomization.yaml": "config/manager/kustomization.yaml.j2",
     "config/manager/manager.yaml": "config/manager/manager.yaml.j2",
     "config/rbac/service_account.yaml": "config/rbac/service_account.yaml.j2",
@@ -42,6 +47,7 @@ _USER_FILES = {
     "config/rbac/metrics_reader_role.yaml": "config/rbac/metrics_reader_role.yaml.j2",
     "config/prometheus/kustomization.yaml": "config/prometheus/kustomization.yaml.j2",
     "config/prometheus/monitor.yaml": "config/prometheus/monitor.yaml.j2",
+    "config/prometheus/monitor_tls_patch.yaml": "config/prometheus/monitor_tls_patch.yaml.j2",
     "config/network-policy/kustomization.yaml": "config/network-policy/kustomization.yaml.j2",
     "config/network-policy/allow-metrics-traffic.yaml": (
         "config/network-policy/allow-metrics-traffic.yaml.j2"
