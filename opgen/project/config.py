@@ -5,7 +5,7 @@ api` and `delete api` rewrite it. It records the inputs (domain, names, layout
 options, one entry per API with every flag given) so that the project can be
 replayed command by command (`replay_commands`), and the SHA-256 of every file
 `create api` scaffolded (`scaffolded`), so that `delete api` can tell whether
-the user edited one since.
+the user edited one since. `create chart` turns on the Helm chart (`chart`).
 """
 
 from __future__ import annotations
@@ -76,6 +76,8 @@ class Project(_Record):
     multigroup: bool = False
     namespaced: bool = False
     """The operator watches and is granted access only in its own namespace."""
+    chart: bool = False
+    """`opgen create chart` ran: `opgen generate` keeps the Helm chart in `dist/chart/`."""
     resources: tuple[Resource, ...] = ()
     scaffolded: dict[str, str] = Field(default_factory=dict)
     """`path: sha256:<hex>` of each file `create api` wrote, as written."""
@@ -121,6 +123,8 @@ class Project(_Record):
 def dump_project(project: Project) -> str:
     """PROJECT's text: the header, then YAML in the model's field order."""
     data = project.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if not data["chart"]:
+        del data["chart"]
     if not data["scaffolded"]:
         del data["scaffolded"]
     body = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=1000)
@@ -202,4 +206,6 @@ def replay_commands(project: Project) -> list[tuple[str, ...]]:
         if not resource.controller:
             create.append("--no-controller")
         commands.append(tuple(create))
+    if project.chart:
+        commands.append(("create", "chart"))
     return commands

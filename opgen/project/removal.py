@@ -6,7 +6,8 @@
 - `opgen generate`: `stale_outputs` gives the files an earlier run wrote that
   this run no longer produces: a CRD in `config/crd/bases/` carrying opgen's
   annotation, and (`clients=True`) a typed-client module left in a folder that
-  no longer holds kinds.
+  no longer holds kinds, and a template of the Helm chart that starts with
+  opgen's mark (templates of your own are left alone).
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ import yaml
 from opgen.errors import ScaffoldError
 from opgen.model.kinds import VERSION_ANNOTATION
 from opgen.project.config import Project, Resource
-from opgen.project.layout import CLIENT_MODULE, CRD_BASES, Layout
+from opgen.project.layout import (
+    CHART_DIR,
+    CLIENT_MODULE,
+    CRD_BASES,
+    GENERATED_TEMPLATE_MARK,
+    Layout,
+)
 from opgen.write.files import Removal
 from opgen.write.hashes import edited_files
 
@@ -28,6 +35,7 @@ __all__ = [
     "Deletion",
     "client_modules",
     "files_to_remove",
+    "generated_chart_templates",
     "generated_crds",
     "plan_deletion",
     "stale_outputs",
@@ -95,6 +103,8 @@ def stale_outputs(
 ) -> tuple[Removal, ...]:
     """The files an earlier `opgen generate` wrote under `root` that are not in `produced`."""
     written = generated_crds(root)
+    if project.chart:
+        written += generated_chart_templates(root)
     if clients:
         written += client_modules(root, project)
     return tuple(Removal(path) for path in written if path not in produced)
@@ -107,6 +117,22 @@ def client_modules(root: Path, project: Project) -> list[PurePosixPath]:
         PurePosixPath(*path.relative_to(root).parts)
         for path in sorted(api_dir.rglob(f"{CLIENT_MODULE}.py"))
     ]
+
+
+def generated_chart_templates(root: Path) -> list[PurePosixPath]:
+    """The files under the chart's `templates/` that opgen wrote (they start with its mark)."""
+    templates = root.joinpath(*CHART_DIR.parts, "templates")
+    found = []
+    for path in sorted(templates.rglob("*")):
+        try:
+            generated = path.is_file() and path.read_text(encoding="utf-8").startswith(
+                GENERATED_TEMPLATE_MARK
+            )
+        except (OSError, UnicodeDecodeError):
+            continue  # not a file opgen wrote
+        if generated:
+            found.append(PurePosixPath(*path.relative_to(root).parts))
+    return found
 
 
 def generated_crds(root: Path) -> list[PurePosixPath]:

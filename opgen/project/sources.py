@@ -2,7 +2,8 @@
 
 Kinds live in `<pkg>/api/**/*_types.py`, reconcilers under `<pkg>/controller/`.
 This module only finds the files; the load stage imports them
-(`opgen.load.importable`, `load_kinds`, `load_classes`).
+(`opgen.load.importable`, `load_kinds`, `load_classes`). The chart's
+`values.yaml` is read as text: the values the user set survive regeneration.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from opgen.project.config import Project
-from opgen.project.layout import Layout
+from opgen.project.layout import CHART_VALUES, Layout
 
-__all__ = ["api_sources", "controller_files"]
+__all__ = ["api_sources", "chart_values", "controller_files"]
 
 
 def api_sources(root: Path, project: Project) -> list[Path]:
@@ -31,3 +32,9 @@ def controller_files(root: Path, project: Project) -> list[Path]:
         for path in controller_dir.rglob("*.py")
         if "__pycache__" not in path.parts and path.name != "__init__.py"
     )
+
+
+def chart_values(root: Path) -> str | None:
+    """The text of the chart's `values.yaml`, or None when there is none yet."""
+    path = root.joinpath(*CHART_VALUES.parts)
+    return path.read_text(encoding="utf-8") if path.is_file() else None

@@ -7,7 +7,10 @@ project's sources and returns file values only; the CLI plans and applies them.
   `config/rbac/role.yaml` from the `op.rbac` markers of the reconcilers;
 - with `everything`: the typed clients, the scaffold-marker regions and PROJECT
   itself, after PROJECT has taken each kind's plural and scope from its types
-  file (`follow_kinds`).
+  file (`follow_kinds`);
+- once `opgen create chart` ran (PROJECT's `chart`), in both: the Helm chart in
+  `dist/chart/`, from those CRDs and that role, keeping the values the user set
+  in its `values.yaml` (`opgen.render.chart`).
 
 What an earlier run wrote and this one no longer produces is removed; which
 files those are is `opgen.project.removal.stale_outputs`'s decision. The user's
@@ -25,7 +28,8 @@ from opgen.project.config import Project
 from opgen.project.follow import follow_kinds
 from opgen.project.layout import CRD_BASES
 from opgen.project.removal import stale_outputs
-from opgen.project.sources import api_sources, controller_files
+from opgen.project.sources import api_sources, chart_values, controller_files
+from opgen.render.chart import chart_files
 from opgen.render.client import render_clients
 from opgen.render.crd import render_crds
 from opgen.render.rbac import project_role, rules_of
@@ -53,7 +57,8 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         loaded = load_kinds(sources) if sources else LoadedKinds(kinds=())
         rules = rules_of(load_classes(controller_files(root, project)))
     crds, diagnostics = render_crds(loaded.kinds, CRD_BASES)
-    files = [*crds, project_role(rules, project)]
+    role = project_role(rules, project)
+    files = [*crds, role]
     if everything:
         project = follow_kinds(project, loaded.kinds)
         files += [
@@ -61,6 +66,8 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
             *injected_files(project),
             project_file(project),
         ]
+    if project.chart:
+        files += chart_files(project, crds, role, chart_values(root))
     removals = stale_outputs(
         root, project, {file.path for file in files}, clients=everything
     )

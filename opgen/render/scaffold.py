@@ -121,6 +121,24 @@ def injected_files(project: Project) -> list[File]:
     return files
 
 
+def config_files(project: Project) -> dict[PurePosixPath, str]:
+    """The user-owned files of `config/` as `init` and `create api` scaffold them,
+    before any edit: what the Helm chart is made from (`opgen.render.chart`)."""
+    view = project_view(project)
+    files = {
+        PurePosixPath(path): render(template, project=view)
+        for path, template in _USER_FILES.items()
+        if path.startswith("config/")
+    }
+    for resource in project.resources:
+        files |= {
+            file.path: file.content
+            for file in api_files(project, resource)
+            if file.path.parts[0] == "config"
+        }
+    return files
+
+
 def api_files(project: Project, resource: Resource) -> list[File]:
     """The user-owned files one `create api` scaffolds for `resource`."""
     layout = Layout(project)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import textwrap
-from typing import Any
+from typing import Any, TypedDict
 
 import black
 import jinja2
@@ -28,6 +28,46 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
+
+
+@functools.cache
+def _chart_environment() -> jinja2.Environment:
+    """For the Helm chart's files, whose own `{{ ... }}` must pass through:
+    `[[ ... ]]` substitutes and `[% ... %]` tests a flag."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("opgen", "templates"),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        **CHART_DELIMITERS,
+    )
+
+
+class _Delimiters(TypedDict):
+    variable_start_string: str
+    variable_end_string: str
+    block_start_string: str
+    block_end_string: str
+    comment_start_string: str
+    comment_end_string: str
+
+
+CHART_DELIMITERS: _Delimiters = {
+    "variable_start_string": "[[",
+    "variable_end_string": "]]",
+    "block_start_string": "[%",
+    "block_end_string": "%]",
+    "comment_start_string": "[#",
+    "comment_end_string": "#]",
+}
+"""The delimiters of the templates under `opgen/templates/chart/`."""
+
+
+def render_chart(template: str, **view: Any) -> str:
+    """Render a template under `opgen/templates/chart/` (Helm text passes through)."""
+    return _chart_environment().get_template(template).render(**view)
 
 
 def render(template: str, **view: Any) -> str:
