@@ -29,6 +29,10 @@ _USER_FILES = {
     "constraints.txt": "project/constraints.txt.j2",
     "wheelhouse/README.md": "project/wheelhouse_readme.md.j2",
     "tests/conftest.py": "tests/conftest.py.j2",
+    "tests/e2e/test_manager.py": "tests/test_e2e.py.j2",
+    ".github/workflows/lint.yml": "project/workflows/lint.yml.j2",
+    ".github/workflows/test.yml": "project/workflows/test.yml.j2",
+    ".github/workflows/test-e2e.yml": "project/workflows/test-e2e.yml.j2",
     "config/default/metrics_service.yaml": "config/default/metrics_service.yaml.j2",
     "config/default/manager_metrics_patch.yaml": "config/default/manager_metrics_patch.yaml.j2",
     "config/default/cert_metrics_manager_patch.yaml": (

@@ -42,6 +42,7 @@ TARGETS = [
     "typecheck",
     "envtest",
     "test",
+    "test-e2e",
     "run",
     "build",
     "docker-build",
@@ -146,6 +147,27 @@ def test_make_test_runs_the_projects_tests_against_envtest(project: Path) -> Non
     out = make(project, "test", env={"OPGEN_REQUIRE_ENVTEST": "1"})
     assert "Source:  " in out  # make envtest reported where the binaries are
     assert "2 passed" in out
+
+
+@pytest.mark.envtest
+def test_make_test_e2e_runs_the_built_wheel_as_its_service_account(
+    project: Path,
+) -> None:
+    out = make(
+        project,
+        "test-e2e",
+        f"OPGEN_PACKAGE={ROOT}",
+        env={"OPGEN_REQUIRE_ENVTEST": "1"},
+    )
+    assert "1 passed" in out
+    installed = subprocess.run(
+        [str(project / ".e2e-venv/bin/pip"), "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.lower()
+    assert "make-demo==0.1.0" in installed
+    assert "typer" not in installed and "jinja2" not in installed
 
 
 def test_build_and_build_installer(project: Path) -> None:

@@ -23,6 +23,9 @@ from tests.scaffold.conftest import (
 
 INIT_FILES = {
     ".dockerignore",
+    ".github/workflows/lint.yml",
+    ".github/workflows/test-e2e.yml",
+    ".github/workflows/test.yml",
     ".gitignore",
     "Dockerfile",
     "Makefile",
@@ -59,6 +62,7 @@ INIT_FILES = {
     "ray_operator/controller/__init__.py",
     "ray_operator/main.py",
     "tests/conftest.py",
+    "tests/e2e/test_manager.py",
 }
 
 

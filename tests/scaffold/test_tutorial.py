@@ -124,7 +124,7 @@ def test_make_lint_and_typecheck_would_pass(project: Path) -> None:
 @pytest.mark.envtest
 def test_section_5_the_projects_tests_pass(project: Path) -> None:
     out = run_project_tests(project)
-    assert "2 passed" in out
+    assert "3 passed" in out  # with tests/e2e/
 
 
 @pytest.mark.envtest
