@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ import yaml
 from opgen.testing import Environment
 from tests.chart.project import SHAPES, name_of, project_with_chart
 from tests.helm import helm
-from tests.scaffold.cluster import kubectl, kubectl_binary
+from tests.scaffold.cluster import kubectl, kustomize
 
 HELM_ONLY_LABELS = ("helm.sh/chart", "app.kubernetes.io/instance")
 MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -59,17 +58,6 @@ def by_key(objects: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any
     return {(o["kind"], o["metadata"]["name"]): o for o in objects}
 
 
-def kustomized(root: Path) -> list[dict[str, Any]]:
-    done = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
-
-
 def without_documented_differences(obj: dict[str, Any]) -> dict[str, Any]:
     """`obj` without what docs/deploy.md lists as the chart's differences."""
     obj = copy.deepcopy(obj)
@@ -98,12 +86,12 @@ def test_helm_template_with_defaults_is_kustomizes_output(
 ) -> None:
     _, root = shaped
     chart = by_key(template(root))
-    kustomize = by_key(kustomized(root))
-    namespaces = [key for key in kustomize if key[0] == "Namespace"]
+    kustomized = by_key(kustomize(root))
+    namespaces = [key for key in kustomized if key[0] == "Namespace"]
     assert namespaces == [("Namespace", f"{root.name}-system")]
-    del kustomize[namespaces[0]]
-    assert sorted(chart) == sorted(kustomize)
-    for key, expected in kustomize.items():
+    del kustomized[namespaces[0]]
+    assert sorted(chart) == sorted(kustomized)
+    for key, expected in kustomized.items():
         assert without_documented_differences(
             chart[key]
         ) == without_documented_differences(expected), key

@@ -58,15 +58,22 @@ def kubectl(
     return done
 
 
-def deploy(envtest: Environment, root: Path, name: str, out: Path) -> Path:
-    """Apply `config/default`; the kubeconfig of the manager's service account."""
-    rendered = subprocess.run(
+def kustomize(root: Path) -> list[dict[str, Any]]:
+    """The objects `kubectl kustomize config/default` gives in `root`."""
+    done = subprocess.run(
         [kubectl_binary(), "kustomize", "config/default"],
         cwd=root,
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout
+        check=False,
+    )
+    assert done.returncode == 0, f"kubectl kustomize config/default:\n{done.stderr}"
+    return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+
+
+def deploy(envtest: Environment, root: Path, name: str, out: Path) -> Path:
+    """Apply `config/default`; the kubeconfig of the manager's service account."""
+    rendered = yaml.safe_dump_all(kustomize(root))
     kubectl(
         envtest.kubeconfig_path, "apply", "--server-side", "-f", "-", stdin=rendered
     )

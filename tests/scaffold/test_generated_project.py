@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from opgen.testing import Environment
 from tests.scaffold.cluster import (
     deploy,
     kubectl,
-    kubectl_binary,
+    kustomize,
     manager,
     sample,
     wait_ready,
@@ -88,15 +87,8 @@ def test_black_ruff_and_mypy_strict_pass(generated: Path) -> None:
 
 
 def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
-    done = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=generated,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    objects = list(yaml.safe_load_all(done.stdout))
+    rendered = kustomize(generated)
+    objects = rendered
     kinds = {(o["kind"], o["metadata"]["name"]) for o in objects}
     assert ("CustomResourceDefinition", "rayclusters.ray.fleet.example.com") in kinds
     assert ("Deployment", "fleet-operator-controller-manager") in kinds
@@ -120,17 +112,8 @@ def test_kustomize_renders_prometheus_and_network_policy_once_uncommented(
             "#- ../network-policy\n", "- ../network-policy\n"
         )
     )
-    done = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    objects = {
-        (o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(done.stdout)
-    }
+    rendered = kustomize(copy)
+    objects = {(o["kind"], o["metadata"]["name"]) for o in rendered}
     assert (
         "ServiceMonitor",
         "fleet-operator-controller-manager-metrics-monitor",
@@ -194,15 +177,8 @@ def test_metrics_certificates_from_cert_manager_once_uncommented(
     (copy / "config/certmanager/kustomization.yaml").write_text(
         "resources:\n- certificate-metrics.yaml\n"
     )
-    done = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    objects = {o["kind"]: o for o in yaml.safe_load_all(done.stdout)}
+    rendered = kustomize(copy)
+    objects = {o["kind"]: o for o in rendered}
     pod = objects["Deployment"]["spec"]["template"]["spec"]
     container = pod["containers"][0]
     assert (
@@ -311,16 +287,7 @@ def test_the_manager_pod_meets_the_restricted_pod_security_standard(
     generated: Path, envtest: Environment
 ) -> None:
     """The API server's PodSecurity admission, enforcing `restricted`, admits the pod."""
-    rendered = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=generated,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    deployment = next(
-        o for o in yaml.safe_load_all(rendered) if o["kind"] == "Deployment"
-    )
+    deployment = next(o for o in kustomize(generated) if o["kind"] == "Deployment")
     admin = envtest.kubeconfig_path
     kubectl(admin, "create", "namespace", "fleet-restricted")
     kubectl(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from importlib import resources
 
-import jinja2
 from jinja2 import meta
 
 from opgen.render import scaffold
-from opgen.render.templating import CHART_DELIMITERS
+from opgen.render.templating import template_environment
 
 TEMPLATES = resources.files("opgen") / "templates"
 
@@ -31,16 +30,9 @@ def _templates() -> dict[str, str]:
     return found
 
 
-def _environment(name: str) -> jinja2.Environment:
-    """The Helm chart's templates use `[[ ]]`, since Helm's own `{{ }}` pass through."""
-    if name.startswith("chart/"):
-        return jinja2.Environment(**CHART_DELIMITERS)
-    return jinja2.Environment()
-
-
 def test_every_template_reads_only_the_views_and_the_regions() -> None:
     used = {
-        name: meta.find_undeclared_variables(_environment(name).parse(source))
+        name: meta.find_undeclared_variables(template_environment(name).parse(source))
         for name, source in sorted(_templates().items())
     }
     assert len(used) > 30
@@ -51,6 +43,6 @@ def test_every_template_reads_only_the_views_and_the_regions() -> None:
 def test_region_slots_appear_only_in_the_files_that_hold_markers() -> None:
     injected = {"project/main.py.j2", *scaffold._INJECTED_TEMPLATES.values()}
     for name, source in _templates().items():
-        names = meta.find_undeclared_variables(_environment(name).parse(source))
+        names = meta.find_undeclared_variables(template_environment(name).parse(source))
         if name not in injected:
             assert not names & REGIONS, name

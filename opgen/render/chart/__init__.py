@@ -21,7 +21,7 @@ from opgen.project.layout import CHART_DIR, CHART_VALUES, CRD_BASES, Layout
 from opgen.render.chart.manifests import ChartSource, chart_defaults, chart_templates
 from opgen.render.chart.values import values_schema, values_spec, values_yaml
 from opgen.render.scaffold import config_files
-from opgen.render.templating import render_chart
+from opgen.render.templating import render
 from opgen.render.views import project_view
 from opgen.write.files import File, Ownership
 
@@ -66,13 +66,13 @@ def chart_files(
     files += [
         File(
             CHART_DIR / "templates/_helpers.tpl",
-            render_chart("chart/_helpers.tpl.j2", project=view),
+            render("chart/_helpers.tpl.j2", project=view),
         ),
         File(CHART_VALUES, values_yaml(spec, values, path=str(CHART_VALUES))),
         File(CHART_DIR / "values.schema.json", values_schema(spec)),
     ]
     files += [
-        File(CHART_DIR / path, render_chart(template, project=view), Ownership.USER)
+        File(CHART_DIR / path, render(template, project=view), Ownership.USER)
         for path, template in _USER_FILES.items()
     ]
     return files
