@@ -55,6 +55,10 @@ example: setup ## Set up, then build the example RayCluster operator (CRD, RBAC,
 example-project: setup ## Rebuild the committed examples/generated/ with the same recipe (then commit it).
 	@examples/regenerate.sh "$(CURDIR)/examples/generated" "$(CURDIR)/$(BIN)/opgen"
 
+.PHONY: core-types
+core-types: envtest ## Regenerate opgen/api/k8s/ from the pinned kube-apiserver's OpenAPI (then commit it).
+	$(BIN)/python -m opgen.cli.core_types
+
 .PHONY: bench
 bench: setup ## Run the benchmarks and print their figures.
 	$(BIN)/python -m benchmarks

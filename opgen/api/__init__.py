@@ -15,6 +15,8 @@
   `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`,
   `OwnerReference`.
 - `op.rbac` for reconcilers.
+- `op.k8s`: Kubernetes' own types (`op.k8s.PodTemplateSpec`, ...), imported
+  on first use (docs/core-types.md).
 
 `__all__` holds only what a types file or a reconciler uses; docs/markers.md
 describes each name. The markers are built on the machinery of
@@ -25,6 +27,8 @@ marker class for the generator. The `_`-prefixed modules are private to this
 package (an import-linter contract holds it). This package never imports the
 generator.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
 from opgen.api._kind import (
@@ -99,6 +103,21 @@ from opgen.api._validation import (
     Pattern,
 )
 
+if TYPE_CHECKING:
+    from opgen.api import k8s
+
+
+def __getattr__(name: str) -> Any:
+    # `op.k8s` holds hundreds of models: imported when first used, not with `op`.
+    if name == "k8s":
+        # `import a.b` imports the submodule without looking the attribute up
+        # here first (`from opgen.api import k8s` would call back into this).
+        import opgen.api.k8s
+
+        return opgen.api.k8s
+    raise AttributeError(f"module 'opgen.api' has no attribute {name!r}")
+
+
 __all__ = [
     "JSON",
     "AtLeastOneOf",
@@ -155,6 +174,7 @@ __all__ = [
     "UniqueItems",
     "crd_metadata",
     "deprecated_version",
+    "k8s",
     "kind",
     "print_column",
     "rbac",

@@ -52,6 +52,12 @@ _PLANS: weakref.WeakKeyDictionary[type, _Plan] = weakref.WeakKeyDictionary()
 def _plan(cls: type) -> _Plan:
     plan = _PLANS.get(cls)
     if plan is None:
+        if getattr(cls, "__pydantic_fields_complete__", True) is False:
+            # A model validated inside another before it was used alone keeps
+            # its forward references (classes defined further down the module)
+            # unresolved in `model_fields`; resolve them, or the markers inside
+            # `Annotated[...] | None` annotations would go unseen.
+            cls.model_rebuild(raise_errors=False)  # type: ignore[attr-defined]
         fields: dict[str, Any] = getattr(cls, "model_fields", {})
         map_lists = []
         required = []

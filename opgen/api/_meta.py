@@ -1,9 +1,14 @@
 """Kubernetes object types every custom resource uses: metadata, conditions, references.
 
-`ObjectMeta` decodes whatever the server sends (unknown fields are kept); in a
-CRD it is `{type: object}` at the root (the API server owns it) and the
-embedded-metadata schema (name, namespace, labels, annotations, finalizers)
-when nested, e.g. in a pod-template-like field, so those fields are not pruned.
+`ObjectMeta` decodes whatever the server sends (unknown fields are kept). In a
+CRD it is `{type: object}`, as controller-gen writes it: at the root the API
+server owns it; nested (in a pod template, say) the API server then prunes
+everything in it, labels included, unless the CRD is generated with the
+embedded-object-meta option (controller-gen's `generateEmbeddedObjectMeta`),
+which describes name, namespace, labels, annotations and finalizers.
+
+The other types carry the documentation and markers of their Go types in
+k8s.io/api and k8s.io/apimachinery, so their schemas are controller-gen's.
 """
 
 from __future__ import annotations
@@ -17,10 +22,9 @@ from opgen.api._model import Model
 from opgen.api._structure import Default, ListMapKey, ListType, StructType
 from opgen.api._types import Time
 from opgen.api._validation import Format, MaxLength, Minimum, MinLength, Pattern
-from opgen.engine.markers import SchemaNode
+from opgen.engine.markers import OBJECT_META_FLAG, SchemaNode
 
 __all__ = [
-    "EMBEDDED_OBJECT_META_SCHEMA",
     "Condition",
     "Conditions",
     "LocalObjectReference",
@@ -29,33 +33,40 @@ __all__ = [
     "OwnerReference",
 ]
 
-_STRING_MAP: SchemaNode = {"type": "object", "additionalProperties": {"type": "string"}}
 
-EMBEDDED_OBJECT_META_SCHEMA: SchemaNode = {
-    "type": "object",
-    "properties": {
-        "annotations": _STRING_MAP,
-        "finalizers": {"type": "array", "items": {"type": "string"}},
-        "labels": _STRING_MAP,
-        "name": {"type": "string"},
-        "namespace": {"type": "string"},
-    },
-}
-
-
+@StructType("atomic")
 class OwnerReference(Model):
-    """An object that owns this one; deleting the owner garbage-collects this object."""
+    """OwnerReference contains enough information to let you identify an owning
+    object. An owning object must be in the same namespace as the dependent, or
+    be cluster-scoped, so there is no namespace field."""
 
     api_version: str
-    kind: str
-    name: str
-    uid: str
-    controller: bool | None = None
+    """API version of the referent."""
     block_owner_deletion: bool | None = None
+    """If true, AND if the owner has the "foregroundDeletion" finalizer, then
+    the owner cannot be deleted from the key-value store until this
+    reference is removed.
+    See https://kubernetes.io/docs/concepts/architecture/garbage-collection/#foreground-deletion
+    for how the garbage collector interacts with this field and enforces the foreground deletion.
+    Defaults to false.
+    To set this field, a user needs "delete" permission of the owner,
+    otherwise 422 (Unprocessable Entity) will be returned."""
+    controller: bool | None = None
+    """If true, this reference points to the managing controller."""
+    kind: str
+    """Kind of the referent.
+    More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    name: str
+    """Name of the referent.
+    More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"""
+    uid: str
+    """UID of the referent.
+    More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids"""
 
 
 class ObjectMeta(Model):
-    """Standard object metadata: name, namespace, labels, annotations, owners, ..."""
+    """ObjectMeta is metadata that all persisted resources must have, which includes all objects
+    users must create."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -78,20 +89,38 @@ class ObjectMeta(Model):
     def __get_pydantic_json_schema__(
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> SchemaNode:
-        # Nested metadata: the fields users set in templates (controller-gen's
-        # generateEmbeddedObjectMeta). The CRD root overrides this with {type: object}.
-        return {
-            "type": "object",
-            "properties": {
-                key: dict(value)
-                for key, value in EMBEDDED_OBJECT_META_SCHEMA["properties"].items()
-            },
-        }
+        # `{type: object}`; the schema stage adds the embedded-object-meta
+        # fields when the CRD options ask for them. The root is always
+        # `{type: object}`.
+        return {"type": "object", OBJECT_META_FLAG: True}
 
 
 class Condition(Model):
-    """One aspect of the current state of an object (`metav1.Condition`)."""
+    """Condition contains details for one aspect of the current state of this API Resource."""
 
+    last_transition_time: Time
+    """lastTransitionTime is the last time the condition transitioned from one status to another.
+    This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable."""
+    message: Annotated[str, MaxLength(32768)]
+    """message is a human readable message indicating details about the transition.
+    This may be an empty string."""
+    observed_generation: Annotated[int, Minimum(0), Format("int64")] | None = None
+    """observedGeneration represents the .metadata.generation that the condition was set based upon.
+    For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date
+    with respect to the current state of the instance."""
+    reason: Annotated[
+        str,
+        MinLength(1),
+        MaxLength(1024),
+        Pattern(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"),
+    ]
+    """reason contains a programmatic identifier indicating the reason for the condition's last transition.
+    Producers of specific condition types may define expected values and meanings for this field,
+    and whether the values are considered a guaranteed API.
+    The value should be a CamelCase string.
+    This field may not be empty."""
+    status: Literal["True", "False", "Unknown"]
+    """status of the condition, one of True, False, Unknown."""
     type: Annotated[
         str,
         MaxLength(316),
@@ -100,23 +129,7 @@ class Condition(Model):
             r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
         ),
     ]
-    """Type of the condition, in CamelCase or foo.example.com/CamelCase (e.g. Ready)."""
-    status: Literal["True", "False", "Unknown"]
-    """Status of the condition: True, False or Unknown."""
-    observed_generation: Annotated[int, Minimum(0), Format("int64")] | None = None
-    """The .metadata.generation the condition was computed from; older than the
-    object's generation means the condition is out of date."""
-    last_transition_time: Time
-    """When the status last changed."""
-    reason: Annotated[
-        str,
-        MinLength(1),
-        MaxLength(1024),
-        Pattern(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"),
-    ]
-    """A CamelCase, machine-readable reason for the last transition."""
-    message: Annotated[str, MaxLength(32768)]
-    """A human-readable message about the transition; may be empty."""
+    """type of condition in CamelCase or in foo.example.com/CamelCase."""
 
 
 Conditions = Annotated[list[Condition], ListType("map"), ListMapKey("type")]
@@ -156,7 +169,12 @@ class ObjectReference(Model):
 
 @StructType("atomic")
 class LocalObjectReference(Model):
-    """A reference to an object by name, in the same namespace."""
+    """LocalObjectReference contains enough information to let you locate the
+    referenced object inside the same namespace."""
 
     name: Annotated[str, Default("")] = ""
-    """Name of the referent (empty means no reference)."""
+    """Name of the referent.
+    This field is effectively required, but due to backwards compatibility is
+    allowed to be empty. Instances of this type with an empty value here are
+    almost certainly wrong.
+    More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""

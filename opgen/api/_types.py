@@ -30,7 +30,7 @@ from opgen.engine.duration import (
     parse_go_duration,
 )
 from opgen.engine.markers import SchemaNode
-from opgen.engine.openapi import is_date_time
+from opgen.engine.openapi import QUANTITY_PATTERN, is_date_time
 from opgen.engine.wire import rfc3339
 
 __all__ = [
@@ -47,10 +47,6 @@ __all__ = [
     "Time",
 ]
 
-QUANTITY_PATTERN = (
-    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
-    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
-)
 _QUANTITY = re.compile(QUANTITY_PATTERN)
 
 

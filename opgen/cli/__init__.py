@@ -12,13 +12,14 @@ import sys
 import typer
 
 from opgen import __version__
-from opgen.cli import envtest, generate, scaffold
+from opgen.cli import edit, envtest, generate, scaffold
 from opgen.cli._app import app
 
 __all__ = ["app", "main"]
 
 generate.register(app)
 scaffold.register(app)
+edit.register(app)
 envtest.register(app)
 
 

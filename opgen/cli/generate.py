@@ -49,6 +49,24 @@ def crd(
             show_default=False,
         ),
     ],
+    max_description_length: Annotated[
+        int | None,
+        typer.Option(
+            "--max-description-length",
+            metavar="N",
+            min=0,
+            help="Cut descriptions to N bytes (0 drops them), like controller-gen's crd:maxDescLen.",
+            show_default=False,
+        ),
+    ] = None,
+    embedded_object_meta: Annotated[
+        bool,
+        typer.Option(
+            "--embedded-object-meta",
+            help="Describe nested ObjectMeta (pod templates' metadata) so its labels and "
+            "annotations are kept, like crd:generateEmbeddedObjectMeta=true.",
+        ),
+    ] = False,
 ) -> None:
     """Write one CustomResourceDefinition per kind found in the types files.
 
@@ -57,10 +75,15 @@ def crd(
     """
     from opgen.load import display_path, load_kinds
     from opgen.render.crd import render_crds
+    from opgen.schema.options import CrdOptions
     from opgen.write import apply
 
+    options = CrdOptions(
+        max_description_length=max_description_length,
+        embedded_object_meta=embedded_object_meta,
+    )
     loaded = load_kinds(types)
-    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("."))
+    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("."), options)
     warn([*loaded.diagnostics, *diagnostics])
     changed = {file.path for file in apply(files, out)}
     for file in files:

@@ -15,15 +15,35 @@ __all__ = ["go_regex", "re2_problem"]
 
 _GO_SPACE = "\\t\\n\\f\\r "
 
+_POSIX_CLASSES = {
+    "alnum": "0-9A-Za-z",
+    "alpha": "A-Za-z",
+    "ascii": "\\x00-\\x7f",
+    "blank": "\\t ",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": "\\t\\n\\v\\f\\r ",
+    "upper": "A-Z",
+    "word": "0-9A-Za-z_",
+    "xdigit": "0-9A-Fa-f",
+}
+"""RE2's `[[:name:]]` classes (ASCII), as the contents of a Python class."""
+
 
 @functools.lru_cache(maxsize=512)
 def go_regex(pattern: str) -> re.Pattern[str]:
     """`pattern` compiled to behave like Go's RE2 in Python's `re`.
 
     Perl classes are ASCII-only (`re.ASCII`), `\\s` leaves out `\\v` as Go's
-    does, and `$` outside multi-line mode matches only at the very end (Python's
-    `$` also matches before a final newline). Raises `re.error` when Python
-    cannot compile it.
+    does, POSIX classes inside brackets (`[^[:punct:]\\s]`, which Python reads
+    as a class `[^[:punct:]` and the literals `\\s]`) become their ASCII ranges,
+    and `$` outside multi-line mode matches only at the very end (Python's `$`
+    also matches before a final newline). Raises `re.error` when Python cannot
+    compile it.
     """
     return re.compile(_translate(pattern), re.ASCII)
 
@@ -48,6 +68,13 @@ def _translate(pattern: str) -> str:
                 out.append(char + escaped)
             position += 2
             continue
+        if in_class and pattern.startswith("[:", position):
+            end = pattern.find(":]", position + 2)
+            name = pattern[position + 2 : end] if end > 0 else ""
+            if name in _POSIX_CLASSES:
+                out.append(_POSIX_CLASSES[name])
+                position = end + 2
+                continue
         if in_class:
             # A `]` right after `[` or `[^` is a literal, as in Go.
             if char == "]" and position > class_start:

@@ -40,6 +40,7 @@ from opgen.errors import Location, MarkerError
 
 __all__ = [
     "FLOAT_FLAG",
+    "OBJECT_META_FLAG",
     "Marker",
     "MarkerCollector",
     "MarkerContext",
@@ -53,6 +54,10 @@ SchemaNode = dict[str, Any]
 
 FLOAT_FLAG = "x-opgen-float"
 """Left on `float` nodes by the schema stage until `Type("number")` opts in."""
+
+OBJECT_META_FLAG = "x-opgen-object-meta"
+"""Left on nested ObjectMeta nodes until the schema stage applies the CRD options
+(`{type: object}`, or the embedded-object-meta fields)."""
 
 C = TypeVar("C", bound=type)
 

@@ -23,6 +23,7 @@ __all__ = [
     "CHECKED_FORMATS",
     "NUMBER_FORMATS",
     "OPENAPI_TYPES",
+    "QUANTITY_PATTERN",
     "STRING_FORMATS",
     "is_date_time",
     "is_known_format",
@@ -32,6 +33,12 @@ _MAX_INT64 = 2**63 - 1
 
 OPENAPI_TYPES = ("string", "number", "integer", "boolean", "array", "object")
 """The values `type` may take in a Kubernetes schema."""
+
+QUANTITY_PATTERN = (
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
+    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+"""The pattern controller-gen writes for `resource.Quantity` (an int-or-string)."""
 
 STRING_FORMATS = frozenset(
     {

@@ -30,6 +30,7 @@ Everything decorators record lives on the decorated class itself
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Annotated, Any, TypeGuard
 
@@ -80,13 +81,23 @@ _MAX_ALIAS_DEPTH = 10
 
 def field_markers(info: Any) -> tuple[Marker, ...]:
     """The markers of one Pydantic field (`FieldInfo`): its `Annotated` metadata,
-    then that of the named types (`TypeAliasType`) its annotation is made of."""
+    then that of what its annotation is made of: the named types
+    (`TypeAliasType`) and the `Annotated[...]` inside `X | None`
+    (`Annotated[list[T], op.ListMapKey("name")] | None = None`)."""
     metadata = list(info.metadata)
     annotation = info.annotation
     depth = 0
-    while hasattr(annotation, "__value__") and depth < _MAX_ALIAS_DEPTH:
-        annotation = annotation.__value__
+    while depth < _MAX_ALIAS_DEPTH:
         depth += 1
+        if hasattr(annotation, "__value__"):
+            annotation = annotation.__value__
+        elif typing.get_origin(annotation) in (typing.Union, types.UnionType):
+            others = [a for a in typing.get_args(annotation) if a is not type(None)]
+            if len(others) != 1:
+                break
+            annotation = others[0]
+        else:
+            break
         if typing.get_origin(annotation) is Annotated:
             annotation, *extra = typing.get_args(annotation)
             metadata.extend(extra)

@@ -5,7 +5,8 @@ api` and `delete api` rewrite it. It records the inputs (domain, names, layout
 options, one entry per API with every flag given) so that the project can be
 replayed command by command (`replay_commands`), and the SHA-256 of every file
 `create api` scaffolded (`scaffolded`), so that `delete api` can tell whether
-the user edited one since. `create chart` turns on the Helm chart (`chart`).
+the user edited one since. `edit` sets the CRD settings (`crd`); `create chart`
+turns on the Helm chart (`chart`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,19 @@ class Resource(_Record):
         return (self.group, self.version, self.kind)
 
 
+class CrdSettings(_Record):
+    """How `opgen generate` writes the project's CRDs (`opgen edit` sets them)."""
+
+    max_description_length: int | None = Field(default=None, ge=0)
+    """Cut descriptions to this many bytes (controller-gen's `crd:maxDescLen`); 0 drops them."""
+    embedded_object_meta: bool = False
+    """Describe nested ObjectMeta (controller-gen's `crd:generateEmbeddedObjectMeta`)."""
+
+    @property
+    def is_default(self) -> bool:
+        return self == CrdSettings()
+
+
 class Project(_Record):
     """The whole PROJECT file."""
 
@@ -76,6 +90,8 @@ class Project(_Record):
     multigroup: bool = False
     namespaced: bool = False
     """The operator watches and is granted access only in its own namespace."""
+    crd: CrdSettings = Field(default_factory=CrdSettings)
+    """CRD generation settings; left out of the file while they are the defaults."""
     chart: bool = False
     """`opgen create chart` ran: `opgen generate` keeps the Helm chart in `dist/chart/`."""
     resources: tuple[Resource, ...] = ()
@@ -123,6 +139,8 @@ class Project(_Record):
 def dump_project(project: Project) -> str:
     """PROJECT's text: the header, then YAML in the model's field order."""
     data = project.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if project.crd.is_default:
+        del data["crd"]
     if not data["chart"]:
         del data["chart"]
     if not data["scaffolded"]:
@@ -168,6 +186,16 @@ def parse_project(text: str, *, path: str = PROJECT_FILE) -> Project:
         ) from None
 
 
+def edit_arguments(settings: CrdSettings) -> list[str]:
+    """The `opgen edit` command line that gives a project these settings."""
+    arguments = ["edit"]
+    if settings.max_description_length is not None:
+        arguments += ["--max-description-length", str(settings.max_description_length)]
+    if settings.embedded_object_meta:
+        arguments.append("--embedded-object-meta")
+    return arguments
+
+
 def replay_commands(project: Project) -> list[tuple[str, ...]]:
     """The `opgen` command lines that rebuild this project's scaffold from nothing.
 
@@ -188,6 +216,8 @@ def replay_commands(project: Project) -> list[tuple[str, ...]]:
         "--namespaced"
     ] * project.namespaced
     commands = [tuple(init)]
+    if not project.crd.is_default:
+        commands.append(tuple(edit_arguments(project.crd)))
     for resource in project.resources:
         create = [
             "create",

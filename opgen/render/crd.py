@@ -3,7 +3,8 @@
 `render_crds(kinds, out_dir)` builds one CRD per kind (`crd_document`), runs the
 checker on it (so nothing the API server would refuse is ever written) and
 returns one `File` per CRD, named `<group>_<plural>.yaml`, whose single
-document starts with `---`. The CRD carries an `opgen.dev/version` annotation
+document starts with `---`. `CrdOptions` are controller-gen's `maxDescLen`
+and `generateEmbeddedObjectMeta`. The CRD carries an `opgen.dev/version` annotation
 where controller-gen writes its own version.
 """
 
@@ -19,13 +20,16 @@ from opgen.model.kinds import VERSION_ANNOTATION, Kind, KindVersion, crd_file_na
 from opgen.render.yaml import dump_documents
 from opgen.schema import build_version_schema
 from opgen.schema.check import check_crd
+from opgen.schema.options import DEFAULT_OPTIONS, CrdOptions
 from opgen.write.files import File
 
 __all__ = ["VERSION_ANNOTATION", "crd_document", "render_crds"]
 
 
 def render_crds(
-    kinds: Sequence[Kind], out_dir: PurePosixPath
+    kinds: Sequence[Kind],
+    out_dir: PurePosixPath,
+    options: CrdOptions = DEFAULT_OPTIONS,
 ) -> tuple[list[File], list[Diagnostic]]:
     """One checked CRD file per kind under `out_dir`, and the warnings met on the way."""
     files: list[File] = []
@@ -41,7 +45,7 @@ def render_crds(
                 hint="give one of them another plural with @op.kind(plural=...)",
             )
         owners[name] = kind
-        document, origins, warnings = crd_document(kind)
+        document, origins, warnings = crd_document(kind, options)
         diagnostics.extend(warnings)
         diagnostics.extend(check_crd(document, origins, _kind_location(kind)))
         files.append(File(path=out_dir / name, content=dump_documents([document])))
@@ -54,14 +58,14 @@ def _kind_location(kind: Kind) -> Location:
 
 
 def crd_document(
-    kind: Kind,
+    kind: Kind, options: CrdOptions = DEFAULT_OPTIONS
 ) -> tuple[dict[str, Any], dict[int, Location], list[Diagnostic]]:
     """The CRD of `kind` as plain data, the origin of its schema nodes, and warnings."""
     origins: dict[int, Location] = {}
     diagnostics: list[Diagnostic] = []
     versions: list[dict[str, Any]] = []
     for version in kind.versions:
-        built = build_version_schema(version.model)
+        built = build_version_schema(version.model, options)
         origins.update(built.origins)
         diagnostics.extend(built.diagnostics)
         versions.append(_version_entry(version, built.schema))

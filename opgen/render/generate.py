@@ -3,8 +3,9 @@
 `project_outputs(root, project, everything=)` runs the generators on the
 project's sources and returns file values only; the CLI plans and applies them.
 
-- manifests: a CRD per kind of the types files under `<pkg>/api/`, and
-  `config/rbac/role.yaml` from the `op.rbac` markers of the reconcilers;
+- manifests: a CRD per kind of the types files under `<pkg>/api/`, written
+  with PROJECT's CRD settings, and `config/rbac/role.yaml` from the `op.rbac`
+  markers of the reconcilers;
 - with `everything`: the typed clients, the scaffold-marker regions and PROJECT
   itself, after PROJECT has taken each kind's plural and scope from its types
   file (`follow_kinds`);
@@ -34,6 +35,7 @@ from opgen.render.client import render_clients
 from opgen.render.crd import render_crds
 from opgen.render.rbac import project_role, rules_of
 from opgen.render.scaffold import injected_files, project_file
+from opgen.schema.options import CrdOptions
 from opgen.write.files import File, Removal
 
 __all__ = ["Outputs", "project_outputs"]
@@ -56,7 +58,11 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         # for built-in types only) has no CRDs.
         loaded = load_kinds(sources) if sources else LoadedKinds(kinds=())
         rules = rules_of(load_classes(controller_files(root, project)))
-    crds, diagnostics = render_crds(loaded.kinds, CRD_BASES)
+    options = CrdOptions(
+        max_description_length=project.crd.max_description_length,
+        embedded_object_meta=project.crd.embedded_object_meta,
+    )
+    crds, diagnostics = render_crds(loaded.kinds, CRD_BASES, options)
     role = project_role(rules, project)
     files = [*crds, role]
     if everything:

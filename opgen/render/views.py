@@ -5,7 +5,10 @@ loop, substitute, and test a flag of the view to include or leave out a block
 (`{% if project.namespaced %}`). Code text lives in the templates, never in
 these views. Each template sees `project` (a `ProjectView`), and per API
 `resource` (a `ResourceView`); the typed-client template sees `module` (a
-`ClientModuleView`).
+`ClientModuleView`); a module of models read from OpenAPI (`models/module.py.j2`)
+sees `module` (a `ModelsModuleView`, whose annotations and defaults are Python
+expressions `render.models` composes from the IR), and `op.k8s`'s package
+(`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`).
 
 The one exception is the text between scaffold markers: `wiring` computes it
 from PROJECT alone, because the writer splices the same text into files the
@@ -285,3 +288,64 @@ def _client_view(kind: Kind, version: KindVersion) -> ClientView:
             for line in textwrap.wrap(paragraph, width=_DOC_WIDTH)
         ),
     )
+
+
+@dataclass(frozen=True)
+class ModelFieldView:
+    """One field of a generated `op.Model` class."""
+
+    name: str
+    annotation: str
+    default: str | None
+    """The expression after `=` (None for a required field without alias)."""
+    docstring: str | None
+
+
+@dataclass(frozen=True)
+class ModelClassView:
+    """One generated `op.Model` class."""
+
+    name: str
+    base: str
+    decorators: tuple[str, ...]
+    docstring: str | None
+    fields: tuple[ModelFieldView, ...]
+
+
+@dataclass(frozen=True)
+class ModelAliasView:
+    """One `TypeAliasType` of a documented named scalar."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ModelsModuleView:
+    """One module of models read from OpenAPI (`opgen.api.k8s.core_v1`, ...)."""
+
+    docstring: str
+    typing_names: str
+    """What to import from `typing` (`Annotated, Literal`), or ""."""
+    uses_field: bool
+    uses_type_alias: bool
+    imports: tuple[str, ...]
+    """`from <package> import <modules>` lines for models of other modules."""
+    aliases: tuple[ModelAliasView, ...]
+    classes: tuple[ModelClassView, ...]
+    exports: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class K8sPackageView:
+    """`opgen/api/k8s/__init__.py`: lazy re-exports of every type by its Go name."""
+
+    header: str
+    kubernetes_version: str
+    known: tuple[str, ...]
+    """The opgen.api value types re-exported under their Go names."""
+    modules: tuple[str, ...]
+    homes: tuple[tuple[str, str], ...]
+    """(name, module) of every generated class and alias."""
+    by_module: tuple[tuple[str, tuple[str, ...]], ...]
+    exports: tuple[str, ...]

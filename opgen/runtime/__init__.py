@@ -23,6 +23,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
                   CacheOptions, ClientOptions
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
     finalizers, conditions, owner, writes, events   helpers for reconcilers
+    convert       one call between op.k8s (and your) models and lightkube's
     flags, logs   a manager's command line: Go-style booleans, zap's logging flags
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
@@ -35,6 +36,7 @@ from opgen.runtime import conditions, finalizers, flags, logs, owner, predicates
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
+from opgen.runtime.convert import convert
 from opgen.runtime.errors import (
     AlreadyExists,
     ApiError,
@@ -100,6 +102,7 @@ __all__ = [
     "TransportError",
     "Watches",
     "conditions",
+    "convert",
     "create_or_update",
     "finalizers",
     "flags",

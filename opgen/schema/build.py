@@ -14,11 +14,12 @@ from typing import Any
 from pydantic import PydanticUserError
 from pydantic.errors import PydanticSchemaGenerationError
 
-from opgen.engine.markers import FLOAT_FLAG, SchemaNode
+from opgen.engine.markers import FLOAT_FLAG, OBJECT_META_FLAG, SchemaNode
 from opgen.errors import Diagnostic, Location, OpgenError, SchemaError
 from opgen.model.kinds import source_file
 from opgen.schema.flatten import INTERNAL_KEYS, Flattener
 from opgen.schema.generator import KubeJsonSchema
+from opgen.schema.options import DEFAULT_OPTIONS, CrdOptions, apply_options
 
 __all__ = [
     "API_VERSION_DESCRIPTION",
@@ -57,12 +58,14 @@ class VersionSchema:
         return self.origins.get(id(node))
 
 
-_CACHE: dict[type[Any], VersionSchema] = {}
+_CACHE: dict[tuple[type[Any], CrdOptions], VersionSchema] = {}
 
 
-def build_version_schema(model: type[Any]) -> VersionSchema:
-    """The openAPIV3Schema for a CustomResource class (cached per class)."""
-    cached = _CACHE.get(model)
+def build_version_schema(
+    model: type[Any], options: CrdOptions = DEFAULT_OPTIONS
+) -> VersionSchema:
+    """The openAPIV3Schema for a CustomResource class (cached per class and options)."""
+    cached = _CACHE.get((model, options))
     if cached is not None:
         return cached
     location = Location(file=source_file(model), cls=model.__qualname__)
@@ -79,9 +82,9 @@ def build_version_schema(model: type[Any]) -> VersionSchema:
         ) from None
     flattened = Flattener(raw, generator).flatten(location)
     root = _wrap_root(flattened.schema, flattened.origins, location)
-    _finish(root, flattened.origins)
+    _finish(root, flattened.origins, options)
     result = VersionSchema(root, flattened.origins, tuple(flattened.diagnostics))
-    _CACHE[model] = result
+    _CACHE[(model, options)] = result
     return result
 
 
@@ -110,8 +113,11 @@ def _wrap_root(
     return root
 
 
-def _finish(root: SchemaNode, origins: dict[int, Location]) -> None:
-    """Refuse floats that did not opt in, then drop opgen's internal keys (in place, once)."""
+def _finish(
+    root: SchemaNode, origins: dict[int, Location], options: CrdOptions
+) -> None:
+    """Refuse floats that did not opt in, apply the CRD options, then drop opgen's
+    internal keys (in place, once per node: shared nodes are visited once)."""
     seen: set[int] = set()
     stack: list[SchemaNode] = [root]
     while stack:
@@ -127,7 +133,8 @@ def _finish(root: SchemaNode, origins: dict[int, Location]) -> None:
                 hint="use int or op.Quantity; or opt in with op.Float "
                 '(Annotated[float, op.Type("number")])',
             )
-        for key in INTERNAL_KEYS & node.keys():
+        apply_options(node, options)
+        for key in (INTERNAL_KEYS | {OBJECT_META_FLAG}) & node.keys():
             del node[key]
         for child in _children(node):
             stack.append(child)

@@ -424,10 +424,10 @@ def test_crd_over_256_kib_is_written_with_a_warning(tmp_path: Path) -> None:
         app, ["generate", "crd", "--types", str(types), "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert (
-        "warning: " in result.stderr
-        and "over 256 KiB, `kubectl apply` fails" in result.stderr
-    )
+    assert "warning: " in result.stderr
+    assert "over 256 KiB, client-side `kubectl apply` fails" in result.stderr
+    assert "last-applied-configuration" in result.stderr
+    assert "kubectl apply --server-side" in result.stderr
     assert (out / "things.example.com_things.yaml").stat().st_size > 256 * 1024
 
 

@@ -1,8 +1,10 @@
 """Every CRD opgen's own tests produce, with the Python kinds behind it.
 
 Three sources: the golden CRDs (`tests/crd/golden`, one per marker and special
-type), the port of controller-tools' CronJob API (`tests/crd/cronjob/expected`)
-and the quick-start example (`examples/raycluster_types.py`, rendered here).
+type), the port of controller-tools' CronJob API (`tests/crd/cronjob`, rendered
+here: the files in `expected/` are the same CRDs without `jobTemplate`, see
+tests/crd/test_cronjob_port.py) and the quick-start example
+(`examples/raycluster_types.py`, rendered here).
 Each entry keeps the CRD exactly as written to disk (or rendered) and the
 `op.CustomResource` class of every version, so tests can build objects with
 Pydantic and send them to the API server.
@@ -103,20 +105,15 @@ def catalogue() -> tuple[ProofCrd, ...]:
         body = _read(path)
         name = body["metadata"]["name"]
         entries.append(ProofCrd(name, path.name, body, golden_kinds[name]))
-    cronjob_kinds = _by_crd_name(load_kinds(sorted(CRONJOB_DIR.glob("*.py"))).kinds)
-    for path in sorted((CRONJOB_DIR / "expected").glob("*.yaml")):
-        body = _read(path)
-        name = body["metadata"]["name"]
-        entries.append(
-            ProofCrd(name, f"cronjob/{path.name}", body, cronjob_kinds[name])
-        )
-    example = load_kinds([EXAMPLE])
-    files, _ = render_crds(example.kinds, PurePosixPath("."))
-    example_kinds = _by_crd_name(example.kinds)
-    for file in files:
-        body = yaml.safe_load(file.content)
-        name = body["metadata"]["name"]
-        entries.append(ProofCrd(name, EXAMPLE.name, body, example_kinds[name]))
+    for paths in (sorted(CRONJOB_DIR.glob("*.py")), [EXAMPLE]):
+        loaded = load_kinds(paths)
+        files, _ = render_crds(loaded.kinds, PurePosixPath("."))
+        kinds = _by_crd_name(loaded.kinds)
+        for file in files:
+            body = yaml.safe_load(file.content)
+            name = body["metadata"]["name"]
+            origin = EXAMPLE.name if paths == [EXAMPLE] else f"cronjob/{file.path}"
+            entries.append(ProofCrd(name, origin, body, kinds[name]))
     return tuple(sorted(entries, key=lambda entry: entry.name))
 
 

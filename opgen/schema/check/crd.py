@@ -284,13 +284,15 @@ def _check_size(crd: dict[str, Any], report: Report) -> None:
         report.error(
             "(whole CRD)",
             f"the CRD is {shown}, over the 1.5 MiB etcd limit",
-            hint="shrink shared sub-models (each use is inlined), drop long descriptions, "
-            "or cut deep trees with op.Schemaless()",
+            hint="shrink shared sub-models (each use is inlined), drop descriptions "
+            "(--max-description-length), or cut deep trees with op.Schemaless()",
         )
     elif size > WARNING_SIZE:
         report.warn(
             "(whole CRD)",
-            f"the CRD is {shown}: over 256 KiB, `kubectl apply` fails (the last-applied "
-            "annotation is too big)",
-            hint="install it with `kubectl apply --server-side` or `kubectl create`",
+            f"the CRD is {shown}: over 256 KiB, client-side `kubectl apply` fails "
+            "(it stores the whole object in the kubectl.kubernetes.io/last-applied-"
+            "configuration annotation, which is limited to 256 KiB)",
+            hint="install it with server-side apply (`kubectl apply --server-side`) or "
+            "`kubectl create`; --max-description-length also shrinks it",
         )

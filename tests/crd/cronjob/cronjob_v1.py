@@ -204,6 +204,8 @@ class CronJobSpec(
     """This tests byte slice schema generation."""
     can_be_null: Annotated[str | None, op.Nullable(), op.Required()]
     """This tests that nullable works correctly"""
+    job_template: op.k8s.JobTemplateSpec
+    """Specifies the job that will be created when executing a CronJob."""
     successful_jobs_history_limit: Annotated[int, op.Format("int32")] | None = None
     """The number of successful finished jobs to retain.
     This is a pointer to distinguish between explicit zero and not specified."""

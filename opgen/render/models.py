@@ -1,0 +1,427 @@
+"""The models IR (`opgen.model.openapi`) → Python modules of `op.Model` classes.
+
+`render_module(module, models, header=...)` writes one module: a
+`TypeAliasType` for each documented named scalar, then one class per model,
+in name order; each
+schema fact becomes the opgen marker that writes it back (`maxLength` →
+`op.MaxLength`, `x-kubernetes-list-type` → `op.ListType`, ...), so a CRD
+generated from the classes carries the schema the IR was read from.
+Descriptions become docstrings, wire names that `op.Model`'s camelCase rule
+would not produce become aliases, and references to models of other modules
+import those modules. A fact without a marker is an error, never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from opgen.engine.naming import to_camel
+from opgen.errors import SchemaError
+from opgen.model.openapi import (
+    NO_DEFAULT,
+    AliasDecl,
+    FieldDecl,
+    KnownType,
+    ListOf,
+    MapOf,
+    ModelDecl,
+    ModelRef,
+    ModelSet,
+    ModuleDecl,
+    Node,
+    Scalar,
+    Untyped,
+)
+from opgen.render.templating import render
+from opgen.render.views import (
+    ModelAliasView,
+    ModelClassView,
+    ModelFieldView,
+    ModelsModuleView,
+)
+
+__all__ = ["import_order", "module_docstring", "render_module"]
+
+_EMPTY: tuple[Any, ...] = ("", [], {})
+_COUNTS = {
+    "maxLength": "MaxLength",
+    "minLength": "MinLength",
+    "maxItems": "MaxItems",
+    "minItems": "MinItems",
+    "maxProperties": "MaxProperties",
+    "minProperties": "MinProperties",
+}
+_FLAGS = {
+    "uniqueItems": "UniqueItems",
+    "nullable": "Nullable",
+    "x-kubernetes-preserve-unknown-fields": "PreserveUnknownFields",
+    "x-kubernetes-embedded-resource": "EmbeddedResource",
+}
+_ORDER = {
+    keyword: position
+    for position, keyword in enumerate(
+        (
+            "format",
+            "x-kubernetes-list-type",
+            "x-kubernetes-list-map-keys",
+            "x-kubernetes-map-type",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "enum",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "minProperties",
+            "maxProperties",
+            "multipleOf",
+        )
+    )
+}
+"""The order markers are written in (the order a person would write them)."""
+_RULE_ARGUMENTS = (
+    ("message", "message"),
+    ("messageExpression", "message_expression"),
+    ("reason", "reason"),
+    ("fieldPath", "field_path"),
+    ("optionalOldSelf", "optional_old_self"),
+)
+
+
+@dataclass
+class _Module:
+    """What rendering one module needs to know and collects on the way."""
+
+    name: str
+    models: ModelSet
+    imports: dict[str, set[str]] = field(default_factory=dict)
+    """Package → the modules of it this module imports."""
+    uses_annotated: bool = False
+    uses_literal: bool = False
+    uses_field: bool = False
+    uses_type_alias: bool = False
+
+    def reference(self, key: str) -> str:
+        target = self.models.named(key)
+        if target.module == self.name:
+            return target.name
+        package, _, leaf = target.module.rpartition(".")
+        self.imports.setdefault(package, set()).add(leaf)
+        return f"{leaf}.{target.name}"
+
+    def import_lines(self) -> list[str]:
+        return [
+            f"from {package} import {', '.join(sorted(leaves))}"
+            for package, leaves in sorted(self.imports.items())
+        ]
+
+
+def render_module(
+    module: ModuleDecl,
+    models: ModelSet,
+    *,
+    header: str,
+    base: str = "op.Model",
+) -> str:
+    """The black-formatted source of `module` (its models reference `models`)."""
+    state = _Module(module.name, models)
+    aliases = [_alias_view(alias, state) for alias in module.aliases]
+    classes = [_class_view(model, state, base) for model in module.models]
+    names = {c.name for c in classes} | {a.name for a in aliases}
+    for reserved in (
+        "op",
+        "Annotated",
+        "Literal",
+        "Field",
+        "TypeAliasType",
+        "annotations",
+    ):
+        if reserved in names:
+            raise SchemaError(
+                f"{module.name}: a model named {reserved} would hide an import"
+            )
+    typing_names = ", ".join(
+        name
+        for name, used in (
+            ("Annotated", state.uses_annotated),
+            ("Literal", state.uses_literal),
+        )
+        if used
+    )
+    view = ModelsModuleView(
+        docstring=module_docstring(module.doc, header),
+        typing_names=typing_names,
+        uses_field=state.uses_field,
+        uses_type_alias=state.uses_type_alias,
+        imports=tuple(state.import_lines()),
+        aliases=tuple(aliases),
+        classes=tuple(classes),
+        exports=tuple(sorted(names)),
+    )
+    return render("models/module.py.j2", module=view)
+
+
+def module_docstring(summary: str, text: str) -> str:
+    """A module docstring: the summary line, then `text` wrapped at 79 columns."""
+    paragraphs = [
+        textwrap.fill(p, width=79, break_long_words=False, break_on_hyphens=False)
+        for p in text.split("\n\n")
+        if p.strip()
+    ]
+    body = "\n\n".join([p for p in (summary, *paragraphs) if p]).replace(
+        '"""', '\\"\\"\\"'
+    )
+    return f'"""{body}\n"""' if "\n" in body else f'"""{body}"""'
+
+
+def import_order(name: str) -> tuple[int, str, str]:
+    """How isort (and ruff) order imported names: constants, classes, the rest,
+    each case-insensitively."""
+    group = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return group, name.lower(), name
+
+
+def _alias_view(alias: AliasDecl, state: _Module) -> ModelAliasView:
+    expression, markers = _type_of(alias.node, state)
+    arguments = [*markers]
+    if alias.node.description:
+        state.uses_field = True
+        arguments.append(f"Field(description={_string(alias.node.description)})")
+    if arguments:
+        state.uses_annotated = True
+        expression = f"Annotated[{expression}, {', '.join(arguments)}]"
+    # A TypeAliasType is a named schema ($ref), so a field's own docstring wins
+    # over the alias's description, as a Go field's doc wins over its type's.
+    state.uses_type_alias = True
+    return ModelAliasView(
+        name=alias.name, value=f"TypeAliasType({_string(alias.name)}, {expression})"
+    )
+
+
+def _class_view(model: ModelDecl, state: _Module, base: str) -> ModelClassView:
+    decorators = [_marker_text(m) for m in _markers(model.facts, "model", model.key)]
+    fields = tuple(_field_view(model, item, state) for item in model.fields)
+    return ModelClassView(
+        name=model.name,
+        base=base,
+        decorators=tuple(decorators),
+        docstring=_docstring(model.description, "    "),
+        fields=fields,
+    )
+
+
+def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> ModelFieldView:
+    where = f"{model.key}.{item.wire_name}"
+    node = item.node
+    expression, markers = _type_of(node, state, where=where)
+    default = node.default
+    if default is not NO_DEFAULT and default in _EMPTY:
+        markers.append(f"op.Default({_literal(default)})")
+    if item.required and default is not NO_DEFAULT:
+        markers.append("op.Required()")
+    if markers:
+        state.uses_annotated = True
+        expression = f"Annotated[{expression}, {', '.join(markers)}]"
+    if default is not NO_DEFAULT:
+        value: str | None = _literal(default)
+    elif item.required:
+        value = None
+    else:
+        expression = f"{expression} | None"
+        value = "None"
+    if to_camel(item.name) != item.wire_name or keyword.iskeyword(item.wire_name):
+        state.uses_field = True
+        value = (
+            f"Field(alias={_string(item.wire_name)})"
+            if value is None
+            else f"Field({value}, alias={_string(item.wire_name)})"
+        )
+    return ModelFieldView(
+        name=item.name,
+        annotation=expression,
+        default=value,
+        docstring=_docstring(node.description, "    "),
+    )
+
+
+def _type_of(node: Node, state: _Module, *, where: str = "") -> tuple[str, list[str]]:
+    """The Python type of `node` and the markers its facts need."""
+    shape = node.shape
+    facts = dict(node.facts)
+    if isinstance(shape, Scalar):
+        expression = _scalar(shape, facts)
+        values = facts.get("enum")
+        if (
+            shape.type == "string"
+            and shape.format is None
+            and isinstance(values, list)
+            and values
+            and all(isinstance(v, str) for v in values)
+        ):
+            del facts["enum"]
+            expression = f"Literal[{', '.join(_string(v) for v in values)}]"
+            state.uses_literal = True
+    elif isinstance(shape, KnownType):
+        expression = f"op.{shape.name}"
+    elif isinstance(shape, ModelRef):
+        expression = state.reference(shape.key)
+    elif isinstance(shape, ListOf):
+        expression = f"list[{_nested(shape.item, state, where + '[*]')}]"
+    elif isinstance(shape, MapOf):
+        expression = f"dict[str, {_nested(shape.value, state, where + '{*}')}]"
+    elif isinstance(shape, Untyped):
+        if not facts:
+            raise SchemaError(
+                f"{where}: a schema node without a type has no Python type",
+                hint="give it a type, or x-kubernetes-preserve-unknown-fields: true",
+            )
+        expression = "op.JSON"
+    else:  # pragma: no cover - the Shape union is closed
+        raise TypeError(shape)
+    what = "map" if isinstance(shape, MapOf) else "node"
+    markers = [_marker_text(m) for m in _markers(tuple(facts.items()), what, where)]
+    return expression, markers
+
+
+def _nested(node: Node, state: _Module, where: str) -> str:
+    """A list item or map value: its type, annotated with markers and description."""
+    expression, markers = _type_of(node, state, where=where)
+    if node.description is not None and not isinstance(node.shape, ModelRef):
+        state.uses_field = True
+        markers.append(f"Field(description={_string(node.description)})")
+    if node.default is not NO_DEFAULT:
+        markers.append(f"op.Default({_literal(node.default)})")
+    if not markers:
+        return expression
+    state.uses_annotated = True
+    return f"Annotated[{expression}, {', '.join(markers)}]"
+
+
+def _scalar(shape: Scalar, facts: dict[str, Any]) -> str:
+    if shape.type == "string" and shape.format == "byte":
+        return "op.Bytes"
+    base = {"string": "str", "integer": "int", "number": "op.Float", "boolean": "bool"}[
+        shape.type
+    ]
+    if shape.format is not None:
+        facts["format"] = shape.format
+    return base
+
+
+@dataclass(frozen=True)
+class _Marker:
+    name: str
+    arguments: tuple[str, ...] = ()
+
+
+def _marker_text(marker: _Marker) -> str:
+    return f"op.{marker.name}({', '.join(marker.arguments)})"
+
+
+def _markers(
+    facts: tuple[tuple[str, Any], ...], what: str, where: str
+) -> list[_Marker]:
+    """The markers that write `facts` back (`what`: model, map or node)."""
+    given = dict(facts)
+    markers: list[_Marker] = []
+    handlers: dict[str, Callable[[Any], list[_Marker]]] = {
+        "format": lambda v: [_Marker("Format", (_string(v),))],
+        "pattern": lambda v: [_Marker("Pattern", (_pattern(v),))],
+        "enum": lambda v: [_Marker("Enum", tuple(_literal(x) for x in v))],
+        "multipleOf": lambda v: [_Marker("MultipleOf", (_literal(v),))],
+        "title": lambda v: [_Marker("Title", (_string(v),))],
+        "example": lambda v: [_Marker("Example", (_literal(v),))],
+        "externalDocs": _external_docs,
+        "x-kubernetes-list-type": lambda v: [_Marker("ListType", (_string(v),))],
+        "x-kubernetes-list-map-keys": lambda v: [
+            _Marker("ListMapKey", (_string(k),)) for k in v
+        ],
+        "x-kubernetes-map-type": lambda v: [
+            _Marker("MapType" if what == "map" else "StructType", (_string(v),))
+        ],
+        "x-kubernetes-validations": lambda v: [_rule(rule) for rule in v],
+    }
+    for keyword_ in ("minimum", "maximum"):
+        if keyword_ in given:
+            exclusive = given.pop(f"exclusive{keyword_.title()}", False)
+            name = ("Exclusive" if exclusive else "") + keyword_.title()
+            markers.append(_Marker(name, (_literal(given.pop(keyword_)),)))
+    for key, value in sorted(given.items(), key=lambda item: _ORDER.get(item[0], 99)):
+        if key in _COUNTS:
+            markers.append(_Marker(_COUNTS[key], (_literal(value),)))
+        elif key in _FLAGS:
+            if value is True:
+                markers.append(_Marker(_FLAGS[key]))
+        elif key in handlers:
+            markers.extend(handlers[key](value))
+        else:
+            raise SchemaError(
+                f"{where}: no opgen marker writes {key!r}",
+                hint="the schema uses a keyword opgen cannot write into a CRD",
+            )
+    return markers
+
+
+def _rule(rule: dict[str, Any]) -> _Marker:
+    arguments = [_string(rule["rule"])]
+    for wire, python in _RULE_ARGUMENTS:
+        if wire in rule:
+            arguments.append(f"{python}={_literal(rule[wire])}")
+    return _Marker("Rule", tuple(arguments))
+
+
+def _external_docs(value: dict[str, Any]) -> list[_Marker]:
+    arguments = [_string(value["url"])]
+    if value.get("description"):
+        arguments.append(f"description={_string(value['description'])}")
+    return [_Marker("ExternalDocs", tuple(arguments))]
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _pattern(regex: str) -> str:
+    if "\\" in regex and '"' not in regex and not regex.endswith("\\"):
+        return f'r"{regex}"'
+    return _string(regex)
+
+
+def _literal(value: Any) -> str:
+    """A JSON value as a Python literal."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(f"{_string(k)}: {_literal(v)}" for k, v in value.items())
+        return "{" + items + "}"
+    raise TypeError(f"not a JSON value: {value!r}")
+
+
+def _docstring(text: str | None, indent: str) -> str | None:
+    """`text` as a docstring literal whose value (after `inspect.cleandoc`) is
+    `text` again, up to indentation."""
+    if not text:
+        return None
+    escaped = (
+        text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').replace("\t", "\\t")
+    )
+    if escaped.endswith('"'):
+        escaped = escaped[:-1] + '\\"'
+    lines = escaped.split("\n")
+    body = "\n".join(
+        [lines[0], *((indent + line) if line else "" for line in lines[1:])]
+    )
+    return f'"""{body}"""'
