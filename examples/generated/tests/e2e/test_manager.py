@@ -100,6 +100,31 @@ def get(url: str, token: str | None = None) -> tuple[int, str]:
         return 0, ""
 
 
+def added_objects() -> list[dict[str, Any]]:
+    """What the test adds to config/default: a binding of the metrics-reader role
+    to the manager's ServiceAccount (as Kubebuilder's e2e test makes), so that
+    its token may read /metrics, and the samples' namespace."""
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": f"{NAME}-e2e-metrics-reader"},
+        "roleRef": {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "ClusterRole",
+            "name": f"{NAME}-metrics-reader",
+        },
+        "subjects": [
+            {"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": NAMESPACE}
+        ],
+    }
+    namespace = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": SAMPLES_NAMESPACE},
+    }
+    return [binding, namespace]
+
+
 @pytest.fixture(scope="module")
 def deployed(
     envtest: Environment, tmp_path_factory: pytest.TempPathFactory
@@ -107,8 +132,15 @@ def deployed(
     """config/default applied; a kubeconfig holding the manager's ServiceAccount token."""
     admin = envtest.kubeconfig_path
     rendered = kubectl(admin, "kustomize", str(ROOT / "config/default"))
+    applied = [d for d in yaml.safe_load_all(rendered) if d] + added_objects()
     kubectl(
-        admin, "apply", "--server-side", "--force-conflicts", "-f", "-", stdin=rendered
+        admin,
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "-f",
+        "-",
+        stdin=yaml.safe_dump_all(applied),
     )
     token = kubectl(admin, "create", "token", SERVICE_ACCOUNT, "-n", NAMESPACE).strip()
     config: dict[str, Any] = yaml.safe_load(admin.read_text())
@@ -119,11 +151,7 @@ def deployed(
     identity = tmp_path_factory.mktemp("e2e") / "manager.kubeconfig"
     identity.write_text(yaml.safe_dump(config))
     yield identity
-    kept = [
-        d
-        for d in yaml.safe_load_all(rendered)
-        if d and d["kind"] != "CustomResourceDefinition"
-    ]
+    kept = [d for d in applied if d["kind"] != "CustomResourceDefinition"]
     kubectl(
         admin,
         "delete",
@@ -169,14 +197,6 @@ def test_the_manager_reconciles_every_sample_as_its_service_account(
         )
         assert process.poll() is None, "the manager exited"
 
-        kubectl(
-            admin,
-            "create",
-            "clusterrolebinding",
-            f"{NAME}-e2e-metrics-reader",
-            f"--clusterrole={NAME}-metrics-reader",
-            f"--serviceaccount={NAMESPACE}:{SERVICE_ACCOUNT}",
-        )
         reader = kubectl(
             admin, "create", "token", SERVICE_ACCOUNT, "-n", NAMESPACE
         ).strip()
@@ -190,7 +210,6 @@ def test_the_manager_reconciles_every_sample_as_its_service_account(
             for document in yaml.safe_load_all(path.read_text())
             if document
         ]
-        kubectl(admin, "create", "namespace", SAMPLES_NAMESPACE)
         for sample in samples:
             kubectl(
                 admin,
