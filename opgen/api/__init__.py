@@ -14,7 +14,8 @@
   `Duration`, `RawExtension`, `JSON`, `Bytes`, `Float`, `ObjectMeta`,
   `Condition`, `Conditions`, `ObjectReference`, `LocalObjectReference`,
   `OwnerReference`.
-- `op.rbac` for reconcilers.
+- `op.rbac` for reconcilers; `op.webhook` and `op.conversion` for webhook
+  handlers.
 - `op.k8s`: Kubernetes' own types (`op.k8s.PodTemplateSpec`, ...), imported
   on first use (docs/core-types.md).
 
@@ -102,6 +103,7 @@ from opgen.api._validation import (
     MultipleOf,
     Pattern,
 )
+from opgen.api._webhook import conversion, webhook
 
 if TYPE_CHECKING:
     from opgen.api import k8s
@@ -172,6 +174,7 @@ __all__ = [
     "Title",
     "Type",
     "UniqueItems",
+    "conversion",
     "crd_metadata",
     "deprecated_version",
     "k8s",
@@ -184,4 +187,5 @@ __all__ = [
     "subresource_scale",
     "subresource_status",
     "unserved_version",
+    "webhook",
 ]

@@ -12,7 +12,7 @@ import sys
 import typer
 
 from opgen import __version__
-from opgen.cli import edit, envtest, generate, scaffold
+from opgen.cli import edit, envtest, generate, scaffold, webhook
 from opgen.cli._app import app
 
 __all__ = ["app", "main"]
@@ -21,6 +21,7 @@ generate.register(app)
 scaffold.register(app)
 edit.register(app)
 envtest.register(app)
+webhook.register(app)
 
 
 def _version_callback(value: bool) -> None:

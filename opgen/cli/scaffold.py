@@ -1,4 +1,4 @@
-"""`opgen init`, `opgen create api` and `opgen delete api`.
+"""`opgen init`, `opgen create api`, `opgen create webhook` and `opgen delete api`.
 
 Each command validates its inputs, builds the new PROJECT record, renders the
 files, plans them against the tree and applies the plan all-or-nothing. The
@@ -9,7 +9,7 @@ so that `opgen --help` stays fast.
 from __future__ import annotations
 
 import enum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated
 
 import typer
@@ -146,6 +146,98 @@ def create_api(
 
 
 @reports_errors
+def create_webhook(
+    group: str = typer.Option(
+        ..., "--group", help="API group, as given to create api."
+    ),
+    version: str = typer.Option(
+        ...,
+        "--version",
+        help="API version the webhooks admit (the hub, for --conversion).",
+    ),
+    kind: str = typer.Option(..., "--kind", help="Kind, as given to create api."),
+    defaulting: bool = typer.Option(
+        False, "--defaulting", help="Scaffold a defaulting (mutating) webhook."
+    ),
+    validation: bool = typer.Option(
+        False,
+        "--validation",
+        "--programmatic-validation",
+        help="Scaffold a validating webhook.",
+    ),
+    conversion: bool = typer.Option(
+        False,
+        "--conversion",
+        help="Scaffold conversions between this version (the hub) and the --spoke versions.",
+    ),
+    spoke: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--spoke",
+            help="Versions converted to and from the hub: comma-separated or repeated.",
+            show_default=False,
+        ),
+    ] = None,
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Scaffold the webhook module and its test again, overwriting your changes.",
+    ),
+) -> None:
+    """Add defaulting, validation or conversion webhooks to an API."""
+    from opgen.project import Layout, load_project
+    from opgen.project.inputs import new_webhooks
+    from opgen.render.scaffold import injected_files, project_file, webhook_files
+    from opgen.write import plan
+
+    root = Path.cwd()
+    project = load_project(root)
+    spokes = [v.strip() for item in spoke or () for v in item.split(",") if v.strip()]
+    entry = new_webhooks(
+        project,
+        group=group,
+        version=version,
+        kind=kind,
+        defaulting=defaulting,
+        validation=validation,
+        conversion=conversion,
+        spokes=spokes,
+        force=force,
+    )
+    updated = project.with_resource(entry)
+    layout = Layout(updated)
+    own = set(layout.resource_files(entry))
+    scaffolded = webhook_files(updated, entry, force=force)
+    mine = [f for f in scaffolded if f.path in own]
+    shared = [f for f in scaffolded if f.path not in own]
+    wired = [f for f in injected_files(updated) if f.path not in own]
+    files_plan = plan(mine, root, force=force).merge(plan(shared + wired, root))
+    hashes = {
+        path: digest
+        for path, digest in {
+            **files_plan.user_file_hashes(),
+            **files_plan.injected_file_hashes(project.scaffolded),
+        }.items()
+        if PurePosixPath(path) in own
+    }
+    updated = updated.with_hashes(hashes)
+    the_plan = files_plan.merge(plan([project_file(updated)], root))
+    the_plan.apply()
+    report_applied(
+        the_plan, nothing="nothing to write: every file is already up to date"
+    )
+    typer.echo(
+        f"\nEdit {layout.webhook_file(entry)}, then run `opgen generate` to write "
+        "config/webhook/manifests.yaml"
+        + (
+            " and the CRD's conversion."
+            if entry.webhooks and entry.webhooks.conversion
+            else "."
+        )
+    )
+
+
+@reports_errors
 def delete_api(
     group: str = typer.Option(
         ..., "--group", help="API group, as given to create api."
@@ -188,12 +280,13 @@ def register(app: typer.Typer) -> None:
 
     create = typer.Typer(
         name="create",
-        help="Scaffold a new API, or the project's Helm chart.",
+        help="Scaffold a new API, its webhooks, or the project's Helm chart.",
         no_args_is_help=True,
         rich_markup_mode=None,
     )
     create.command("api")(create_api)
     create.command("chart")(create_chart)
+    create.command("webhook")(create_webhook)
     app.add_typer(create)
     delete = typer.Typer(
         name="delete",

@@ -1,6 +1,6 @@
 """How opgen reads markers off a model: the one protocol every stage uses.
 
-Markers reach the stages after `opgen.api` through four channels, and only
+Markers reach the stages after `opgen.api` through five channels, and only
 through these:
 
 - **A field's markers** (and those nested in its type, `list[Annotated[str,
@@ -23,6 +23,9 @@ through these:
   derives from `op.CustomResource` at all.
 - **A reconciler's RBAC rules**: `rbac_rules(cls)`, the `@op.rbac` rules in
   source order.
+- **A webhook handler's declaration**: `webhook_declarations(cls)`, the
+  `@op.webhook` or `@op.conversion` written on it; the manifests and the
+  runtime's webhook server both read them.
 
 Everything decorators record lives on the decorated class itself
 (`opgen.engine.recording`), so none of it is inherited by subclasses.
@@ -58,11 +61,13 @@ from opgen.engine.recording import (
     KIND_MARKERS_ATTR,
     RBAC_ATTR,
     TYPE_MARKERS_ATTR,
+    WEBHOOK_ATTR,
     recorded_on_class,
 )
 from opgen.errors import Location, MarkerError
 from opgen.model.kinds import source_file
 from opgen.model.rbac import RbacRule
+from opgen.model.webhooks import Declaration
 
 __all__ = [
     "KindMarkers",
@@ -74,6 +79,7 @@ __all__ = [
     "rbac_rules",
     "resource_info",
     "type_markers",
+    "webhook_declarations",
 ]
 
 _MAX_ALIAS_DEPTH = 10
@@ -186,3 +192,9 @@ def rbac_rules(cls: type) -> tuple[RbacRule, ...]:
     """The `@op.rbac` rules written on `cls`, in source order."""
     rules: tuple[RbacRule, ...] = recorded_on_class(cls, RBAC_ATTR)
     return rules
+
+
+def webhook_declarations(cls: type) -> tuple[Declaration, ...]:
+    """The `@op.webhook` / `@op.conversion` declarations written on `cls`."""
+    declarations: tuple[Declaration, ...] = recorded_on_class(cls, WEBHOOK_ATTR)
+    return declarations

@@ -1,10 +1,11 @@
 """Where opgen's decorators keep what they record on a class.
 
-A decorator (a type marker, a kind-level decorator, `@op.rbac`) appends a
-frozen value to a list kept on the decorated class itself, under one of the
-attributes below; `opgen.engine.reading` reads them back. Values live on the
-class they decorate, never on a base class, so a subclass does not inherit
-what decorated its parent.
+A decorator (a type marker, a kind-level decorator, `@op.rbac`,
+`@op.webhook`, `@op.conversion`) appends a frozen value to a list kept on the
+decorated class itself, under one of the attributes below;
+`opgen.engine.reading` reads them back. Values live on the class they
+decorate, never on a base class, so a subclass does not inherit what
+decorated its parent.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ __all__ = [
     "KIND_MARKERS_ATTR",
     "RBAC_ATTR",
     "TYPE_MARKERS_ATTR",
+    "WEBHOOK_ATTR",
     "record_on_class",
     "recorded_on_class",
 ]
@@ -26,6 +28,8 @@ KIND_MARKERS_ATTR = "__opgen_kind_markers__"
 """Kind-level decorators on a CustomResource class."""
 RBAC_ATTR = "__opgen_rbac_rules__"
 """`@op.rbac` rules on a reconciler class."""
+WEBHOOK_ATTR = "__opgen_webhooks__"
+"""`@op.webhook` and `@op.conversion` declarations on a handler class."""
 CUSTOM_RESOURCE_FLAG = "__opgen_custom_resource__"
 """A class attribute, True on `op.CustomResource` and its subclasses."""
 

@@ -4,9 +4,9 @@ PROJECT is YAML with a versioned schema (`version`). `init` writes it; `create
 api` and `delete api` rewrite it. It records the inputs (domain, names, layout
 options, one entry per API with every flag given) so that the project can be
 replayed command by command (`replay_commands`), and the SHA-256 of every file
-`create api` scaffolded (`scaffolded`), so that `delete api` can tell whether
-the user edited one since. `edit` sets the CRD settings (`crd`); `create chart`
-turns on the Helm chart (`chart`).
+`create api` and `create webhook` scaffolded (`scaffolded`), so that `delete
+api` can tell whether the user edited one since. `edit` sets the CRD settings
+(`crd`); `create chart` turns on the Helm chart (`chart`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,22 @@ class _Record(BaseModel):
     )
 
 
+class Webhooks(_Record):
+    """What `opgen create webhook` scaffolded for one version of a kind."""
+
+    defaulting: bool = False
+    """A mutating webhook (--defaulting)."""
+    validation: bool = False
+    """A validating webhook (--validation, --programmatic-validation)."""
+    conversion: bool = False
+    """This version is the hub of the kind's conversions (--conversion)."""
+    spoke: tuple[str, ...] = ()
+    """The versions converted to and from this hub (--spoke)."""
+
+
 class Resource(_Record):
-    """One `opgen create api` invocation, with every flag it was given."""
+    """One `opgen create api` invocation, with every flag it was given, and the
+    webhooks `opgen create webhook` added."""
 
     group: str
     """The group as given to --group (without the domain)."""
@@ -57,6 +71,8 @@ class Resource(_Record):
     """A built-in Kubernetes type (--no-resource with a core group)."""
     api_group: str
     """The full API group: `<group>.<domain>`, or the Kubernetes group of a core type."""
+    webhooks: Webhooks | None = None
+    """The webhooks of this version, once `opgen create webhook` ran for it."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -97,6 +113,11 @@ class Project(_Record):
     resources: tuple[Resource, ...] = ()
     scaffolded: dict[str, str] = Field(default_factory=dict)
     """`path: sha256:<hex>` of each file `create api` wrote, as written."""
+
+    @property
+    def has_webhooks(self) -> bool:
+        """Whether `opgen create webhook` ran for any resource."""
+        return any(r.webhooks is not None for r in self.resources)
 
     def find(self, group: str, version: str, kind: str) -> Resource | None:
         return next(
@@ -236,6 +257,17 @@ def replay_commands(project: Project) -> list[tuple[str, ...]]:
         if not resource.controller:
             create.append("--no-controller")
         commands.append(tuple(create))
+    for resource in project.resources:
+        webhooks = resource.webhooks
+        if webhooks is None:
+            continue
+        command = ["create", "webhook", "--group", resource.group, "--version"]
+        command += [resource.version, "--kind", resource.kind]
+        command += ["--defaulting"] * webhooks.defaulting
+        command += ["--programmatic-validation"] * webhooks.validation
+        if webhooks.conversion:
+            command += ["--conversion", "--spoke", ",".join(webhooks.spoke)]
+        commands.append(tuple(command))
     if project.chart:
         commands.append(("create", "chart"))
     return commands

@@ -2,16 +2,20 @@
 
 `new_project` is `opgen init`; `new_resource` is `opgen create api`, with the
 checks that need the project: a duplicate kind, a core type that does not
-exist, a second group in a single-group project.
+exist, a second group in a single-group project; `new_webhooks` is `opgen
+create webhook`: an API of the project, spokes that exist, one hub per kind,
+no webhook asked for twice without --force.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from opgen import __version__
 from opgen.engine.naming import pluralize
 from opgen.errors import ProjectError
 from opgen.project import validate
-from opgen.project.config import License, Project, Resource
+from opgen.project.config import License, Project, Resource, Webhooks
 from opgen.project.coregroups import find_core_type, is_core_group
 
 
@@ -124,6 +128,7 @@ def new_resource(
             update={
                 "api": existing.api or entry.api,
                 "controller": existing.controller or entry.controller,
+                "webhooks": existing.webhooks,
             }
         )
     _check_scope(project, entry)
@@ -193,3 +198,101 @@ def _check_unique_names(project: Project, entry: Resource) -> None:
                 f"{entry.kind} differs from {other.kind} only in case; their files would clash",
                 hint="choose a different kind name",
             )
+
+
+def new_webhooks(
+    project: Project,
+    *,
+    group: str,
+    version: str,
+    kind: str,
+    defaulting: bool,
+    validation: bool,
+    conversion: bool,
+    spokes: Sequence[str],
+    force: bool,
+) -> Resource:
+    """The PROJECT entry of an API after `opgen create webhook` (inputs validated)."""
+    resource = project.find(group, version, kind)
+    if resource is None:
+        raise ProjectError(
+            f"{kind} ({group}/{version}) is not in this project; webhooks are added to "
+            "an API `opgen create api` scaffolded",
+            hint=f"run `opgen create api --group {group} --version {version} --kind {kind}` "
+            "first",
+        )
+    if not resource.api:
+        raise ProjectError(
+            f"{kind} ({group}/{version}) has no types in this project (a built-in type's "
+            "controller); opgen scaffolds webhooks only for the project's own kinds",
+            hint="webhooks on built-in types can deadlock a cluster that needs them to "
+            "start; see docs/webhooks.md",
+        )
+    if not (defaulting or validation or conversion):
+        raise ProjectError(
+            "nothing to scaffold: give --defaulting, --validation "
+            "(--programmatic-validation) or --conversion",
+            hint="for example: opgen create webhook --group ... --defaulting --validation",
+        )
+    if spokes and not conversion:
+        raise ProjectError("--spoke is only for --conversion", hint="add --conversion")
+    if conversion and not spokes:
+        raise ProjectError(
+            f"--conversion needs --spoke: the versions of {kind} converted to and from "
+            f"this hub, {version}",
+            hint="for example --conversion --spoke v1alpha1 (create each with "
+            "`opgen create api --version ...` first)",
+        )
+    for spoke in spokes:
+        validate.version(spoke)
+        if spoke == version:
+            raise ProjectError(
+                f"--spoke {spoke} is the hub version itself",
+                hint="list the other versions of the kind",
+            )
+        other = project.find(group, spoke, kind)
+        if other is None or not other.api:
+            raise ProjectError(
+                f"--spoke {spoke}: {kind} ({group}/{spoke}) is not in this project",
+                hint=f"run `opgen create api --group {group} --version {spoke} --kind "
+                f"{kind} --no-controller` first",
+            )
+    existing = resource.webhooks or Webhooks()
+    for other in project.resources:
+        if other.key == resource.key or (other.group, other.kind) != (group, kind):
+            continue
+        hooks = other.webhooks
+        if hooks is None:
+            continue
+        if conversion and hooks.conversion:
+            raise ProjectError(
+                f"{kind} already converts through the hub {other.version}; a kind has one hub",
+                hint=f"add the spoke there: opgen create webhook --group {group} --version "
+                f"{other.version} --kind {kind} --conversion --spoke ...",
+            )
+        if version in hooks.spoke:
+            raise ProjectError(
+                f"{kind} {version} is a spoke of the hub {other.version}; it cannot be a hub",
+            )
+    clash = [
+        name
+        for name, wanted, has in (
+            ("defaulting", defaulting, existing.defaulting),
+            ("validation", validation, existing.validation),
+        )
+        if wanted and has
+    ] + [f"conversion to {s}" for s in spokes if s in existing.spoke]
+    if clash and not force:
+        raise ProjectError(
+            f"{kind} ({group}/{version}) already has {' and '.join(clash)} webhooks "
+            "(scaffolded before)",
+            hint="ask only for what is missing, or re-run with --force to scaffold the "
+            "webhook file again (overwriting your changes)",
+        )
+    merged = Webhooks(
+        defaulting=existing.defaulting or defaulting,
+        validation=existing.validation or validation,
+        conversion=existing.conversion or conversion,
+        spoke=tuple(sorted({*existing.spoke, *spokes})),
+    )
+    return resource.model_copy(update={"webhooks": merged})

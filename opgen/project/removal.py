@@ -1,13 +1,16 @@
 """What opgen removes from a project: every such decision is made here.
 
 - `opgen delete api`: `plan_deletion` gives the PROJECT that remains and the
-  kind's own files (`files_to_remove`), never shared ones, refusing (without
-  `force`) when the user edited a file `create api` scaffolded.
+  kind's own files (`files_to_remove`: types, controller, webhooks and their
+  tests), never shared ones, refusing (without `force`) when the user edited
+  a file `create api` or `create webhook` scaffolded, and refusing a version
+  another version's conversions convert.
 - `opgen generate`: `stale_outputs` gives the files an earlier run wrote that
   this run no longer produces: a CRD in `config/crd/bases/` carrying opgen's
-  annotation, and (`clients=True`) a typed-client module left in a folder that
-  no longer holds kinds, and a template of the Helm chart that starts with
-  opgen's mark (templates of your own are left alone).
+  annotation, `config/webhook/manifests.yaml` once no webhook is left,
+  (`clients=True`) a typed-client module left in a folder that no longer holds
+  kinds, and a template of the Helm chart that starts with opgen's mark
+  (templates of your own are left alone).
 """
 
 from __future__ import annotations
@@ -18,14 +21,16 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from opgen.errors import ScaffoldError
+from opgen.errors import ProjectError, ScaffoldError
 from opgen.model.kinds import VERSION_ANNOTATION
 from opgen.project.config import Project, Resource
 from opgen.project.layout import (
     CHART_DIR,
     CLIENT_MODULE,
     CRD_BASES,
+    GENERATED_MARK,
     GENERATED_TEMPLATE_MARK,
+    WEBHOOK_MANIFESTS,
     Layout,
 )
 from opgen.write.files import Removal
@@ -59,6 +64,18 @@ def plan_deletion(
     `ScaffoldError` (unless `force`) when files it scaffolded were edited since.
     """
     entry = project.require(group, version, kind)
+    for hub in project.resources:
+        if (
+            (hub.group, hub.kind) == (group, kind)
+            and hub.webhooks
+            and version in hub.webhooks.spoke
+        ):
+            raise ProjectError(
+                f"not deleting {kind} {version}: the conversions of the hub {hub.version} "
+                f"({Layout(project).webhook_file(hub)}) convert it",
+                hint=f"delete the hub's webhooks first (opgen delete api --version "
+                f"{hub.version} ...), or keep {version}",
+            )
     owned, generated = files_to_remove(project, entry)
     edited = edited_files(root, owned, project.scaffolded)
     if edited and not force:
@@ -103,6 +120,11 @@ def stale_outputs(
 ) -> tuple[Removal, ...]:
     """The files an earlier `opgen generate` wrote under `root` that are not in `produced`."""
     written = generated_crds(root)
+    manifests = root.joinpath(*WEBHOOK_MANIFESTS.parts)
+    if manifests.is_file() and manifests.read_text(encoding="utf-8").startswith(
+        GENERATED_MARK
+    ):
+        written.append(WEBHOOK_MANIFESTS)
     if project.chart:
         written += generated_chart_templates(root)
     if clients:

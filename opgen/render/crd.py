@@ -4,7 +4,8 @@
 checker on it (so nothing the API server would refuse is ever written) and
 returns one `File` per CRD, named `<group>_<plural>.yaml`, whose single
 document starts with `---`. `CrdOptions` are controller-gen's `maxDescLen`
-and `generateEmbeddedObjectMeta`. The CRD carries an `opgen.dev/version` annotation
+and `generateEmbeddedObjectMeta`. A kind with `@op.conversion`s gets its
+`spec.conversion` from `opgen.render.webhook`. The CRD carries an `opgen.dev/version` annotation
 where controller-gen writes its own version.
 """
 
@@ -17,6 +18,8 @@ from typing import Any
 from opgen import __version__
 from opgen.errors import Diagnostic, Location, SchemaError
 from opgen.model.kinds import VERSION_ANNOTATION, Kind, KindVersion, crd_file_name
+from opgen.model.webhooks import Conversion
+from opgen.render.webhook import conversion_section
 from opgen.render.yaml import dump_documents
 from opgen.schema import build_version_schema
 from opgen.schema.check import check_crd
@@ -30,8 +33,13 @@ def render_crds(
     kinds: Sequence[Kind],
     out_dir: PurePosixPath,
     options: CrdOptions = DEFAULT_OPTIONS,
+    *,
+    conversions: Sequence[Conversion] = (),
 ) -> tuple[list[File], list[Diagnostic]]:
-    """One checked CRD file per kind under `out_dir`, and the warnings met on the way."""
+    """One checked CRD file per kind under `out_dir`, and the warnings met on the way.
+
+    A kind with `conversions` converts its versions by webhook (`spec.conversion`).
+    """
     files: list[File] = []
     diagnostics: list[Diagnostic] = []
     owners: dict[str, Kind] = {}
@@ -45,11 +53,19 @@ def render_crds(
                 hint="give one of them another plural with @op.kind(plural=...)",
             )
         owners[name] = kind
-        document, origins, warnings = crd_document(kind, options)
+        document, origins, warnings = crd_document(
+            kind,
+            options,
+            conversion_section(kind, [c for c in conversions if _converts(c, kind)]),
+        )
         diagnostics.extend(warnings)
         diagnostics.extend(check_crd(document, origins, _kind_location(kind)))
         files.append(File(path=out_dir / name, content=dump_documents([document])))
     return files, diagnostics
+
+
+def _converts(conversion: Conversion, kind: Kind) -> bool:
+    return (conversion.group, conversion.kind) == (kind.group, kind.names.kind)
 
 
 def _kind_location(kind: Kind) -> Location:
@@ -58,9 +74,12 @@ def _kind_location(kind: Kind) -> Location:
 
 
 def crd_document(
-    kind: Kind, options: CrdOptions = DEFAULT_OPTIONS
+    kind: Kind,
+    options: CrdOptions = DEFAULT_OPTIONS,
+    conversion: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[int, Location], list[Diagnostic]]:
-    """The CRD of `kind` as plain data, the origin of its schema nodes, and warnings."""
+    """The CRD of `kind` as plain data, the origin of its schema nodes, and warnings;
+    `conversion` is its `spec.conversion`, when it converts by webhook."""
     origins: dict[int, Location] = {}
     diagnostics: list[Diagnostic] = []
     versions: list[dict[str, Any]] = []
@@ -95,16 +114,19 @@ def crd_document(
         names["shortNames"] = list(kind.names.short_names)
     if kind.names.categories:
         names["categories"] = list(kind.names.categories)
+    spec: dict[str, Any] = {
+        "group": kind.group,
+        "names": names,
+        "scope": kind.scope,
+        "versions": versions,
+    }
+    if conversion is not None:
+        spec["conversion"] = conversion
     document = {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
         "metadata": metadata,
-        "spec": {
-            "group": kind.group,
-            "names": names,
-            "scope": kind.scope,
-            "versions": versions,
-        },
+        "spec": spec,
     }
     return document, origins, diagnostics
 

@@ -4,8 +4,11 @@
 project's sources and returns file values only; the CLI plans and applies them.
 
 - manifests: a CRD per kind of the types files under `<pkg>/api/`, written
-  with PROJECT's CRD settings, and `config/rbac/role.yaml` from the `op.rbac`
-  markers of the reconcilers;
+  with PROJECT's CRD settings (with `spec.conversion` for kinds with
+  `@op.conversion`s), `config/rbac/role.yaml` from the `op.rbac` markers of
+  the reconcilers, and, in a project with webhooks,
+  `config/webhook/manifests.yaml` from the `@op.webhook` declarations under
+  `<pkg>/webhook/`;
 - with `everything`: the typed clients, the scaffold-marker regions and PROJECT
   itself, after PROJECT has taken each kind's plural and scope from its types
   file (`follow_kinds`);
@@ -29,12 +32,18 @@ from opgen.project.config import Project
 from opgen.project.follow import follow_kinds
 from opgen.project.layout import CRD_BASES
 from opgen.project.removal import stale_outputs
-from opgen.project.sources import api_sources, chart_values, controller_files
+from opgen.project.sources import (
+    api_sources,
+    chart_values,
+    controller_files,
+    webhook_files,
+)
 from opgen.render.chart import chart_files
 from opgen.render.client import render_clients
 from opgen.render.crd import render_crds
 from opgen.render.rbac import project_role, rules_of
 from opgen.render.scaffold import injected_files, project_file
+from opgen.render.webhook import Webhooks, render_webhook_manifests, webhooks_of
 from opgen.schema.options import CrdOptions
 from opgen.write.files import File, Removal
 
@@ -58,13 +67,22 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         # for built-in types only) has no CRDs.
         loaded = load_kinds(sources) if sources else LoadedKinds(kinds=())
         rules = rules_of(load_classes(controller_files(root, project)))
+        webhooks = (
+            webhooks_of(load_classes(webhook_files(root, project)))
+            if project.has_webhooks
+            else Webhooks()
+        )
     options = CrdOptions(
         max_description_length=project.crd.max_description_length,
         embedded_object_meta=project.crd.embedded_object_meta,
     )
-    crds, diagnostics = render_crds(loaded.kinds, CRD_BASES, options)
+    crds, diagnostics = render_crds(
+        loaded.kinds, CRD_BASES, options, conversions=webhooks.conversions
+    )
     role = project_role(rules, project)
     files = [*crds, role]
+    if project.has_webhooks:
+        files.append(render_webhook_manifests(webhooks))
     if everything:
         project = follow_kinds(project, loaded.kinds)
         files += [

@@ -8,7 +8,8 @@ these views. Each template sees `project` (a `ProjectView`), and per API
 `ClientModuleView`); a module of models read from OpenAPI (`models/module.py.j2`)
 sees `module` (a `ModelsModuleView`, whose annotations and defaults are Python
 expressions `render.models` composes from the IR), and `op.k8s`'s package
-(`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`).
+(`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`); the webhook templates see `webhook` (a `WebhookView`)
+and, for one conversion, `spoke` (a `SpokeView`).
 
 The one exception is the text between scaffold markers: `wiring` computes it
 from PROJECT alone, because the writer splices the same text into files the
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from opgen import __version__
+from opgen.engine import webhooks as webhook_rules
 from opgen.engine.naming import pluralize
 from opgen.model.kinds import Kind, KindVersion
 from opgen.project.config import Project, Resource
@@ -150,6 +152,99 @@ def resource_view(project: Project, resource: Resource) -> ResourceView:
         rbac_group=resource.api_group or "core",
         role_prefix=f"{package_name(prefix)}{kind_lower}".replace("_", "-"),
         test_module=layout.controller_test(resource).stem,
+        sample_path=str(layout.sample_file(resource)),
+    )
+
+
+# --- webhooks: one `<kind>_webhook.py` per version that has any ---
+
+
+@dataclass(frozen=True)
+class SpokeView:
+    """One version converted to and from the hub."""
+
+    version: str
+    alias: str
+    """The name its types module is imported under (`v1alpha1`)."""
+    types_module: str
+    kind: str
+    """`v1alpha1.RayCluster`: the spoke's class, through the alias."""
+    converter: str
+    """`RayClusterV1alpha1Conversion`."""
+
+
+@dataclass(frozen=True)
+class WebhookView:
+    """Everything about the webhooks of one version of a kind a template needs."""
+
+    kind: str
+    kind_lower: str
+    version: str
+    api_group: str
+    api_version: str
+    namespaced: bool
+    types_module: str
+    module: str
+    """The webhook module (`ray_operator.webhook.v1.raycluster_webhook`)."""
+    main_alias: str
+    """What main.py imports the module as (`raycluster_v1_webhook`)."""
+    defaulting: bool
+    validation: bool
+    conversion: bool
+    defaulter: str
+    validator: str
+    mutating_path: str
+    mutating_name: str
+    validating_path: str
+    validating_name: str
+    spokes: tuple[SpokeView, ...]
+    sample_path: str
+    """The hub version's sample (tests read it)."""
+
+
+def webhook_view(project: Project, resource: Resource) -> WebhookView:
+    layout = Layout(project)
+    webhooks = resource.webhooks
+    assert webhooks is not None, "a resource without webhooks has no webhook view"
+    kind_lower = resource.kind.lower()
+    prefix = f"{package_name(resource.group)}_" if project.multigroup else ""
+    names = {
+        "group": resource.api_group,
+        "version": resource.version,
+        "kind": resource.kind,
+    }
+    spokes = []
+    for version in webhooks.spoke:
+        spoke = project.require(resource.group, version, resource.kind)
+        spokes.append(
+            SpokeView(
+                version=version,
+                alias=version,
+                types_module=layout.types_module(spoke),
+                kind=f"{version}.{resource.kind}",
+                converter=f"{resource.kind}{version[:1].upper()}{version[1:]}Conversion",
+            )
+        )
+    return WebhookView(
+        kind=resource.kind,
+        kind_lower=kind_lower,
+        version=resource.version,
+        api_group=resource.api_group,
+        api_version=f"{resource.api_group}/{resource.version}",
+        namespaced=resource.namespaced,
+        types_module=layout.types_module(resource),
+        module=layout.webhook_module(resource),
+        main_alias=f"{prefix}{kind_lower}_{resource.version}_webhook",
+        defaulting=webhooks.defaulting,
+        validation=webhooks.validation,
+        conversion=webhooks.conversion,
+        defaulter=f"{resource.kind}Defaulter",
+        validator=f"{resource.kind}Validator",
+        mutating_path=webhook_rules.default_path(mutating=True, **names),
+        mutating_name=webhook_rules.default_name(mutating=True, **names),
+        validating_path=webhook_rules.default_path(mutating=False, **names),
+        validating_name=webhook_rules.default_name(mutating=False, **names),
+        spokes=tuple(spokes),
         sample_path=str(layout.sample_file(resource)),
     )
 

@@ -22,6 +22,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
                   its options grouped: MetricsOptions, ProbeOptions, LeaderElectionConfig,
                   CacheOptions, ClientOptions
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
+    webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
     finalizers, conditions, owner, writes, events   helpers for reconcilers
     convert       one call between op.k8s (and your) models and lightkube's
     flags, logs   a manager's command line: Go-style booleans, zap's logging flags
@@ -32,7 +33,16 @@ return a `Page`, options are keyword-only. Every write is recorded under
 `ClientOptions.field_manager`.
 """
 
-from opgen.runtime import conditions, finalizers, flags, logs, owner, predicates, typed
+from opgen.runtime import (
+    conditions,
+    finalizers,
+    flags,
+    logs,
+    owner,
+    predicates,
+    typed,
+    webhook,
+)
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
@@ -53,6 +63,7 @@ from opgen.runtime.manager import (
     ManagerOptions,
     MetricsOptions,
     ProbeOptions,
+    WebhookOptions,
 )
 from opgen.runtime.reader import Page, Reader
 from opgen.runtime.reconcile import (
@@ -101,6 +112,7 @@ __all__ = [
     "TerminalError",
     "TransportError",
     "Watches",
+    "WebhookOptions",
     "conditions",
     "convert",
     "create_or_update",
@@ -111,4 +123,5 @@ __all__ = [
     "predicates",
     "retry_on_conflict",
     "typed",
+    "webhook",
 ]

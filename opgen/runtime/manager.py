@@ -1,8 +1,8 @@
 """The manager: one process's cache, controllers, probes, metrics and leader election.
 
-`run()` serves `/healthz` and `/readyz` (informers synced, watches fresh) and
-`/metrics` on every replica, starts the informers of every kind the
-controllers watch, and — once this replica leads, when leader election is on
+`run()` serves `/healthz` and `/readyz` (informers synced, watches fresh, the
+webhook server answering), `/metrics` and the webhooks on every replica,
+starts the informers of every kind the controllers watch, and — once this replica leads, when leader election is on
 — the controllers and other leader-only runnables. SIGTERM (or `stop()`)
 drains: controllers stop taking work, in-flight reconciles finish (up to
 `graceful_shutdown_timeout`), the Lease is released, then everything stops.
@@ -11,7 +11,8 @@ Losing the Lease stops the controllers and makes `run()` raise
 However `run()` ends, it closes the manager's client: a manager runs once.
 
 Options come in groups, as controller-runtime's: `MetricsOptions`,
-`ProbeOptions`, `LeaderElectionConfig`, `CacheOptions`, `ClientOptions`.
+`ProbeOptions`, `WebhookOptions`, `LeaderElectionConfig`, `CacheOptions`,
+`ClientOptions`.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from opgen.runtime.transport import (
     load_config,
     quiet_request_logs,
 )
+from opgen.runtime.webhook.server import WebhookOptions, WebhookServer
 
 __all__ = [
     "LeaderElectionLost",
@@ -46,6 +48,7 @@ __all__ = [
     "ManagerOptions",
     "MetricsOptions",
     "ProbeOptions",
+    "WebhookOptions",
 ]
 
 log = logging.getLogger("opgen.runtime.manager")
@@ -94,6 +97,8 @@ class ManagerOptions:
     """The `/metrics` server."""
     probes: ProbeOptions = field(default_factory=ProbeOptions)
     """The `/healthz` and `/readyz` server."""
+    webhook: WebhookOptions = field(default_factory=WebhookOptions)
+    """The webhook server (started once `manager.webhooks` has a handler)."""
     leader_election: LeaderElectionConfig | None = None
     """Elect a leader on this Lease before starting controllers; None (default): no election."""
     cache: CacheOptions = field(default_factory=CacheOptions)
@@ -134,6 +139,8 @@ class Manager:
         self.health_server: probes.ProbeServer | None = None
         self.metrics_server: probes.ProbeServer | None = None
         self.metrics_certificate: tls.ServingCertificate | None = None
+        self.webhooks = WebhookServer(opts.webhook, self.metrics)
+        """Admission and conversion handlers: `manager.webhooks.add(handler)` before `run()`."""
 
     @classmethod
     def from_kubeconfig(
@@ -161,6 +168,12 @@ class Manager:
     def probe_address(self) -> tuple[str, int] | None:
         """The host and port `/healthz` and `/readyz` are served on, as `metrics_address`."""
         return _address(self.health_server)
+
+    @property
+    def webhook_address(self) -> tuple[str, int] | None:
+        """The host and port the webhooks are served on, as `metrics_address`; None
+        also when no webhook is registered."""
+        return self.webhooks.address
 
     def add_controller(self, controller: Controller) -> None:
         if any(c.name == controller.name for c in self.controllers):
@@ -207,6 +220,9 @@ class Manager:
             }
             self.health_server = probes.ProbeServer(*health, routes)
             await self.health_server.start()
+        if self.webhooks.has_handlers:
+            await self.webhooks.start()
+            self._readyz["webhook"] = self.webhooks.check_ready
         options = self.options.metrics
         metrics = probes.parse_bind_address(options.bind_address)
         if metrics is not None:
@@ -384,6 +400,7 @@ class Manager:
                 await self.elector.release()
             self.metrics.leader.labels(self.elector.config.name).set(0)
         await self.cache.stop()
+        await self.webhooks.stop()
         for server in (self.health_server, self.metrics_server):
             if server is not None:
                 await server.stop()

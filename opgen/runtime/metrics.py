@@ -24,6 +24,7 @@ _RECONCILE_BUCKETS = (
     1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 )  # fmt: skip
 _QUEUE_BUCKETS = tuple(10.0**e for e in range(-8, 4))
+"""10 ns to 1000 s, as client-go's work queue and controller-runtime's webhooks."""
 
 
 class Metrics:
@@ -142,6 +143,37 @@ class Metrics:
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, "
             "1 indicates master. 'name' is the string used to identify the lease.",
             ["name"],
+            registry=r,
+        )
+
+        webhook = ["webhook"]
+        self.webhook_latency = Histogram(
+            "controller_runtime_webhook_latency_seconds",
+            "Histogram of the latency of processing admission requests",
+            webhook,
+            buckets=_QUEUE_BUCKETS,
+            registry=r,
+        )
+        self.webhook_requests = Counter(
+            "controller_runtime_webhook_requests_total",
+            "Total number of admission requests by HTTP status code.",
+            ["webhook", "code"],
+            registry=r,
+        )
+        self.webhook_in_flight = Gauge(
+            "controller_runtime_webhook_requests_in_flight",
+            "Current number of admission requests being served.",
+            webhook,
+            registry=r,
+        )
+        self.webhook_panics = Counter(
+            "controller_runtime_webhook_panics_total",
+            "Total number of webhook panics (in opgen: a handler that raised)",
+            registry=r,
+        )
+        self.conversion_panics = Counter(
+            "controller_runtime_conversion_webhook_panics_total",
+            "Total number of conversion webhook panics (in opgen: a converter that raised)",
             registry=r,
         )
 

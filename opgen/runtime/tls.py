@@ -1,4 +1,4 @@
-"""Serving certificates for the manager's HTTPS endpoints (metrics today).
+"""Serving certificates for the manager's HTTPS endpoints (metrics, webhooks).
 
 `ServingCertificate` builds the server's `ssl.SSLContext` from `tls.crt` and
 `tls.key` in a directory (cert-manager's Secret layout, mounted into the pod)
@@ -27,11 +27,56 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-__all__ = ["ServingCertificate", "self_signed_certificate"]
+__all__ = [
+    "ServingCertificate",
+    "certificate_builder",
+    "private_key_pem",
+    "self_signed_certificate",
+    "subject_alternative_names",
+]
 
 log = logging.getLogger("opgen.runtime.tls")
 
 SELF_SIGNED_VALIDITY = datetime.timedelta(days=365)
+
+
+def subject_alternative_names(hosts: Sequence[str]) -> x509.SubjectAlternativeName:
+    """The SAN extension for `hosts`: IP addresses as such, anything else as DNS names."""
+    names: list[x509.GeneralName] = []
+    for host in dict.fromkeys(hosts):
+        try:
+            names.append(x509.IPAddress(ipaddress.ip_address(host)))
+        except ValueError:
+            names.append(x509.DNSName(host))
+    return x509.SubjectAlternativeName(names)
+
+
+def certificate_builder(
+    subject: x509.Name,
+    issuer: x509.Name,
+    public_key: ec.EllipticCurvePublicKey,
+    validity: datetime.timedelta,
+) -> x509.CertificateBuilder:
+    """A builder valid from five minutes ago (clock skew) for `validity`."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(public_key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + validity)
+    )
+
+
+def private_key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    """`key` as unencrypted PKCS#8 PEM."""
+    return key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
 
 
 def self_signed_certificate(
@@ -39,23 +84,10 @@ def self_signed_certificate(
 ) -> tuple[bytes, bytes]:
     """A self-signed serving certificate and its key (PEM) for `hosts` (names or IPs)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.timezone.utc)
-    names: list[x509.GeneralName] = []
-    for host in dict.fromkeys(hosts):
-        try:
-            names.append(x509.IPAddress(ipaddress.ip_address(host)))
-        except ValueError:
-            names.append(x509.DNSName(host))
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     certificate = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + SELF_SIGNED_VALIDITY)
-        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        certificate_builder(subject, subject, key.public_key(), SELF_SIGNED_VALIDITY)
+        .add_extension(subject_alternative_names(hosts), critical=False)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(
             x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
@@ -63,14 +95,7 @@ def self_signed_certificate(
         )
         .sign(key, hashes.SHA256())
     )
-    return (
-        certificate.public_bytes(serialization.Encoding.PEM),
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        ),
-    )
+    return certificate.public_bytes(serialization.Encoding.PEM), private_key_pem(key)
 
 
 def _server_context() -> ssl.SSLContext:

@@ -8,8 +8,10 @@ Two jobs, two packages, and the pytest plugin that joins them:
   its command-line face);
 - `controlplane`: running them: `Environment` starts etcd, kube-apiserver and
   optionally kube-controller-manager on loopback (or connects to an existing
-  cluster) and installs CRDs. It reaches the binaries through
-  `opgen.testing.binaries` alone and never builds (import-linter holds it);
+  cluster) and installs CRDs and webhook configurations
+  (`WebhookInstallOptions`, served by a `WebhookManager`). It reaches the
+  binaries through `opgen.testing.binaries` alone and never builds
+  (import-linter holds it);
 - `plugin` (`opgen.testing.plugin`, loaded through a pytest entry point)
   provides the `envtest`, `envtest_controller_manager`, `kube_client` and
   `namespace` fixtures;
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
     from opgen.testing.binaries.obtain import obtain_binaries
     from opgen.testing.controlplane.crds import CrdSource, load_crds
     from opgen.testing.controlplane.environment import Environment
+    from opgen.testing.controlplane.webhookmanager import WebhookManager
+    from opgen.testing.controlplane.webhooks import LocalWebhooks, WebhookInstallOptions
 
 # Names resolve on first use (PEP 562), so `opgen envtest --help` and other light
 # users of `opgen.testing.binaries` do not pay for lightkube, yaml and cryptography.
@@ -50,6 +54,9 @@ _HOME = {
     "CrdSource": "controlplane.crds",
     "load_crds": "controlplane.crds",
     "Environment": "controlplane.environment",
+    "LocalWebhooks": "controlplane.webhooks",
+    "WebhookInstallOptions": "controlplane.webhooks",
+    "WebhookManager": "controlplane.webhookmanager",
     "ETCD_MIN_VERSION": "binaries",
     "KUBERNETES_VERSION": "binaries",
     "KubernetesVersion": "binaries",
@@ -71,6 +78,9 @@ __all__ = [
     "CrdSource",
     "Environment",
     "KubernetesVersion",
+    "LocalWebhooks",
+    "WebhookInstallOptions",
+    "WebhookManager",
     "cache_root",
     "find_binaries",
     "load_crds",

@@ -15,22 +15,39 @@ ini options: `opgen_crd_paths` (CRD files or directories installed at session
 start; default `<rootdir>/config/crd/bases` when it exists) and
 `opgen_envtest_controller_manager` (start kube-controller-manager with the
 session). Tests using these fixtures get the `envtest` marker.
+
+Webhooks: when the session's webhook configurations (`opgen_webhook_paths`,
+default `<rootdir>/config/webhook`) hold any, or one of its CRDs converts by
+webhook, the session installs them pointing at a local server
+(`WebhookInstallOptions`) and serves the project's webhooks for the whole
+session (`WebhookManager`), registered by `opgen_webhook_setup` (default
+`<package>.main:setup_webhooks`, the package named in `<rootdir>/PROJECT`), on
+`opgen_webhook_host` (default 127.0.0.1; an address an existing cluster can
+reach when `USE_EXISTING_CLUSTER` is set).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import secrets
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+import yaml
 
 from opgen.errors import EnvtestError
 from opgen.testing.binaries import BinariesNotFound
+from opgen.testing.controlplane.crds import load_crds
 from opgen.testing.controlplane.environment import Environment
+from opgen.testing.controlplane.webhookmanager import Setup, WebhookManager
+from opgen.testing.controlplane.webhooks import (
+    WebhookInstallOptions,
+    load_configurations,
+)
 
 __all__ = [
     "CONTROLLER_MANAGER_INI",
@@ -44,12 +61,18 @@ __all__ = [
     "namespace",
     "namespace_name",
     "session_crd_paths",
+    "session_webhook_paths",
+    "session_webhook_setup",
 ]
 
 REQUIRE_ENV = "OPGEN_REQUIRE_ENVTEST"
 CRD_PATHS_INI = "opgen_crd_paths"
 CONTROLLER_MANAGER_INI = "opgen_envtest_controller_manager"
+WEBHOOK_PATHS_INI = "opgen_webhook_paths"
+WEBHOOK_SETUP_INI = "opgen_webhook_setup"
+WEBHOOK_HOST_INI = "opgen_webhook_host"
 DEFAULT_CRD_DIR = Path("config", "crd", "bases")
+DEFAULT_WEBHOOK_DIR = Path("config", "webhook")
 ENVTEST_FIXTURES = frozenset(
     {"envtest", "envtest_controller_manager", "kube_client", "namespace"}
 )
@@ -63,6 +86,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         help="CRD files or directories the envtest fixture installs at session start "
         "(default: <rootdir>/config/crd/bases when it exists).",
+    )
+    parser.addini(
+        WEBHOOK_PATHS_INI,
+        type="paths",
+        default=[],
+        help="Webhook configuration files or directories served for the session "
+        "(default: <rootdir>/config/webhook when it exists).",
+    )
+    parser.addini(
+        WEBHOOK_SETUP_INI,
+        default="",
+        help="module:function registering the webhooks with an opgen.runtime.Manager "
+        "(default: <package>.main:setup_webhooks, the package named in PROJECT).",
+    )
+    parser.addini(
+        WEBHOOK_HOST_INI,
+        default="127.0.0.1",
+        help="The address the API server calls the session's webhook server on.",
     )
     parser.addini(
         CONTROLLER_MANAGER_INI,
@@ -101,6 +142,67 @@ def session_crd_paths(config: pytest.Config) -> list[Path]:
     return [default] if default.is_dir() else []
 
 
+def session_webhook_paths(config: pytest.Config) -> list[Path]:
+    """`opgen_webhook_paths` when set, else `<rootdir>/config/webhook` when it exists."""
+    configured: list[Path] = list(config.getini(WEBHOOK_PATHS_INI))
+    if configured:
+        return configured
+    default = config.rootpath / DEFAULT_WEBHOOK_DIR
+    return [default] if default.is_dir() else []
+
+
+def session_webhook_setup(config: pytest.Config) -> str | None:
+    """`opgen_webhook_setup` when set, else `<package>.main:setup_webhooks` for the
+    package `<rootdir>/PROJECT` names; None without either."""
+    configured = str(config.getini(WEBHOOK_SETUP_INI) or "").strip()
+    if configured:
+        return configured
+    project = config.rootpath / "PROJECT"
+    if not project.is_file():
+        return None
+    try:
+        package = (yaml.safe_load(project.read_text(encoding="utf-8")) or {}).get(
+            "package"
+        )
+    except (OSError, yaml.YAMLError, AttributeError):
+        return None
+    return f"{package}.main:setup_webhooks" if isinstance(package, str) else None
+
+
+def _needs_webhooks(crd_paths: Sequence[Path], webhook_paths: Sequence[Path]) -> bool:
+    """Whether the session's configurations hold a webhook or a CRD converts by one."""
+    try:
+        if load_configurations(webhook_paths):
+            return True
+        return any(
+            ((crd.body.get("spec") or {}).get("conversion") or {}).get("strategy")
+            == "Webhook"
+            for crd in load_crds(crd_paths)
+        )
+    except EnvtestError as error:
+        pytest.fail(f"envtest could not read the webhooks: {error}", pytrace=False)
+
+
+def _webhook_setup(config: pytest.Config) -> Setup:
+    target = session_webhook_setup(config)
+    if target is None or ":" not in target:
+        pytest.fail(
+            "the session has webhook configurations but no way to serve them: set the "
+            f"ini option {WEBHOOK_SETUP_INI} = module:function (a function registering "
+            "the webhooks with an opgen.runtime.Manager)",
+            pytrace=False,
+        )
+    module, _, name = target.partition(":")
+    try:
+        setup = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        pytest.fail(
+            f"cannot load the webhook setup {target} ({WEBHOOK_SETUP_INI}): {error}",
+            pytrace=False,
+        )
+    return setup  # type: ignore[no-any-return]
+
+
 def namespace_name(test_name: str) -> str:
     """A valid, unique namespace name that still says which test made it."""
     stem = re.sub(r"[^a-z0-9]+", "-", test_name.lower()).strip("-")[:40].strip("-")
@@ -123,18 +225,41 @@ def _start_or_skip(make: Callable[[], Environment]) -> Environment:
 
 @pytest.fixture(scope="session")
 def envtest(request: pytest.FixtureRequest) -> Iterator[Environment]:
-    """A started control plane shared by the session (or the existing cluster)."""
+    """A started control plane shared by the session (or the existing cluster),
+    serving the project's webhooks when it has any."""
     config = request.config
+    crd_paths = session_crd_paths(config)
+    webhook_paths = session_webhook_paths(config)
+    options = None
+    setup = None
+    if _needs_webhooks(crd_paths, webhook_paths):
+        setup = _webhook_setup(config)
+        options = WebhookInstallOptions(
+            paths=webhook_paths, local_host=str(config.getini(WEBHOOK_HOST_INI))
+        )
     environment = _start_or_skip(
         lambda: Environment(
             controller_manager=bool(config.getini(CONTROLLER_MANAGER_INI)),
-            crd_paths=session_crd_paths(config),
+            crd_paths=crd_paths,
+            webhook_install_options=options,
         )
     )
+    manager = None
     try:
+        if setup is not None:
+            try:
+                manager = WebhookManager(environment, setup).start()
+            except EnvtestError as error:
+                pytest.fail(
+                    f"envtest could not serve the webhooks: {error}", pytrace=False
+                )
         yield environment
     finally:
-        environment.stop()
+        try:
+            if manager is not None:
+                manager.stop()
+        finally:
+            environment.stop()
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from opgen.write.insertions import Insertion
 from opgen.write.regions import Region
 
 
@@ -17,7 +18,8 @@ class Ownership(enum.Enum):
     USER = "user"
     """Scaffolded once; never overwritten without --force (a skip is reported)."""
     INJECTED = "injected"
-    """Owned by the user; opgen edits only between scaffold markers."""
+    """Owned by the user; opgen edits only between scaffold markers, and adds
+    missing blocks above insertion points."""
 
 
 @dataclass(frozen=True)
@@ -26,13 +28,15 @@ class File:
 
     For an INJECTED file, `content` is what a new file gets (with its regions
     already filled in) and `regions` is what replaces the lines between the
-    markers when the file already exists.
+    markers when the file already exists; `insertions` are the blocks added
+    above their insertion points when the existing file lacks them.
     """
 
     path: PurePosixPath
     content: str
     ownership: Ownership = Ownership.GENERATED
     regions: tuple[Region, ...] = ()
+    insertions: tuple[Insertion, ...] = ()
 
     def target(self, root: Path) -> Path:
         return root.joinpath(*self.path.parts)

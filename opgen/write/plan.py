@@ -7,7 +7,8 @@
 - USER: created when missing; an existing file that differs is skipped (and
   the skip reported) unless `force` is set.
 - INJECTED: created when missing; otherwise only the lines between its scaffold
-  markers are replaced (a missing or broken marker is a `ScaffoldError`).
+  markers are replaced, and missing blocks are added above their insertion
+  points (a missing or broken marker is a `ScaffoldError`).
 
 A `Plan` is applied all-or-nothing (`Plan.apply`), reported as drift with short
 unified diffs (`Plan.drift`, for `--check`) or described (`Plan.describe`, for
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -26,6 +27,7 @@ from opgen.errors import Location, ScaffoldError
 from opgen.write.atomic import replace_all
 from opgen.write.files import File, Ownership, Removal
 from opgen.write.hashes import content_hash
+from opgen.write.insertions import insert
 from opgen.write.regions import splice
 
 
@@ -101,6 +103,19 @@ class Plan:
             for c in self.writes
             if c.ownership is Ownership.USER and c.new is not None
         }
+
+    def injected_file_hashes(self, recorded: Mapping[str, str]) -> dict[str, str]:
+        """`path: sha256:<hex>` of the injected files this plan creates, and of those
+        it changes whose content still had its `recorded` hash (unedited by the user:
+        they stay unedited). Injected files opgen never recorded stay untracked."""
+        hashes = {}
+        for change in self.writes:
+            if change.ownership is not Ownership.INJECTED or change.new is None:
+                continue
+            path = str(change.path)
+            if change.old is None or recorded.get(path) == content_hash(change.old):
+                hashes[path] = content_hash(change.new)
+        return hashes
 
     def drift(self) -> tuple[Change, ...]:
         """The changes `--check` reports: everything that would be written."""
@@ -197,6 +212,7 @@ def _change_for(file: File, root: Path, *, force: bool) -> Change:
     new = file.content
     if file.ownership is Ownership.INJECTED:
         new = splice(old, file.regions, path=str(file.path))
+        new = insert(new, file.insertions, path=str(file.path))
     if old == new:
         return Change(file.path, Action.UNCHANGED, file.ownership, old, new)
     if file.ownership is Ownership.USER and not force:

@@ -34,6 +34,9 @@ class Region:
     name: str
     text: str
     """Lines including their newlines; empty for an empty region."""
+    required: bool = True
+    """False: a file without this region's markers is left as it is (a region that
+    came with a later feature, which the file may predate)."""
 
     def __post_init__(self) -> None:
         if self.text and not self.text.endswith("\n"):
@@ -124,7 +127,8 @@ def splice(text: str, regions: tuple[Region, ...], *, path: str) -> str:
     """
     lines = text.splitlines(keepends=True)
     spans = _spans(lines, path)
-    missing = [r.name for r in regions if r.name not in spans]
+    missing = [r.name for r in regions if r.name not in spans and r.required]
+    regions = tuple(r for r in regions if r.name in spans)
     if missing:
         names = ", ".join(f"'# {MARKER_PREFIX}{name}'" for name in missing)
         raise ScaffoldError(

@@ -44,6 +44,8 @@ TARGETS = [
     "test",
     "test-e2e",
     "run",
+    "install-local-webhooks",
+    "uninstall-local-webhooks",
     "build",
     "docker-build",
     "docker-push",

@@ -11,8 +11,9 @@ from opgen.render.templating import template_environment
 
 TEMPLATES = resources.files("opgen") / "templates"
 
-VIEWS = {"project", "resource", "module"}
-"""A `ProjectView`, a `ResourceView`, a `ClientModuleView`."""
+VIEWS = {"project", "resource", "module", "webhook", "spoke"}
+"""A `ProjectView`, a `ResourceView`, a `ClientModuleView`, a `WebhookView`, a
+`SpokeView`."""
 REGIONS = set(scaffold._TEMPLATE_SLOTS.values())
 """The scaffold-marker regions of the injected files, each one string."""
 
@@ -41,7 +42,12 @@ def test_every_template_reads_only_the_views_and_the_regions() -> None:
 
 
 def test_region_slots_appear_only_in_the_files_that_hold_markers() -> None:
-    injected = {"project/main.py.j2", *scaffold._INJECTED_TEMPLATES.values()}
+    injected = {
+        "project/main.py.j2",
+        scaffold._WEBHOOK_TEMPLATE,
+        scaffold._WEBHOOK_TEST_TEMPLATE,
+        *scaffold._INJECTED_TEMPLATES.values(),
+    }
     for name, source in _templates().items():
         names = meta.find_undeclared_variables(template_environment(name).parse(source))
         if name not in injected:

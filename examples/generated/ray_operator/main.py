@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Entry point of the ray-operator manager: flags, controllers, run until SIGTERM.
 
-`opgen create api` wires new controllers in between the `+opgen:scaffold`
-markers; the rest of this file is yours.
+`opgen create api` wires new controllers, and `opgen create webhook` new
+webhooks, in between the `+opgen:scaffold` markers; the rest of this file is
+yours. Set ENABLE_WEBHOOKS=false to run the manager without its webhooks.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 from collections.abc import Sequence
 
 from opgen import runtime as rt
@@ -67,6 +69,29 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="Key file name in --metrics-cert-path.",
     )
     parser.add_argument(
+        "--webhook-port",
+        type=int,
+        default=9443,
+        help="Port the webhook server listens on.",
+    )
+    parser.add_argument(
+        "--webhook-cert-path",
+        default="",
+        help="Folder holding the webhook server's certificate and key, reloaded when "
+        "they change; default: /tmp/k8s-webhook-server/serving-certs when it holds "
+        "them, else a self-signed certificate the API server does not trust.",
+    )
+    parser.add_argument(
+        "--webhook-cert-name",
+        default="tls.crt",
+        help="Certificate file name in --webhook-cert-path.",
+    )
+    parser.add_argument(
+        "--webhook-cert-key",
+        default="tls.key",
+        help="Key file name in --webhook-cert-path.",
+    )
+    parser.add_argument(
         "--enable-http2",
         action=rt.flags.BoolFlag,
         default=False,
@@ -91,6 +116,12 @@ def manager_options(args: argparse.Namespace) -> rt.ManagerOptions:
             cert_key=args.metrics_cert_key,
         ),
         probes=rt.ProbeOptions(bind_address=args.health_probe_bind_address),
+        webhook=rt.WebhookOptions(
+            port=args.webhook_port,
+            cert_path=args.webhook_cert_path or None,
+            cert_name=args.webhook_cert_name,
+            cert_key=args.webhook_cert_key,
+        ),
         leader_election=(
             rt.LeaderElectionConfig(name="f40ac7d3.io") if args.leader_elect else None
         ),
@@ -104,10 +135,18 @@ def setup_controllers(manager: rt.Manager) -> None:
     # +opgen:scaffold:controllers:end
 
 
+def setup_webhooks(manager: rt.Manager) -> None:
+    """Register every webhook with the manager's webhook server (the tests call it too)."""
+    # +opgen:scaffold:webhooks
+    # +opgen:scaffold:webhooks:end
+
+
 async def run(args: argparse.Namespace) -> None:
-    """Build the manager, register the controllers, and run until SIGTERM."""
+    """Build the manager, register the controllers and webhooks, and run until SIGTERM."""
     manager = rt.Manager.from_env(manager_options(args))
     setup_controllers(manager)
+    if os.environ.get("ENABLE_WEBHOOKS") != "false":
+        setup_webhooks(manager)
     log.info("starting manager")
     await manager.run()
 

@@ -10,7 +10,10 @@ runs them on loopback:
 - `processes`: child processes in their own process group, and the watchdog;
 - `reaper`: the watchdog script that cleans up when the owner dies;
 - `pki`: the certificates; `kubeconfig`: the admin kubeconfig;
-- `crds`: installing CRDs and waiting until they can be used.
+- `crds`: installing CRDs and waiting until they can be used;
+- `webhooks`: webhook configurations and CRD conversions calling a local
+  server, with its certificates (`WebhookInstallOptions`); `webhookmanager`:
+  a project's webhooks served in a thread for the tests.
 
 Nothing is imported here, so that a light user of one module (the reaper is
 run by path) does not pay for lightkube and cryptography.

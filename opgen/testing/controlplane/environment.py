@@ -43,6 +43,7 @@ from opgen.testing.binaries import (
     verify_etcd,
 )
 from opgen.testing.controlplane import crds, kubeconfig
+from opgen.testing.controlplane import webhooks as local_webhooks
 from opgen.testing.controlplane.localplane import (
     LocalControlPlane,
     require_controller_manager,
@@ -100,8 +101,11 @@ class Environment:
         start_timeout: float | None = None,
         stop_timeout: float | None = None,
         environ: Mapping[str, str] | None = None,
+        webhook_install_options: local_webhooks.WebhookInstallOptions | None = None,
     ) -> None:
         self._environ = dict(os.environ if environ is None else environ)
+        self.webhook_install_options = webhook_install_options
+        self._webhooks: local_webhooks.LocalWebhooks | None = None
         self._binaries = binaries
         self._want_controller_manager = controller_manager
         self._crd_paths = list(crd_paths)
@@ -189,10 +193,69 @@ class Environment:
     ) -> None:
         """Apply CRDs (files, directories or dicts); wait until each is Established and served.
 
+        With webhooks installed, a CRD converting by webhook calls the local server.
         A CRD the API server rejects raises `EnvtestError` carrying the server's message.
         """
+        documents: list[crds.CrdSource] = list(paths)
+        local = self._webhooks
+        if local is not None:
+            documents = [
+                local_webhooks.with_local_conversion(crd, local).body
+                for crd in crds.load_crds(documents)
+            ]
         with self._admin_client() as client:
-            crds.install_crds(client, paths, timeout)
+            crds.install_crds(client, documents, timeout)
+
+    # -- webhooks -------------------------------------------------------------
+
+    @property
+    def webhooks(self) -> local_webhooks.LocalWebhooks | None:
+        """Where the installed webhook configurations call (host, port, certificates),
+        once webhooks are installed; `webhooks.server_options()` serves them."""
+        return self._webhooks
+
+    def install_webhooks(
+        self,
+        options: local_webhooks.WebhookInstallOptions,
+        *,
+        crd_paths: Iterable[crds.CrdSource] = (),
+    ) -> local_webhooks.LocalWebhooks:
+        """Install the webhook configurations of `options`, calling a local server, and
+        point the conversion of the CRDs in `crd_paths` (already installed) at it too.
+
+        Pass the options to the constructor instead to have the CRDs installed with
+        the local conversion from the start.
+        """
+        self._require_started()
+        if self._webhooks is not None:
+            raise EnvtestError(
+                "webhooks are installed already (uninstall_webhooks() first)"
+            )
+        local = local_webhooks.prepare(options, self.work_dir)
+        documents = local_webhooks.load_configurations(options.paths)
+        names = [crd.name for crd in crds.load_crds(crd_paths)]
+        with self._admin_client() as client:
+            self._webhooks = local_webhooks.install_configurations(
+                client, local, documents, options
+            )
+            local_webhooks.patch_conversion(client, names, local)
+        self.webhook_install_options = options
+        return self._webhooks
+
+    def uninstall_webhooks(self) -> None:
+        """Delete the webhook configurations this environment installed."""
+        local, self._webhooks = self._webhooks, None
+        if local is not None and self.started:
+            with self._admin_client() as client:
+                local_webhooks.uninstall_configurations(client, local)
+
+    def wait_for_webhooks(self, timeout: float = 60.0) -> None:
+        """Return once the API server calls the webhook server through every installed
+        configuration (a webhook server must be serving `webhooks.server_options()`)."""
+        if self._webhooks is None:
+            raise EnvtestError("no webhooks are installed")
+        with self._admin_client() as client:
+            local_webhooks.wait_until_served(client, self._webhooks, timeout=timeout)
 
     def uninstall_crds(
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
@@ -246,10 +309,21 @@ class Environment:
                 self._connect_existing()
             else:
                 self._start_control_plane()
+            options = self.webhook_install_options
+            if options is not None:
+                self._webhooks = local_webhooks.prepare(options, self.work_dir)
             if self._crd_paths:
                 began = time.monotonic()
                 self.install_crds(self._crd_paths)
                 self.timings["crds"] = time.monotonic() - began
+            if options is not None and self._webhooks is not None:
+                with self._admin_client() as client:
+                    self._webhooks = local_webhooks.install_configurations(
+                        client,
+                        self._webhooks,
+                        local_webhooks.load_configurations(options.paths),
+                        options,
+                    )
             # After the CRDs: the garbage collector discovers resource types at
             # start and then only every 30 s.
             if self._want_controller_manager:
@@ -261,6 +335,9 @@ class Environment:
 
     def stop(self) -> None:
         """Stop every process (whole process groups) and remove the work directory. Idempotent."""
+        if self._existing and self._webhooks is not None:
+            self.uninstall_webhooks()  # they point at this machine
+        self._webhooks = None
         if self._local is not None:
             self._local.stop()
             self._local = None
