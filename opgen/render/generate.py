@@ -81,8 +81,9 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     )
     role = project_role(rules, project)
     files = [*crds, role]
-    if project.has_webhooks:
-        files.append(render_webhook_manifests(webhooks))
+    manifests = render_webhook_manifests(webhooks) if project.has_webhooks else None
+    if manifests is not None:
+        files.append(manifests)
     if everything:
         project = follow_kinds(project, loaded.kinds)
         files += [
@@ -91,7 +92,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
             project_file(project),
         ]
     if project.chart:
-        files += chart_files(project, crds, role, chart_values(root))
+        files += chart_files(project, crds, role, manifests, chart_values(root))
     removals = stale_outputs(
         root, project, {file.path for file in files}, clients=everything
     )

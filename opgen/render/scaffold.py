@@ -200,12 +200,14 @@ def injected_files(project: Project) -> list[File]:
 
 
 def config_files(project: Project) -> dict[PurePosixPath, str]:
-    """The user-owned files of `config/` as `init` and `create api` scaffold them,
-    before any edit: what the Helm chart is made from (`opgen.render.chart`)."""
+    """The user-owned files of `config/` as `init`, `create api` and `create
+    webhook` scaffold them, before any edit: what the Helm chart is made from
+    (`opgen.render.chart`)."""
     view = project_view(project)
+    templates = _USER_FILES | (_WEBHOOK_CONFIG_FILES if project.has_webhooks else {})
     files = {
         PurePosixPath(path): render(template, project=view)
-        for path, template in _USER_FILES.items()
+        for path, template in templates.items()
         if path.startswith("config/")
     }
     for resource in project.resources:

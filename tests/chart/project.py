@@ -6,6 +6,17 @@ from pathlib import Path
 
 from tests.scaffold.conftest import api_args, opgen
 
+WEBHOOK = (
+    "create", "webhook", "--group", "animals", "--version", "v1", "--kind", "Tiger",
+    "--defaulting", "--programmatic-validation", "--conversion", "--spoke", "v1alpha1",
+)  # fmt: skip
+STORAGE_VERSION = (
+    "zoo/api/v1/tiger_types.py",
+    "@op.kind(",
+    "@op.storage_version()\n@op.kind(",
+)
+"""The edit a converting kind needs before `create webhook`: its hub is stored."""
+
 SHAPES: dict[str, tuple[tuple[str, ...], list[tuple[str, ...]]]] = {
     "single": (
         ("init", "--domain", "example.com", "--project-name", "ray-operator"),
@@ -30,8 +41,18 @@ SHAPES: dict[str, tuple[tuple[str, ...], list[tuple[str, ...]]]] = {
             api_args("apps", "v1", "Deployment", "--no-resource"),
         ],
     ),
+    "webhooks": (
+        ("init", "--domain", "example.com", "--project-name", "zoo"),
+        [
+            api_args("animals", "v1", "Tiger"),
+            api_args("animals", "v1alpha1", "Tiger"),
+            ("edit-file", *STORAGE_VERSION),
+            WEBHOOK,
+        ],
+    ),
 }
-"""Project shapes: init's arguments and the `create api` command lines."""
+"""Project shapes: init's arguments and the commands after it (`edit-file PATH
+OLD NEW` edits a file between them)."""
 
 
 def project_with_chart(root: Path, shape: str) -> Path:
@@ -39,6 +60,11 @@ def project_with_chart(root: Path, shape: str) -> Path:
     init, creates = SHAPES[shape]
     root.mkdir(parents=True)
     for args in [init, *creates, ("generate",), ("create", "chart")]:
+        if args[0] == "edit-file":
+            path, old, new = args[1:]
+            source = root / path
+            source.write_text(source.read_text().replace(old, new, 1))
+            continue
         run = opgen(root, *args)
         assert run.exit_code == 0, f"opgen {' '.join(args)}:\n{run.stdout}{run.stderr}"
     return root

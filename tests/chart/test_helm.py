@@ -1,12 +1,12 @@
 """The generated chart under helm itself: lint, template, install and uninstall on envtest.
 
 helm is built from the Go module proxy once and cached (tests/helm.py). For
-three project shapes, `helm template` with the default values gives exactly
-the objects `kubectl kustomize config/default` gives, apart from the
-documented differences (docs/deploy.md): Helm's labels, the CRDs' keep
-annotation, the image pull policy, and the Namespace object, which Helm
-leaves to `--create-namespace`. Values reach the objects; values.schema.json
-refuses what it should; `helm install` into envtest creates the CRDs, RBAC
+four project shapes (one with webhooks), `helm template` with the default
+values gives exactly the objects `kubectl kustomize config/default` gives,
+apart from the documented differences (docs/deploy.md): Helm's labels, the
+CRDs' keep annotation, the image pull policy, and the Namespace object, which
+Helm leaves to `--create-namespace`. Values reach the objects (webhooks and
+cert-manager too); values.schema.json refuses what it should; `helm install` into envtest creates the CRDs, RBAC
 and Deployment, as the API server shows, and `helm uninstall` removes them.
 """
 
@@ -95,6 +95,74 @@ def test_helm_template_with_defaults_is_kustomizes_output(
         assert without_documented_differences(
             chart[key]
         ) == without_documented_differences(expected), key
+
+
+@pytest.fixture(scope="module")
+def webhooks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return project_with_chart(tmp_path_factory.mktemp("hooks") / "zoo", "webhooks")
+
+
+def test_webhooks_and_cert_manager_come_from_config(webhooks: Path) -> None:
+    found = by_key(template(webhooks))
+    service = "zoo-webhook-service"
+    mutating = found[
+        ("MutatingWebhookConfiguration", "zoo-mutating-webhook-configuration")
+    ]
+    assert mutating["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == (
+        "zoo-system/zoo-serving-cert"
+    )
+    assert mutating["webhooks"][0]["clientConfig"]["service"]["name"] == service
+    crd = found[("CustomResourceDefinition", "tigers.animals.example.com")]
+    assert crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"] == {
+        "name": service,
+        "namespace": "zoo-system",
+        "path": "/convert",
+    }
+    certificate = found[("Certificate", "zoo-serving-cert")]
+    assert certificate["spec"]["dnsNames"] == [
+        f"{service}.zoo-system.svc",
+        f"{service}.zoo-system.svc.cluster.local",
+    ]
+    assert ("Issuer", "zoo-selfsigned-issuer") in found
+
+
+def test_webhook_and_cert_manager_toggles(webhooks: Path) -> None:
+    without_cert_manager = by_key(
+        template(
+            webhooks, "--set", "certManager.enable=false", "--set", "webhook.port=10443"
+        )
+    )
+    assert not {kind for kind, _ in without_cert_manager} & {"Certificate", "Issuer"}
+    for obj in without_cert_manager.values():
+        assert "cert-manager.io/inject-ca-from" not in obj["metadata"].get(
+            "annotations", {}
+        )
+    container = deployment_of(list(without_cert_manager.values()))["spec"]["template"][
+        "spec"
+    ]["containers"][0]
+    assert "--webhook-port=10443" in container["args"]
+    assert {
+        "containerPort": 10443,
+        "name": "webhook-server",
+        "protocol": "TCP",
+    } in container["ports"]
+    service = without_cert_manager[("Service", "zoo-webhook-service")]
+    assert service["spec"]["ports"][0]["targetPort"] == 10443
+
+    off = by_key(template(webhooks, "--set", "webhook.enable=false"))
+    kinds = {kind for kind, _ in off}
+    assert not kinds & {
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "Certificate",
+        "Issuer",
+    }
+    assert ("Service", "zoo-webhook-service") not in off
+    crd = off[("CustomResourceDefinition", "tigers.animals.example.com")]
+    assert "conversion" not in crd["spec"]
+    pod = deployment_of(list(off.values()))["spec"]["template"]["spec"]
+    assert not any(arg.startswith("--webhook") for arg in pod["containers"][0]["args"])
+    assert not pod["volumes"]
 
 
 def test_the_documented_differences_are_all_there_is(single: Path) -> None:

@@ -35,11 +35,17 @@ _USER_FILES = {
 
 
 def chart_files(
-    project: Project, crds: Sequence[File], role: File, values: str | None
+    project: Project,
+    crds: Sequence[File],
+    role: File,
+    webhook_manifests: File | None,
+    values: str | None,
 ) -> list[File]:
     """Every file of the chart; `values` is the current `values.yaml`, if any."""
     config = {str(path): text for path, text in config_files(project).items()}
-    config[str(role.path)] = role.content
+    for generated in (role, webhook_manifests):
+        if generated is not None:
+            config[str(generated.path)] = generated.content
     layout = Layout(project)
     source = ChartSource(
         crds={
@@ -57,11 +63,15 @@ def chart_files(
             )
         ),
     )
-    spec = values_spec(chart_defaults(source), helper_roles=True)
+    spec = values_spec(
+        chart_defaults(source), helper_roles=True, webhooks=project.has_webhooks
+    )
     view = project_view(project)
     files = [
         File(CHART_DIR / template.path, template.text)
-        for template in chart_templates(project.project_name, source)
+        for template in chart_templates(
+            project.project_name, source, webhooks=project.has_webhooks
+        )
     ]
     files += [
         File(

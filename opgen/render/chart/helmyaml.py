@@ -30,6 +30,7 @@ BlockRender = Callable[[int, str], list[str]]
 """Lines for a block slot, given its line's indentation and its lead (`key: `, `- `)."""
 
 _TOKEN = re.compile(r"opgen-slot-(\d+)-x")
+_TOKEN_TEXT = re.compile(r"opgen-slot-\d+-x")
 
 
 class Slots:
@@ -70,6 +71,17 @@ class Slots:
             else:
                 out.append(_TOKEN.sub(lambda m: self._inline[m.group(0)], line))
         return "\n".join(out) + "\n"
+
+    def lines(self, key: str, value: Any, indent: int) -> list[str]:
+        """`key:` and `value` as template lines at `indent`, inline slots filled.
+
+        For text a block slot builds; a block slot inside `value` would be
+        rendered at the wrong indentation, so it is refused.
+        """
+        text = dump_document({key: value})
+        if any(token in self._blocks for token in _TOKEN_TEXT.findall(text)):
+            raise ValueError(f"{key}: a block slot cannot sit inside a block's value")
+        return [" " * indent + line for line in self.dump({key: value}).splitlines()]
 
     @staticmethod
     def _block_lines(render: BlockRender, indent: int, lead: str) -> list[str]:

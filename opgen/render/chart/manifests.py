@@ -85,12 +85,17 @@ def chart_defaults(source: ChartSource) -> ChartDefaults:
         security_context=container.get("securityContext", {}),
         resources=container.get("resources", {}),
         metrics_port=int(_metrics_argument(source).rpartition(":")[2]),
+        webhook_port=_webhook_patch(source).port,
     )
 
 
-def chart_templates(chart: str, source: ChartSource) -> list[Template]:
+def chart_templates(
+    chart: str, source: ChartSource, *, webhooks: bool
+) -> list[Template]:
     """Every generated template of the chart named `chart`, sorted by path."""
-    helpers = _Helm(chart, _metrics_argument(source))
+    helpers = _Helm(
+        chart, _metrics_argument(source), _webhook_patch(source), _certificate(source)
+    )
     metrics_auth = "and .Values.metrics.enable .Values.metrics.secure"
     parts: list[tuple[str, str, str | None]] = [
         ("config/rbac/service_account.yaml", "rbac/service_account.yaml", None),
@@ -142,6 +147,31 @@ def chart_templates(chart: str, source: ChartSource) -> list[Template]:
         (path, f"rbac/{path.rsplit('/', 1)[1]}", ".Values.rbacHelpers.enable")
         for path in source.helper_roles
     ]
+    if webhooks:
+        certificates = "and .Values.webhook.enable .Values.certManager.enable"
+        parts += [
+            (
+                "config/webhook/manifests.yaml",
+                "webhook/manifests.yaml",
+                ".Values.webhook.enable",
+            ),
+            (
+                "config/webhook/service.yaml",
+                "webhook/service.yaml",
+                ".Values.webhook.enable",
+            ),
+            ("config/certmanager/issuer.yaml", "certmanager/issuer.yaml", certificates),
+            (
+                "config/certmanager/certificate-webhook.yaml",
+                "certmanager/certificate-webhook.yaml",
+                certificates,
+            ),
+            (
+                "config/network-policy/allow-webhook-traffic.yaml",
+                "network-policy/allow-webhook-traffic.yaml",
+                "and .Values.networkPolicy.enable .Values.webhook.enable",
+            ),
+        ]
     templates = [
         _template(f"templates/{target}", source.config[path], condition, helpers)
         for path, target, condition in parts
@@ -167,6 +197,44 @@ def _metrics_argument(source: ChartSource) -> str:
     return str(patch["value"])
 
 
+@dataclass(frozen=True)
+class WebhookPatch:
+    """What config/default/manager_webhook_patch.yaml adds to the Deployment, by list."""
+
+    args: tuple[str, ...] = ()
+    volume_mounts: tuple[dict[str, Any], ...] = ()
+    ports: tuple[dict[str, Any], ...] = ()
+    volumes: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def port(self) -> int | None:
+        return int(self.ports[0]["containerPort"]) if self.ports else None
+
+
+_PATCHED_LISTS = {
+    "/spec/template/spec/containers/0/args/-": "args",
+    "/spec/template/spec/containers/0/volumeMounts/-": "volume_mounts",
+    "/spec/template/spec/containers/0/ports/-": "ports",
+    "/spec/template/spec/volumes/-": "volumes",
+}
+
+
+def _webhook_patch(source: ChartSource) -> WebhookPatch:
+    text = source.config.get("config/default/manager_webhook_patch.yaml")
+    if text is None:
+        return WebhookPatch()
+    added: dict[str, list[Any]] = {field: [] for field in _PATCHED_LISTS.values()}
+    for operation in yaml.safe_load(text):
+        added[_PATCHED_LISTS[operation["path"]]].append(operation["value"])
+    return WebhookPatch(**{field: tuple(values) for field, values in added.items()})
+
+
+def _certificate(source: ChartSource) -> str | None:
+    """The webhook server's Certificate's name in config/certmanager."""
+    text = source.config.get("config/certmanager/certificate-webhook.yaml")
+    return str(documents(text)[0]["metadata"]["name"]) if text else None
+
+
 def _template(path: str, text: str, condition: str | None, helm: _Helm) -> Template:
     bodies = [
         helm.convert(doc) for doc in documents(text) if doc["kind"] != "Namespace"
@@ -183,14 +251,51 @@ def _template(path: str, text: str, condition: str | None, helm: _Helm) -> Templ
 class _Helm:
     """How config/default's objects become this chart's templates."""
 
-    def __init__(self, chart: str, metrics_argument: str) -> None:
+    def __init__(
+        self,
+        chart: str,
+        metrics_argument: str,
+        webhook: WebhookPatch,
+        certificate: str | None,
+    ) -> None:
         self.chart = chart
         self.metrics_flag = metrics_argument.rpartition(":")[0] + ":"
+        self.webhook = webhook
+        self.certificate = certificate
+
+    @property
+    def fullname(self) -> str:
+        return f'{{{{ include "{self.chart}.fullname" . }}}}'
+
+    def inject_ca(self, metadata: dict[str, Any], slots: Slots) -> None:
+        """cert-manager's annotation naming the webhook Certificate, with cert-manager on."""
+        condition = "and .Values.webhook.enable .Values.certManager.enable"
+        value = f"{{{{ .Release.Namespace }}}}/{self.fullname}-{self.certificate}"
+        line = f"cert-manager.io/inject-ca-from: {value}"
+        annotations = metadata.get("annotations")
+        if annotations:
+            annotations["cert-manager.io/inject-ca-from"] = slots.block(
+                _when(condition, line)
+            )
+            return
+
+        metadata["annotations"] = slots.block(
+            lambda indent, lead: indented(
+                indent, f"{{{{- if {condition} }}}}", "annotations:"
+            )
+            + indented(indent + 2, line)
+            + indented(indent, "{{- end }}")
+        )
+
+    def service_reference(self, service: dict[str, Any], slots: Slots) -> None:
+        service["name"] = self.name(slots, service["name"])
+        service["namespace"] = slots.inline("{{ .Release.Namespace }}")
 
     def convert(self, document: dict[str, Any]) -> str:
         slots = Slots()
         doc = copy.deepcopy(document)
         kind = doc["kind"]
+        name = str(doc["metadata"]["name"])
         self._metadata(doc, slots)
         if kind.endswith("Binding"):
             doc["roleRef"]["name"] = self.name(slots, doc["roleRef"]["name"])
@@ -198,15 +303,18 @@ class _Helm:
                 if subject.get("kind") == "ServiceAccount":
                     subject["name"] = self.name(slots, subject["name"])
                     subject["namespace"] = slots.inline("{{ .Release.Namespace }}")
-        special: dict[str, Callable[[dict[str, Any], Slots], None]] = {
+        special: dict[str, Callable[[dict[str, Any], Slots, str], None]] = {
             "CustomResourceDefinition": self._crd,
             "Deployment": self._deployment,
             "Service": self._service,
             "ServiceMonitor": self._service_monitor,
             "NetworkPolicy": self._network_policy,
+            "MutatingWebhookConfiguration": self._webhook_configuration,
+            "ValidatingWebhookConfiguration": self._webhook_configuration,
+            "Certificate": self._certificate,
         }
         if kind in special:
-            special[kind](doc, slots)
+            special[kind](doc, slots, name)
         return slots.dump(doc)
 
     def name(self, slots: Slots, name: str) -> str:
@@ -233,13 +341,52 @@ class _Helm:
 
         metadata["labels"] = slots.block(labels)
 
-    def _crd(self, doc: dict[str, Any], slots: Slots) -> None:
+    def _crd(self, doc: dict[str, Any], slots: Slots, name: str) -> None:
         annotations = doc["metadata"].setdefault("annotations", {})
         annotations["helm.sh/resource-policy"] = slots.block(
             _when(".Values.crd.keep", "helm.sh/resource-policy: keep")
         )
+        conversion = doc["spec"].get("conversion")
+        service = (
+            (conversion or {}).get("webhook", {}).get("clientConfig", {}).get("service")
+        )
+        if service is None:
+            return
+        self.inject_ca(doc["metadata"], slots)
+        self.service_reference(service, slots)
 
-    def _deployment(self, doc: dict[str, Any], slots: Slots) -> None:
+        def converting(indent: int, lead: str) -> list[str]:
+            return [
+                *indented(indent, "{{- if .Values.webhook.enable }}"),
+                *slots.lines("conversion", conversion, indent),
+                *indented(indent, "{{- end }}"),
+            ]
+
+        doc["spec"]["conversion"] = slots.block(converting)
+
+    def _webhook_configuration(
+        self, doc: dict[str, Any], slots: Slots, name: str
+    ) -> None:
+        self.inject_ca(doc["metadata"], slots)
+        for webhook in doc.get("webhooks", []):
+            service = webhook.get("clientConfig", {}).get("service")
+            if service is not None:
+                self.service_reference(service, slots)
+
+    def _certificate(self, doc: dict[str, Any], slots: Slots, name: str) -> None:
+        spec = doc["spec"]
+        spec["issuerRef"]["name"] = self.name(slots, spec["issuerRef"]["name"])
+        service = f"{self.fullname}-webhook-service"
+        spec["dnsNames"] = [
+            slots.inline(
+                dns.replace("SERVICE_NAMESPACE", "{{ .Release.Namespace }}").replace(
+                    "SERVICE_NAME", service
+                )
+            )
+            for dns in spec["dnsNames"]
+        ]
+
+    def _deployment(self, doc: dict[str, Any], slots: Slots, name: str) -> None:
         spec = doc["spec"]
         spec["replicas"] = slots.inline("{{ .Values.manager.replicas }}")
         pod = spec["template"]["spec"]
@@ -260,6 +407,19 @@ class _Helm:
             _with_inline(".Values.manager.image.pullPolicy", "imagePullPolicy")
         )
         container["args"] = slots.block(self._args(container.get("args", [])))
+        if self.webhook.ports:
+            for key, added in (
+                ("volumeMounts", self.webhook.volume_mounts),
+                ("ports", self._webhook_ports(slots)),
+            ):
+                container[key] = slots.block(
+                    _webhook_items(key, container.get(key, []), added, slots)
+                )
+            pod["volumes"] = slots.block(
+                _webhook_items(
+                    "volumes", pod.get("volumes", []), self.webhook.volumes, slots
+                )
+            )
         container["env"] = slots.block(_env(container.get("env", [])))
         container["resources"] = slots.block(_to_yaml(".Values.manager.resources"))
         container["securityContext"] = slots.block(
@@ -285,6 +445,7 @@ class _Helm:
                     "{{- end }}",
                 ),
                 *to_yaml_lines(fixed, indent),
+                *self._webhook_args(indent),
                 *indented(
                     indent,
                     "{{- range .Values.manager.args }}",
@@ -295,26 +456,69 @@ class _Helm:
 
         return render
 
-    def _service(self, doc: dict[str, Any], slots: Slots) -> None:
-        for port in doc["spec"]["ports"]:
-            port["port"] = slots.inline("{{ .Values.metrics.port }}")
-            port["targetPort"] = slots.inline("{{ .Values.metrics.port }}")
+    def _webhook_args(self, indent: int) -> list[str]:
+        if not self.webhook.args:
+            return []
+        args = [
+            (
+                "--webhook-port={{ .Values.webhook.port }}"
+                if arg.startswith("--webhook-port=")
+                else arg
+            )
+            for arg in self.webhook.args
+        ]
+        return indented(
+            indent,
+            "{{- if .Values.webhook.enable }}",
+            *(f"- {arg}" for arg in args),
+            "{{- end }}",
+        )
 
-    def _service_monitor(self, doc: dict[str, Any], slots: Slots) -> None:
+    def _webhook_ports(self, slots: Slots) -> tuple[dict[str, Any], ...]:
+        port = slots.inline("{{ .Values.webhook.port }}")
+        return tuple({**added, "containerPort": port} for added in self.webhook.ports)
+
+    def _service(self, doc: dict[str, Any], slots: Slots, name: str) -> None:
+        value = "webhook" if name.endswith("webhook-service") else "metrics"
+        for port in doc["spec"]["ports"]:
+            if value == "metrics":
+                port["port"] = slots.inline("{{ .Values.metrics.port }}")
+            port["targetPort"] = slots.inline(f"{{{{ .Values.{value}.port }}}}")
+
+    def _service_monitor(self, doc: dict[str, Any], slots: Slots, name: str) -> None:
         for endpoint in doc["spec"]["endpoints"]:
             endpoint["scheme"] = slots.inline(
                 '{{ ternary "https" "http" .Values.metrics.secure }}'
             )
 
-    def _network_policy(self, doc: dict[str, Any], slots: Slots) -> None:
+    def _network_policy(self, doc: dict[str, Any], slots: Slots, name: str) -> None:
+        value = "webhook" if "webhook" in name else "metrics"
         for rule in doc["spec"].get("ingress", []):
             for port in rule.get("ports", []):
-                port["port"] = slots.inline("{{ .Values.metrics.port }}")
+                port["port"] = slots.inline(f"{{{{ .Values.{value}.port }}}}")
 
 
 def _when(condition: str, line: str) -> Callable[[int, str], list[str]]:
     def render(indent: int, lead: str) -> list[str]:
         return indented(indent, f"{{{{- if {condition} }}}}", line, "{{- end }}")
+
+    return render
+
+
+def _webhook_items(
+    key: str, base: list[Any], added: Iterable[Any], slots: Slots
+) -> Callable[[int, str], list[str]]:
+    """`key:` with config/'s items, then the webhook patch's while webhooks are on."""
+
+    def render(indent: int, lead: str) -> list[str]:
+        extra = [slots.lines("x", [item], indent)[1:] for item in added]
+        return [
+            *indented(indent, f"{key}:"),
+            *to_yaml_lines(base, indent),
+            *indented(indent, "{{- if .Values.webhook.enable }}"),
+            *(line for lines in extra for line in lines),
+            *indented(indent, "{{- end }}"),
+        ]
 
     return render
 

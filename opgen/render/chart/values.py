@@ -65,6 +65,8 @@ class ChartDefaults:
     security_context: Mapping[str, Any]
     resources: Mapping[str, Any]
     metrics_port: int
+    webhook_port: int | None
+    """The webhook server's port, in a project with webhooks."""
 
 
 _OBJECT = {"type": "object"}
@@ -73,8 +75,10 @@ _BOOLEAN = {"type": "boolean"}
 _PORT = {"type": "integer", "minimum": 1, "maximum": 65535}
 
 
-def values_spec(defaults: ChartDefaults, *, helper_roles: bool) -> tuple[Section, ...]:
-    """Every value of the chart, in sections."""
+def values_spec(
+    defaults: ChartDefaults, *, helper_roles: bool, webhooks: bool
+) -> tuple[Section, ...]:
+    """Every value of the chart, in sections (`webhook` and `certManager` with webhooks)."""
     repository, _, tag = defaults.image.rpartition(":")
     manager = Section(
         "manager",
@@ -152,8 +156,44 @@ def values_spec(defaults: ChartDefaults, *, helper_roles: bool) -> tuple[Section
             Value("tolerations", [], _OBJECTS, "Taints the pod tolerates."),
         ),
     )
+    webhook_sections = (
+        Section(
+            "webhook",
+            "The webhook server, its Service and the webhook configurations.",
+            (
+                Value(
+                    "enable",
+                    True,
+                    _BOOLEAN,
+                    "Serve the webhooks and register them; false also drops the CRDs' "
+                    "conversion webhook.",
+                ),
+                Value(
+                    "port",
+                    defaults.webhook_port,
+                    _PORT,
+                    "Port the webhook server listens on.",
+                ),
+            ),
+        ),
+        Section(
+            "certManager",
+            "cert-manager issues the webhook server's certificate (needs cert-manager "
+            "in the cluster) and injects its CA into the webhook configurations and CRDs.",
+            (
+                Value(
+                    "enable",
+                    True,
+                    _BOOLEAN,
+                    "Create the Issuer and Certificate; false: provide the Secret "
+                    "webhook-server-cert and the caBundles yourself.",
+                ),
+            ),
+        ),
+    )
     return (
         manager,
+        *(webhook_sections if webhooks else ()),
         Section(
             "leaderElection",
             "Leader election (--leader-elect): one active manager among the replicas.",
