@@ -60,8 +60,8 @@ core-types: envtest ## Regenerate opgen/api/k8s/ from the pinned kube-apiserver'
 	$(BIN)/python -m opgen.cli.core_types
 
 .PHONY: bench
-bench: setup ## Run the benchmarks and print their figures.
-	$(BIN)/python -m benchmarks
+bench: setup envtest ## Run the benchmarks and print their figures (BENCH="runtime -- --tables scale" selects).
+	$(BIN)/python -m benchmarks $(BENCH)
 
 .PHONY: clean
 clean: ## Remove build and test leftovers (not the envtest cache).

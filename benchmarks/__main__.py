@@ -2,7 +2,9 @@
 
 `python -m benchmarks` runs them all, in name order, including sub-packages
 such as `benchmarks/runtime/`; `python -m benchmarks crd` runs only modules
-whose name contains "crd".
+whose name contains "crd"; words after `--` go to each selected module's
+`main(argv)`, e.g. `python -m benchmarks runtime -- --tables scale` runs one
+table of the runtime benchmark (`make bench BENCH="runtime -- --tables scale"`).
 """
 
 from __future__ import annotations
@@ -28,16 +30,20 @@ def discover() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    words, options = argv, []
+    if "--" in argv:
+        split = argv.index("--")
+        words, options = argv[:split], argv[split + 1 :]
     selected = [
-        name for name in discover() if not argv or any(word in name for word in argv)
+        name for name in discover() if not words or any(word in name for word in words)
     ]
     if not selected:
-        print(f"no benchmark matches {' '.join(argv)}", file=sys.stderr)
+        print(f"no benchmark matches {' '.join(words)}", file=sys.stderr)
         return 1
     for name in selected:
-        print(f"== {name}")
-        run: Callable[[], None] = importlib.import_module(name).main
-        run()
+        print(f"== {name}", flush=True)
+        run: Callable[[list[str]], None] = importlib.import_module(name).main
+        run(options)
         print()
     return 0
 

@@ -142,7 +142,8 @@ def help_seconds() -> float:
     return min(runs)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Entry point (takes no options)."""
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as temp:
         directory = Path(temp)
         results: dict[int, float] = {}

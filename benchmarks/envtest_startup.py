@@ -23,7 +23,9 @@ def _row(name: str, samples: list[float]) -> str:
     )
 
 
-def main(runs: int) -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: `[RUNS]` (default 5)."""
+    runs = int(argv[0]) if argv else 5
     steps: dict[str, list[float]] = {}
     starts: list[float] = []
     stops: list[float] = []
@@ -44,4 +46,4 @@ def main(runs: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main(sys.argv[1:])

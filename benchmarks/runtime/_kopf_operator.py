@@ -4,7 +4,9 @@ Runs in a separate virtualenv with kopf and lightkube (kopf is not an opgen
 dependency). One handler for create/update/resume creates the owned ConfigMap
 (kopf.adopt) and sets the same status (replicas, observedGeneration, a Ready
 condition) through kopf's patch. Event posting is off so that only the
-reconcile work is compared. Prints `ready`, and on exit its peak RSS.
+reconcile work is compared. Prints `ready`, `reconciled` once BENCH_EXPECT
+handler calls are done (when set), and on exit its peak RSS, CPU time and
+handler call count.
 """
 
 import asyncio
@@ -24,7 +26,9 @@ from lightkube.core.exceptions import ApiError
 from lightkube.resources.core_v1 import ConfigMap
 
 NAMESPACE = os.environ["BENCH_NAMESPACE"]
+EXPECT = int(os.environ.get("BENCH_EXPECT", "0"))
 _client = None
+_reconciles = 0
 
 
 def client():
@@ -92,6 +96,10 @@ async def reconcile(spec, meta, name, namespace, body, patch, **_):
             "lastTransitionTime": now,
         }
     ]
+    global _reconciles
+    _reconciles += 1
+    if _reconciles == EXPECT:
+        print("reconciled", flush=True)
 
 
 def main():
@@ -127,6 +135,7 @@ def main():
             {
                 "peak_rss_kib": usage.ru_maxrss,
                 "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                "reconciles": _reconciles,
             }
         ),
         flush=True,

@@ -1,7 +1,8 @@
 """The opgen side of the benchmark: the sample Widget operator, run until SIGTERM.
 
-Prints `ready` once it leads and, on exit, one JSON line with its request
-counts and peak RSS.
+Prints `ready` once its caches have synced and the controller runs, `reconciled`
+once BENCH_EXPECT reconciles are done (when set), and on exit one JSON line
+with its request counts, peak RSS, CPU time and reconcile count.
 """
 
 from __future__ import annotations
@@ -29,13 +30,19 @@ async def main() -> None:
             ),
         ),
     )
-    WidgetReconciler(manager.client).setup(
+    reconciler = WidgetReconciler(manager.client)
+    reconciler.setup(
         manager, max_concurrent_reconciles=int(os.environ.get("BENCH_WORKERS", "32"))
     )
+    expect = int(os.environ.get("BENCH_EXPECT", "0"))
 
     async def announce() -> None:
         await manager.elected.wait()
         print("ready", flush=True)
+        if expect:
+            while reconciler.reconciles < expect:
+                await asyncio.sleep(0.05)
+            print("reconciled", flush=True)
 
     announcer = asyncio.create_task(announce())
     await manager.run()
@@ -46,7 +53,8 @@ async def main() -> None:
         "writes": manager.rest.writes,
         "peak_rss_kib": usage.ru_maxrss,
         "cpu_seconds": usage.ru_utime + usage.ru_stime,
-        "reconciles": {
+        "reconciles": reconciler.reconciles,
+        "reconcile_results": {
             sample.labels["result"]: sample.value
             for metric in manager.metrics.reconcile_total.collect()
             for sample in metric.samples
@@ -58,10 +66,11 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    profile = os.environ.get("BENCH_PROFILE")  # write cProfile stats to this file
+    # BENCH_PROFILE=PREFIX: write cProfile stats to PREFIX.<pid> (one file per start)
+    profile = os.environ.get("BENCH_PROFILE")
     if profile:
         import cProfile
 
-        cProfile.run("asyncio.run(main())", profile)
+        cProfile.run("asyncio.run(main())", f"{profile}.{os.getpid()}")
     else:
         sys.exit(asyncio.run(main()))

@@ -10,7 +10,9 @@ This is the only stage that imports user code, or any module named by input:
 generated project's package on the path and `load_classes(paths)` returns the
 classes its files define (the reconcilers `op.rbac` decorates), both in
 `project`; `builtin_kinds(module)` reads the kinds a lightkube module defines,
-for controllers of built-in types (`builtin`).
+for controllers of built-in types (`builtin`). While a file runs, Pydantic reads
+no attribute docstrings; `docstrings` reads them once per file for the schema
+stage.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ module again.
 
 Failures become `LoadError`s naming the file and line: syntax errors, import
 errors, and any exception raised while the file runs (a `MarkerError` from a
-badly constructed marker keeps its class).
+badly constructed marker keeps its class; Pydantic's refusal of a field type
+is told with its class and field, `pydantic_errors`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import re
 import sys
 import sysconfig
 import traceback
@@ -28,20 +30,29 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType, TracebackType
 
+from pydantic.errors import PydanticSchemaGenerationError
+
+from opgen.api import Model
 from opgen.errors import LoadError, Location, OpgenError
+from opgen.load import docstrings
+from opgen.load.pydantic_errors import schema_generation_error
+from opgen.load.sourcelines import symbol_at
 from opgen.model.kinds import SOURCE_FILE_ATTR
 
 __all__ = ["display_path", "import_module_from_path"]
 
 _BY_FILE: dict[Path, tuple[tuple[int, int], ModuleType]] = {}
 """Executed user modules by file, with the (mtime, size) they were executed at."""
-_BY_NAME: dict[str, ModuleType] = {}
+_BY_NAME: dict[str, tuple[ModuleType, Path]] = {}
+"""Executed user modules by name, with their resolved file (resolved once: the
+check before every later import is then a comparison and a stat)."""
 _SYSTEM_DIRS = tuple(
     Path(p).resolve()
     for key in ("stdlib", "platstdlib", "purelib", "platlib")
     if (p := sysconfig.get_paths().get(key))
 )
 _OPGEN_DIR = Path(__file__).resolve().parent.parent
+_MARKER_NAMED = re.compile(r"@?op\.(\w+)")
 
 
 def display_path(path: Path | str) -> str:
@@ -68,7 +79,7 @@ def import_module_from_path(path: Path | str) -> ModuleType:
     if cached is not None and cached[0] == _stamp(file):
         return cached[1]
     root, name = _module_name(file)
-    with _user_modules_visible(root), _on_sys_path(root):
+    with _user_modules_visible(root), _on_sys_path(root), docstrings.deferred(Model):
         before = set(sys.modules)
         try:
             module = _execute(file, name)
@@ -123,8 +134,8 @@ def _user_modules_visible(root: Path) -> Iterator[None]:
     """
     restored = {
         name: module
-        for name, module in _BY_NAME.items()
-        if name not in sys.modules and _is_current(module, root)
+        for name, (module, file) in _BY_NAME.items()
+        if name not in sys.modules and _is_current(module, file, root)
     }
     sys.modules.update(restored)
     try:
@@ -135,11 +146,10 @@ def _user_modules_visible(root: Path) -> Iterator[None]:
                 del sys.modules[name]
 
 
-def _is_current(module: ModuleType, root: Path) -> bool:
-    """`module` was executed from a file below `root` that has not changed since."""
-    if not _is_user_module(module, root):
+def _is_current(module: ModuleType, file: Path, root: Path) -> bool:
+    """`module` was executed from `file`, below `root`, which has not changed since."""
+    if not file.is_relative_to(root) or file == root:
         return False
-    file = Path(str(module.__file__)).resolve()
     cached = _BY_FILE.get(file)
     if cached is None or cached[1] is not module:
         return False
@@ -172,8 +182,24 @@ def _execute(file: Path, name: str) -> ModuleType:
         line = _user_frame(error.__traceback__, file.parent)
         if error.location is None or not error.location.file:
             old = error.location or Location()
-            error.location = Location(file=line, cls=old.cls, field=old.field)
+            cls, field = old.cls, old.field
+            if line is not None and cls is None:
+                # Marker errors start with the marker (`op.MinLength(-1): ...`):
+                # with lazy annotations the line is the class statement, and the
+                # field is the one whose annotation names it.
+                named = _MARKER_NAMED.match(error.message)
+                cls, field = symbol_at(
+                    _frame_file(line, file),
+                    _frame_line(line),
+                    mentioning=named[1] if named else None,
+                )
+            error.location = Location(file=line, cls=cls, field=field)
         raise
+    except PydanticSchemaGenerationError as error:
+        line = _user_frame(error.__traceback__, file.parent) or display_path(file)
+        raise schema_generation_error(
+            error, _frame_file(line, file), _frame_line(line), line
+        ) from None
     except Exception as error:
         line = _user_frame(error.__traceback__, file.parent) or display_path(file)
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
@@ -185,6 +211,18 @@ def _execute(file: Path, name: str) -> ModuleType:
             location=None,
             hint=hint,
         ) from None
+
+
+def _frame_file(where: str, default: Path) -> Path:
+    """The file of a `file:line` from `_user_frame`."""
+    name, _, line = where.rpartition(":")
+    return Path(name) if name and line.isdigit() else default
+
+
+def _frame_line(where: str) -> int:
+    """The line of a `file:line` from `_user_frame` (0 when there is none)."""
+    line = where.rpartition(":")[2]
+    return int(line) if line.isdigit() else 0
 
 
 def _user_frame(tb: TracebackType | None, directory: Path) -> str | None:
@@ -227,13 +265,13 @@ def _adopt_new_modules(before: set[str], root: Path) -> None:
     ]
     for name in added:
         module = sys.modules[name]
+        docstrings.register_module(module)
         _complete_models(module)
     for name in added:
         module = sys.modules.pop(name)
-        _BY_NAME[name] = module
-        if getattr(module, "__file__", None):
-            file = Path(str(module.__file__)).resolve()
-            _BY_FILE[file] = (_stamp(file), module)
+        file = Path(str(module.__file__)).resolve()  # a user module has a file
+        _BY_NAME[name] = (module, file)
+        _BY_FILE[file] = (_stamp(file), module)
 
 
 def _complete_models(module: ModuleType) -> None:

@@ -55,6 +55,11 @@ class Deletion:
     removals: tuple[Removal, ...]
 
 
+# libyaml's safe loader where PyYAML has it: the same documents, ten times faster
+# (every CRD in config/crd/bases/ is read on each `opgen generate`).
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def plan_deletion(
     root: Path, project: Project, group: str, version: str, kind: str, *, force: bool
 ) -> Deletion:
@@ -162,7 +167,9 @@ def generated_crds(root: Path) -> list[PurePosixPath]:
     found = []
     for path in sorted(root.joinpath(*CRD_BASES.parts).glob("*.yaml")):
         try:
-            documents = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+            documents = list(
+                yaml.load_all(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
+            )
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue  # not a file opgen wrote
         if any(_annotated(document) for document in documents):

@@ -13,6 +13,7 @@ golden CRDs through `dump_documents` reproduces them byte for byte.
 from __future__ import annotations
 
 import decimal
+import io
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -98,18 +99,75 @@ _Dumper.add_representer(dict, _represent_mapping)
 _Dumper.add_representer(tuple, yaml.SafeDumper.represent_list)
 
 
+_DUMP_OPTIONS: dict[str, Any] = {
+    "default_flow_style": False,
+    "allow_unicode": True,
+    "width": 80,
+    "indent": 2,
+    "sort_keys": True,
+}
+_TAGS = {
+    bool: "tag:yaml.org,2002:bool",
+    int: "tag:yaml.org,2002:int",
+    type(None): "tag:yaml.org,2002:null",
+}
+
+
+class _Nodes:
+    """The node tree PyYAML's representer would build for a document of plain data —
+    dicts, lists, tuples, str, bool, int, float, None — built without its generic
+    dispatch and alias bookkeeping (most of a dump's time); any other value goes
+    through the representer. The C emitter then writes the same bytes."""
+
+    def __init__(self, dumper: Any) -> None:
+        self._dumper = dumper
+        self._strings: dict[str, yaml.ScalarNode] = {}
+
+    def node(self, value: Any) -> yaml.Node:
+        kind = type(value)
+        if kind is str:
+            return self._string(value)
+        if kind is dict:
+            return yaml.MappingNode(
+                "tag:yaml.org,2002:map",
+                [(self.node(k), self.node(v)) for k, v in sorted(value.items())],
+                flow_style=False,
+            )
+        if kind is list or kind is tuple:
+            return yaml.SequenceNode(
+                "tag:yaml.org,2002:seq", [self.node(v) for v in value], flow_style=False
+            )
+        if kind is bool:
+            return yaml.ScalarNode(_TAGS[bool], "true" if value else "false")
+        if kind is int:
+            return yaml.ScalarNode(_TAGS[int], str(value))
+        if value is None:
+            return yaml.ScalarNode(_TAGS[type(None)], "null")
+        if kind is float:
+            return _represent_float(self._dumper, value)
+        node: yaml.Node = self._dumper.represent_data(value)
+        return node
+
+    def _string(self, value: str) -> yaml.ScalarNode:
+        # A fresh node each time (a shared one would become an alias), the style
+        # decided once per distinct string.
+        known = self._strings.get(value)
+        if known is None:
+            known = self._strings[value] = _represent_str(self._dumper, value)
+        return yaml.ScalarNode(known.tag, known.value, style=known.style)
+
+
 def dump_document(document: Mapping[str, Any]) -> str:
     """One YAML document (without the `---` line)."""
-    text: str = yaml.dump(
-        dict(document),
-        Dumper=_Dumper,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=80,
-        indent=2,
-        sort_keys=True,
-    )
-    return text
+    stream = io.StringIO()
+    dumper = _Dumper(stream, **_DUMP_OPTIONS)
+    try:
+        dumper.open()
+        dumper.serialize(_Nodes(dumper).node(dict(document)))
+        dumper.close()
+    finally:
+        dumper.dispose()
+    return stream.getvalue()
 
 
 def dump_documents(documents: Sequence[Mapping[str, Any]]) -> str:

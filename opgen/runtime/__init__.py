@@ -4,7 +4,8 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
 
     reconcile     Request, Result, Reconciler, TerminalError: the contract
     resources     what the runtime knows about a kind (user models, lightkube classes)
-    transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube), httpx2
+    transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube)
+    http1         its lean HTTP/1.1 client: keep-alive pool, chunked answers, timeouts
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors)
     store         cached objects (JSON bytes + metadata) and indexes
@@ -25,6 +26,8 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
     finalizers, conditions, owner, writes, events   helpers for reconcilers
     convert       one call between op.k8s (and your) models and lightkube's
+    status        a custom resource's reconcile with its status kept: finalizer, cleanup,
+                  observedGeneration, Ready/Progressing/Degraded, write only on change
     flags, logs   a manager's command line: Go-style booleans, zap's logging flags
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
@@ -40,6 +43,7 @@ from opgen.runtime import (
     logs,
     owner,
     predicates,
+    status,
     typed,
     webhook,
 )
@@ -122,6 +126,7 @@ __all__ = [
     "owner",
     "predicates",
     "retry_on_conflict",
+    "status",
     "typed",
     "webhook",
 ]

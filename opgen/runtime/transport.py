@@ -1,8 +1,8 @@
 """The runtime's one door to its HTTP stack: lightkube's kubeconfig and credentials,
-and an httpx2 client this module builds itself.
+and the HTTP/1.1 client of `opgen.runtime.http1`.
 
 Every request the runtime sends goes through `Transport.send` or
-`Transport.stream`; no other runtime module imports httpx2 or reads lightkube's
+`Transport.stream`; no other runtime module sends HTTP or reads lightkube's
 configuration. Only public names are used:
 
 - lightkube: `KubeConfig` (`from_file`, `from_env`, `get`), `SingleConfig`
@@ -10,25 +10,32 @@ configuration. Only public names are used:
   `lightkube.config.client_adapter.user_auth(user)` (bearer token; token file
   re-read on 401, for rotated service-account tokens; exec plugins, run again
   on 401; basic auth) and `verify_cluster(cluster, user, abs_file, trust_env=)`
-  (CA, client certificate). lightkube's own client is not used: its HTTP client
-  is private to it.
-- httpx2: `AsyncClient(base_url=, auth=, verify=, timeout=, limits=,
-  trust_env=)` with `send(request, stream=)`, `is_closed` and `aclose()`;
-  `Request(method, url, content=, headers=, extensions={"timeout": ...})`;
-  `Timeout`, `Limits`, `HTTPError`; a response's `status_code`, `content`,
-  `aread()`, `aiter_lines()` and `aclose()`; the `httpx2` logger.
+  (CA, client certificate: an `ssl.SSLContext`).
+- httpx2, for two things: the auth flows `user_auth` returns are `httpx2.Auth`
+  objects, driven here with `httpx2.Request`/`httpx2.Response` (their
+  `async_auth_flow`); and when the environment names an HTTP proxy for the API
+  server (`HTTPS_PROXY`, `NO_PROXY`...), requests go through an
+  `httpx2.AsyncClient` instead, which speaks to proxies.
+
+Credentials: lightkube's flows set a header (`Authorization`) and, given a 401,
+set a new one and ask for a retry. The transport runs a flow once and keeps the
+headers it set for every request; when the server answers 401 it runs a flow
+again with that answer (once for all the requests that got it) and sends the
+request again with the new headers — what httpx2 does per request, without
+doing it per request.
 
 tests/runtime/test_transport_contract.py checks each assumption (names,
-signatures, connection reuse, token-file and exec credentials refreshed on
-401 against a real API server), and pyproject.toml pins the version ranges it
-holds for. Another HTTP client can replace httpx2 behind `send` and `stream`
-without any other module changing.
+signatures, connection reuse, timeouts, token-file and exec credentials
+refreshed on 401 against a real API server), and pyproject.toml pins the
+version ranges it holds for.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import urllib.parse
+import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -38,6 +45,8 @@ import httpx2
 from lightkube import KubeConfig, SingleConfig
 from lightkube.config.client_adapter import user_auth, verify_cluster
 from lightkube.config.models import User
+
+from opgen.runtime import http1
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -52,18 +61,19 @@ __all__ = [
     "quiet_request_logs",
 ]
 
+log = logging.getLogger("opgen.runtime.transport")
+
 DEFAULT_TIMEOUT = 30.0
 """Seconds a request may take to connect, send, and between bytes of the answer."""
 
 MAX_CONNECTIONS = 100
 """Connections to the API server, every one kept alive once opened: a controller
-talks to one server, and with more concurrent workers than httpx's default 20
-kept-alive connections each extra request would pay a new TLS handshake on both
-ends."""
+talks to one server, and each request beyond the open connections would pay a
+new TLS handshake on both ends."""
 
 USER_AGENT = "opgen-runtime"
 
-TransportError = httpx2.HTTPError
+TransportError = http1.HTTPError
 """What a request raises when it gets no answer (refused, timed out, cut off)."""
 
 ConfigSource = str | Path | KubeConfig | SingleConfig | None
@@ -101,17 +111,103 @@ class Answer:
 class Stream:
     """An answer being received (a watch): its status code, then its lines."""
 
-    def __init__(self, response: httpx2.Response) -> None:
-        self._response = response
-        self.status: int = response.status_code
+    def __init__(self, status: int, stream: http1.Stream | httpx2.Response) -> None:
+        self.status = status
+        self._stream = stream
 
     async def read(self) -> bytes:
         """The whole body (for an error answer)."""
-        return await self._response.aread()
+        if isinstance(self._stream, http1.Stream):
+            return await self._stream.read()
+        try:
+            return await self._stream.aread()
+        except httpx2.HTTPError as error:
+            raise _error_of(error) from error
 
-    def lines(self) -> AsyncIterator[str]:
+    async def lines(self) -> AsyncIterator[str]:
         """The body line by line, as it arrives."""
-        return self._response.aiter_lines()
+        if isinstance(self._stream, http1.Stream):
+            async for line in self._stream.lines():
+                yield line
+            return
+        try:
+            async for line in self._stream.aiter_lines():
+                yield line
+        except httpx2.HTTPError as error:
+            raise _error_of(error) from error
+
+
+def _error_of(error: httpx2.HTTPError) -> http1.HTTPError:
+    if isinstance(error, httpx2.TimeoutException):
+        return http1.Timeout(str(error))
+    if isinstance(error, httpx2.ConnectError):
+        return http1.ConnectError(str(error))
+    return http1.ConnectionClosed(str(error))
+
+
+class _Credentials:
+    """The headers lightkube's auth flow sets: asked once, and again after a 401."""
+
+    def __init__(self, auth: httpx2.Auth | None, url: str) -> None:
+        self._auth = auth
+        self._url = url
+        self.lines = b"" if auth is None else None
+        """The header lines to send (None until the flow has been asked)."""
+        self._lock: asyncio.Lock | None = None
+
+    def _locked(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    async def current(self) -> bytes:
+        if self.lines is None:
+            async with self._locked():
+                if self.lines is None:
+                    self.lines = await self._ask(None) or b""
+        return self.lines
+
+    async def after_401(self, sent_with: bytes) -> bytes | None:
+        """New header lines for a request that `sent_with` got a 401 for; None when
+        the flow does not retry (a fixed token: the 401 stands)."""
+        if self._auth is None:
+            return None
+        async with self._locked():
+            if self.lines != sent_with:  # another request refreshed them meanwhile
+                return self.lines
+            fresh = await self._ask(401)
+            if fresh is not None:
+                self.lines = fresh
+            return fresh
+
+    async def _ask(self, status: int | None) -> bytes | None:
+        assert self._auth is not None
+        request = httpx2.Request("GET", self._url)
+        before = dict(request.headers)
+        flow = self._auth.async_auth_flow(request)
+        try:
+            sent = await flow.__anext__()
+            if status is not None:
+                sent = await flow.asend(httpx2.Response(status, request=sent))
+        except StopAsyncIteration:
+            return None
+        finally:
+            await flow.aclose()
+        return b"".join(
+            f"{name}: {value}\r\n".encode("latin-1")
+            for name, value in sent.headers.items()
+            if before.get(name) != value
+        )
+
+
+def _proxied(server: str) -> bool:
+    """Whether the environment sends requests to `server` through a proxy."""
+    proxies = urllib.request.getproxies()
+    scheme = urllib.parse.urlsplit(server).scheme
+    if not (proxies.get(scheme) or proxies.get("all")):
+        return False
+    host = urllib.parse.urlsplit(server).hostname or ""
+    return not urllib.request.proxy_bypass(host)
 
 
 class Transport:
@@ -122,23 +218,40 @@ class Transport:
     ) -> None:
         user = config.user if config.user is not None else User()
         self.server = config.cluster.server.rstrip("/")
-        self.host = urllib.parse.urlsplit(self.server).hostname or ""
+        parts = urllib.parse.urlsplit(self.server)
+        self.host = parts.hostname or ""
         self.namespace = config.namespace
         """The context's namespace ("default" when it names none)."""
-        self._timeout = httpx2.Timeout(timeout)
-        self._http = httpx2.AsyncClient(
-            base_url=self.server,
-            auth=user_auth(user),
-            verify=verify_cluster(
-                config.cluster, user, config.abs_file, trust_env=True
-            ),
-            timeout=self._timeout,
-            limits=httpx2.Limits(
-                max_connections=MAX_CONNECTIONS,
-                max_keepalive_connections=MAX_CONNECTIONS,
-            ),
-            trust_env=True,
+        self._prefix = parts.path
+        self._timeout = timeout
+        auth = user_auth(user)
+        context = verify_cluster(config.cluster, user, config.abs_file, trust_env=True)
+        self._credentials = _Credentials(auth, self.server + "/")
+        self._fixed = (
+            f"Accept: application/json\r\nUser-Agent: {USER_AGENT}\r\n".encode()
         )
+        self._pool: http1.Pool | None = None
+        self._proxied: httpx2.AsyncClient | None = None
+        if _proxied(self.server):
+            self._proxied = httpx2.AsyncClient(
+                base_url=self.server,
+                auth=auth,
+                verify=context,
+                timeout=httpx2.Timeout(timeout),
+                limits=httpx2.Limits(
+                    max_connections=MAX_CONNECTIONS,
+                    max_keepalive_connections=MAX_CONNECTIONS,
+                ),
+                trust_env=True,
+            )
+        else:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            self._pool = http1.Pool(
+                http1.Origin(parts.scheme, self.host, port),
+                context,
+                max_connections=MAX_CONNECTIONS,
+                timeout=timeout,
+            )
 
     @classmethod
     def from_kubeconfig(
@@ -152,28 +265,20 @@ class Transport:
 
     @property
     def closed(self) -> bool:
-        return self._http.is_closed
+        if self._proxied is not None:
+            return self._proxied.is_closed
+        assert self._pool is not None
+        return self._pool.closed
 
-    def _request(
-        self,
-        method: str,
-        path: str,
-        body: bytes | None,
-        content_type: str | None,
-        timeout: httpx2.Timeout,
-    ) -> httpx2.Request:
-        # Built directly: httpx's general request preparation costs more than the
-        # request itself on a busy controller.
-        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        if body is not None:
-            headers["Content-Type"] = content_type or "application/json"
-        return httpx2.Request(
-            method,
-            self.server + path,
-            content=body,
-            headers=headers,
-            extensions={"timeout": timeout.as_dict()},
-        )
+    @property
+    def connections_opened(self) -> int:
+        """How many connections were opened so far (each a TLS handshake)."""
+        return self._pool.connections_opened if self._pool is not None else 0
+
+    def _headers(self, credentials: bytes, content_type: str | None) -> bytes:
+        if content_type is None:
+            return self._fixed + credentials
+        return self._fixed + credentials + f"Content-Type: {content_type}\r\n".encode()
 
     async def send(
         self,
@@ -184,9 +289,25 @@ class Transport:
         content_type: str | None = None,
     ) -> Answer:
         """Send one request (`path` starts with `/` and carries the query) and read the answer."""
-        request = self._request(method, path, body, content_type, self._timeout)
-        response = await self._http.send(request)
-        return Answer(response.status_code, response.content)
+        if body is not None and content_type is None:
+            content_type = "application/json"
+        if self._proxied is not None:
+            return await self._send_proxied(method, path, body, content_type)
+        assert self._pool is not None
+        target = self._prefix + path
+        credentials = await self._credentials.current()
+        status, data = await self._pool.request(
+            method, target, self._headers(credentials, content_type), body
+        )
+        if status == 401:
+            fresh = await self._credentials.after_401(credentials)
+            if fresh is not None:
+                status, data = await self._pool.request(
+                    method, target, self._headers(fresh, content_type), body
+                )
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s %s: %d", method, path, status)
+        return Answer(status, data)
 
     @asynccontextmanager
     async def stream(
@@ -194,22 +315,80 @@ class Transport:
     ) -> AsyncIterator[Stream]:
         """Send one request and receive its answer as it arrives; closed on exit.
         `read_timeout`: the longest silence between two chunks (None: no limit)."""
-        timeout = httpx2.Timeout(self._timeout.connect, read=read_timeout)
-        request = self._request(method, path, None, None, timeout)
-        response = await self._http.send(request, stream=True)
+        if self._proxied is not None:
+            async with self._stream_proxied(method, path, read_timeout) as stream:
+                yield stream
+            return
+        assert self._pool is not None
+        target = self._prefix + path
+        credentials = await self._credentials.current()
+        for attempt in (1, 2):
+            async with self._pool.stream(
+                method,
+                target,
+                self._headers(credentials, None),
+                read_timeout=read_timeout,
+            ) as answer:
+                if answer.status == 401 and attempt == 1:
+                    await answer.read()
+                    fresh = await self._credentials.after_401(credentials)
+                    if fresh is not None:
+                        credentials = fresh
+                        continue
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("%s %s: %d (stream)", method, path, answer.status)
+                yield Stream(answer.status, answer)
+                return
+
+    async def _send_proxied(
+        self, method: str, path: str, body: bytes | None, content_type: str | None
+    ) -> Answer:
+        assert self._proxied is not None
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if content_type is not None:
+            headers["Content-Type"] = content_type
+        request = httpx2.Request(
+            method, self.server + path, content=body, headers=headers
+        )
         try:
-            yield Stream(response)
+            response = await self._proxied.send(request)
+        except httpx2.HTTPError as error:
+            raise _error_of(error) from error
+        return Answer(response.status_code, response.content)
+
+    @asynccontextmanager
+    async def _stream_proxied(
+        self, method: str, path: str, read_timeout: float | None
+    ) -> AsyncIterator[Stream]:
+        assert self._proxied is not None
+        timeout = httpx2.Timeout(self._timeout, read=read_timeout)
+        request = httpx2.Request(
+            method,
+            self.server + path,
+            headers={"Accept": "application/json", "User-Agent": USER_AGENT},
+            extensions={"timeout": timeout.as_dict()},
+        )
+        try:
+            response = await self._proxied.send(request, stream=True)
+        except httpx2.HTTPError as error:
+            raise _error_of(error) from error
+        try:
+            yield Stream(response.status_code, response)
         finally:
             await response.aclose()
 
     async def aclose(self) -> None:
         """Close every connection (idempotent)."""
-        await self._http.aclose()
+        if self._proxied is not None:
+            await self._proxied.aclose()
+        if self._pool is not None:
+            await self._pool.aclose()
 
 
 class _RequestLogsAtDebug(logging.Filter):
-    """httpx2 logs every request at INFO; a manager sends thousands. Demote them to
-    DEBUG: kept (relabelled) when the `httpx2` logger is enabled for DEBUG, else dropped.
+    """httpx2 logs every request at INFO (through a proxy); a manager sends thousands.
+    Demote them to DEBUG: kept (relabelled) when the `httpx2` logger is enabled for
+    DEBUG, else dropped.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import httpx2
 import pytest
 from lightkube.config.kubeconfig import KubeConfig
 from lightkube.resources.core_v1 import ConfigMap
@@ -76,13 +75,14 @@ def test_scope_mistakes_are_refused(rest: RestClient) -> None:
         rest.path("get", resource_type(Gadget), "a", "ns", None, None)
 
 
-def test_request_carries_the_body_type_and_a_timeout(transport: Transport) -> None:
-    timeout = httpx2.Timeout(5.0)
-    request = transport._request("PATCH", "/x", b"{}", "a/b", timeout)
-    assert str(request.url) == "https://k8s.example:6443/x"
-    assert request.method == "PATCH" and request.headers["content-type"] == "a/b"
-    assert request.headers["accept"] == "application/json"
-    assert request.headers["user-agent"] == "opgen-runtime"
-    assert request.extensions["timeout"]["read"] == 5.0
-    plain = transport._request("GET", "/x", None, None, timeout)
-    assert "content-type" not in plain.headers
+def test_request_headers_carry_the_body_type_and_the_credentials(
+    transport: Transport,
+) -> None:
+    lines = transport._headers(b"Authorization: Bearer t\r\n", "a/b").decode()
+    assert lines.split("\r\n")[:-1] == [
+        "Accept: application/json",
+        "User-Agent: opgen-runtime",
+        "Authorization: Bearer t",
+        "Content-Type: a/b",
+    ]
+    assert "Content-Type" not in transport._headers(b"", None).decode()

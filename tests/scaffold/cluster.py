@@ -58,8 +58,22 @@ def kubectl(
     return done
 
 
-def kustomize(root: Path) -> list[dict[str, Any]]:
-    """The objects `kubectl kustomize config/default` gives in `root`."""
+def run_kubectl(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> str:
+    """kubectl with the environment `env` (its KUBECONFIG, HOME); asserts success."""
+    done = subprocess.run(
+        [kubectl_binary(), *args],
+        env=dict(env),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def kustomize_default(root: Path) -> str:
+    """`kubectl kustomize config/default` in `root`: everything `make deploy` applies."""
     done = subprocess.run(
         [kubectl_binary(), "kustomize", "config/default"],
         cwd=root,
@@ -68,12 +82,17 @@ def kustomize(root: Path) -> list[dict[str, Any]]:
         check=False,
     )
     assert done.returncode == 0, f"kubectl kustomize config/default:\n{done.stderr}"
-    return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+    return done.stdout
+
+
+def kustomize(root: Path) -> list[dict[str, Any]]:
+    """The objects `kubectl kustomize config/default` gives in `root`."""
+    return [doc for doc in yaml.safe_load_all(kustomize_default(root)) if doc]
 
 
 def deploy(envtest: Environment, root: Path, name: str, out: Path) -> Path:
     """Apply `config/default`; the kubeconfig of the manager's service account."""
-    rendered = yaml.safe_dump_all(kustomize(root))
+    rendered = kustomize_default(root)
     kubectl(
         envtest.kubeconfig_path, "apply", "--server-side", "-f", "-", stdin=rendered
     )
@@ -145,6 +164,8 @@ def manager(
         run.output = output
     assert process.returncode == 0, output
     assert "starting manager" in output, output
+    assert "SIGTERM received: stopping the manager" in output, output
+    assert output.rstrip().endswith("manager stopped"), output
     assert "Forbidden" not in output, output
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from opgen import runtime as rt
 from opgen.testing import Environment
 from tests.scaffold.cluster import (
     deploy,
@@ -76,6 +77,7 @@ def test_generated_files(generated: Path) -> None:
         rule("batch.fleet.example.com", "crontabs", crud),
         rule("batch.fleet.example.com", "crontabs/finalizers", ["update"]),
         rule("batch.fleet.example.com", "crontabs/status", ["get", "patch", "update"]),
+        rule("events.k8s.io", "events", ["create", "patch"]),
         rule("ray.fleet.example.com", "rayclusters", crud),
         rule("ray.fleet.example.com", "rayclusters/finalizers", ["update"]),
         rule("ray.fleet.example.com", "rayclusters/status", ["get", "patch", "update"]),
@@ -87,16 +89,19 @@ def test_black_ruff_and_mypy_strict_pass(generated: Path) -> None:
 
 
 def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
-    rendered = kustomize(generated)
-    objects = rendered
+    objects = kustomize(generated)
     kinds = {(o["kind"], o["metadata"]["name"]) for o in objects}
     assert ("CustomResourceDefinition", "rayclusters.ray.fleet.example.com") in kinds
     assert ("Deployment", "fleet-operator-controller-manager") in kinds
     assert ("ClusterRole", "fleet-operator-manager-role") in kinds
     deployment = next(o for o in objects if o["kind"] == "Deployment")
     assert deployment["metadata"]["namespace"] == "fleet-operator-system"
-    args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    pod = deployment["spec"]["template"]["spec"]
+    args = pod["containers"][0]["args"]
     assert args[0] == "--metrics-bind-address=:8443"
+    # Kubernetes waits longer than the manager drains before it sends SIGKILL.
+    drain = rt.ManagerOptions().graceful_shutdown_timeout
+    assert pod["terminationGracePeriodSeconds"] > drain
 
 
 def test_kustomize_renders_prometheus_and_network_policy_once_uncommented(

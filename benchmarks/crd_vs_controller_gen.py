@@ -1,0 +1,402 @@
+"""CRD generation: opgen against controller-gen on the same API, 1, 10 and 100 kinds.
+
+    python -m benchmarks.crd_vs_controller_gen [--kinds 1,10,100] [--runs 5]
+        [--project-kinds 10] [--no-project]
+
+The API is examples/raycluster_types.py; its Go twin, with kubebuilder markers,
+is benchmarks/controllergen/api/v1/raycluster_types.go. For N kinds both are
+copied N times at bench time, one file per kind as in a Kubebuilder project,
+with the kind renamed RayCluster, RayCluster1, ... RayCluster{N-1} and the other
+type names suffixed alike.
+
+Each run times, in alternation (which goes first alternates too), one fresh
+process of
+
+- `opgen generate crd --types <each file> --out DIR`, and
+- `controller-gen crd paths=./... output:crd:dir=DIR` (controller-gen
+  `gobuild.CONTROLLER_TOOLS_VERSION`, built from the Go module proxy and cached),
+
+after one untimed warm-up of each (Go's build cache, Python's bytecode).
+Figures are medians over the runs with the min-max beside them. The benchmark
+then checks that both wrote the same CRDs apart from `DIFFERENCES`, and fails
+loudly otherwise.
+
+Last, `opgen generate` end to end in a scaffolded project with `--project-kinds`
+kinds (`opgen init`, `opgen create api` per kind, the example's types): the
+command a developer runs after editing the types.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benchmarks import gobuild
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+PYTHON_TYPES = ROOT / "examples" / "raycluster_types.py"
+GO_MODULE = HERE / "controllergen"
+GO_TYPES = GO_MODULE / "api" / "v1" / "raycluster_types.go"
+GOAL_SPEED_UP = 2.0
+
+TYPE_NAMES = re.compile(
+    r"\b(RayClusterSpec|RayClusterStatus|RayClusterList|RayCluster|HeadSpec"
+    r"|WorkerGroup|ResourceRequirements|UpscalingMode)\b"
+)
+
+_SCHEMA = ("spec", "versions", "*", "schema", "openAPIV3Schema", "properties")
+ALL_DESCRIPTIONS = "every description"
+# Where opgen's CRD and controller-gen's differ by design: (path to a node, the key
+# dropped from it before comparing, why). A path walks mappings by key; "*" is
+# every item of a list; ALL_DESCRIPTIONS drops the descriptions of the whole node.
+DIFFERENCES: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        ("metadata",),
+        "annotations",
+        "each tool stamps its own version: opgen.dev/version, "
+        "controller-gen.kubebuilder.io/version",
+    ),
+    (
+        (*_SCHEMA, "status", "properties", "conditions", "items"),
+        ALL_DESCRIPTIONS,
+        "op.Conditions describes metav1.Condition and its fields in opgen's own "
+        "shorter words; controller-gen copies metav1.Condition's Go doc comments",
+    ),
+    (
+        (
+            *_SCHEMA,
+            "spec",
+            "properties",
+            "head",
+            "properties",
+            "imageFrom",
+            "properties",
+            "name",
+        ),
+        "description",
+        "op.LocalObjectReference describes `name` in opgen's own words; "
+        "controller-gen copies corev1.LocalObjectReference's Go doc comment",
+    ),
+    (
+        (*_SCHEMA, "spec", "properties", "idleTimeout"),
+        "pattern",
+        "op.Duration validates Go's duration syntax with a pattern; controller-gen "
+        "writes metav1.Duration as a bare string (and refuses a Pattern marker on it)",
+    ),
+)
+
+
+def suffixed(source: str, suffix: str) -> str:
+    """The source with the kind renamed RayCluster{suffix} (RayCluster7Spec, as
+    `opgen create api` names them) and every other type name suffixed (HeadSpec7)."""
+
+    def rename(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name.startswith("RayCluster"):
+            return "RayCluster" + suffix + name.removeprefix("RayCluster")
+        return name + suffix
+
+    return TYPE_NAMES.sub(rename, source)
+
+
+def suffixes(count: int) -> list[str]:
+    return [""] + [str(n) for n in range(1, count)]
+
+
+def write_python_types(directory: Path, count: int) -> list[Path]:
+    directory.mkdir(parents=True)
+    source = PYTHON_TYPES.read_text(encoding="utf-8")
+    paths = []
+    for suffix in suffixes(count):
+        path = directory / f"raycluster{suffix}_types.py"
+        path.write_text(suffixed(source, suffix), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def write_go_module(directory: Path, count: int) -> None:
+    api = directory / "api" / "v1"
+    api.mkdir(parents=True)
+    for name in ("go.mod", "go.sum"):
+        shutil.copy(GO_MODULE / name, directory / name)
+    shutil.copy(GO_TYPES.with_name("groupversion_info.go"), api)
+    source = GO_TYPES.read_text(encoding="utf-8")
+    for suffix in suffixes(count):
+        (api / f"raycluster{suffix}_types.go").write_text(
+            suffixed(source, suffix), encoding="utf-8"
+        )
+
+
+def opgen_command() -> list[str]:
+    """The `opgen` console script next to this interpreter (what a user runs)."""
+    script = Path(sys.executable).with_name("opgen")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "opgen"]
+
+
+CPU_SECONDS: dict[str, list[float]] = {}
+"""CPU time (user + system) of every timed run, by the tool's first word."""
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: Sequence[str], cwd: Path) -> float:
+    """Wall seconds of one run of `command` (its CPU time goes to `CPU_SECONDS`)."""
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    done = subprocess.run(
+        list(command),
+        cwd=cwd,
+        env=gobuild.go_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    elapsed = time.perf_counter() - started
+    CPU_SECONDS.setdefault(Path(command[0]).name, []).append(_children_cpu() - cpu)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"`{' '.join(command)}` failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        )
+    return elapsed
+
+
+def spread(samples: Sequence[float]) -> str:
+    """`median (min-max)`."""
+    return (
+        f"{statistics.median(samples):6.2f} " f"({min(samples):.2f}-{max(samples):.2f})"
+    )
+
+
+def _nodes(node: Any, path: Sequence[str]) -> Iterator[Any]:
+    if not path:
+        yield node
+    elif path[0] == "*" and isinstance(node, list):
+        for item in node:
+            yield from _nodes(item, path[1:])
+    elif isinstance(node, dict) and path[0] in node:
+        yield from _nodes(node[path[0]], path[1:])
+
+
+def _drop_descriptions(node: Any) -> None:
+    if isinstance(node, dict):
+        node.pop("description", None)
+        for value in node.values():
+            _drop_descriptions(value)
+    elif isinstance(node, list):
+        for value in node:
+            _drop_descriptions(value)
+
+
+def normalised(text: str) -> Any:
+    """The CRD without the documented differences."""
+    document = yaml.safe_load(text)
+    for path, key, _ in DIFFERENCES:
+        for node in _nodes(document, path):
+            if key == ALL_DESCRIPTIONS:
+                _drop_descriptions(node)
+            elif isinstance(node, dict):
+                node.pop(key, None)
+    return document
+
+
+def compare_outputs(opgen_dir: Path, controller_gen_dir: Path) -> int:
+    """How many CRDs both wrote; raises if they differ beyond `DIFFERENCES`."""
+    ours = sorted(p.name for p in opgen_dir.glob("*.yaml"))
+    theirs = sorted(p.name for p in controller_gen_dir.glob("*.yaml"))
+    if ours != theirs:
+        raise AssertionError(
+            f"different CRD files: opgen {ours}, controller-gen {theirs}"
+        )
+    for name in ours:
+        a = normalised((opgen_dir / name).read_text(encoding="utf-8"))
+        b = normalised((controller_gen_dir / name).read_text(encoding="utf-8"))
+        if a != b:
+            diff = difflib.unified_diff(
+                yaml.safe_dump(b).splitlines(),
+                yaml.safe_dump(a).splitlines(),
+                "controller-gen/" + name,
+                "opgen/" + name,
+                lineterm="",
+            )
+            raise AssertionError(
+                f"{name}: the CRDs differ beyond the documented differences:\n"
+                + "\n".join(diff)
+            )
+    return len(ours)
+
+
+def alternate(
+    runs: int, tools: dict[str, Callable[[int], float]]
+) -> dict[str, list[float]]:
+    """Run each tool `runs` times, alternating which goes first; seconds per tool."""
+    samples: dict[str, list[float]] = {name: [] for name in tools}
+    names = list(tools)
+    for index in range(runs):
+        order = names if index % 2 == 0 else names[::-1]
+        for name in order:
+            samples[name].append(tools[name](index))
+    return samples
+
+
+def bench_kinds(
+    work: Path, count: int, runs: int, controller_gen: Path
+) -> dict[str, Any]:
+    base = work / f"kinds-{count}"
+    types = write_python_types(base / "python", count)
+    module = base / "go"
+    write_go_module(module, count)
+    type_args = [arg for path in types for arg in ("--types", str(path))]
+
+    def run_opgen(index: int) -> float:
+        out = base / f"opgen-out-{index}"
+        return timed(
+            [*opgen_command(), "generate", "crd", *type_args, "--out", str(out)], base
+        )
+
+    def run_controller_gen(index: int) -> float:
+        out = base / f"cg-out-{index}"
+        return timed(
+            [str(controller_gen), "crd", "paths=./...", f"output:crd:dir={out}"],
+            module,
+        )
+
+    run_opgen(-1)
+    run_controller_gen(-1)
+    CPU_SECONDS.clear()
+    samples = alternate(
+        runs, {"opgen": run_opgen, "controller-gen": run_controller_gen}
+    )
+    cpu = {
+        "opgen cpu": CPU_SECONDS.get(Path(opgen_command()[0]).name, []),
+        "controller-gen cpu": CPU_SECONDS.get(controller_gen.name, []),
+    }
+    crds = compare_outputs(base / "opgen-out--1", base / "cg-out--1")
+    if crds != count:
+        raise AssertionError(f"{crds} CRDs written for {count} kinds")
+    return {"kinds": count, **samples, **cpu}
+
+
+def bench_project(work: Path, count: int, runs: int) -> list[float]:
+    """`opgen generate` in a scaffolded project with `count` kinds."""
+    project = work / "project"
+    project.mkdir()
+    opgen = opgen_command()
+    timed(
+        [
+            *opgen,
+            "init",
+            "--domain",
+            "io",
+            "--project-name",
+            "ray-operator",
+            "--owner",
+            "bench",
+        ],
+        project,
+    )
+    source = PYTHON_TYPES.read_text(encoding="utf-8")
+    for suffix in suffixes(count):
+        kind = f"RayCluster{suffix}"
+        timed(
+            [
+                *opgen,
+                "create",
+                "api",
+                "--group",
+                "ray",
+                "--version",
+                "v1",
+                "--kind",
+                kind,
+            ],
+            project,
+        )
+        types = project / "ray_operator" / "api" / "v1" / f"raycluster{suffix}_types.py"
+        types.write_text(suffixed(source, suffix), encoding="utf-8")
+    timed([*opgen, "generate"], project)  # the first run writes; then up to date
+    return [timed([*opgen, "generate"], project) for _ in range(runs)]
+
+
+def report(results: list[dict[str, Any]], runs: int) -> None:
+    print(
+        f"\nCRD generation, the RayCluster API (examples/raycluster_types.py) copied "
+        f"per kind; wall time of one fresh process (the goal's figure) and its CPU "
+        f"time; median (min-max) of {runs} alternated runs"
+    )
+    print(
+        f"{'kinds':>6} {'opgen (s)':>18} {'controller-gen (s)':>20} {'opgen/cg':>9}  "
+        f"{'goal':24} {'opgen CPU (s)':>18} {'controller-gen CPU':>18}"
+    )
+    for result in results:
+        ours = statistics.median(result["opgen"])
+        theirs = statistics.median(result["controller-gen"])
+        ratio = ours / theirs
+        verdict = "met" if theirs / ours >= GOAL_SPEED_UP else "not met"
+        print(
+            f"{result['kinds']:>6} {spread(result['opgen']):>18} "
+            f"{spread(result['controller-gen']):>20} {ratio:>8.2f}x  "
+            f"{f'<= {1 / GOAL_SPEED_UP:.2f}x: {verdict}':24} "
+            f"{spread(result['opgen cpu']):>18} "
+            f"{spread(result['controller-gen cpu']):>18}"
+        )
+    by_count = {r["kinds"]: r for r in results}
+    counts = sorted(by_count)
+    if len(counts) >= 2:
+        low, high = by_count[counts[0]], by_count[counts[-1]]
+        extra = high["kinds"] - low["kinds"]
+        for tool in ("opgen", "controller-gen"):
+            per_kind = (
+                statistics.median(high[tool]) - statistics.median(low[tool])
+            ) / extra
+            print(f"  {tool}: {per_kind * 1000:.1f} ms per extra kind")
+    print("  outputs: the same CRDs apart from the documented differences:")
+    for path, key, why in DIFFERENCES:
+        where = ".".join(p for p in path if p not in _SCHEMA) or path[-1]
+        print(f"    - {where}: {key}. {why}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.crd_vs_controller_gen")
+    parser.add_argument(
+        "--kinds", default="1,10,100", help="comma-separated kind counts"
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--project-kinds", type=int, default=10)
+    parser.add_argument("--no-project", action="store_true")
+    args = parser.parse_args([] if argv is None else argv)
+    controller_gen = gobuild.controller_gen()
+    with tempfile.TemporaryDirectory(prefix="opgen-bench-cg-") as temp:
+        work = Path(temp)
+        results = [
+            bench_kinds(work, int(count), args.runs, controller_gen)
+            for count in args.kinds.split(",")
+        ]
+        report(results, args.runs)
+        if not args.no_project:
+            samples = bench_project(work, args.project_kinds, args.runs)
+            print(
+                f"\n`opgen generate` in a project with {args.project_kinds} kinds "
+                f"(CRDs, RBAC, typed clients; files up to date): "
+                f"{spread(samples).strip()} s, median (min-max) of {args.runs} runs"
+            )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

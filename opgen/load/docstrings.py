@@ -1,0 +1,178 @@
+"""Attribute docstrings, read once per source file instead of once per class.
+
+`op.Model` asks Pydantic for attribute docstrings as field descriptions
+(`use_attribute_docstrings`). Pydantic finds each class's source anew — it
+walks the call stack and asks `inspect` for the module of every frame, then
+re-parses the class — which cost the generator about half the time of
+importing a types file with many kinds. So while the loader executes the
+user's files (`deferred()`), opgen's own base models ask Pydantic for no
+docstrings; the schema stage then adds each description Pydantic would have
+added (`for_class`), from one `ast` parse per file.
+
+The rule is Pydantic's: a string literal statement directly after an annotated
+assignment to a name in the class body documents that attribute; the text is
+`inspect.cleandoc`'d; an explicit `Field(description=...)` wins; a field takes
+the docstring of the class that declares (annotates) it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["deferred", "field_docstring", "register_module"]
+
+_Definition = tuple[tuple[str, ...], dict[str, str]]
+"""A class statement's annotated names, in order, and its attribute docstrings."""
+_BY_FILE: dict[Path, tuple[tuple[int, int], dict[str, list[_Definition]]]] = {}
+_MODULE_FILES: dict[str, Path] = {}
+_CONFIG_KEY = "use_attribute_docstrings"
+
+
+def register_module(module: ModuleType) -> None:
+    """Remember where a user module's classes come from (the loader takes user
+    modules out of `sys.modules` after importing them)."""
+    file = getattr(module, "__file__", None)
+    if file:
+        _MODULE_FILES[module.__name__] = Path(file).resolve()
+
+
+def _definition(body: list[ast.stmt]) -> _Definition:
+    names: list[str] = []
+    docs: dict[str, str] = {}
+    for statement, following in itertools.pairwise([*body, None]):
+        if not (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+        ):
+            continue
+        names.append(statement.target.id)
+        if (
+            isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            docs[statement.target.id] = inspect.cleandoc(following.value.value)
+    return tuple(names), docs
+
+
+def _classes(tree: ast.Module) -> dict[str, list[_Definition]]:
+    """Every class statement's definition by qualified name (a name can repeat)."""
+    found: dict[str, list[_Definition]] = {}
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for statement in body:
+            for node in _direct_definitions(statement):
+                if isinstance(node, ast.ClassDef):
+                    name = prefix + node.name
+                    found.setdefault(name, []).append(_definition(node.body))
+                    walk(node.body, name + ".")
+                else:  # a function: its classes are local
+                    walk(node.body, f"{prefix}{node.name}.<locals>.")
+
+    walk(tree.body, "")
+    return found
+
+
+def _direct_definitions(
+    statement: ast.stmt,
+) -> Iterator[ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Class and function definitions in `statement`, looking into if/try/with blocks."""
+    if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield statement
+        return
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        for child in getattr(statement, field, ()) or ():
+            if isinstance(child, ast.ExceptHandler):
+                for inner in child.body:
+                    yield from _direct_definitions(inner)
+            elif isinstance(child, ast.stmt):
+                yield from _direct_definitions(child)
+
+
+def _file_of(cls: type[Any]) -> Path | None:
+    known = _MODULE_FILES.get(cls.__module__)
+    if known is not None:
+        return known
+    file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    return Path(file).resolve() if file else None
+
+
+def _parsed(file: Path) -> dict[str, list[_Definition]]:
+    status = file.stat()
+    stamp = (status.st_mtime_ns, status.st_size)
+    cached = _BY_FILE.get(file)
+    if cached is None or cached[0] != stamp:
+        tree = ast.parse(file.read_bytes(), filename=str(file))
+        cached = (stamp, _classes(tree))
+        _BY_FILE[file] = cached
+    return cached[1]
+
+
+def _for_class(cls: type[Any]) -> dict[str, str]:
+    """The attribute docstrings written in the body of `cls`, by attribute name.
+
+    A class name written twice in a file (in the branches of an `if`, say) is
+    told apart by the names the class annotates; between statements that
+    annotate the same names the first wins."""
+    file = _file_of(cls)
+    if file is None or file.suffix != ".py":
+        return {}
+    try:
+        definitions = _parsed(file).get(cls.__qualname__, [])
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    if len(definitions) > 1:
+        names = tuple(inspect.get_annotations(cls))
+        definitions = [d for d in definitions if d[0] == names] or definitions
+    return definitions[0][1] if definitions else {}
+
+
+def field_docstring(cls: type[Any], field: str) -> str | None:
+    """The docstring Pydantic would have given `field` of model `cls`, when it was
+    created under `deferred()` (None otherwise, or when there is none): the one in
+    the body of the class in `cls`'s MRO that annotates `field`."""
+    for klass in cls.__mro__:
+        if field in inspect.get_annotations(klass):
+            config = getattr(klass, "model_config", None) or {}
+            if _CONFIG_KEY not in config or config[_CONFIG_KEY] is not None:
+                return None  # Pydantic read it, or the model asks for none
+            return _for_class(klass).get(field)
+    return None
+
+
+def _opgen_models(root: type[Any]) -> list[type[Any]]:
+    found, pending = [], [root]
+    while pending:
+        cls = pending.pop()
+        if cls.__module__.split(".")[0] == "opgen":
+            found.append(cls)
+            pending.extend(cls.__subclasses__())
+    return found
+
+
+@contextmanager
+def deferred(root: type[Any]) -> Iterator[None]:
+    """While inside: models derived from `root` and opgen's other subclasses of it ask
+    Pydantic for no attribute docstrings (`field_docstring` reads them instead).
+
+    The setting is None rather than False, which tells these models from one
+    whose author turned docstrings off."""
+    changed = []
+    for base in _opgen_models(root):
+        config = base.__dict__.get("model_config")
+        if isinstance(config, dict) and config.get(_CONFIG_KEY):
+            config[_CONFIG_KEY] = None
+            changed.append(config)
+    try:
+        yield
+    finally:
+        for config in changed:
+            config[_CONFIG_KEY] = True

@@ -1,0 +1,128 @@
+"""Attribute docstrings read once per file give the CRD Pydantic's own reading gives.
+
+The loader keeps Pydantic from reading attribute docstrings (opgen.load.docstrings)
+and the schema stage adds them itself; the same types file imported the ordinary
+way (Pydantic reads them) must give the same CRD, byte for byte, across the
+cases where Pydantic's rule has a say.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path, PurePosixPath
+
+from opgen.load import load_kinds
+from opgen.load.discover import discover
+from opgen.load.merge import merge_kinds
+from opgen.render.crd import render_crds
+
+TYPES = textwrap.dedent('''\
+    """Docstring cases."""
+
+    from __future__ import annotations
+
+    from typing import Annotated
+
+    from pydantic import ConfigDict, Field
+
+    import opgen.api as op
+
+
+    class Base(op.Model):
+        """A base with documented fields."""
+
+        inherited: int = 0
+        """Declared in the base."""
+        redeclared: int = 0
+        """The base's words."""
+
+
+    class Quiet(op.Model):
+        model_config = ConfigDict(use_attribute_docstrings=False)
+
+        hushed: str = ""
+        """Not a description: this model turned docstrings off."""
+
+
+    if True:
+        class Twice(op.Model):
+            first: str = ""
+            """The first Twice."""
+    else:
+        class Twice(op.Model):
+            second: str = ""
+            """The second Twice."""
+
+
+    class Spec(Base):
+        """The spec."""
+
+        redeclared: int = 1
+        plain: str = ""
+        """A plain docstring,
+            over two lines."""
+        explicit: Annotated[str, Field(description="Field's words win.")] = ""
+        """Not used: the Field says."""
+        described: str = Field("", description="Also the Field's.")
+        """Not used either."""
+        undocumented: int = 0
+        quiet: Quiet | None = None
+        twice: Twice | None = None
+        nested: Spec.Inner | None = None
+        """A nested model."""
+
+        class Inner(op.Model):
+            deep: bool = False
+            """Inside Spec."""
+
+
+    class Status(op.Model):
+        ready: bool = False
+        """Whether it is ready."""
+
+
+    @op.kind(group="docs.example.com", version="v1")
+    @op.subresource_status()
+    class Documented(op.CustomResource[Spec, Status]):
+        """A kind full of docstrings."""
+    ''')
+
+
+def crds_of(kinds: object) -> list[str]:
+    files, _ = render_crds(kinds, PurePosixPath("."))  # type: ignore[arg-type]
+    return [file.content for file in files]
+
+
+def test_loader_docstrings_equal_pydantic_s(tmp_path: Path) -> None:
+    path = tmp_path / "doc_cases_types.py"
+    path.write_text(TYPES, encoding="utf-8")
+    through_loader = crds_of(load_kinds([path]).kinds)
+
+    spec = importlib.util.spec_from_file_location("doc_cases_plain", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        found, _ = discover(module)
+        kinds, _ = merge_kinds(found)
+        by_pydantic = crds_of(tuple(kinds))
+    finally:
+        del sys.modules[spec.name]
+
+    assert through_loader == by_pydantic
+    crd = through_loader[0]
+    for words in (
+        "Declared in the base.",
+        "A plain docstring,",
+        "Field's words win.",
+        "Also the Field's.",
+        "The first Twice.",
+        "Inside Spec.",
+        "Whether it is ready.",
+    ):
+        assert words in crd, words
+    for words in ("Not used", "Not a description", "The base's words"):
+        assert words not in crd, words
