@@ -8,12 +8,15 @@ the generator's packages, which only the `cli` extra brings.
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
 import tarfile
 import zipfile
+from email.message import Message
 from email.parser import Parser
+from importlib.metadata import files, packages_distributions
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,8 @@ import opgen
 ROOT = Path(__file__).resolve().parents[2]
 CLI_ONLY = {"typer", "jinja2", "black"}
 """The generator's packages; never in the runtime install."""
+RUNTIME_SIDE = {"api", "engine", "runtime", "testing", "model", "errors.py"}
+"""What the runtime install imports (the import-linter contract's modules)."""
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +97,58 @@ def test_the_version_comes_from_one_place(built: Path) -> None:
         )
 
 
+def requirement_names(metadata: Message, extra: str | None) -> set[str]:
+    """The distributions the wheel requires, with no extra or with `extra`."""
+    found = set()
+    for requirement in metadata.get_all("Requires-Dist") or []:
+        name = re.match(r"[A-Za-z0-9_.-]+", requirement)
+        assert name is not None, requirement
+        marker = requirement.partition(";")[2].replace('"', "'").strip()
+        if marker == ("" if extra is None else f"extra == '{extra}'"):
+            found.add(name.group(0).lower().replace("_", "-"))
+    return found
+
+
+def providing(module: str, candidates: list[str]) -> list[str]:
+    """Which of `candidates` (distributions sharing a top-level name, as
+    lightkube and lightkube-models do) holds `module`."""
+    if len(candidates) == 1:
+        return candidates
+    parts = module.split(".")
+    path = "/".join(parts[:2])
+    inside = f"{path}/__init__.py" if len(parts) == 1 else f"{path}/"
+    prefixes = (inside, f"{path}.py")
+    held = [
+        candidate
+        for candidate in candidates
+        if any(str(file).startswith(prefixes) for file in files(candidate) or [])
+    ]
+    return held or candidates
+
+
+def third_party_imports(top: str) -> dict[str, set[str]]:
+    """Distribution name -> the opgen files that import it, for `opgen/<top>`."""
+    distributions = packages_distributions()
+    found: dict[str, set[str]] = {}
+    root = ROOT / "opgen" / top
+    for path in [root] if root.is_file() else sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                modules = [node.module or ""]
+            else:
+                continue
+            for module in modules:
+                name = module.partition(".")[0]
+                if name in sys.stdlib_module_names or name == "opgen":
+                    continue
+                for distribution in providing(module, distributions.get(name, [name])):
+                    key = distribution.lower().replace("_", "-")
+                    found.setdefault(key, set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
 @pytest.mark.slow
 def test_the_runtime_requirements_leave_the_generator_to_the_cli_extra(
     built: Path,
@@ -99,23 +156,36 @@ def test_the_runtime_requirements_leave_the_generator_to_the_cli_extra(
     metadata = Parser().parsestr(
         wheel_file(only(built, "*.whl"), ".dist-info/METADATA")
     )
-    requirements = metadata.get_all("Requires-Dist") or []
-
-    def names(extra: str | None) -> set[str]:
-        found = set()
-        for requirement in requirements:
-            name = re.match(r"[A-Za-z0-9_.-]+", requirement)
-            assert name is not None, requirement
-            marker = requirement.partition(";")[2].replace('"', "'").strip()
-            if marker == ("" if extra is None else f"extra == '{extra}'"):
-                found.add(name.group(0).lower())
-        return found
-
-    runtime = names(None)
+    runtime = requirement_names(metadata, None)
     assert runtime >= {"pydantic", "lightkube", "cryptography", "prometheus-client"}
     assert not runtime & CLI_ONLY
-    assert names("cli") == CLI_ONLY
+    assert requirement_names(metadata, "cli") >= CLI_ONLY
     assert set(metadata.get_all("Provides-Extra") or []) == {"cli", "testing", "dev"}
+
+
+@pytest.mark.slow
+def test_every_package_opgen_imports_is_declared_where_it_is_needed(
+    built: Path,
+) -> None:
+    """The runtime side's imports are runtime requirements (the pytest plugin's
+    the `testing` extra's); the generator's may also be the `cli` extra's."""
+    metadata = Parser().parsestr(
+        wheel_file(only(built, "*.whl"), ".dist-info/METADATA")
+    )
+    runtime = requirement_names(metadata, None)
+    testing = requirement_names(metadata, "testing")
+    cli = requirement_names(metadata, "cli")
+    undeclared = {}
+    for top in sorted(p.name for p in (ROOT / "opgen").iterdir()):
+        if top.startswith(("_", ".")) or top == "templates":
+            continue
+        declared = runtime | (testing if top == "testing" else set())
+        if top not in RUNTIME_SIDE:
+            declared |= cli
+        for distribution, importers in third_party_imports(top).items():
+            if distribution not in declared:
+                undeclared[distribution] = sorted(importers)
+    assert undeclared == {}
 
 
 @pytest.mark.slow
