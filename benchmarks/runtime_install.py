@@ -13,9 +13,9 @@
 3. Start-up and RSS at idle, against one envtest control plane holding the
    RayCluster CRD: the manager (`python -m ray_operator`) and a kopf operator
    for the same kind (`kopf run --standalone`, one handler, benchmarks/
-   _kopf_idle.py) start RUNS times each, alternating. Start-up is from spawn
-   until the probe endpoint answers 200 (the manager's /readyz, kopf's
-   --liveness); RSS at idle is VmRSS IDLE seconds after that, with nothing to
+   _kopf_idle.py) start RUNS times each (the first argument, default 5),
+   alternating. Start-up is from spawn until the probe endpoint answers 200
+   (the manager's /readyz, kopf's --liveness); RSS at idle is VmRSS IDLE seconds after that, with nothing to
    reconcile. Figures: median (min-max).
 """
 
@@ -36,9 +36,9 @@ from pathlib import Path
 
 from opgen.testing import Environment
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 OPGEN = Path(sys.executable).parent / "opgen"
-RUNS = 3
 IDLE = 5.0
 NOT_COUNTED = (
     "pip",
@@ -151,15 +151,17 @@ def summary(samples: list[float], unit: str) -> str:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: `[RUNS]` (default 5)."""
+    runs = int(argv[0]) if argv else 5
     work = Path(tempfile.mkdtemp(prefix="opgen-bench-install-"))
     try:
-        measure(work)
+        measure(work, runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def measure(work: Path) -> None:
+def measure(work: Path, runs: int) -> None:
     project = work / "ray-operator"
     project.mkdir()
     for args in (
@@ -209,7 +211,8 @@ def measure(work: Path) -> None:
             port = free_port()
             command = [
                 str(pythons["kopf"].parent / "kopf"), "run", "--standalone", "--all-namespaces",
-                f"--liveness=http://127.0.0.1:{port}/healthz", str(Path(__file__).parent / "_kopf_idle.py"),
+                f"--liveness=http://127.0.0.1:{port}/healthz",
+                str(HERE / "runtime" / "_kopf_login.py"), str(HERE / "_kopf_idle.py"),
             ]  # fmt: skip
             return start_and_idle(command, f"http://127.0.0.1:{port}/healthz", base)
 
@@ -218,14 +221,14 @@ def measure(work: Path) -> None:
             "kopf": kopf_operator,
         }
         results: dict[str, list[tuple[float, float]]] = {name: [] for name in operators}
-        for turn in range(RUNS):
+        for turn in range(runs):
             order = list(operators) if turn % 2 == 0 else list(reversed(operators))
             for name in order:
                 results[name].append(operators[name]())
     finally:
         env.stop()
     print(
-        f"\nstart-up (spawn to probe 200) and RSS {IDLE:.0f} s later, idle; median (min-max) of {RUNS}"
+        f"\nstart-up (spawn to probe 200) and RSS {IDLE:.0f} s later, idle; median (min-max) of {runs}"
     )
     for name, samples in results.items():
         ready = summary([s[0] for s in samples], "s")
