@@ -14,6 +14,7 @@
 #   examples/raycluster_types.py  -> ray_operator/api/v1/raycluster_types.py
 #   examples/raycluster_sample.yaml -> config/samples/ray_v1_raycluster.yaml
 #   opgen generate
+#   opgen create chart
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/generated}"
@@ -38,6 +39,7 @@ trap 'rm -rf "$build"' EXIT
     cp "$here/raycluster_types.py" ray_operator/api/v1/raycluster_types.py
     cp "$here/raycluster_sample.yaml" config/samples/ray_v1_raycluster.yaml
     "$opgen" generate >/dev/null
+    "$opgen" create chart >/dev/null
 )
 rm -rf "$out"
 mv "$build" "$out"
@@ -49,7 +51,7 @@ describe() {
 }
 echo "Built the example operator project in $out"
 echo "(opgen init, opgen create api --group ray --version v1 --kind RayCluster,"
-echo " examples/raycluster_types.py as its types, opgen generate):"
+echo " examples/raycluster_types.py as its types, opgen generate, opgen create chart):"
 echo
 describe config/crd/bases/ray.io_rayclusters.yaml "the CRD, generated from the types"
 describe config/rbac/role.yaml "the manager's ClusterRole, from the op.rbac markers"
@@ -60,7 +62,8 @@ describe ray_operator/controller/raycluster_controller.py "the reconciler"
 describe ray_operator/main.py "the manager: python -m ray_operator"
 describe tests/controller/test_raycluster_controller.py "its tests, against a real API server (envtest)"
 describe Makefile "make help: manifests, generate, lint, test, deploy..."
-describe Dockerfile "the manager's image"
+describe Dockerfile "the manager's image (runtime install only)"
+describe dist/chart/ "the Helm chart, from the same source as config/"
 describe PROJECT "what opgen was asked, for opgen generate"
 echo
 echo "$(find "$out" -type f | wc -l | tr -d ' ') files. Look at everything it deploys with: kubectl kustomize $out/config/default"

@@ -6,7 +6,8 @@ options, one entry per API with every flag given) so that the project can be
 replayed command by command (`replay_commands`), and the SHA-256 of every file
 `create api` and `create webhook` scaffolded (`scaffolded`), so that `delete
 api` can tell whether the user edited one since. `edit` sets the CRD settings
-(`crd`); `import crd` records each CRD it imported (`imports`).
+(`crd`); `import crd` records each CRD it imported (`imports`); `create chart`
+turns on the Helm chart (`chart`).
 """
 
 from __future__ import annotations
@@ -165,6 +166,8 @@ class Project(_Record):
     """The operator watches and is granted access only in its own namespace."""
     crd: CrdSettings = Field(default_factory=CrdSettings)
     """CRD generation settings; left out of the file while they are the defaults."""
+    chart: bool = False
+    """`opgen create chart` ran: `opgen generate` keeps the Helm chart in `dist/chart/`."""
     resources: tuple[Resource, ...] = ()
     imports: tuple[ImportedCrd, ...] = ()
     """CRDs of other projects whose kinds `opgen import crd` made models for;
@@ -229,6 +232,8 @@ def dump_project(project: Project) -> str:
         del data["crd"]
     if not data["imports"]:
         del data["imports"]
+    if not data["chart"]:
+        del data["chart"]
     if not data["scaffolded"]:
         del data["scaffolded"]
     body = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=1000)
@@ -333,4 +338,6 @@ def replay_commands(project: Project) -> list[tuple[str, ...]]:
         if webhooks.conversion:
             command += ["--conversion", "--spoke", ",".join(webhooks.spoke)]
         commands.append(tuple(command))
+    if project.chart:
+        commands.append(("create", "chart"))
     return commands

@@ -17,9 +17,19 @@ import black
 import jinja2
 from black.mode import TargetVersion
 
+CHART_TEMPLATES = "chart/"
+"""The Helm chart's templates: Helm's own `{{ ... }}` must pass through them, so
+they substitute with `[[ ... ]]`, test flags with `[% ... %]` and comment with
+`[# ... #]`."""
+
 
 @functools.cache
-def _environment() -> jinja2.Environment:
+def _environment(*, helm: bool) -> jinja2.Environment:
+    variable, block, comment = (
+        (("[[", "]]"), ("[%", "%]"), ("[#", "#]"))
+        if helm
+        else (("{{", "}}"), ("{%", "%}"), ("{#", "#}"))
+    )
     return jinja2.Environment(
         loader=jinja2.PackageLoader("opgen", "templates"),
         undefined=jinja2.StrictUndefined,
@@ -27,12 +37,23 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        variable_start_string=variable[0],
+        variable_end_string=variable[1],
+        block_start_string=block[0],
+        block_end_string=block[1],
+        comment_start_string=comment[0],
+        comment_end_string=comment[1],
     )
+
+
+def template_environment(template: str) -> jinja2.Environment:
+    """The jinja2 environment `template` (a path under `opgen/templates/`) renders in."""
+    return _environment(helm=template.startswith(CHART_TEMPLATES))
 
 
 def render(template: str, **view: Any) -> str:
     """Render `template` (a path under `opgen/templates/`) with the view-model."""
-    text = _environment().get_template(template).render(**view)
+    text = template_environment(template).get_template(template).render(**view)
     if template.endswith(".py.j2"):
         return format_python(text)
     return text

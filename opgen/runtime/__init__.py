@@ -29,6 +29,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     convert       one call between op.k8s (and your) models and lightkube's
     status        a custom resource's reconcile with its status kept: finalizer, cleanup,
                   observedGeneration, Ready/Progressing/Degraded, write only on change
+    flags, logs   a manager's command line: Go-style booleans, zap's logging flags
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
 the kind and name, writes take the object and refresh it in place, lists
@@ -39,6 +40,8 @@ return a `Page`, options are keyword-only. Every write is recorded under
 from opgen.runtime import (
     conditions,
     finalizers,
+    flags,
+    logs,
     owner,
     predicates,
     status,
@@ -122,6 +125,8 @@ __all__ = [
     "convert",
     "create_or_update",
     "finalizers",
+    "flags",
+    "logs",
     "owner",
     "predicates",
     "retry_on_conflict",

@@ -120,8 +120,7 @@ def test_the_skeleton_reports_an_object_that_no_longer_fits_and_still_deletes_it
     )
 
     with_replicas(generated, "Annotated[int, op.Minimum(1)]")  # the upgrade
-    log: list[str] = []
-    with manager(generated, "ray_operator", identity, log=log):
+    with manager(generated, "ray_operator", identity) as run:
         wait_ready(admin, RESOURCE, "good", "-n", NAMESPACE)
 
         def degraded() -> dict[str, Any] | None:
@@ -168,6 +167,7 @@ def test_the_skeleton_reports_an_object_that_no_longer_fits_and_still_deletes_it
             every=0.5,
         )
         assert conditions(admin, RESOURCE, "good", "-n", NAMESPACE)["Ready"] == "True"
+    log = run.output.splitlines()
     bad = [line for line in log if f"{NAMESPACE}/bad" in line]
     decode_lines = [line for line in bad if "does not fit" in line]
     assert len(decode_lines) == 1, "\n".join(log)
