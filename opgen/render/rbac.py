@@ -1,5 +1,10 @@
 """`config/rbac/role.yaml` from the `op.rbac` markers on reconciler classes.
 
+In a project, a Role that `role_binding.yaml` does not bind (a marker with a
+`namespace` in an operator that works cluster-wide) is followed by a
+RoleBinding to the manager's ServiceAccount: a Role nobody is bound to would
+grant nothing.
+
 controller-gen's normalisation, rule for rule:
 
 1. rules are grouped by (namespace, role name); no namespace means the
@@ -43,6 +48,8 @@ HEADER = (
 API_VERSION = "rbac.authorization.k8s.io/v1"
 MANAGER_NAMESPACE = "system"
 """The manager's namespace in `config/` (kustomize renames it to `<name>-system`)."""
+MANAGER_SERVICE_ACCOUNT = "controller-manager"
+"""The manager's ServiceAccount in `config/` (kustomize prefixes it)."""
 
 
 _PARTS = ("groups", "resources", "names", "urls", "verbs")
@@ -145,19 +152,64 @@ def role_documents(
     return documents
 
 
+def role_bindings(
+    roles: Sequence[dict[str, Any]], *, bound: frozenset[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """A RoleBinding to the manager's ServiceAccount for each Role in `roles`
+    but those in `bound` (namespace, name), which `role_binding.yaml` binds.
+
+    controller-gen writes Roles for namespaced markers and leaves binding them
+    to the user; without a binding the permission does nothing, so opgen binds
+    each to the account the markers speak for."""
+    bindings = []
+    for role in roles:
+        meta = role["metadata"]
+        if role["kind"] != "Role" or (meta["namespace"], meta["name"]) in bound:
+            continue
+        name = meta["name"]
+        bindings.append(
+            {
+                "apiVersion": API_VERSION,
+                "kind": "RoleBinding",
+                "metadata": {
+                    "name": (
+                        f"{name}binding" if name.endswith("role") else f"{name}-binding"
+                    ),
+                    "namespace": meta["namespace"],
+                },
+                "roleRef": {
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": "Role",
+                    "name": name,
+                },
+                "subjects": [
+                    {
+                        "kind": "ServiceAccount",
+                        "name": MANAGER_SERVICE_ACCOUNT,
+                        "namespace": MANAGER_NAMESPACE,
+                    }
+                ],
+            }
+        )
+    return bindings
+
+
 def render_role(
     rules: Sequence[RbacRule],
     *,
     namespaced_default: str | None,
     role_name: str = DEFAULT_ROLE_NAME,
+    bind: frozenset[tuple[str, str]] | None = None,
 ) -> File:
     """`config/rbac/role.yaml` (generated).
 
     Without any rule it still holds an empty `manager-role` that the role
     binding can point at: a Role in `namespaced_default` for a namespaced
-    project, otherwise a ClusterRole.
+    project, otherwise a ClusterRole. With `bind` (the Roles already bound),
+    every other Role is followed by its RoleBinding (`role_bindings`).
     """
-    documents = role_documents(rules, role_name=role_name) or [
+    roles = role_documents(rules, role_name=role_name)
+    documents = roles or [
         {
             "apiVersion": API_VERSION,
             "kind": "Role" if namespaced_default else "ClusterRole",
@@ -169,14 +221,26 @@ def render_role(
             "rules": [],
         }
     ]
+    if bind is not None:
+        documents += role_bindings(roles, bound=bind)
     return File(ROLE_FILE, HEADER + dump_documents(documents), Ownership.GENERATED)
 
 
 def project_role(rules: Sequence[RbacRule], project: Project) -> File:
     """`config/rbac/role.yaml` of a project: an empty role is a Role in the
-    manager's namespace when the project is `--namespaced`."""
+    manager's namespace when the project is `--namespaced`; each Role of the
+    markers that `role_binding.yaml` does not bind comes with its RoleBinding."""
+    scaffolded: frozenset[tuple[str, str]] = frozenset()
+    if project.namespaced:
+        # role_binding.yaml binds manager-role in the manager's namespace.
+        scaffolded = frozenset(
+            (namespace, DEFAULT_ROLE_NAME)
+            for namespace in (MANAGER_NAMESPACE, f"{project.project_name}-system")
+        )
     return render_role(
-        rules, namespaced_default=MANAGER_NAMESPACE if project.namespaced else None
+        rules,
+        namespaced_default=MANAGER_NAMESPACE if project.namespaced else None,
+        bind=scaffolded,
     )
 
 
