@@ -29,7 +29,7 @@ package (an import-linter contract holds it). This package never imports the
 generator.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
 from opgen.api._kind import (
@@ -44,6 +44,7 @@ from opgen.api._kind import (
     subresource_status,
     unserved_version,
 )
+from opgen.api._lookup import unknown_name
 from opgen.api._meta import (
     Condition,
     Conditions,
@@ -107,17 +108,6 @@ from opgen.api._webhook import conversion, webhook
 
 if TYPE_CHECKING:
     from opgen.api import k8s
-
-
-def __getattr__(name: str) -> Any:
-    # `op.k8s` holds hundreds of models: imported when first used, not with `op`.
-    if name == "k8s":
-        # `import a.b` imports the submodule without looking the attribute up
-        # here first (`from opgen.api import k8s` would call back into this).
-        import opgen.api.k8s
-
-        return opgen.api.k8s
-    raise AttributeError(f"module 'opgen.api' has no attribute {name!r}")
 
 
 __all__ = [
@@ -189,3 +179,15 @@ __all__ = [
     "unserved_version",
     "webhook",
 ]
+
+if not TYPE_CHECKING:  # mypy keeps reporting unknown names itself
+
+    def __getattr__(name: str) -> object:
+        # `op.k8s` holds hundreds of models: imported when first used, not with `op`.
+        if name == "k8s":
+            # `import a.b` imports the submodule without looking the attribute up
+            # here first (`from opgen.api import k8s` would call back into this).
+            import opgen.api.k8s
+
+            return opgen.api.k8s
+        raise unknown_name(name, __all__)

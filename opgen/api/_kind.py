@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from opgen.api._bare import needs_call
 from opgen.engine.kinds import (
     CrdMetadata,
     DeprecatedVersion,
@@ -48,6 +49,7 @@ def _names(label: str, values: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(values)
 
 
+@needs_call
 def kind(
     group: str,
     version: str,
@@ -70,11 +72,13 @@ def kind(
     )
 
 
+@needs_call
 def subresource_status() -> SubresourceStatus:
     """Enable the status subresource."""
     return SubresourceStatus()
 
 
+@needs_call
 def subresource_scale(
     spec_replicas_path: str,
     status_replicas_path: str,
@@ -86,6 +90,7 @@ def subresource_scale(
     )
 
 
+@needs_call
 def print_column(
     name: str,
     type: str,
@@ -99,26 +104,31 @@ def print_column(
     return PrintColumn(name, type, json_path, description, format, priority)
 
 
+@needs_call
 def storage_version() -> StorageVersion:
     """Mark this version as the storage version."""
     return StorageVersion()
 
 
+@needs_call
 def unserved_version() -> UnservedVersion:
     """Mark this version as not served."""
     return UnservedVersion()
 
 
+@needs_call
 def deprecated_version(warning: str | None = None) -> DeprecatedVersion:
     """Mark this version as deprecated, optionally with the warning clients see."""
     return DeprecatedVersion(warning)
 
 
+@needs_call
 def skip_version() -> SkipVersion:
     """Leave this version out of the CRD."""
     return SkipVersion()
 
 
+@needs_call
 def selectable_field(json_path: str) -> SelectableField:
     """Make a string, integer or boolean field usable in field selectors."""
     return SelectableField(json_path)
@@ -137,6 +147,7 @@ def _pairs(label: str, values: Mapping[str, str] | None) -> tuple[tuple[str, str
     return tuple(sorted(values.items()))
 
 
+@needs_call
 def crd_metadata(
     annotations: Mapping[str, str] | None = None,
     labels: Mapping[str, str] | None = None,

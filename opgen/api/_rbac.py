@@ -3,23 +3,47 @@
 The decorator stores `RbacRule` values on the class (repeatable, source order);
 `opgen.engine.reading.rbac_rules(cls)` reads them back. The RBAC generator
 normalises and merges them.
+
+Verbs are checked, since a typo (`"lsit"`) would otherwise grant nothing and
+fail only in a cluster: Kubernetes' resource verbs, `*`, and the special verbs
+some built-in APIs define (`use`, `bind`, `escalate`, `impersonate`,
+`approve`, `sign`); for non-resource `urls=`, the HTTP verbs. A verb that only
+some other API defines is passed in `custom_verbs=`, which is not checked.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import inspect
 from collections.abc import Sequence
 from typing import TypeVar
 
+from opgen.api._bare import needs_call
 from opgen.engine.recording import RBAC_ATTR, record_on_class
-from opgen.errors import MarkerError
+from opgen.errors import Location, MarkerError
 from opgen.model.kinds import SourceRef
 from opgen.model.rbac import RbacRule
 
-__all__ = ["rbac"]
+__all__ = ["RESOURCE_VERBS", "SPECIAL_VERBS", "URL_VERBS", "rbac"]
 
 C = TypeVar("C", bound=type)
+
+RESOURCE_VERBS = (
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
+)
+"""The verbs the API server authorizes on resources."""
+SPECIAL_VERBS = ("use", "bind", "escalate", "impersonate", "approve", "sign")
+"""Verbs some built-in APIs check on their own (roles, users, certificate signers, ...)."""
+URL_VERBS = ("get", "post", "put", "patch", "delete", "head", "options")
+"""The verbs of non-resource URLs: lower-case HTTP methods."""
 
 
 def _strings(label: str, values: Sequence[str] | str | None) -> tuple[str, ...]:
@@ -43,21 +67,50 @@ def _source(cls: type) -> SourceRef:
 
 
 class _RbacDecorator:
-    def __init__(self, rule: RbacRule) -> None:
+    def __init__(self, rule: RbacRule, custom_verbs: tuple[str, ...]) -> None:
         self.rule = rule
+        self.custom_verbs = custom_verbs
 
     def __call__(self, cls: C) -> C:
         if not isinstance(cls, type):
             raise MarkerError(f"@op.rbac decorates classes (reconcilers), not {cls!r}")
-        record_on_class(
-            cls, RBAC_ATTR, dataclasses.replace(self.rule, source=_source(cls))
+        _check_verbs(self.rule, cls)
+        rule = dataclasses.replace(
+            self.rule,
+            verbs=self.rule.verbs + self.custom_verbs,
+            source=_source(cls),
         )
+        record_on_class(cls, RBAC_ATTR, rule)
         return cls
 
 
+def _check_verbs(rule: RbacRule, cls: type) -> None:
+    known = (*URL_VERBS, "*") if rule.urls else (*RESOURCE_VERBS, *SPECIAL_VERBS, "*")
+    for verb in rule.verbs:
+        if verb in known:
+            continue
+        close = difflib.get_close_matches(verb.lower(), known, n=1, cutoff=0.6)
+        guess = f"; did you mean {close[0]!r}?" if close else ""
+        if rule.urls:
+            allowed = f"non-resource URLs take HTTP verbs: {', '.join(URL_VERBS)}"
+        else:
+            allowed = (
+                f"the verbs are {', '.join(RESOURCE_VERBS)} and '*'; some APIs add "
+                f"{', '.join(SPECIAL_VERBS)}"
+            )
+        raise MarkerError(
+            f"@op.rbac(verbs=...): {verb!r} is not a Kubernetes verb{guess}",
+            location=Location(cls=cls.__qualname__),
+            hint=f"{allowed}; a verb that only your API defines goes in "
+            f"custom_verbs=[{verb!r}]",
+        )
+
+
+@needs_call
 def rbac(
     *,
     verbs: Sequence[str] | str,
+    custom_verbs: Sequence[str] | str | None = None,
     groups: Sequence[str] | str | None = None,
     resources: Sequence[str] | str | None = None,
     resource_names: Sequence[str] | str | None = None,
@@ -69,6 +122,7 @@ def rbac(
 
     The core group is `""` (or `"core"`). Use `urls=` for non-resource URLs.
     `namespace=` makes a Role in that namespace instead of the ClusterRole.
+    `custom_verbs=` holds verbs only some API defines; they are not checked.
     """
     rule = RbacRule(
         verbs=_strings("verbs", verbs),
@@ -79,7 +133,13 @@ def rbac(
         namespace=namespace,
         role_name=role_name,
     )
-    if not rule.verbs:
+    extra = _strings("custom_verbs", custom_verbs)
+    for verb in extra:
+        if not verb or verb != verb.strip() or " " in verb:
+            raise MarkerError(
+                f"@op.rbac: custom_verbs= holds {verb!r}, expected one word per verb"
+            )
+    if not rule.verbs and not extra:
         raise MarkerError(
             "@op.rbac: verbs= must name at least one verb",
             hint='for example verbs=["get", "list", "watch"]',
@@ -97,4 +157,4 @@ def rbac(
         raise MarkerError(
             "@op.rbac: non-resource urls= only exist in the ClusterRole, not a namespace"
         )
-    return _RbacDecorator(rule)
+    return _RbacDecorator(rule, extra)

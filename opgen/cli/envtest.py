@@ -1,21 +1,53 @@
-"""`opgen envtest` commands: find or build the control-plane binaries tests use."""
+"""`opgen envtest` commands: the control-plane binaries tests use, and a local control plane.
+
+`opgen envtest use` finds (or builds once) the binaries; `opgen envtest run`
+runs etcd, kube-apiserver and kube-controller-manager in the foreground, with
+the project's CRDs, for `make run` and kubectl, until Ctrl-C.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from opgen.cli._app import reports_errors
 from opgen.testing.binaries.versions import KUBERNETES_VERSION
 
+if TYPE_CHECKING:
+    from opgen.testing.binaries import Binaries
+    from opgen.testing.controlplane.devcluster import ClusterInfo
+
 envtest_app = typer.Typer(
     name="envtest",
     no_args_is_help=True,
-    help="Manage the kube-apiserver, etcd and kube-controller-manager binaries tests run against.",
+    help="The kube-apiserver, etcd and kube-controller-manager binaries tests run "
+    "against, and a local control plane to develop against.",
 )
+
+BIN_DIR_HELP = (
+    "Cache root holding one directory per version "
+    "(default: $OPGEN_ENVTEST_CACHE, else ~/.cache/opgen/envtest)."
+)
+
+
+def _progress(message: str) -> None:
+    typer.echo(f"envtest: {message}", err=True)
+
+
+def _obtain(version: str, bin_dir: Path | None, environ: dict[str, str]) -> Binaries:
+    """The binaries of `version`: found, else built into the cache (with progress)."""
+    from opgen.testing.binaries import KubernetesVersion, cache_root
+    from opgen.testing.binaries.obtain import obtain_binaries
+
+    return obtain_binaries(
+        KubernetesVersion.parse(version),
+        environ,
+        cache_root(environ, bin_dir),
+        _progress,
+    )
 
 
 def _parse_version(value: str) -> str:
@@ -50,12 +82,7 @@ def use(
         ),
     ] = False,
     bin_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--bin-dir",
-            help="Cache root holding one directory per version "
-            "(default: $OPGEN_ENVTEST_CACHE, else ~/.cache/opgen/envtest).",
-        ),
+        Path | None, typer.Option("--bin-dir", help=BIN_DIR_HELP)
     ] = None,
 ) -> None:
     """Find the binaries for K8S_VERSION, building them once into the cache if needed.
@@ -64,19 +91,9 @@ def use(
     kube-apiserver and kube-controller-manager with Go and fetches etcd only
     when both miss. Prints the directory KUBEBUILDER_ASSETS should point at.
     """
-    from opgen.testing.binaries import KubernetesVersion, cache_root
-    from opgen.testing.binaries.obtain import obtain_binaries
+    from opgen.testing.binaries import KubernetesVersion
 
-    def progress(message: str) -> None:
-        typer.echo(f"envtest: {message}", err=True)
-
-    environ = dict(os.environ)
-    binaries = obtain_binaries(
-        KubernetesVersion.parse(version),
-        environ,
-        cache_root(environ, bin_dir),
-        progress,
-    )
+    binaries = _obtain(version, bin_dir, dict(os.environ))
     if print_path:
         typer.echo(str(binaries.directory))
         return
@@ -85,6 +102,128 @@ def use(
     typer.echo(f"Path:    {binaries.directory}")
     for name, path in binaries.as_dict().items():
         typer.echo(f"  {name:<24} {path if path is not None else '(not available)'}")
+
+
+DEFAULT_CRDS = Path("config", "crd", "bases")
+
+
+@envtest_app.command("run")
+@reports_errors
+def run(
+    crds: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--crds",
+            metavar="PATH",
+            help="CRD file or directory to install; repeat for several "
+            "(default: config/crd/bases, when it holds CRDs).",
+            show_default=False,
+        ),
+    ] = None,
+    kubeconfig: Annotated[
+        Path | None,
+        typer.Option(
+            "--kubeconfig",
+            metavar="PATH",
+            help="Write a kubeconfig of its own to PATH (removed at the end) instead "
+            "of adding the context opgen-envtest to the one kubectl uses.",
+            show_default=False,
+        ),
+    ] = None,
+    bin_dir: Annotated[
+        Path | None, typer.Option("--bin-dir", help=BIN_DIR_HELP)
+    ] = None,
+) -> None:
+    """Run a local control plane to develop against, until Ctrl-C or SIGTERM.
+
+    Starts etcd, kube-apiserver and kube-controller-manager on loopback,
+    installs the CRDs, and adds the context opgen-envtest to your kubeconfig
+    ($KUBECONFIG, else ~/.kube/config) as the current context, so `make run`
+    and kubectl use it. Ctrl-C stops every process, removes the context and
+    switches back to the one that was current.
+    """
+    from opgen.project import PROJECT_FILE, load_project
+    from opgen.testing.controlplane.devcluster import (
+        kubectl_kubeconfig_path,
+        run_local_cluster,
+    )
+
+    root = Path.cwd()
+    namespace = None
+    if (root / PROJECT_FILE).is_file():
+        project = load_project(root)  # checks PROJECT, as every command does
+        if project.namespaced:
+            namespace = f"{project.project_name}-system"
+    paths = list(crds) if crds else _default_crds(root)
+    environ = dict(os.environ)
+    run_local_cluster(
+        _obtain(KUBERNETES_VERSION, bin_dir, environ),
+        paths,
+        kubeconfig if kubeconfig is not None else kubectl_kubeconfig_path(environ),
+        merge=kubeconfig is None,
+        ready=lambda info: _report_ready(info, namespace),
+        notice=_progress,
+        environ=environ,
+    )
+    _progress("stopped; nothing is left running")
+
+
+def _default_crds(root: Path) -> list[Path]:
+    bases = root / DEFAULT_CRDS
+    return [bases] if bases.is_dir() and any(bases.glob("*.y*ml")) else []
+
+
+def _report_ready(info: ClusterInfo, namespace: str | None) -> None:
+    """What is running, where its kubeconfig is, and what to do next."""
+    published = info.kubeconfig
+    typer.echo(
+        f"A local control plane (Kubernetes {KUBERNETES_VERSION}) is running at "
+        f"{info.server}"
+    )
+    typer.echo(
+        "  processes: "
+        + ", ".join(f"{name} {pid}" for name, pid in sorted(info.process_ids.items()))
+    )
+    typer.echo(
+        "  CRDs: "
+        + (", ".join(info.crds) if info.crds else "none (run opgen generate)")
+    )
+    if published.merged:
+        was = (
+            f'; was "{published.previous_context}"'
+            if published.previous_context
+            else ""
+        )
+        typer.echo(
+            f'  kubeconfig: {published.path}, context "opgen-envtest" '
+            f"(now the current context{was})"
+        )
+        env = ""
+    else:
+        typer.echo(f"  kubeconfig: {published.path}")
+        env = f"KUBECONFIG={published.path} "
+    watch = f"WATCH_NAMESPACE={namespace} " if namespace else ""
+    on = f" -n {namespace}" if namespace else ""
+    typer.echo("")
+    typer.echo("In another terminal:")
+    if namespace:
+        typer.echo(f"  {env}kubectl create namespace {namespace}")
+    typer.echo(
+        f"  {env}{watch}make run        # the manager, against this control plane"
+    )
+    typer.echo(f"  {env}kubectl apply -k config/samples/{on}")
+    typer.echo(f"  {env}kubectl get all,events{on}")
+    typer.echo(
+        "There are no nodes: Pods are stored but never scheduled or started. "
+        "Run `make install` after `make manifests` to update the CRDs."
+    )
+    back = (
+        f' and switches back to "{published.previous_context}"'
+        if published.previous_context
+        else ""
+    )
+    what = "removes the context" if published.merged else "removes the kubeconfig"
+    typer.echo(f"Ctrl-C (or SIGTERM) stops it, {what}{back}.", nl=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -72,8 +72,10 @@ def init_command(
         the_plan, nothing="nothing to write: every file is already up to date"
     )
     typer.echo(
-        f"\nCreated the {project.project_name} project. Next: "
-        "opgen create api --group <group> --version v1 --kind <Kind>"
+        f"\nCreated the {project.project_name} project. Next:\n"
+        "  make setup OPGEN_PACKAGE=/path/to/opgen   # the project's .venv, with its own opgen\n"
+        "  source .venv/bin/activate\n"
+        "  opgen create api --group <group> --version v1 --kind <Kind>"
     )
 
 

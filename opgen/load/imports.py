@@ -11,7 +11,8 @@ module again.
 
 Failures become `LoadError`s naming the file and line: syntax errors, import
 errors, and any exception raised while the file runs (a `MarkerError` from a
-badly constructed marker keeps its class).
+badly constructed marker keeps its class; Pydantic's refusal of a field type
+is told with its class and field, `pydantic_errors`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import re
 import sys
 import sysconfig
 import traceback
@@ -28,9 +30,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType, TracebackType
 
+from pydantic.errors import PydanticSchemaGenerationError
+
 from opgen.api import Model
 from opgen.errors import LoadError, Location, OpgenError
 from opgen.load import docstrings
+from opgen.load.pydantic_errors import schema_generation_error
+from opgen.load.sourcelines import symbol_at
 from opgen.model.kinds import SOURCE_FILE_ATTR
 
 __all__ = ["display_path", "import_module_from_path"]
@@ -46,6 +52,7 @@ _SYSTEM_DIRS = tuple(
     if (p := sysconfig.get_paths().get(key))
 )
 _OPGEN_DIR = Path(__file__).resolve().parent.parent
+_MARKER_NAMED = re.compile(r"@?op\.(\w+)")
 
 
 def display_path(path: Path | str) -> str:
@@ -175,8 +182,24 @@ def _execute(file: Path, name: str) -> ModuleType:
         line = _user_frame(error.__traceback__, file.parent)
         if error.location is None or not error.location.file:
             old = error.location or Location()
-            error.location = Location(file=line, cls=old.cls, field=old.field)
+            cls, field = old.cls, old.field
+            if line is not None and cls is None:
+                # Marker errors start with the marker (`op.MinLength(-1): ...`):
+                # with lazy annotations the line is the class statement, and the
+                # field is the one whose annotation names it.
+                named = _MARKER_NAMED.match(error.message)
+                cls, field = symbol_at(
+                    _frame_file(line, file),
+                    _frame_line(line),
+                    mentioning=named[1] if named else None,
+                )
+            error.location = Location(file=line, cls=cls, field=field)
         raise
+    except PydanticSchemaGenerationError as error:
+        line = _user_frame(error.__traceback__, file.parent) or display_path(file)
+        raise schema_generation_error(
+            error, _frame_file(line, file), _frame_line(line), line
+        ) from None
     except Exception as error:
         line = _user_frame(error.__traceback__, file.parent) or display_path(file)
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
@@ -188,6 +211,18 @@ def _execute(file: Path, name: str) -> ModuleType:
             location=None,
             hint=hint,
         ) from None
+
+
+def _frame_file(where: str, default: Path) -> Path:
+    """The file of a `file:line` from `_user_frame`."""
+    name, _, line = where.rpartition(":")
+    return Path(name) if name and line.isdigit() else default
+
+
+def _frame_line(where: str) -> int:
+    """The line of a `file:line` from `_user_frame` (0 when there is none)."""
+    line = where.rpartition(":")[2]
+    return int(line) if line.isdigit() else 0
 
 
 def _user_frame(tb: TracebackType | None, directory: Path) -> str | None:

@@ -2,7 +2,8 @@
 
 `config` is the PROJECT file as a Pydantic model; `validate` checks every
 command input before anything is written and `inputs` turns the inputs into
-PROJECT records; `layout` says where each file goes; `paths` finds and reads
+PROJECT records; `consistency` checks PROJECT itself on every command (its
+values valid and agreeing with each other and with the types files); `layout` says where each file goes; `paths` finds and reads
 the project a command runs in; `sources` finds the user's types files and
 reconcilers (the load stage imports them); `follow` updates PROJECT from the
 types; `removal` makes every decision about what opgen removes: the files of

@@ -6,10 +6,12 @@ from pathlib import Path
 
 from opgen.errors import Location, ProjectError
 from opgen.project.config import PROJECT_FILE, Project, parse_project
+from opgen.project.consistency import check_project
 
 
 def load_project(root: Path) -> Project:
-    """Read `root/PROJECT`; a `ProjectError` when `root` is not an opgen project."""
+    """Read and check `root/PROJECT`; a `ProjectError` when `root` is not an opgen
+    project or PROJECT no longer matches it (`consistency.check_project`)."""
     path = root / PROJECT_FILE
     if not path.is_file():
         raise ProjectError(
@@ -18,7 +20,9 @@ def load_project(root: Path) -> Project:
             hint="run the command from the project's root folder, or create a "
             "project with `opgen init --domain example.com`",
         )
-    return parse_project(path.read_text(encoding="utf-8"), path=str(path))
+    project = parse_project(path.read_text(encoding="utf-8"), path=str(path))
+    check_project(project, root, path=str(path))
+    return project
 
 
 def require_project_root(root: Path, *, command: str) -> None:

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from opgen.errors import Diagnostic
 from opgen.load import LoadedKinds, importable, load_classes, load_kinds
-from opgen.project.config import Project
+from opgen.project.config import PROJECT_FILE, Project
+from opgen.project.consistency import check_kinds
 from opgen.project.follow import follow_kinds
 from opgen.project.layout import CRD_BASES
 from opgen.project.removal import stale_outputs
@@ -63,6 +64,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         # handler that reads other objects declares that permission too.
         rules = rules_of([*controllers, *handlers])
         webhooks = webhooks_of(handlers) if project.has_webhooks else Webhooks()
+    check_kinds(project, loaded.kinds, path=str(root / PROJECT_FILE))
     options = CrdOptions(
         max_description_length=project.crd.max_description_length,
         embedded_object_meta=project.crd.embedded_object_meta,

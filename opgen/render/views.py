@@ -80,6 +80,8 @@ class ResourceView:
     reconciler: str
     controller_name: str
     finalizer: str
+    reporting_controller: str
+    """`reportingController` of the Events its reconciler records: `<domain>/<controller>`."""
     sample_name: str
     rbac_group: str
     """The group `op.rbac` names: the API group, `core` for Kubernetes' core group."""
@@ -148,6 +150,7 @@ def resource_view(project: Project, resource: Resource) -> ResourceView:
         reconciler=f"{resource.kind}Reconciler",
         controller_name=f"{prefix}{kind_lower}",
         finalizer=finalizer,
+        reporting_controller=f"{project.domain}/{prefix}{kind_lower}",
         sample_name=f"{kind_lower}-sample",
         rbac_group=resource.api_group or "core",
         role_prefix=f"{package_name(prefix)}{kind_lower}".replace("_", "-"),

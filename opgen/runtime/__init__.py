@@ -26,6 +26,8 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
     finalizers, conditions, owner, writes, events   helpers for reconcilers
     convert       one call between op.k8s (and your) models and lightkube's
+    status        a custom resource's reconcile with its status kept: finalizer, cleanup,
+                  observedGeneration, Ready/Progressing/Degraded, write only on change
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
 the kind and name, writes take the object and refresh it in place, lists
@@ -33,7 +35,15 @@ return a `Page`, options are keyword-only. Every write is recorded under
 `ClientOptions.field_manager`.
 """
 
-from opgen.runtime import conditions, finalizers, owner, predicates, typed, webhook
+from opgen.runtime import (
+    conditions,
+    finalizers,
+    owner,
+    predicates,
+    status,
+    typed,
+    webhook,
+)
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
@@ -111,6 +121,7 @@ __all__ = [
     "owner",
     "predicates",
     "retry_on_conflict",
+    "status",
     "typed",
     "webhook",
 ]

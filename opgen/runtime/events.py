@@ -1,7 +1,10 @@
 """An events.k8s.io/v1 Event recorder: explicit, deduplicated, rate-limited.
 
 Nothing becomes an Event unless code calls `recorder.event(...)` — logs never
-do. A repeat of the same event (same object, type, reason, action and note)
+do. The manager's role needs `create` and `patch` on events.k8s.io `events`
+(`RBAC_HINT`, which the scaffolded reconciler carries); without them each
+Event is refused with 403, logged as a warning naming that marker, and
+counted in `failed`. A repeat of the same event (same object, type, reason, action and note)
 within `dedup_window` updates the existing Event's `series` instead of
 creating a new one; each object may produce `burst` events, then one per
 `refill_seconds` (client-go's spam filter numbers); the rest are dropped and
@@ -26,12 +29,16 @@ from lightkube.resources.events_v1 import Event as EventResource
 
 from opgen.runtime import ratelimit, resources
 from opgen.runtime.client import Client
+from opgen.runtime.errors import ApiError
 
-__all__ = ["EventRecorder"]
+__all__ = ["RBAC_HINT", "EventRecorder"]
 
 log = logging.getLogger("opgen.runtime.events")
 
 EventType = Literal["Normal", "Warning"]
+
+RBAC_HINT = '@op.rbac(groups=["events.k8s.io"], resources=["events"], verbs=["create", "patch"])'
+"""The marker that grants a reconciler what its recorder writes (the scaffold has it)."""
 
 _FORGET_EVERY = 60.0
 """Seconds between two sweeps of what the recorder remembers."""
@@ -75,6 +82,9 @@ class EventRecorder:
         self._buckets: dict[str, ratelimit.TokenBucket] = {}
         self._series: dict[tuple[str, str, str, str, str], _Series] = {}
         self.dropped = 0
+        """Events left out by the per-object rate limit."""
+        self.failed = 0
+        """Events the API server did not take (each logged as a warning)."""
 
     async def event(
         self,
@@ -89,7 +99,20 @@ class EventRecorder:
         """Record an Event about `regarding` (reason/action are CamelCase words; note ≤ 1 kB)."""
         try:
             await self._record(regarding, type, reason, note[:1024], action, related)
+        except ApiError as error:
+            self.failed += 1
+            if error.code == 403:
+                log.warning(
+                    "could not record event %s: %s; the manager's role needs %s "
+                    "(add it to the reconciler, then run opgen generate)",
+                    reason,
+                    error,
+                    RBAC_HINT,
+                )
+            else:
+                log.warning("could not record event %s: %s", reason, error)
         except Exception:
+            self.failed += 1
             log.warning("could not record event %s for %s", reason, type, exc_info=True)
 
     def remembered(self) -> int:

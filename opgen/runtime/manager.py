@@ -214,6 +214,11 @@ class Manager:
         """Ask `run()` to drain and return."""
         self._stop.set()
 
+    def _on_signal(self, sig: signal.Signals) -> None:
+        if not self._stop.is_set():
+            log.info("%s received: stopping the manager", sig.name)
+        self.stop()
+
     async def _start_servers(self, background: list[asyncio.Task[Any]]) -> None:
         health = probes.parse_bind_address(self.options.probes.bind_address)
         if health is not None:
@@ -277,7 +282,7 @@ class Manager:
         loop = asyncio.get_running_loop()
         signals = (signal.SIGTERM, signal.SIGINT) if install_signal_handlers else ()
         for sig in signals:
-            loop.add_signal_handler(sig, self.stop)
+            loop.add_signal_handler(sig, self._on_signal, sig)
         background: list[asyncio.Task[Any]] = [asyncio.create_task(self._loop_lag())]
         leader_tasks: list[asyncio.Task[Any]] = []
         lost = False
@@ -383,12 +388,14 @@ class Manager:
         *,
         release: bool,
     ) -> None:
+        timeout = self.options.graceful_shutdown_timeout
+        log.info(
+            "shutting down: reconciles in flight get up to %.0f s to finish", timeout
+        )
         for controller in self.controllers:
             await controller.drain()
         if tasks:
-            _, pending = await asyncio.wait(
-                tasks, timeout=self.options.graceful_shutdown_timeout
-            )
+            _, pending = await asyncio.wait(tasks, timeout=timeout)
             if pending:
                 log.warning(
                     "%d tasks did not finish within the graceful shutdown timeout",
@@ -411,6 +418,7 @@ class Manager:
                 await server.stop()
         await self.rest.aclose()
         self.elected.clear()
+        log.info("manager stopped")
 
 
 async def _ok() -> None:

@@ -19,6 +19,7 @@ which is what the helpers (finalizers, owner references, conditions) read.
 from __future__ import annotations
 
 import functools
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, cast
@@ -37,6 +38,7 @@ __all__ = [
     "metadata",
     "resource_type",
     "set_metadata",
+    "status_model",
 ]
 
 T = TypeVar("T")
@@ -193,6 +195,21 @@ def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
         decode_dict=cls.model_validate,
         encode_obj=encode_obj,
     )
+
+
+def status_model(cls: type) -> type[BaseModel] | None:
+    """The model of a custom resource's `status` field (`StatusT` of
+    `op.CustomResource[SpecT, StatusT]`); None when the kind has no status model."""
+    fields = getattr(cls, "model_fields", None)
+    if not isinstance(cls, type) or not issubclass(cls, BaseModel) or not fields:
+        return None
+    field_info = fields.get("status")
+    if field_info is None:
+        return None
+    for candidate in (field_info.annotation, *typing.get_args(field_info.annotation)):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
 
 
 def metadata(obj: object) -> dict[str, Any]:

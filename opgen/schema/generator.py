@@ -28,7 +28,9 @@ import pydantic_core
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
+from opgen.api import Model
 from opgen.engine.markers import FLOAT_FLAG, Marker, SchemaNode
+from opgen.engine.naming import to_camel
 from opgen.engine.reading import type_markers
 from opgen.engine.values import json_type
 from opgen.engine.wire import to_wire_value
@@ -97,6 +99,14 @@ class KubeJsonSchema(GenerateJsonSchema):
     # -- models and fields -------------------------------------------------
     def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
         cls = schema["cls"]
+        if not issubclass(cls, Model):
+            raise self.error(
+                f"{cls.__qualname__} is a pydantic.BaseModel, not an op.Model"
+                f"{_snake_example(cls)}",
+                hint=f"make it `class {cls.__qualname__}(op.Model)`: op.Model is "
+                "configured for Kubernetes (camelCase on the wire, docstrings as "
+                "descriptions, markers enforced)",
+            )
         self._frames.append((cls, None))
         try:
             annotated.check_model(cls, self.location())
@@ -360,6 +370,15 @@ class KubeJsonSchema(GenerateJsonSchema):
         return {"x-kubernetes-preserve-unknown-fields": True}
 
     # -- refusals ------------------------------------------------------------
+    def dataclass_schema(self, schema: core_schema.DataclassSchema) -> JsonSchemaValue:
+        cls = schema["cls"]
+        raise self.error(
+            f"{cls.__qualname__} is a dataclass; opgen describes op.Model classes "
+            "only (a dataclass's fields would keep their Python names on the wire, "
+            "and its title would leak into the CRD)",
+            hint=f"make it `class {cls.__qualname__}(op.Model)` with the same fields",
+        )
+
     def is_instance_schema(
         self, schema: core_schema.IsInstanceSchema
     ) -> JsonSchemaValue:
@@ -376,6 +395,19 @@ class KubeJsonSchema(GenerateJsonSchema):
 
     def emit_warning(self, kind: Any, detail: str) -> None:
         raise self.error(f"cannot describe this field: {detail}")
+
+
+def _snake_example(cls: type[Any]) -> str:
+    """`: its field secret_name would be 'secret_name' on the wire, not 'secretName'`,
+    for the first field whose wire name is not Kubernetes' camelCase."""
+    for name, info in getattr(cls, "model_fields", {}).items():
+        wire = info.serialization_alias or info.alias or name
+        if wire != to_camel(name):
+            return (
+                f": its field {name} would be {wire!r} on the wire, "
+                f"not {to_camel(name)!r}"
+            )
+    return ""
 
 
 def _openapi_bounds(json_schema: JsonSchemaValue) -> JsonSchemaValue:

@@ -13,8 +13,11 @@ Two jobs, two packages, and the pytest plugin that joins them:
   binaries through `opgen.testing.binaries` alone and never builds
   (import-linter holds it);
 - `plugin` (`opgen.testing.plugin`, loaded through a pytest entry point)
-  provides the `envtest`, `envtest_controller_manager`, `kube_client` and
-  `namespace` fixtures;
+  provides the `envtest`, `envtest_controller_manager`, `kube_client`,
+  `namespace` and `manager_account` fixtures;
+- `managers`: `running_manager` runs an `opgen.runtime.Manager` for a block of
+  a test, `eventually` waits for what it does; `Environment.deploy_rbac` (in
+  `controlplane.rbac`) gives it the generated project's ServiceAccount;
 - `logs`: the log tail that errors of both jobs quote.
 
 The names below are the public surface; import them from `opgen.testing`.
@@ -39,8 +42,10 @@ if TYPE_CHECKING:
     from opgen.testing.binaries.obtain import obtain_binaries
     from opgen.testing.controlplane.crds import CrdSource, load_crds
     from opgen.testing.controlplane.environment import Environment
+    from opgen.testing.controlplane.rbac import ManagerAccount
     from opgen.testing.controlplane.webhookmanager import WebhookManager
     from opgen.testing.controlplane.webhooks import LocalWebhooks, WebhookInstallOptions
+    from opgen.testing.managers import eventually, running_manager
 
 # Names resolve on first use (PEP 562), so `opgen envtest --help` and other light
 # users of `opgen.testing.binaries` do not pay for lightkube, yaml and cryptography.
@@ -57,6 +62,9 @@ _HOME = {
     "LocalWebhooks": "controlplane.webhooks",
     "WebhookInstallOptions": "controlplane.webhooks",
     "WebhookManager": "controlplane.webhookmanager",
+    "ManagerAccount": "controlplane.rbac",
+    "eventually": "managers",
+    "running_manager": "managers",
     "ETCD_MIN_VERSION": "binaries",
     "KUBERNETES_VERSION": "binaries",
     "KubernetesVersion": "binaries",
@@ -79,11 +87,14 @@ __all__ = [
     "Environment",
     "KubernetesVersion",
     "LocalWebhooks",
+    "ManagerAccount",
     "WebhookInstallOptions",
     "WebhookManager",
     "cache_root",
+    "eventually",
     "find_binaries",
     "load_crds",
     "obtain_binaries",
+    "running_manager",
     "verify_binaries",
 ]

@@ -10,6 +10,9 @@ opgen has these fixtures:
   kube-controller-manager running (garbage collection, namespace deletion).
 - `kube_client` (async): a `lightkube.AsyncClient` acting as the admin.
 - `namespace` (async): a fresh namespace for the test, deleted afterwards.
+- `manager_account` (session): the project's RBAC (`config/rbac`, with
+  `config/default`'s namespace and name prefix) applied, and its manager's
+  ServiceAccount with a token kubeconfig: run the manager as it runs deployed.
 
 ini options: `opgen_crd_paths` (CRD files or directories installed at session
 start; default `<rootdir>/config/crd/bases` when it exists) and
@@ -43,6 +46,7 @@ from opgen.errors import EnvtestError
 from opgen.testing.binaries import BinariesNotFound
 from opgen.testing.controlplane.crds import load_crds
 from opgen.testing.controlplane.environment import Environment
+from opgen.testing.controlplane.rbac import ManagerAccount
 from opgen.testing.controlplane.webhookmanager import Setup, WebhookManager
 from opgen.testing.controlplane.webhooks import (
     WebhookInstallOptions,
@@ -58,6 +62,7 @@ __all__ = [
     "envtest_controller_manager",
     "envtest_required",
     "kube_client",
+    "manager_account",
     "namespace",
     "namespace_name",
     "session_crd_paths",
@@ -74,7 +79,13 @@ WEBHOOK_HOST_INI = "opgen_webhook_host"
 DEFAULT_CRD_DIR = Path("config", "crd", "bases")
 DEFAULT_WEBHOOK_DIR = Path("config", "webhook")
 ENVTEST_FIXTURES = frozenset(
-    {"envtest", "envtest_controller_manager", "kube_client", "namespace"}
+    {
+        "envtest",
+        "envtest_controller_manager",
+        "kube_client",
+        "namespace",
+        "manager_account",
+    }
 )
 NAMESPACE_LABEL = {"app.kubernetes.io/managed-by": "opgen-envtest"}
 
@@ -260,6 +271,22 @@ def envtest(request: pytest.FixtureRequest) -> Iterator[Environment]:
                 manager.stop()
         finally:
             environment.stop()
+
+
+@pytest.fixture(scope="session")
+def manager_account(
+    envtest: Environment, request: pytest.FixtureRequest
+) -> ManagerAccount:
+    """The project's manager ServiceAccount, bound by the project's generated RBAC.
+
+    `config/rbac` of the project at pytest's rootdir is applied as `config/default`
+    deploys it (namespace `<project>-system`, names prefixed `<project>-`);
+    `kubeconfig_path` holds a token of the account.
+    """
+    try:
+        return envtest.deploy_rbac(request.config.rootpath)
+    except EnvtestError as error:
+        pytest.fail(f"could not apply the project's RBAC: {error}", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -100,7 +100,7 @@ CASES: dict[str, tuple[str, str]] = {
         HEADER
         + "class Spec(op.Model):\n    x: Annotated[str, op.MinLength(-1)]\n"
         + _kind(),
-        "case_types.py:10: op.MinLength(-1): expected a non-negative integer",
+        "case_types.py:10: Spec.x: op.MinLength(-1): expected a non-negative integer",
     ),
     "pattern the API server cannot compile": (
         HEADER
@@ -125,6 +125,42 @@ CASES: dict[str, tuple[str, str]] = {
         + "    model_config = {'arbitrary_types_allowed': True}\n    blob: Blob\n"
         + _kind(),
         "Spec.blob: Blob is an arbitrary class with no Kubernetes schema",
+    ),
+    "arbitrary class, as Pydantic refuses it": (
+        HEADER
+        + "class Blob:\n    pass\n\nclass Spec(op.Model):\n    blob: Blob\n"
+        + _kind(),
+        "Spec.blob: Blob is an arbitrary class with no Kubernetes schema\n"
+        "  hint: make Blob an op.Model subclass (it becomes a nested object), or use "
+        "a plain type (str, int, list[...], dict[str, ...]); Pydantic's "
+        "arbitrary_types_allowed would not help",
+    ),
+    "kind decorator without parentheses": (
+        HEADER
+        + "class Spec(op.Model):\n    x: int = 0\n"
+        + _kind(extra="@op.storage_version\n"),
+        "Thing: @op.storage_version is used without parentheses",
+    ),
+    "typo'd marker": (
+        HEADER
+        + "class Spec(op.Model):\n    x: Annotated[int, op.Minimun(1)] = 1\n"
+        + _kind(),
+        "Spec.x: op.Minimun is not part of opgen.api; did you mean op.Minimum?",
+    ),
+    "dataclass in the spec": (
+        HEADER
+        + "import dataclasses\n\n@dataclasses.dataclass\nclass Window:\n"
+        + "    start_hour: int = 0\n\nclass Spec(op.Model):\n    window: Window\n"
+        + _kind(),
+        "Spec.window: Window is a dataclass; opgen describes op.Model classes only",
+    ),
+    "plain BaseModel in the spec": (
+        HEADER
+        + "import pydantic\n\nclass Tls(pydantic.BaseModel):\n    secret_name: str\n\n"
+        + "class Spec(op.Model):\n    tls: Tls\n"
+        + _kind(),
+        "Spec.tls: Tls is a pydantic.BaseModel, not an op.Model: its field "
+        "secret_name would be 'secret_name' on the wire, not 'secretName'",
     ),
     "float without opt-in": (
         HEADER + "class Spec(op.Model):\n    ratio: float = 0.5\n" + _kind(),
@@ -214,14 +250,6 @@ CASES: dict[str, tuple[str, str]] = {
         + _kind(extra='@op.print_column(name="X", type="int", json_path=".spec.x")\n'),
         "must be one of boolean,date,integer,number,string",
     ),
-    "printer column to a missing field": (
-        HEADER
-        + "class Spec(op.Model):\n    x: int = 0\n"
-        + _kind(
-            extra='@op.print_column(name="X", type="integer", json_path=".spec.y")\n'
-        ),
-        "'.spec.y': no such field in the schema",
-    ),
     "scale path to a missing field": (
         HEADER
         + "class Spec(op.Model):\n    replicas: int = 1\n\nclass Status(op.Model):\n    ready: int = 0\n"
@@ -229,7 +257,9 @@ CASES: dict[str, tuple[str, str]] = {
             status="Status",
             extra='@op.subresource_scale(".spec.replicas", ".status.replicas")\n',
         ),
-        "statusReplicasPath: Invalid value: '.status.replicas': no such field in the schema",
+        "opgen refuses this CRD (the API server would accept it, but it would not "
+        "work as written): spec.versions[0].subresources.scale.statusReplicasPath: "
+        "Invalid value: '.status.replicas': no such field in the schema",
     ),
     "selectable field that is an object": (
         HEADER
@@ -250,6 +280,31 @@ CASES: dict[str, tuple[str, str]] = {
         "op.Items(op.MinLength(1)): applies to lists, but this is object",
     ),
 }
+
+
+def test_printer_column_to_a_missing_field_is_a_warning(tmp_path: Path) -> None:
+    """The API server takes it (it only parses JSONPaths); kubectl shows it empty."""
+    types = tmp_path / "case_types.py"
+    types.write_text(
+        HEADER
+        + "class Spec(op.Model):\n    x: int = 0\n"
+        + _kind(
+            extra='@op.print_column(name="X", type="integer", json_path=".spec.y")\n'
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["generate", "crd", "--types", str(types), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("warning: ")
+    assert (
+        "printer column 'X' reads '.spec.y', which is not a field of the schema, "
+        "so `kubectl get` would always show it empty"
+    ) in result.stderr
+    assert "would refuse" not in result.stderr
+    assert (out / "things.example.com_things.yaml").is_file()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

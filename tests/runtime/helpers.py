@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import lightkube
@@ -15,7 +14,7 @@ from lightkube.resources.core_v1 import ServiceAccount, ServiceAccountToken
 
 from opgen import runtime as rt
 from opgen.runtime.metrics import Metrics
-from opgen.testing import Environment
+from opgen.testing import Environment, running_manager
 
 
 async def eventually(
@@ -83,21 +82,5 @@ def manager_for(
     return rt.Manager(envtest.lightkube_config(), options)
 
 
-@contextlib.asynccontextmanager
-async def running(
-    manager: rt.Manager, *, wait_elected: bool = True
-) -> AsyncIterator[asyncio.Task[None]]:
-    task = asyncio.create_task(manager.run(install_signal_handlers=False))
-    try:
-        if wait_elected:
-            waiter = asyncio.create_task(manager.elected.wait())
-            done, _ = await asyncio.wait(
-                [waiter, task], timeout=30, return_when=asyncio.FIRST_COMPLETED
-            )
-            if task in done:
-                task.result()
-            assert waiter in done, "manager did not start"
-        yield task
-    finally:
-        manager.stop()
-        await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 40)
+running = running_manager
+"""Run a manager for a block of a test (`opgen.testing.running_manager`)."""

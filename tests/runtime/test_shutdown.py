@@ -86,6 +86,13 @@ async def test_sigterm_at_any_moment_exits_0_quietly(
     assert not _noise(log), log
     if moment == "elected":
         assert "starting 1 workers" in log
+        # Shutdown says what it does, step by step, as startup does.
+        for line in (
+            "SIGTERM received: stopping the manager",
+            "shutting down: reconciles in flight get up to 30 s to finish",
+            "manager stopped",
+        ):
+            assert line in log, log
 
 
 async def test_sigterm_while_waiting_for_the_lease_exits_0_quietly(

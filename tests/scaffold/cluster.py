@@ -16,7 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -57,15 +57,34 @@ def kubectl(
     return done
 
 
-def deploy(envtest: Environment, root: Path, name: str, out: Path) -> Path:
-    """Apply `config/default`; the kubeconfig of the manager's service account."""
-    rendered = subprocess.run(
+def run_kubectl(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> str:
+    """kubectl with the environment `env` (its KUBECONFIG, HOME); asserts success."""
+    done = subprocess.run(
+        [kubectl_binary(), *args],
+        env=dict(env),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def kustomize_default(root: Path) -> str:
+    """`kubectl kustomize config/default` in `root`: everything `make deploy` applies."""
+    return subprocess.run(
         [kubectl_binary(), "kustomize", "config/default"],
         cwd=root,
         capture_output=True,
         text=True,
         check=True,
     ).stdout
+
+
+def deploy(envtest: Environment, root: Path, name: str, out: Path) -> Path:
+    """Apply `config/default`; the kubeconfig of the manager's service account."""
+    rendered = kustomize_default(root)
     kubectl(
         envtest.kubeconfig_path, "apply", "--server-side", "-f", "-", stdin=rendered
     )
@@ -119,6 +138,8 @@ def manager(
         output, _ = process.communicate(timeout=60)
     assert process.returncode == 0, output
     assert "starting manager" in output, output
+    assert "SIGTERM received: stopping the manager" in output, output
+    assert output.rstrip().endswith("manager stopped"), output
     assert "Forbidden" not in output, output
 
 

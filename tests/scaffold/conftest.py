@@ -78,8 +78,8 @@ def check_code(root: Path, package: str) -> None:
         "--no-incremental",
         "--cache-dir",
         os.devnull,
-        "-p",
         package,
+        "tests",
     )
 
 

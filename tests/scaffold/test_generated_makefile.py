@@ -34,6 +34,7 @@ TARGETS = [
     "lint",
     "typecheck",
     "envtest",
+    "cluster",
     "test",
     "run",
     "install-local-webhooks",
@@ -138,7 +139,7 @@ def test_fmt_changes_nothing_and_lint_and_typecheck_pass(project: Path) -> None:
 def test_make_test_runs_the_projects_tests_against_envtest(project: Path) -> None:
     out = make(project, "test", env={"OPGEN_REQUIRE_ENVTEST": "1"})
     assert "Source:  " in out  # make envtest reported where the binaries are
-    assert "2 passed" in out
+    assert "4 passed" in out
 
 
 def test_build_and_build_installer(project: Path) -> None:

@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from opgen import runtime as rt
 from opgen.testing import Environment
 from tests.scaffold.cluster import (
     deploy,
     kubectl,
     kubectl_binary,
+    kustomize_default,
     manager,
     sample,
     wait_ready,
@@ -76,6 +78,7 @@ def test_generated_files(generated: Path) -> None:
         rule("batch.fleet.example.com", "crontabs", crud),
         rule("batch.fleet.example.com", "crontabs/finalizers", ["update"]),
         rule("batch.fleet.example.com", "crontabs/status", ["get", "patch", "update"]),
+        rule("events.k8s.io", "events", ["create", "patch"]),
         rule("ray.fleet.example.com", "rayclusters", crud),
         rule("ray.fleet.example.com", "rayclusters/finalizers", ["update"]),
         rule("ray.fleet.example.com", "rayclusters/status", ["get", "patch", "update"]),
@@ -102,8 +105,12 @@ def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
     assert ("ClusterRole", "fleet-operator-manager-role") in kinds
     deployment = next(o for o in objects if o["kind"] == "Deployment")
     assert deployment["metadata"]["namespace"] == "fleet-operator-system"
-    args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    pod = deployment["spec"]["template"]["spec"]
+    args = pod["containers"][0]["args"]
     assert args[0] == "--metrics-bind-address=:8443"
+    # Kubernetes waits longer than the manager drains before it sends SIGKILL.
+    drain = rt.ManagerOptions().graceful_shutdown_timeout
+    assert pod["terminationGracePeriodSeconds"] > drain
 
 
 def test_kustomize_renders_prometheus_and_network_policy_once_uncommented(
@@ -220,13 +227,7 @@ def test_the_manager_pod_meets_the_restricted_pod_security_standard(
     generated: Path, envtest: Environment
 ) -> None:
     """The API server's PodSecurity admission, enforcing `restricted`, admits the pod."""
-    rendered = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=generated,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    rendered = kustomize_default(generated)
     deployment = next(
         o for o in yaml.safe_load_all(rendered) if o["kind"] == "Deployment"
     )

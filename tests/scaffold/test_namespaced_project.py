@@ -54,7 +54,7 @@ def test_the_generated_rbac_is_namespace_scoped(generated: Path) -> None:
         ("Role", {"name": "manager-role", "namespace": NAMESPACE})
     ]
     groups = {group for rule in role[0]["rules"] for group in rule["apiGroups"]}
-    assert groups == {"apps", "ray.shop.example.com"}
+    assert groups == {"apps", "events.k8s.io", "ray.shop.example.com"}
 
     rendered = tool(generated, kubectl_binary(), "kustomize", "config/default")
     objects = list(yaml.safe_load_all(rendered))
@@ -87,7 +87,7 @@ def test_generate_is_idempotent(generated: Path) -> None:
 @pytest.mark.envtest
 def test_the_projects_own_tests_pass_against_envtest(generated: Path) -> None:
     out = run_project_tests(generated)
-    assert "3 passed" in out
+    assert "5 passed" in out
 
 
 @pytest.mark.envtest

@@ -56,5 +56,6 @@ def test_file_names_and_crd_names_agree(
         plural,
         f"{plural}/finalizers",
         f"{plural}/status",
+        "events",
     }
     assert opgen(project, "generate", "--check").exit_code == 0

@@ -222,11 +222,13 @@ def _check_column(
         and not json_path.startswith(".metadata.")
         and resolve_field_path(json_path, schema) is None
     ):
-        report.error(
+        # The API server accepts it (JSONPaths are only parsed); kubectl then
+        # shows the column empty for every object: a warning, not an error.
+        report.warn(
             child(path, "JSONPath"),
-            f"Invalid value: {json_path!r}: no such field in the schema",
-            hint="the column would always be empty; use the wire (camelCase) names",
-            opgen_only=True,
+            f"printer column {column.get('name')!r} reads {json_path!r}, which is "
+            "not a field of the schema, so `kubectl get` would always show it empty",
+            hint="use the wire (camelCase) names of the fields, e.g. .status.readyReplicas",
         )
 
 

@@ -64,8 +64,14 @@ class Report:
         first = self.errors[0]
         more = len(self.errors) - 1
         suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        verdict = (
+            "opgen refuses this CRD (the API server would accept it, but it "
+            "would not work as written)"
+            if first.opgen_only
+            else "the API server would refuse this CRD"
+        )
         raise SchemaError(
-            f"the API server would refuse this CRD: {first}{suffix}",
+            f"{verdict}: {first}{suffix}",
             location=first.location,
             hint=first.hint,
         )

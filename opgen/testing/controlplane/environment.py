@@ -26,6 +26,8 @@ import contextlib
 import copy
 import os
 import re
+import shutil
+import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -42,7 +44,7 @@ from opgen.testing.binaries import (
     find_binaries,
     verify_etcd,
 )
-from opgen.testing.controlplane import crds, kubeconfig
+from opgen.testing.controlplane import crds, kubeconfig, rbac
 from opgen.testing.controlplane import webhooks as local_webhooks
 from opgen.testing.controlplane.localplane import (
     LocalControlPlane,
@@ -126,6 +128,8 @@ class Environment:
         self._kubeconfig_path: Path | None = None
         self._kubeconfig: dict[str, Any] | None = None
         self._server: str | None = None
+        self._scratch: Path | None = None
+        self._token_files = 0
 
     # -- what tests use -------------------------------------------------------
 
@@ -269,6 +273,24 @@ class Environment:
     ) -> None:
         await asyncio.to_thread(self.install_crds, list(paths), timeout)
 
+    def deploy_rbac(self, project_root: str | os.PathLike[str]) -> rbac.ManagerAccount:
+        """Apply a generated project's RBAC as `config/default` deploys it, and return
+        its manager's ServiceAccount with a kubeconfig holding a token of it.
+
+        The ServiceAccount, `config/rbac/role.yaml` and the other roles and bindings
+        get `config/default`'s namespace and name prefix, as `make deploy` gives
+        them; a manager built from `account.kubeconfig_path` has exactly the
+        permissions the generated RBAC grants. Idempotent (server-side apply);
+        each call issues a new token (valid 24 h).
+        """
+        self._require_started()
+        self._token_files += 1
+        out = self._scratch_dir() / f"manager-{self._token_files}.kubeconfig"
+        with self._admin_client() as client:
+            return rbac.deploy_rbac(
+                client, Path(project_root), self.kubeconfig, out, crds.FIELD_MANAGER
+            )
+
     # -- lifecycle ------------------------------------------------------------
 
     def __enter__(self) -> Environment:
@@ -344,6 +366,9 @@ class Environment:
         self._kubeconfig = None
         self._kubeconfig_path = None
         self._server = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
         _RUNNING.discard(self)
 
     def restart_apiserver(self) -> None:
@@ -387,6 +412,16 @@ class Environment:
             yield client
         finally:
             client.close()
+
+    def _scratch_dir(self) -> Path:
+        """Where this environment writes its own files: the work directory of a local
+        control plane; for an existing cluster a temporary one. `stop()` removes both.
+        """
+        if self._local is not None:
+            return self._local.work_dir
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="opgen-existing-cluster-"))
+        return self._scratch
 
     def _require_started(self) -> None:
         if not self.started:

@@ -4,6 +4,10 @@
 
 Level-triggered: every call reads the object's current state and moves the
 world one step towards its spec; it never relies on what event woke it up.
+`rt.status.reconcile` runs the steps around your code (the finalizer,
+`cleanup` on deletion, observedGeneration and the Ready, Progressing and
+Degraded conditions, a status write only when something changed); this file
+holds what is particular to RayCluster: `reconcile_spec` and `cleanup`.
 """
 
 from __future__ import annotations
@@ -36,11 +40,18 @@ log = logging.getLogger(__name__)
     resources=["rayclusters/finalizers"],
     verbs=["update"],
 )
+# What `self.events` writes: Events about the objects it reconciles.
+@op.rbac(
+    groups=["events.k8s.io"],
+    resources=["events"],
+    verbs=["create", "patch"],
+)
 class RayClusterReconciler:
     """Drives each RayCluster towards its spec and reports progress in its status."""
 
     def __init__(self, client: rt.Client) -> None:
         self.client = client
+        self.events = rt.EventRecorder(client, reporting_controller="io/raycluster")
 
     def setup(self, manager: rt.Manager) -> None:
         """Register this reconciler with the manager."""
@@ -50,46 +61,31 @@ class RayClusterReconciler:
 
     async def reconcile(self, request: rt.Request) -> rt.Result:
         """Bring one RayCluster closer to its spec; safe to call any number of times."""
-        try:
-            obj = await self.client.get(
-                RayCluster, request.name, namespace=request.namespace
-            )
-        except rt.NotFound:
-            return rt.Result()  # Deleted already: nothing left to do.
-
-        if obj.metadata.deletion_timestamp is not None:
-            if rt.finalizers.has(obj, FINALIZER):
-                await self.cleanup(obj)
-                await rt.finalizers.remove(self.client, obj, FINALIZER)
-            return rt.Result()
-
-        await rt.finalizers.ensure(self.client, obj, FINALIZER)
-
-        status = obj.status if obj.status is not None else RayClusterStatus()
-        before = status.model_copy(deep=True)
-        try:
-            requeue_after = await self.reconcile_spec(obj)
-        except Exception as error:
-            self._report(
-                status, obj.metadata.generation, error=error, requeue_after=None
-            )
-            await self._write_status(obj, status, before)
-            raise
-        self._report(
-            status, obj.metadata.generation, error=None, requeue_after=requeue_after
+        return await rt.status.reconcile(
+            self.client,
+            RayCluster,
+            request,
+            reconcile_spec=self.reconcile_spec,
+            cleanup=self.cleanup,
+            finalizer=FINALIZER,
         )
-        await self._write_status(obj, status, before)
-        return rt.Result(requeue_after=requeue_after)
 
-    async def reconcile_spec(self, obj: RayCluster) -> float | None:
-        """Make the cluster match `obj.spec`; return None when it does, else seconds to wait.
+    async def reconcile_spec(
+        self, obj: RayCluster, status: RayClusterStatus
+    ) -> rt.status.Outcome:
+        """Move the world one step towards `obj.spec`, and say where it stands.
 
-        Create or update the objects this RayCluster owns here (with
-        `rt.owner.set_controller_reference(obj, child)`), one step at a time.
-        Raise `rt.TerminalError` for errors a retry cannot fix.
+        Create or update what this RayCluster owns (with
+        `rt.owner.set_controller_reference(obj, child)`), set the fields of
+        `status` you observed, and return `rt.status.ready()` once the world
+        matches the spec, `rt.status.progressing("...")` while it is getting
+        there, or `rt.status.degraded("...")` when it cannot for now. Any of
+        them takes `requeue_after=` (seconds) to look again that much later,
+        e.g. `rt.status.ready(requeue_after=30)` to poll. Raise
+        `rt.TerminalError` for errors a retry cannot fix.
         """
         log.info("reconciling %s/%s", obj.metadata.namespace, obj.metadata.name)
-        return None
+        return rt.status.ready()
 
     async def cleanup(self, obj: RayCluster) -> None:
         """Release what `obj` holds outside the cluster, before Kubernetes deletes it.
@@ -97,44 +93,3 @@ class RayClusterReconciler:
         Objects it owns through owner references are garbage-collected anyway.
         """
         log.info("cleaning up %s/%s", obj.metadata.namespace, obj.metadata.name)
-
-    def _report(
-        self,
-        status: RayClusterStatus,
-        generation: int | None,
-        *,
-        error: Exception | None,
-        requeue_after: float | None,
-    ) -> None:
-        """Set observedGeneration and the Ready, Progressing and Degraded conditions."""
-        status.observed_generation = generation
-        if error is not None:
-            reason, message = "ReconcileFailed", f"{type(error).__name__}: {error}"
-        elif requeue_after is not None:
-            reason, message = "Progressing", "Working towards the spec."
-        else:
-            reason, message = "Reconciled", "The RayCluster matches its spec."
-        done = error is None and requeue_after is None
-        progressing = error is None and requeue_after is not None
-        for condition, is_true in (
-            ("Ready", done),
-            ("Progressing", progressing),
-            ("Degraded", error is not None),
-        ):
-            rt.conditions.set_condition(
-                status.conditions,
-                type=condition,
-                status="True" if is_true else "False",
-                reason=reason,
-                message=message,
-                observed_generation=generation,
-            )
-
-    async def _write_status(
-        self, obj: RayCluster, status: RayClusterStatus, before: RayClusterStatus
-    ) -> None:
-        """Write the status through the /status subresource, only when it changed."""
-        if status == before:
-            return
-        obj.status = status
-        await self.client.patch_status(obj)

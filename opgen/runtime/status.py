@@ -1,0 +1,290 @@
+"""A custom resource's reconcile, with its status kept the Kubernetes way: `reconcile`.
+
+The scaffolded reconciler hands its request to `reconcile` and keeps only its
+own logic, `reconcile_spec` and `cleanup`:
+
+    async def reconcile(self, request: rt.Request) -> rt.Result:
+        return await rt.status.reconcile(
+            self.client, RedisCluster, request,
+            reconcile_spec=self.reconcile_spec, cleanup=self.cleanup, finalizer=FINALIZER,
+        )
+
+    async def reconcile_spec(self, obj: RedisCluster, status: RedisClusterStatus) -> rt.status.Outcome:
+        ...                                            # move the world one step towards obj.spec
+        status.ready_replicas = ready                  # report what you observed
+        if ready < obj.spec.replicas:
+            return rt.status.progressing(f"{ready} of {obj.spec.replicas} pods ready")
+        return rt.status.ready(requeue_after=30)       # converged; look again in 30 s
+
+`reconcile` does, in order:
+
+1. reads the object (from the cache); when it is gone there is nothing to do;
+2. when it is being deleted and carries `finalizer`: `cleanup(obj)`, then the
+   finalizer is removed (a patch), and that is all. Apart from `cleanup`, this
+   path reads only the object's metadata;
+3. otherwise adds `finalizer` (a patch, only when missing);
+4. calls `reconcile_spec(obj, status)` with the object's status (a fresh status
+   model when it has none yet), which sets status fields in place and returns
+   an `Outcome`: `ready(...)`, `progressing(...)` or `degraded(...)`, each with
+   an optional `requeue_after`;
+5. records the outcome in the status: `observed_generation`, and the
+   conditions `Ready`, `Progressing` and `Degraded`, exactly one of them True
+   (`rt.conditions.set_condition`: lastTransitionTime moves only when a status
+   flips);
+6. writes the status through the /status subresource (a merge patch) only
+   when it differs from what was read, so a converged object costs no write;
+   returns `Result(requeue_after=outcome.requeue_after)`.
+
+An exception from `reconcile_spec` is recorded as `Degraded` (reason
+`ReconcileFailed`, or `TerminalError` for `rt.TerminalError`) with the error as
+its message, the status is written, and the exception is raised again: the
+controller retries with backoff (never, for a `TerminalError`). `rt.Conflict`
+passes through untouched: it means a stale read, which the controller retries
+quietly, not a failure worth reporting.
+
+Ready, progressing and "look again later" are independent: `requeue_after`
+can go with any outcome (a converged object polled every 30 s is
+`ready(requeue_after=30)`), and an object waiting on its children needs none,
+since the children's changes wake it up (`rt.Owns`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from opgen.runtime import conditions, finalizers, resources
+from opgen.runtime.client import Client
+from opgen.runtime.errors import Conflict, NotFound
+from opgen.runtime.reconcile import Request, Result, TerminalError
+
+__all__ = [
+    "CONDITION_TYPES",
+    "DEGRADED",
+    "PROGRESSING",
+    "READY",
+    "Outcome",
+    "degraded",
+    "progressing",
+    "ready",
+    "reconcile",
+    "record",
+    "write_if_changed",
+]
+
+State = Literal["Ready", "Progressing", "Degraded"]
+
+READY: Final[State] = "Ready"
+"""True when the object matches its spec."""
+PROGRESSING: Final[State] = "Progressing"
+"""True while the controller is working towards the spec."""
+DEGRADED: Final[State] = "Degraded"
+"""True when the last attempt failed, or the object cannot reach its spec."""
+CONDITION_TYPES: tuple[State, ...] = (READY, PROGRESSING, DEGRADED)
+Delay = float | datetime.timedelta | None
+
+_REASON = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
+_MESSAGE_LIMIT = 32768
+"""metav1.Condition's maxLength for `message`."""
+
+K = TypeVar("K")
+S = TypeVar("S", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one `reconcile_spec` step found, and when to look again.
+
+    Build it with `ready`, `progressing` or `degraded`.
+    """
+
+    state: State
+    reason: str
+    message: str = ""
+    requeue_after: Delay = None
+
+    def __post_init__(self) -> None:
+        if self.state not in CONDITION_TYPES:
+            raise ValueError(
+                f"Outcome state {self.state!r}: expected one of {CONDITION_TYPES}"
+            )
+        if not _REASON.match(self.reason) or len(self.reason) > 1024:
+            raise ValueError(
+                f"condition reason {self.reason!r}: a reason is one CamelCase word "
+                "(letters, digits, '_', ',' and ':'; it starts with a letter), "
+                "e.g. 'PodsStarting'"
+            )
+
+
+def ready(
+    message: str = "", *, reason: str = "Reconciled", requeue_after: Delay = None
+) -> Outcome:
+    """The object matches its spec (`Ready=True`); `requeue_after` to poll it anyway."""
+    return Outcome(READY, reason, message, requeue_after)
+
+
+def progressing(
+    message: str = "", *, reason: str = "Progressing", requeue_after: Delay = None
+) -> Outcome:
+    """Work towards the spec is under way (`Progressing=True`, `Ready=False`).
+
+    Without `requeue_after` the object is reconciled again when it or what it
+    owns changes; give one when nothing will change by itself (an external
+    system being provisioned)."""
+    return Outcome(PROGRESSING, reason, message, requeue_after)
+
+
+def degraded(
+    message: str, *, reason: str = "Degraded", requeue_after: Delay = None
+) -> Outcome:
+    """The object cannot reach its spec for now (`Degraded=True`, `Ready=False`), and
+    retrying at once would not help: a missing Secret, a quota. Unlike raising, it
+    logs no error and starts no backoff; `requeue_after` to look again later."""
+    return Outcome(DEGRADED, reason, message, requeue_after)
+
+
+def record(
+    status: BaseModel,
+    outcome: Outcome,
+    *,
+    generation: int | None,
+    kind: str = "object",
+) -> None:
+    """Set `observed_generation` and the three conditions on `status`, in place.
+
+    Only the fields the status model has are set: a model without
+    `observed_generation` or `conditions` simply goes without them.
+    """
+    fields = type(status).model_fields
+    model: Any = status  # the user's status model: its fields are checked above
+    if "observed_generation" in fields:
+        model.observed_generation = generation
+    if "conditions" not in fields:
+        return
+    found: list[Any] | None = model.conditions
+    if found is None:
+        found = []
+        model.conditions = found
+    message = (outcome.message or _default_message(outcome.state, kind))[
+        :_MESSAGE_LIMIT
+    ]
+    for condition_type in CONDITION_TYPES:
+        conditions.set_condition(
+            found,
+            type=condition_type,
+            status="True" if condition_type == outcome.state else "False",
+            reason=outcome.reason,
+            message=message,
+            observed_generation=generation,
+        )
+
+
+def _default_message(state: State, kind: str) -> str:
+    if state == READY:
+        return f"The {kind} matches its spec."
+    if state == PROGRESSING:
+        return "Working towards the spec."
+    return "The last reconcile failed."
+
+
+async def write_if_changed(
+    client: Client, obj: Any, status: BaseModel, before: BaseModel
+) -> bool:
+    """Merge-patch `status` to `obj`'s /status subresource unless it equals `before`;
+    True when it wrote (and refreshed `obj`)."""
+    if status == before:
+        return False
+    obj.status = status
+    await client.patch_status(obj)
+    return True
+
+
+def _failure(error: Exception) -> Outcome:
+    reason = "TerminalError" if isinstance(error, TerminalError) else "ReconcileFailed"
+    text = str(error).strip()
+    message = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return Outcome(DEGRADED, reason, message)
+
+
+async def reconcile(
+    client: Client,
+    kind: type[K],
+    request: Request,
+    *,
+    reconcile_spec: Callable[[K, S], Awaitable[Outcome]],
+    cleanup: Callable[[K], Awaitable[None]] | None = None,
+    finalizer: str | None = None,
+) -> Result:
+    """One reconcile of `request`'s `kind` object: the steps of the module docstring.
+
+    `kind` is an `op.CustomResource` with a status model and the status
+    subresource (`@op.subresource_status()`). `finalizer=None` keeps none (and
+    `cleanup` is then never called).
+    """
+    status_cls = _status_class(kind)
+    try:
+        obj = await client.get(kind, request.name, namespace=request.namespace)
+    except NotFound:
+        return Result()
+    if finalizers.is_deleting(obj):
+        await _finish_deletion(client, obj, finalizer, cleanup)
+        return Result()
+    if finalizer is not None:
+        await finalizers.ensure(client, obj, finalizer)
+
+    current = getattr(obj, "status", None)
+    status: S = current if current is not None else status_cls()  # type: ignore[assignment]
+    before = status.model_copy(deep=True)
+    generation = resources.metadata(obj).get("generation")
+    kind_name = resources.resource_type(kind).kind
+    try:
+        outcome = await reconcile_spec(obj, status)
+    except Conflict:
+        raise
+    except Exception as error:
+        record(status, _failure(error), generation=generation, kind=kind_name)
+        await write_if_changed(client, obj, status, before)
+        raise
+    if not isinstance(outcome, Outcome):
+        raise TypeError(
+            f"reconcile_spec returned {outcome!r}: return rt.status.ready(), "
+            "rt.status.progressing(...) or rt.status.degraded(...)"
+        )
+    record(status, outcome, generation=generation, kind=kind_name)
+    await write_if_changed(client, obj, status, before)
+    return Result(requeue_after=outcome.requeue_after)
+
+
+async def _finish_deletion(
+    client: Client,
+    obj: Any,
+    finalizer: str | None,
+    cleanup: Callable[[Any], Awaitable[None]] | None,
+) -> None:
+    """Run `cleanup` and release `finalizer`; reads only `obj`'s metadata itself."""
+    if finalizer is None or not finalizers.has(obj, finalizer):
+        return
+    if cleanup is not None:
+        await cleanup(obj)
+    await finalizers.remove(client, obj, finalizer)
+
+
+def _status_class(kind: type) -> type[BaseModel]:
+    rtype: resources.ResourceType[Any] = resources.resource_type(kind)
+    status_cls = resources.status_model(kind)
+    if status_cls is None:
+        raise TypeError(
+            f"rt.status.reconcile: {rtype.kind} has no status model; declare it as "
+            f"op.CustomResource[{rtype.kind}Spec, {rtype.kind}Status]"
+        )
+    if not rtype.status_subresource:
+        raise TypeError(
+            f"rt.status.reconcile: {rtype.kind} has no status subresource; add "
+            "@op.subresource_status() to it"
+        )
+    return status_cls
