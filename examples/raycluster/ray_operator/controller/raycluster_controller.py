@@ -24,7 +24,6 @@ polls.
 
 from __future__ import annotations
 
-import logging
 from typing import TypeVar
 
 import opgen.api as op
@@ -49,8 +48,6 @@ SUSPENDED = "Suspended"
 """The condition saying whether `spec.suspend` holds the cluster at zero pods."""
 CONFLICT_RETRY = 60.0
 """Seconds before looking again at a child name someone else's object holds."""
-
-log = logging.getLogger(__name__)
 
 C = TypeVar("C", Deployment, Service)
 
@@ -84,6 +81,12 @@ class ChildConflict(Exception):
     resources=["services"],
     verbs=["get", "list", "watch", "create", "update", "patch"],
 )
+# What `self.events` writes: Events about the RayClusters it reconciles.
+@op.rbac(
+    groups=["events.k8s.io"],
+    resources=["events"],
+    verbs=["create", "patch"],
+)
 # The records `cleanup` writes, in the operator's own namespace.
 @op.rbac(
     groups=["core"],
@@ -98,16 +101,22 @@ class RayClusterReconciler:
         self, client: rt.Client, *, archive_namespace: str | None = None
     ) -> None:
         self.client = client
+        self.events = rt.EventRecorder(
+            client, reporting_controller="ray.io/raycluster-controller"
+        )
         self.archive_namespace = archive_namespace or archive.archive_namespace(client)
 
-    def setup(self, manager: rt.Manager) -> None:
-        """Register this reconciler with the manager."""
+    def setup(
+        self, manager: rt.Manager, *, options: rt.ControllerOptions | None = None
+    ) -> None:
+        """Register this reconciler with the manager (`options`: resync, workers)."""
         manager.add_controller(
             rt.Controller(
                 name="raycluster",
                 for_=rt.For(RayCluster),
                 owns=[rt.Owns(Deployment), rt.Owns(Service)],
                 reconciler=self,
+                options=options,
             )
         )
 
@@ -200,30 +209,32 @@ class RayClusterReconciler:
             },
         )
         for deployment in found:
+            meta = deployment.metadata
             controller = rt.owner.controller_of(deployment)
-            group = ((deployment.metadata and deployment.metadata.labels) or {}).get(
-                children.GROUP_LABEL
-            )
-            if (
-                controller
-                and controller.get("uid") == obj.metadata.uid
-                and group not in groups
-            ):
-                log.info(
-                    "deleting %s: its group is gone",
-                    deployment.metadata.name if deployment.metadata else "?",
-                )
+            group = ((meta.labels if meta else None) or {}).get(children.GROUP_LABEL)
+            if controller is None or controller.get("uid") != obj.metadata.uid:
+                continue
+            if group not in groups:
                 await self.client.delete(deployment)
+                await self.events.event(
+                    obj,
+                    type="Normal",
+                    reason="GroupRemoved",
+                    action="Delete",
+                    note=f"deleted Deployment {meta.name if meta else '?'}: its group"
+                    f" {group} is gone from the spec",
+                )
 
     async def cleanup(self, obj: RayCluster) -> None:
         """Write the cluster's record in the archive namespace (raises to be retried)."""
         record = await archive.record(self.client, obj, self.archive_namespace)
-        log.info(
-            "archived %s/%s as %s/%s",
-            obj.metadata.namespace,
-            obj.metadata.name,
-            self.archive_namespace,
-            record.metadata.name if record.metadata else "?",
+        name = record.metadata.name if record.metadata else "?"
+        await self.events.event(
+            obj,
+            type="Normal",
+            reason="Archived",
+            action="Delete",
+            note=f"recorded as ConfigMap {self.archive_namespace}/{name}",
         )
 
 

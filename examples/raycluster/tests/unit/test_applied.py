@@ -13,6 +13,7 @@ import copy
 from typing import Any
 
 from lightkube.resources.apps_v1 import Deployment
+from opgen import runtime as rt
 
 from ray_operator.controller.applied import APPLIED_HASH, holds, stamp, up_to_date
 
@@ -64,14 +65,14 @@ def served(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def stamped() -> Deployment:
-    desired = Deployment.from_dict(copy.deepcopy(DESIRED))
+    desired = rt.convert(copy.deepcopy(DESIRED), Deployment)
     stamp(desired)
     return desired
 
 
 def test_a_served_copy_of_what_was_applied_is_up_to_date() -> None:
     desired = stamped()
-    live = Deployment.from_dict(served(desired.to_dict()))
+    live = rt.convert(served(desired.to_dict()), Deployment)
     assert up_to_date(live, desired)
 
 
@@ -88,15 +89,15 @@ def test_a_change_to_a_field_the_operator_sets_is_seen() -> None:
     desired = stamped()
     live = served(desired.to_dict())
     live["spec"]["replicas"] = 5  # kubectl scale deployment my-ray-head --replicas=5
-    assert not up_to_date(Deployment.from_dict(live), desired)
+    assert not up_to_date(rt.convert(live, Deployment), desired)
 
 
 def test_a_field_the_operator_stopped_setting_is_seen_through_the_stamp() -> None:
     before = copy.deepcopy(DESIRED)
     before["spec"]["template"]["spec"]["containers"][0]["command"] = ["ray", "start"]
-    old = Deployment.from_dict(before)
+    old = rt.convert(before, Deployment)
     stamp(old)
-    live = Deployment.from_dict(served(old.to_dict()))
+    live = rt.convert(served(old.to_dict()), Deployment)
     desired = stamped()  # the same, without the command
     # The live spec has more, as it has defaults: only the stamp tells them apart.
     assert holds(live.to_dict()["spec"], desired.to_dict()["spec"])
@@ -105,7 +106,7 @@ def test_a_field_the_operator_stopped_setting_is_seen_through_the_stamp() -> Non
 
 def test_an_object_without_the_stamp_is_not_up_to_date() -> None:
     desired = stamped()
-    live = Deployment.from_dict(served(DESIRED))
+    live = rt.convert(served(DESIRED), Deployment)
     assert not up_to_date(live, desired)
 
 

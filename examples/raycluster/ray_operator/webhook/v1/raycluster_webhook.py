@@ -80,8 +80,11 @@ class RayClusterDefaulter:
 
 
 def previous(kind: type[RayCluster]) -> RayCluster | None:
-    """The stored object an UPDATE changes (None for a CREATE)."""
-    stored = rt.webhook.admission_request().raw.get("oldObject")
+    """The stored object an UPDATE changes (None for a CREATE, or outside a request)."""
+    try:
+        stored = rt.webhook.admission_request().raw.get("oldObject")
+    except LookupError:  # called directly, as in a unit test
+        return None
     return kind.model_validate(stored) if stored else None
 
 
