@@ -8,7 +8,7 @@
 # OUT_DIR defaults to examples/generated; OPGEN to the opgen on PATH.
 #
 # Steps, in a fresh folder that then replaces OUT_DIR (a failure leaves OUT_DIR
-# as it was); examples/README.md tells them as a user would take them:
+# as it was); docs/tutorial.md (section 9) tells them as a user takes them:
 #   opgen init --domain io --project-name ray-operator --owner "The opgen authors"
 #   opgen create api --group ray --version v1alpha1 --kind RayCluster --no-controller
 #   opgen create api --group ray --version v1 --kind RayCluster
@@ -59,7 +59,7 @@ describe() {
 }
 echo "Built the example operator project in $out"
 echo "(opgen init, create api for v1alpha1 and v1, create webhook, the user's"
-echo " files from examples/, opgen generate; examples/README.md tells the steps):"
+echo " files from examples/, opgen generate; docs/tutorial.md section 9 tells the steps):"
 echo
 describe config/crd/bases/ray.io_rayclusters.yaml "the CRD: v1alpha1 and v1 (stored), converted by webhook"
 describe config/rbac/role.yaml "the manager's RBAC, from the op.rbac markers"
