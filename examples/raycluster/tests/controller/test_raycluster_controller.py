@@ -45,6 +45,8 @@ from ray_operator.controller.raycluster_controller import (
 pytestmark = pytest.mark.envtest
 
 NAME = "my-ray"
+SAMPLE_REPLICAS = {"my-ray-head": 1, "my-ray-worker-small": 2, "my-ray-worker-large": 1}
+"""The sample's Deployments and their replicas (its groups' replicas, 2 and 1)."""
 
 
 @pytest.fixture
@@ -92,11 +94,7 @@ async def test_a_new_cluster_gets_its_head_service_and_worker_deployments(
     obj = await fetch(client, NAME, namespace)
 
     found = await deployments(client, obj)
-    assert replicas(found) == {
-        "my-ray-head": 1,
-        "my-ray-worker-small": 2,
-        "my-ray-worker-large": 1,
-    }
+    assert replicas(found) == SAMPLE_REPLICAS
     service = await client.uncached.get(Service, "my-ray-head", namespace)
     for child in (*found.values(), service):
         assert rt.owner.controller_of(child) == {
@@ -304,11 +302,7 @@ async def test_suspend_scales_everything_to_zero_and_resume_restores_it(
     await client.patch(obj, {"spec": {"suspend": False}})
     await reconciler.reconcile(request)
     obj = await fetch(client, NAME, namespace)
-    assert replicas(await deployments(client, obj)) == {
-        "my-ray-head": 1,
-        "my-ray-worker-small": 2,
-        "my-ray-worker-large": 1,
-    }
+    assert replicas(await deployments(client, obj)) == SAMPLE_REPLICAS
     obj = await converged(client, reconciler, request)
     assert conditions(obj)["Ready"] == ("True", "AllPodsReady")
     assert conditions(obj)["Suspended"] == ("False", "Running")
