@@ -178,9 +178,11 @@ def _webhook_regions(
     # Admission handlers get the manager's client, as reconcilers do, for rules
     # that read other objects; a converter sees one object and needs none.
     registrations = "".join(
-        f"manager.webhooks.add({name}(manager.client))\n"
-        if name in admission
-        else f"manager.webhooks.add({name}())\n"
+        (
+            f"manager.webhooks.add({name}(manager.client))\n"
+            if name in admission
+            else f"manager.webhooks.add({name}())\n"
+        )
         for name in handlers
     )
     # The conversion tests go through the API server; the others call the handlers.
