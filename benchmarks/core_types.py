@@ -101,7 +101,8 @@ def import_seconds(code: str) -> float:
     return min(_wall([sys.executable, "-c", code]) for _ in range(REPEATS))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Entry point (takes no options)."""
     print(f"{'import':<28} {'s (best of 5)':>14}")
     for label, code in _IMPORTS.items():
         print(f"{label:<28} {import_seconds(code):>14.3f}")

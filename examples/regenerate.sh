@@ -20,6 +20,7 @@
 #                             webhooks, tests, samples)
 #   opgen edit --embedded-object-meta
 #   opgen generate
+#   opgen create chart
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/generated}"
@@ -48,6 +49,7 @@ trap 'rm -rf "$build"' EXIT
     cp -R "$here/raycluster/." .
     "$opgen" edit --embedded-object-meta >/dev/null
     "$opgen" generate >/dev/null
+    "$opgen" create chart >/dev/null
 )
 rm -rf "$out"
 mv "$build" "$out"
@@ -58,8 +60,8 @@ describe() {
     printf '  %-52s %s\n' "$1" "$2"
 }
 echo "Built the example operator project in $out"
-echo "(opgen init, create api for v1alpha1 and v1, create webhook, the user's"
-echo " files from examples/, opgen generate; docs/tutorial.md section 9 tells the steps):"
+echo "(opgen init, create api for v1alpha1 and v1, create webhook, the user's files"
+echo " from examples/, opgen generate, create chart; docs/tutorial.md section 9 tells the steps):"
 echo
 describe config/crd/bases/ray.io_rayclusters.yaml "the CRD: v1alpha1 and v1 (stored), converted by webhook"
 describe config/rbac/role.yaml "the manager's RBAC, from the op.rbac markers"
@@ -72,5 +74,8 @@ describe ray_operator/webhook/v1/raycluster_webhook.py "defaulting, validation, 
 describe ray_operator/main.py "the manager: python -m ray_operator"
 describe tests/ "its tests: unit, and against a real API server (envtest)"
 describe Makefile "make help: manifests, generate, lint, test, deploy..."
+describe Dockerfile "the manager's image (runtime install only)"
+describe dist/chart/ "the Helm chart, from the same source as config/"
+describe PROJECT "what opgen was asked, for opgen generate"
 echo
 echo "$(find "$out" -type f | wc -l | tr -d ' ') files. Look at everything it deploys with: kubectl kustomize $out/config/default"

@@ -6,6 +6,16 @@ compared modulo whitespace, since the API server's OpenAPI joins the Go
 comment lines that controller-gen keeps), or a property only one side has.
 Properties one side has inside a Kubernetes type (under `core_subtrees`) are
 listed apart: they exist in one Kubernetes release and not the other.
+
+`theirs_name` names the second side in the entries ("controller-gen", or
+"the original" for an import's round trip).
+
+`newer_subtrees` are nodes an import typed as `op.k8s` types when the source
+had an older release of them: inside them (the node itself included) what
+only opgen's side has (fields, and keywords such as a list type newer
+releases added) and descriptions (an older release's wording) are listed
+apart as well; whatever the source has and opgen's side lacks or changes is
+counted.
 """
 
 from __future__ import annotations
@@ -47,31 +57,44 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _inside(path: str, subtrees: tuple[str, ...]) -> bool:
+    return any(
+        path == s or path.startswith((s + ".", s + "[", s + "{")) for s in subtrees
+    )
+
+
 def compare_schemas(
     ours: dict[str, Any],
     theirs: dict[str, Any],
     *,
     core_subtrees: Iterable[str] = (),
+    newer_subtrees: Iterable[str] = (),
+    theirs_name: str = "controller-gen",
     path: str = "",
     diff: SchemaDiff | None = None,
 ) -> SchemaDiff:
     diff = diff if diff is not None else SchemaDiff()
     subtrees = tuple(core_subtrees)
+    newer = tuple(newer_subtrees)
     for keyword in sorted(set(ours) | set(theirs)):
         if keyword == "properties":
             mine, other = ours.get(keyword, {}), theirs.get(keyword, {})
             for name in sorted(set(mine) | set(other)):
                 child = f"{path}.{name}" if path else name
                 if name not in mine or name not in other:
-                    side = "controller-gen" if name not in mine else "opgen"
+                    side = theirs_name if name not in mine else "opgen"
                     entry = f"{child}: only in {side}'s"
-                    inside = any(child.startswith(s + ".") for s in subtrees)
+                    inside = any(child.startswith(s + ".") for s in subtrees) or (
+                        name not in other and _inside(child, newer)
+                    )
                     (diff.version_only if inside else diff.differences).append(entry)
                     continue
                 compare_schemas(
                     mine[name],
                     other[name],
                     core_subtrees=subtrees,
+                    newer_subtrees=newer,
+                    theirs_name=theirs_name,
                     path=child,
                     diff=diff,
                 )
@@ -83,16 +106,22 @@ def compare_schemas(
                 ours[keyword],
                 theirs[keyword],
                 core_subtrees=subtrees,
+                newer_subtrees=newer,
+                theirs_name=theirs_name,
                 path=path + suffix,
                 diff=diff,
             )
         else:
             mine, other = ours.get(keyword), theirs.get(keyword)
             if _normal(keyword, mine) != _normal(keyword, other):
-                diff.differences.append(
+                entry = (
                     f"{path or '(root)'} {keyword}: opgen {_shown(mine)}, "
-                    f"controller-gen {_shown(other)}"
+                    f"{theirs_name} {_shown(other)}"
                 )
+                release = _inside(path, newer) and (
+                    keyword == "description" or keyword not in theirs
+                )
+                (diff.version_only if release else diff.differences).append(entry)
     return diff
 
 
@@ -101,6 +130,8 @@ def compare_crds(
     theirs: dict[str, Any],
     *,
     core_subtrees: Iterable[str] = (),
+    newer_subtrees: Iterable[str] = (),
+    theirs_name: str = "controller-gen",
 ) -> SchemaDiff:
     """Both CRDs: every version's schema, and the rest of each version entry and
     of `spec` (names, scope, printer columns, subresources, ...)."""
@@ -119,6 +150,8 @@ def compare_crds(
             mine[name]["schema"]["openAPIV3Schema"],
             other[name]["schema"]["openAPIV3Schema"],
             core_subtrees=core_subtrees,
+            newer_subtrees=newer_subtrees,
+            theirs_name=theirs_name,
             diff=diff,
         )
     for key in sorted((set(ours["spec"]) | set(theirs["spec"])) - {"versions"}):

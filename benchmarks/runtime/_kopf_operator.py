@@ -10,7 +10,6 @@ handler call count.
 """
 
 import asyncio
-import base64
 import datetime
 import json
 import os
@@ -18,9 +17,9 @@ import resource
 import signal
 import threading
 
+import _kopf_login  # noqa: F401  (registers the login handler; beside this file)
 import kopf
 import lightkube
-import yaml
 from lightkube.config.kubeconfig import KubeConfig
 from lightkube.core.exceptions import ApiError
 from lightkube.resources.core_v1 import ConfigMap
@@ -36,22 +35,6 @@ def client():
     if _client is None:
         _client = lightkube.AsyncClient(KubeConfig.from_file(os.environ["KUBECONFIG"]))
     return _client
-
-
-@kopf.on.login()
-def login(**_):
-    """The envtest kubeconfig's admin credentials (client certificate)."""
-    with open(os.environ["KUBECONFIG"]) as file:
-        config = yaml.safe_load(file)
-    cluster = config["clusters"][0]["cluster"]
-    user = config["users"][0]["user"]
-    return kopf.ConnectionInfo(
-        server=cluster["server"],
-        ca_data=base64.b64decode(cluster["certificate-authority-data"]),
-        certificate_data=base64.b64decode(user["client-certificate-data"]),
-        private_key_data=base64.b64decode(user["client-key-data"]),
-        default_namespace=NAMESPACE,
-    )
 
 
 @kopf.on.startup()

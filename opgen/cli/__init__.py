@@ -12,7 +12,7 @@ import sys
 import typer
 
 from opgen import __version__
-from opgen.cli import edit, envtest, generate, scaffold, webhook
+from opgen.cli import edit, envtest, generate, imports, scaffold, webhook
 from opgen.cli._app import app
 
 __all__ = ["app", "main"]
@@ -20,6 +20,7 @@ __all__ = ["app", "main"]
 generate.register(app)
 scaffold.register(app)
 edit.register(app)
+imports.register(app)
 envtest.register(app)
 webhook.register(app)
 

@@ -278,13 +278,16 @@ def delete_api(
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the root app."""
     app.command("init")(init_command)
+    from opgen.cli.chart import create_chart
+
     create = typer.Typer(
         name="create",
-        help="Scaffold a new API or its webhooks.",
+        help="Scaffold a new API, its webhooks, or the project's Helm chart.",
         no_args_is_help=True,
         rich_markup_mode=None,
     )
     create.command("api")(create_api)
+    create.command("chart")(create_chart)
     create.command("webhook")(create_webhook)
     app.add_typer(create)
     delete = typer.Typer(

@@ -100,7 +100,7 @@ def _stamp(file: Path) -> tuple[int, int]:
 
 
 def _module_name(file: Path) -> tuple[Path, str]:
-    parts = [file.stem]
+    parts = [] if file.stem == "__init__" else [file.stem]  # a package is its folder
     directory = file.parent
     while (directory / "__init__.py").is_file():
         parts.insert(0, directory.name)

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from opgen.model.kinds import PrinterColumn, ScaleSubresource
+
 __all__ = [
     "NO_DEFAULT",
     "AliasDecl",
@@ -31,6 +33,7 @@ __all__ = [
     "ModelSet",
     "ModuleDecl",
     "Node",
+    "ResourceDecl",
     "Scalar",
     "Shape",
     "Untyped",
@@ -136,6 +139,31 @@ class FieldDecl:
 
 
 @dataclass(frozen=True)
+class ResourceDecl:
+    """What makes a model the root of a kind (`op.CustomResource`): one version
+    of a CRD, with the CRD's names and the version's flags and subresources."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    namespaced: bool = True
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    served: bool = True
+    storage: bool = False
+    """The CRD's storage version (written when the CRD has several versions)."""
+    several_versions: bool = False
+    deprecated: bool = False
+    deprecation_warning: str | None = None
+    status_subresource: bool = False
+    scale: ScaleSubresource | None = None
+    printer_columns: tuple[PrinterColumn, ...] = ()
+    selectable_fields: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ModelDecl:
     """An object schema with properties: one `op.Model` class."""
 
@@ -152,6 +180,9 @@ class ModelDecl:
     `minProperties`, `x-kubernetes-preserve-unknown-fields`, ...)."""
     source: str | None = None
     """Where the model was read from, for messages and headers (e.g. the Go type)."""
+    resource: ResourceDecl | None = None
+    """Set on the root of a kind: the class is an `op.CustomResource` whose
+    `spec` and `status` fields are its type parameters."""
 
     def fact(self, keyword: str, missing: Any = None) -> Any:
         return _fact(self.facts, keyword, missing)

@@ -7,8 +7,9 @@ One reader serves both sources of the reverse direction:
   own description and default) becomes a model, unless `known` maps it onto a
   value type of `opgen.api` (`Quantity`, `Time`, `ObjectMeta`, ...);
 - `read_schema(schema, key, ...)`: one inline schema (a CRD's
-  `openAPIV3Schema`), where every object node with properties becomes a model
-  keyed by its path.
+  `openAPIV3Schema`), where every object node becomes a model keyed by its
+  path, unless `recognise` says it is the schema of a type opgen already has
+  (`opgen import` maps nodes onto `op.k8s` types this way).
 
 Value types are also recognised by shape, as controller-gen writes them:
 int-or-string (a Quantity when it carries the quantity pattern), `date-time`
@@ -48,10 +49,13 @@ from opgen.model.openapi import (
 
 __all__ = [
     "Placement",
+    "Recognised",
+    "Recogniser",
     "SchemaReader",
     "read_components",
     "read_schema",
     "snake_case",
+    "wire_words",
 ]
 
 SchemaNode = dict[str, Any]
@@ -70,6 +74,8 @@ _SHAPE_KEYWORDS = frozenset(
     }
 )
 _INT_OR_STRING = [{"type": "integer"}, {"type": "string"}]
+_TYPES_DESCRIPTION = " description of the type"
+"""Marks, among the keywords a shape accounts for, a description the type writes."""
 _RESERVED = frozenset(
     {
         # Names a Pydantic model cannot use for a field, or should not shadow.
@@ -98,6 +104,22 @@ class Placement:
     name: str
 
 
+@dataclass(frozen=True)
+class Recognised:
+    """An object node that is the schema of a type `opgen.api` has, by its name
+    there (`Condition`, `k8s.PodTemplateSpec`), and the keywords that type's
+    schema accounts for; the node's other keywords stay facts (field markers)."""
+
+    name: str
+    consumed: frozenset[str]
+    description_is_the_types: bool = False
+    """The node's description is the type's own, which the type writes anyway."""
+
+
+Recogniser = Callable[[SchemaNode, str], "Recognised | None"]
+"""Given an object node and its path (`Kind.spec.template`), the type it is, if any."""
+
+
 _WORDS = re.compile(
     r"[A-Z]{2,}s(?=[A-Z0-9_]|$)"  # an acronym's plural: podIPs → pod, IPs
     r"|[A-Z]+(?=[A-Z][a-z])"  # an acronym before a word: HTTPGet → HTTP, Get
@@ -107,10 +129,16 @@ _WORDS = re.compile(
 )
 
 
+def wire_words(wire_name: str) -> list[str]:
+    """The words of a JSON field name, as written: `podIPs` → `pod`, `IPs`;
+    `HTTPGet` → `HTTP`, `Get`; `x-ray` → `x`, `ray`."""
+    return _WORDS.findall(wire_name)
+
+
 def snake_case(wire_name: str) -> str:
     """The Python attribute for a JSON field name: `hostIP` → `host_ip`,
     `podIPs` → `pod_ips`, `from` → `from_`."""
-    words = [word.lower() for word in _WORDS.findall(wire_name)]
+    words = [word.lower() for word in wire_words(wire_name)]
     name = "_".join(words) or "field"
     if name[0].isdigit():
         name = f"field_{name}"
@@ -131,11 +159,13 @@ class SchemaReader:
         place: Callable[[str], Placement],
         known: Mapping[str, str] | None = None,
         ignore: Collection[str] = (),
+        recognise: Recogniser | None = None,
     ) -> None:
         self.definitions = definitions
         self.place = place
         self.known = dict(known or {})
         self.ignore = frozenset(ignore)
+        self.recognise = recognise
         self.models: dict[str, ModelDecl] = {}
         self._reading: set[str] = set()
         self._names: dict[tuple[str, str], str] = {}
@@ -231,6 +261,8 @@ class SchemaReader:
         facts = self.facts(
             raw, exclude=consumed | {"description", "default"}, where=where
         )
+        if _TYPES_DESCRIPTION in consumed:
+            description = None
         return Node(shape, description, default, facts)
 
     def shape(
@@ -258,13 +290,22 @@ class SchemaReader:
             item = self.node(items, owner=owner, path=f"{path}[*]")
             return ListOf(item), {"type", "items"}
         if node_type == "object" or (node_type is None and "properties" in raw):
+            found = self.recognise(raw, where) if self.recognise else None
+            if found is not None:
+                consumed = set(found.consumed)
+                if found.description_is_the_types:
+                    consumed.add(_TYPES_DESCRIPTION)
+                return KnownType(found.name), consumed
             values = raw.get("additionalProperties")
             if isinstance(values, dict) and "properties" not in raw:
                 value = self.node(values, owner=owner, path=f"{path}{{*}}")
                 return MapOf(value), {"type", "additionalProperties"}
+            # A list item's or map value's description is its type's (the class
+            # docstring); a field's stays with the field.
+            inline = not path.endswith(("[*]", "{*}"))
             if "properties" in raw:
                 key = f"{owner}{path}"
-                return ModelRef(self.read_model(key, raw, inline=True)), {
+                return ModelRef(self.read_model(key, raw, inline=inline)), {
                     "type",
                     "properties",
                     "required",
@@ -276,7 +317,7 @@ class SchemaReader:
                     "x-kubernetes-preserve-unknown-fields",
                 }
             key = f"{owner}{path}"
-            return ModelRef(self.read_model(key, raw, inline=True)), {"type"} | set(
+            return ModelRef(self.read_model(key, raw, inline=inline)), {"type"} | set(
                 raw
             ) - {
                 "description",
@@ -328,12 +369,18 @@ def read_schema(
     place: Callable[[str], Placement],
     known: Mapping[str, str] | None = None,
     ignore: Collection[str] = (),
+    recognise: Recogniser | None = None,
 ) -> ModelSet:
     """The models of one inline schema; the root object is the model `key`, nested
-    objects with properties are keyed `key.field.sub[*]...` by their path."""
-    reader = SchemaReader({}, place=place, known=known, ignore=ignore)
-    if not _is_object_with_properties(schema):
-        raise SchemaError(f"{key}: the schema is not an object with properties")
+    objects are keyed `key.field.sub[*]...` by their path."""
+    reader = SchemaReader(
+        {}, place=place, known=known, ignore=ignore, recognise=recognise
+    )
+    is_object = schema.get("type") == "object" or (
+        "type" not in schema and isinstance(schema.get("properties"), dict)
+    )
+    if not is_object:
+        raise SchemaError(f"{key}: the schema is not an object")
     reader.read_model(key, schema)
     return reader.result()
 

@@ -14,6 +14,7 @@ controllers of core types.
 
 from opgen.project.config import (
     PROJECT_FILE,
+    ImportedCrd,
     Project,
     Resource,
     dump_project,
@@ -29,6 +30,7 @@ from opgen.project.paths import (
 
 __all__ = [
     "PROJECT_FILE",
+    "ImportedCrd",
     "Layout",
     "Project",
     "Resource",

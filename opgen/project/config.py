@@ -5,7 +5,9 @@ api` and `delete api` rewrite it. It records the inputs (domain, names, layout
 options, one entry per API with every flag given) so that the project can be
 replayed command by command (`replay_commands`), and the SHA-256 of every file
 `create api` and `create webhook` scaffolded (`scaffolded`), so that `delete
-api` can tell whether the user edited one since. `edit` sets the CRD settings (`crd`).
+api` can tell whether the user edited one since. `edit` sets the CRD settings
+(`crd`); `import crd` records each CRD it imported (`imports`); `create chart`
+turns on the Helm chart (`chart`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from opgen.engine.naming import dns1035_problem, is_dns1123_subdomain
 from opgen.errors import Location, ProjectError
 
 PROJECT_FILE = "PROJECT"
@@ -77,6 +80,16 @@ class Resource(_Record):
     def key(self) -> tuple[str, str, str]:
         return (self.group, self.version, self.kind)
 
+    def defines(self, crd: str, kind: str) -> bool:
+        """Whether this API's types define the CRD named `crd` (`<plural>.<group>`),
+        or `kind` in that CRD's group: an imported CRD may be neither."""
+        if not self.api or self.core:
+            return False
+        return crd == f"{self.plural}.{self.api_group}" or (
+            self.api_group,
+            self.kind,
+        ) == (crd.partition(".")[2], kind)
+
 
 class CrdSettings(_Record):
     """How `opgen generate` writes the project's CRDs (`opgen edit` sets them)."""
@@ -89,6 +102,52 @@ class CrdSettings(_Record):
     @property
     def is_default(self) -> bool:
         return self == CrdSettings()
+
+
+class ImportedCrd(_Record):
+    """One CRD `opgen import crd` imported: its copy lives in `config/imported/`."""
+
+    crd: str
+    """The CRD's name, `<plural>.<group>`."""
+    kind: str
+    versions: tuple[str, ...]
+    """The versions imported (all of the CRD's, or those --versions named)."""
+
+    @field_validator("crd")
+    @classmethod
+    def _crd_name(cls, value: str) -> str:
+        plural, _, group = value.partition(".")
+        if not group or dns1035_problem(plural) or not is_dns1123_subdomain(group):
+            raise ValueError(
+                f"{value!r} is not a CRD name (<plural>.<group>, e.g. "
+                "certificates.cert-manager.io)"
+            )
+        return value
+
+    @field_validator("kind")
+    @classmethod
+    def _kind_name(cls, value: str) -> str:
+        if not value.isidentifier() or not value[:1].isupper():
+            raise ValueError(f"{value!r} is not a kind (UpperCamelCase)")
+        return value
+
+    @field_validator("versions")
+    @classmethod
+    def _version_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value or len(set(value)) != len(value):
+            raise ValueError("list each imported version once, at least one")
+        for version in value:
+            if dns1035_problem(version):
+                raise ValueError(f"{version!r} is not a version name")
+        return value
+
+    @property
+    def group(self) -> str:
+        return self.crd.partition(".")[2]
+
+    @property
+    def plural(self) -> str:
+        return self.crd.partition(".")[0]
 
 
 class Project(_Record):
@@ -107,7 +166,12 @@ class Project(_Record):
     """The operator watches and is granted access only in its own namespace."""
     crd: CrdSettings = Field(default_factory=CrdSettings)
     """CRD generation settings; left out of the file while they are the defaults."""
+    chart: bool = False
+    """`opgen create chart` ran: `opgen generate` keeps the Helm chart in `dist/chart/`."""
     resources: tuple[Resource, ...] = ()
+    imports: tuple[ImportedCrd, ...] = ()
+    """CRDs of other projects whose kinds `opgen import crd` made models for;
+    left out of the file while there are none."""
     scaffolded: dict[str, str] = Field(default_factory=dict)
     """`path: sha256:<hex>` of each file `create api` wrote, as written."""
 
@@ -146,6 +210,13 @@ class Project(_Record):
         kept = tuple(r for r in self.resources if r.key != resource.key)
         return self.model_copy(update={"resources": kept})
 
+    def with_imports(self, imports: tuple[ImportedCrd, ...]) -> Project:
+        """This project with `imports` replacing the imports of the same CRDs."""
+        replaced = {entry.crd for entry in imports}
+        kept = [entry for entry in self.imports if entry.crd not in replaced]
+        ordered = sorted([*kept, *imports], key=lambda entry: entry.crd)
+        return self.model_copy(update={"imports": tuple(ordered)})
+
     def with_hashes(
         self, hashes: dict[str, str], *, drop: frozenset[str] = frozenset()
     ) -> Project:
@@ -159,6 +230,10 @@ def dump_project(project: Project) -> str:
     data = project.model_dump(mode="json", by_alias=True, exclude_none=True)
     if project.crd.is_default:
         del data["crd"]
+    if not data["imports"]:
+        del data["imports"]
+    if not data["chart"]:
+        del data["chart"]
     if not data["scaffolded"]:
         del data["scaffolded"]
     body = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=1000)
@@ -263,4 +338,6 @@ def replay_commands(project: Project) -> list[tuple[str, ...]]:
         if webhooks.conversion:
             command += ["--conversion", "--spoke", ",".join(webhooks.spoke)]
         commands.append(tuple(command))
+    if project.chart:
+        commands.append(("create", "chart"))
     return commands

@@ -7,8 +7,9 @@ not change, while the types files, CRDs and RBAC keep the old values.
 `check_project` re-validates every input as the commands did and checks
 the values that depend on each other (each resource's `apiGroup` is
 `<group>.<domain>`, the package is the project name's, one group without
-`multigroup`, ...), reporting every mismatch at once. `check_kinds` does the
-same against the kinds the types files define (`opgen generate`).
+`multigroup`, no imported CRD is one of the project's own kinds, ...),
+reporting every mismatch at once. `check_kinds` does the same against the
+kinds the types files define (`opgen generate`).
 """
 
 from __future__ import annotations
@@ -123,6 +124,25 @@ def _resource_problems(
     return problems
 
 
+def _import_problems(project: Project) -> list[str]:
+    problems = []
+    for position, record in enumerate(project.imports):
+        label = f"imports[{position}] {record.kind} ({record.crd})"
+        for resource in project.resources:
+            if resource.defines(record.crd, record.kind):
+                problems.append(
+                    f"{label}: the project defines {resource.kind} "
+                    f"({resource.api_group}) itself"
+                )
+    repeated = Counter(record.crd for record in project.imports)
+    problems += [
+        f"the import of {crd} is listed more than once"
+        for crd, count in repeated.items()
+        if count > 1
+    ]
+    return problems
+
+
 def check_project(project: Project, root: Path, *, path: str = PROJECT_FILE) -> None:
     """Raise one `ProjectError` listing everything in PROJECT that no longer matches."""
     problems = _project_problems(project, root)
@@ -135,6 +155,7 @@ def check_project(project: Project, root: Path, *, path: str = PROJECT_FILE) -> 
     ]
     for group, version, kind in repeated:
         problems.append(f"{kind} ({group}/{version}) is listed more than once")
+    problems += _import_problems(project)
     groups = sorted({r.group for r in project.resources if not r.core})
     if not project.multigroup and len(groups) > 1:
         problems.append(

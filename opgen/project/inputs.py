@@ -2,7 +2,8 @@
 
 `new_project` is `opgen init`; `new_resource` is `opgen create api`, with the
 checks that need the project: a duplicate kind, a core type that does not
-exist, a second group in a single-group project; `new_webhooks` is `opgen
+exist, a second group in a single-group project, a kind the project
+imports; `new_webhooks` is `opgen
 create webhook`: an API of the project, spokes that exist, one hub per kind,
 no webhook asked for twice without --force.
 """
@@ -133,6 +134,7 @@ def new_resource(
         )
     _check_scope(project, entry)
     _check_unique_names(project, entry)
+    _check_not_imported(project, entry)
     return entry
 
 
@@ -153,6 +155,19 @@ def _check_scope(project: Project, entry: Resource) -> None:
             else "drop --cluster, or scaffold only the types with --no-controller"
         ),
     )
+
+
+def _check_not_imported(project: Project, entry: Resource) -> None:
+    """A kind of the project's own cannot be one `opgen import crd` imported: both
+    would have a CRD of one name (config/crd/ and config/imported/)."""
+    for record in project.imports:
+        if entry.defines(record.crd, record.kind):
+            raise ProjectError(
+                f"{entry.kind} ({entry.api_group}) is imported: PROJECT's imports "
+                f"have {record.kind} ({record.crd})",
+                hint="choose another kind or group, or take the import back first "
+                "(docs/import.md: delete its imports entry, then `opgen generate`)",
+            )
 
 
 def _check_unique_names(project: Project, entry: Resource) -> None:

@@ -7,14 +7,16 @@
   another version's conversions convert.
 - `opgen generate`: `stale_outputs` gives the files an earlier run wrote that
   this run no longer produces: a CRD in `config/crd/bases/` carrying opgen's
-  annotation, `config/webhook/manifests.yaml` once no webhook is left, and
+  annotation, `config/webhook/manifests.yaml` once no webhook is left,
   (`clients=True`) a typed-client module left in a folder that no longer holds
-  kinds.
+  kinds, the modules and CRD copies of imports PROJECT no longer records
+  (`imported_leftovers`), and a template of the Helm chart that starts with
+  opgen's mark (templates of your own are left alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -23,10 +25,14 @@ import yaml
 from opgen.errors import ProjectError, ScaffoldError
 from opgen.model.kinds import VERSION_ANNOTATION
 from opgen.project.config import Project, Resource
+from opgen.project.imported import COPY_HEADER, written_by_opgen
 from opgen.project.layout import (
+    CHART_DIR,
     CLIENT_MODULE,
     CRD_BASES,
     GENERATED_MARK,
+    GENERATED_TEMPLATE_MARK,
+    IMPORTED_CRDS,
     WEBHOOK_MANIFESTS,
     Layout,
 )
@@ -37,7 +43,9 @@ __all__ = [
     "Deletion",
     "client_modules",
     "files_to_remove",
+    "generated_chart_templates",
     "generated_crds",
+    "imported_leftovers",
     "plan_deletion",
     "stale_outputs",
 ]
@@ -126,9 +134,38 @@ def stale_outputs(
         GENERATED_MARK
     ):
         written.append(WEBHOOK_MANIFESTS)
+    if project.chart:
+        written += generated_chart_templates(root)
     if clients:
         written += client_modules(root, project)
+        written += imported_leftovers(root, project, produced)
     return tuple(Removal(path) for path in written if path not in produced)
+
+
+def imported_leftovers(
+    root: Path, project: Project, produced: Iterable[PurePosixPath]
+) -> list[PurePosixPath]:
+    """Files an earlier import wrote that the current imports no longer produce:
+    modules under `<pkg>/imported/`, and copies in config/imported/ (recognised by
+    their header) of CRDs PROJECT no longer records."""
+    layout = Layout(project)
+    keep = set(produced) | {
+        layout.imported_crd_file(r.group, r.plural) for r in project.imports
+    }
+    found: list[PurePosixPath] = []
+    package = root.joinpath(*layout.imported_root.parts)
+    if package.is_dir():
+        for file in sorted(package.rglob("*.py")):
+            relative = PurePosixPath(*file.relative_to(root).parts)
+            if relative not in keep and written_by_opgen(file):
+                found.append(relative)
+    copies = root.joinpath(*IMPORTED_CRDS.parts)
+    if copies.is_dir():
+        for file in sorted(copies.glob("*.yaml")):
+            relative = PurePosixPath(*file.relative_to(root).parts)
+            if relative not in keep and written_by_opgen(file, COPY_HEADER):
+                found.append(relative)
+    return found
 
 
 def client_modules(root: Path, project: Project) -> list[PurePosixPath]:
@@ -138,6 +175,22 @@ def client_modules(root: Path, project: Project) -> list[PurePosixPath]:
         PurePosixPath(*path.relative_to(root).parts)
         for path in sorted(api_dir.rglob(f"{CLIENT_MODULE}.py"))
     ]
+
+
+def generated_chart_templates(root: Path) -> list[PurePosixPath]:
+    """The files under the chart's `templates/` that opgen wrote (they start with its mark)."""
+    templates = root.joinpath(*CHART_DIR.parts, "templates")
+    found = []
+    for path in sorted(templates.rglob("*")):
+        try:
+            generated = path.is_file() and path.read_text(encoding="utf-8").startswith(
+                GENERATED_TEMPLATE_MARK
+            )
+        except (OSError, UnicodeDecodeError):
+            continue  # not a file opgen wrote
+        if generated:
+            found.append(PurePosixPath(*path.relative_to(root).parts))
+    return found
 
 
 def generated_crds(root: Path) -> list[PurePosixPath]:

@@ -8,6 +8,10 @@
   dataclasses (`project`, `resource`, a client `module`); templates only loop,
   substitute and test the views' flags;
 - `client`: the typed-client modules;
+- `models`: modules of `op.Model` classes from the reverse stage's IR
+  (`op.k8s`, and the kinds `opgen import crd` imports), `core_types` the
+  `op.k8s` package, `imported` the modules, clients and packages of imported
+  kinds;
 - `scaffold`: what `init`, `create api` and `delete api` write, from the
   templates and `views`; `wiring` computes the lines between scaffold markers;
   `templating` renders and black-formats;

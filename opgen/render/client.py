@@ -34,7 +34,7 @@ def render_clients(kinds: Sequence[Kind], project: Project) -> list[File]:
     for kind in kinds:
         for version in kind.versions:
             by_package[_package_of(version, project)].append(
-                KindVersionEntry(kind, version)
+                KindVersionEntry.of(kind, version)
             )
     project_data = project_view(project)
     files = []

@@ -11,7 +11,11 @@ project's sources and returns file values only; the CLI plans and applies them.
   `<pkg>/webhook/`;
 - with `everything`: the typed clients, the scaffold-marker regions and PROJECT
   itself, after PROJECT has taken each kind's plural and scope from its types
-  file (`follow_kinds`).
+  file (`follow_kinds`); and the models and clients of the CRDs `opgen import
+  crd` recorded, from their copies in `config/imported/` (`render.imported`);
+- once `opgen create chart` ran (PROJECT's `chart`), in both: the Helm chart in
+  `dist/chart/`, from those CRDs and that role, keeping the values the user set
+  in its `values.yaml` (`opgen.render.chart`).
 
 What an earlier run wrote and this one no longer produces is removed; which
 files those are is `opgen.project.removal.stale_outputs`'s decision. The user's
@@ -28,11 +32,19 @@ from opgen.load import LoadedKinds, importable, load_classes, load_kinds
 from opgen.project.config import PROJECT_FILE, Project
 from opgen.project.consistency import check_kinds
 from opgen.project.follow import follow_kinds
+from opgen.project.imported import stored_crds
 from opgen.project.layout import CRD_BASES
 from opgen.project.removal import stale_outputs
-from opgen.project.sources import api_sources, controller_files, webhook_files
+from opgen.project.sources import (
+    api_sources,
+    chart_values,
+    controller_files,
+    webhook_files,
+)
+from opgen.render.chart import chart_files
 from opgen.render.client import render_clients
 from opgen.render.crd import render_crds
+from opgen.render.imported import imported_outputs
 from opgen.render.rbac import project_role, rules_of
 from opgen.render.scaffold import injected_files, project_file
 from opgen.render.webhook import Webhooks, render_webhook_manifests, webhooks_of
@@ -72,16 +84,23 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     crds, diagnostics = render_crds(
         loaded.kinds, CRD_BASES, options, conversions=webhooks.conversions
     )
-    files = [*crds, project_role(rules, project)]
-    if project.has_webhooks:
-        files.append(render_webhook_manifests(webhooks))
+    role = project_role(rules, project)
+    files = [*crds, role]
+    manifests = render_webhook_manifests(webhooks) if project.has_webhooks else None
+    if manifests is not None:
+        files.append(manifests)
     if everything:
         project = follow_kinds(project, loaded.kinds)
+        imported = imported_outputs(project, stored_crds(root, project))
+        diagnostics += imported.diagnostics
         files += [
             *render_clients(loaded.kinds, project),
+            *imported.files,
             *injected_files(project),
             project_file(project),
         ]
+    if project.chart:
+        files += chart_files(project, crds, role, manifests, chart_values(root))
     removals = stale_outputs(
         root, project, {file.path for file in files}, clients=everything
     )

@@ -2,7 +2,9 @@
 
 `render_module(module, models, header=...)` writes one module: a
 `TypeAliasType` for each documented named scalar, then one class per model,
-in name order; each
+in name order, and last the kinds (models with a `resource`: `op.CustomResource`
+subclasses with `@op.kind` and the other kind-level decorators, whose type
+parameters are their `spec` and `status`); each
 schema fact becomes the opgen marker that writes it back (`maxLength` →
 `op.MaxLength`, `x-kubernetes-list-type` → `op.ListType`, ...), so a CRD
 generated from the classes carries the schema the IR was read from.
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from opgen.engine.naming import to_camel
+from opgen.engine.naming import pluralize, to_camel
 from opgen.errors import SchemaError
 from opgen.model.openapi import (
     NO_DEFAULT,
@@ -34,10 +36,11 @@ from opgen.model.openapi import (
     ModelSet,
     ModuleDecl,
     Node,
+    ResourceDecl,
     Scalar,
     Untyped,
 )
-from opgen.render.templating import render
+from opgen.render.templating import render, render_statement
 from opgen.render.views import (
     ModelAliasView,
     ModelClassView,
@@ -131,7 +134,15 @@ def render_module(
     """The black-formatted source of `module` (its models reference `models`)."""
     state = _Module(module.name, models)
     aliases = [_alias_view(alias, state) for alias in module.aliases]
-    classes = [_class_view(model, state, base) for model in module.models]
+    ordered = sorted(module.models, key=lambda m: m.resource is not None)
+    classes = [
+        (
+            _class_view(model, state, base)
+            if model.resource is None
+            else _kind_view(model, model.resource, state)
+        )
+        for model in ordered
+    ]
     names = {c.name for c in classes} | {a.name for a in aliases}
     for reserved in (
         "op",
@@ -163,7 +174,11 @@ def render_module(
         classes=tuple(classes),
         exports=tuple(sorted(names)),
     )
-    return render("models/module.py.j2", module=view)
+    head = render("models/module.py.j2", module=view)
+    statements = [
+        render_statement("models/alias.py.j2", module=alias) for alias in aliases
+    ] + [render_statement("models/class.py.j2", module=cls) for cls in classes]
+    return head + "".join(f"\n\n{statement}" for statement in statements)
 
 
 def module_docstring(summary: str, text: str) -> str:
@@ -213,6 +228,99 @@ def _class_view(model: ModelDecl, state: _Module, base: str) -> ModelClassView:
         docstring=_docstring(model.description, "    "),
         fields=fields,
     )
+
+
+_TYPE_META = ("apiVersion", "kind", "metadata")
+"""Root fields `op.CustomResource` declares itself."""
+
+
+def _kind_view(
+    model: ModelDecl, resource: ResourceDecl, state: _Module
+) -> ModelClassView:
+    """The root of a kind: `op.CustomResource[Spec, Status]` with its decorators."""
+    fields = {item.wire_name: item for item in model.fields}
+    parameters = []
+    for name in ("spec", "status"):
+        item = fields.get(name)
+        if item is None:
+            parameters.append("None")
+            continue
+        expression = _nested(item.node, state, f"{model.key}.{name}")
+        if name == "spec" and not item.required:
+            expression += " | None"
+        parameters.append(expression)
+    decorators = [*_kind_decorators(resource)]
+    decorators += [_marker_text(m) for m in _markers(model.facts, "model", model.key)]
+    own = tuple(
+        _field_view(model, item, state)
+        for item in model.fields
+        if item.wire_name not in (*_TYPE_META, "spec", "status")
+    )
+    return ModelClassView(
+        name=model.name,
+        base=f"op.CustomResource[{', '.join(parameters)}]",
+        decorators=tuple(decorators),
+        docstring=_docstring(model.description, "    "),
+        fields=own,
+    )
+
+
+def _kind_decorators(resource: ResourceDecl) -> list[str]:
+    """`op.kind(...)` and the kind-level decorators that write the CRD's names,
+    the version's flags, subresources, printer columns and selectable fields."""
+    arguments = [
+        f"group={_string(resource.group)}",
+        f"version={_string(resource.version)}",
+    ]
+    if not resource.namespaced:
+        arguments.append('scope="Cluster"')
+    if resource.plural != pluralize(resource.kind):
+        arguments.append(f"plural={_string(resource.plural)}")
+    if resource.singular != resource.kind.lower():
+        arguments.append(f"singular={_string(resource.singular)}")
+    if resource.short_names:
+        arguments.append(f"short_names={_literal(list(resource.short_names))}")
+    if resource.categories:
+        arguments.append(f"categories={_literal(list(resource.categories))}")
+    decorators = [f"op.kind({', '.join(arguments)})"]
+    if resource.several_versions and resource.storage:
+        decorators.append("op.storage_version()")
+    if not resource.served:
+        decorators.append("op.unserved_version()")
+    if resource.deprecated:
+        warning = resource.deprecation_warning
+        decorators.append(
+            "op.deprecated_version()"
+            if warning is None
+            else f"op.deprecated_version(warning={_string(warning)})"
+        )
+    if resource.status_subresource:
+        decorators.append("op.subresource_status()")
+    if resource.scale is not None:
+        scale = [
+            _string(resource.scale.spec_replicas_path),
+            _string(resource.scale.status_replicas_path),
+        ]
+        if resource.scale.label_selector_path is not None:
+            scale.append(_string(resource.scale.label_selector_path))
+        decorators.append(f"op.subresource_scale({', '.join(scale)})")
+    for column in resource.printer_columns:
+        column_arguments = [
+            f"name={_string(column.name)}",
+            f"type={_string(column.type)}",
+            f"json_path={_string(column.json_path)}",
+        ]
+        if column.description is not None:
+            column_arguments.append(f"description={_string(column.description)}")
+        if column.format is not None:
+            column_arguments.append(f"format={_string(column.format)}")
+        if column.priority:
+            column_arguments.append(f"priority={column.priority}")
+        decorators.append(f"op.print_column({', '.join(column_arguments)})")
+    decorators += [
+        f"op.selectable_field({_string(path)})" for path in resource.selectable_fields
+    ]
+    return decorators
 
 
 def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> ModelFieldView:

@@ -32,9 +32,18 @@ _USER_FILES = {
     ".dockerignore": "project/dockerignore.j2",
     ".gitignore": "project/gitignore.j2",
     "README.md": "project/README.md.j2",
+    "constraints.txt": "project/constraints.txt.j2",
+    "wheelhouse/README.md": "project/wheelhouse_readme.md.j2",
     "tests/conftest.py": "tests/conftest.py.j2",
+    "tests/e2e/test_manager.py": "tests/test_e2e.py.j2",
+    ".github/workflows/lint.yml": "project/workflows/lint.yml.j2",
+    ".github/workflows/test.yml": "project/workflows/test.yml.j2",
+    ".github/workflows/test-e2e.yml": "project/workflows/test-e2e.yml.j2",
     "config/default/metrics_service.yaml": "config/default/metrics_service.yaml.j2",
     "config/default/manager_metrics_patch.yaml": "config/default/manager_metrics_patch.yaml.j2",
+    "config/default/cert_metrics_manager_patch.yaml": (
+        "config/default/cert_metrics_manager_patch.yaml.j2"
+    ),
     "config/manager/kustomization.yaml": "config/manager/kustomization.yaml.j2",
     "config/manager/manager.yaml": "config/manager/manager.yaml.j2",
     "config/rbac/service_account.yaml": "config/rbac/service_account.yaml.j2",
@@ -48,6 +57,7 @@ _USER_FILES = {
     "config/rbac/metrics_reader_role.yaml": "config/rbac/metrics_reader_role.yaml.j2",
     "config/prometheus/kustomization.yaml": "config/prometheus/kustomization.yaml.j2",
     "config/prometheus/monitor.yaml": "config/prometheus/monitor.yaml.j2",
+    "config/prometheus/monitor_tls_patch.yaml": "config/prometheus/monitor_tls_patch.yaml.j2",
     "config/network-policy/allow-metrics-traffic.yaml": (
         "config/network-policy/allow-metrics-traffic.yaml.j2"
     ),
@@ -186,6 +196,26 @@ def injected_files(project: Project) -> list[File]:
             for r in regions
         )
         files.append(File(path, content, Ownership.INJECTED, spliced))
+    return files
+
+
+def config_files(project: Project) -> dict[PurePosixPath, str]:
+    """The user-owned files of `config/` as `init`, `create api` and `create
+    webhook` scaffold them, before any edit: what the Helm chart is made from
+    (`opgen.render.chart`)."""
+    view = project_view(project)
+    templates = _USER_FILES | (_WEBHOOK_CONFIG_FILES if project.has_webhooks else {})
+    files = {
+        PurePosixPath(path): render(template, project=view)
+        for path, template in templates.items()
+        if path.startswith("config/")
+    }
+    for resource in project.resources:
+        files |= {
+            file.path: file.content
+            for file in api_files(project, resource)
+            if file.path.parts[0] == "config"
+        }
     return files
 
 

@@ -17,9 +17,19 @@ import black
 import jinja2
 from black.mode import TargetVersion
 
+CHART_TEMPLATES = "chart/"
+"""The Helm chart's templates: Helm's own `{{ ... }}` must pass through them, so
+they substitute with `[[ ... ]]`, test flags with `[% ... %]` and comment with
+`[# ... #]`."""
+
 
 @functools.cache
-def _environment() -> jinja2.Environment:
+def _environment(*, helm: bool) -> jinja2.Environment:
+    variable, block, comment = (
+        (("[[", "]]"), ("[%", "%]"), ("[#", "#]"))
+        if helm
+        else (("{{", "}}"), ("{%", "%}"), ("{#", "#}"))
+    )
     return jinja2.Environment(
         loader=jinja2.PackageLoader("opgen", "templates"),
         undefined=jinja2.StrictUndefined,
@@ -27,15 +37,41 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        variable_start_string=variable[0],
+        variable_end_string=variable[1],
+        block_start_string=block[0],
+        block_end_string=block[1],
+        comment_start_string=comment[0],
+        comment_end_string=comment[1],
     )
+
+
+def template_environment(template: str) -> jinja2.Environment:
+    """The jinja2 environment `template` (a path under `opgen/templates/`) renders in."""
+    return _environment(helm=template.startswith(CHART_TEMPLATES))
 
 
 def render(template: str, **view: Any) -> str:
     """Render `template` (a path under `opgen/templates/`) with the view-model."""
-    text = _environment().get_template(template).render(**view)
+    text = template_environment(template).get_template(template).render(**view)
     if template.endswith(".py.j2"):
         return format_python(text)
     return text
+
+
+def render_statement(template: str, **view: Any) -> str:
+    """Render a template holding one top-level Python statement (a class, an
+    assignment) and black-format it alone. Joined with two blank lines after a
+    formatted module head, such statements are the module black would write;
+    formatting them one by one lets a module with thousands of lines, or many
+    modules sharing classes, format each distinct statement once."""
+    text = _environment().get_template(template).render(**view)
+    return _format_statement(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _format_statement(text: str) -> str:
+    return format_python(text)
 
 
 def format_python(source: str, *, line_length: int = 88) -> str:

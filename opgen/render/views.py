@@ -5,11 +5,15 @@ loop, substitute, and test a flag of the view to include or leave out a block
 (`{% if project.namespaced %}`). Code text lives in the templates, never in
 these views. Each template sees `project` (a `ProjectView`), and per API
 `resource` (a `ResourceView`); the typed-client template sees `module` (a
-`ClientModuleView`); a module of models read from OpenAPI (`models/module.py.j2`)
-sees `module` (a `ModelsModuleView`, whose annotations and defaults are Python
-expressions `render.models` composes from the IR), and `op.k8s`'s package
-(`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`); the webhook templates see `webhook` (a `WebhookView`)
-and, for one conversion, `spoke` (a `SpokeView`).
+`ClientModuleView`); the packages of imported kinds
+(`imported/package_init.py.j2`) see `module` (an `ImportedPackageView`); the
+head of a module of models read from OpenAPI (`models/module.py.j2`) sees
+`module` (a `ModelsModuleView`), and each statement after it, rendered on its
+own, sees `module` as a `ModelAliasView` or a `ModelClassView` (annotations and
+defaults are Python expressions `render.models` composes from the IR);
+`op.k8s`'s package (`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`);
+the webhook templates see `webhook` (a `WebhookView`) and, for one conversion,
+`spoke` (a `SpokeView`).
 
 The one exception is the text between scaffold markers: `wiring` computes it
 from PROJECT alone, because the writer splices the same text into files the
@@ -315,30 +319,58 @@ class ClientModuleView:
     imports: tuple[ClientImportView, ...]
     clients: tuple[ClientView, ...]
     example: ClientExampleView
+    imported_from: str | None = None
+    """For kinds `opgen import` read: the CRD files they came from (the module
+    says so instead of pointing at types files)."""
 
 
 @dataclass(frozen=True)
 class KindVersionEntry:
     """One version of a kind whose class a client module imports."""
 
-    kind: Kind
-    version: KindVersion
+    kind: str
+    group: str
+    version: str
+    plural: str
+    namespaced: bool
+    module: str
+    """The module defining the class."""
+    cls: str
+    status: bool
+    """The version has the /status subresource."""
+    scale_spec_path: str | None
+    """The /scale subresource's spec replicas path, when the version has one."""
+
+    @classmethod
+    def of(cls, kind: Kind, version: KindVersion) -> KindVersionEntry:
+        return cls(
+            kind=kind.names.kind,
+            group=kind.group,
+            version=version.version,
+            plural=kind.names.plural,
+            namespaced=kind.namespaced,
+            module=version.source.module,
+            cls=version.source.cls,
+            status=version.status_subresource,
+            scale_spec_path=(
+                version.scale.spec_replicas_path if version.scale else None
+            ),
+        )
 
 
 def client_module_view(
-    package: str, entries: Sequence[KindVersionEntry]
+    package: str,
+    entries: Sequence[KindVersionEntry],
+    *,
+    imported_from: str | None = None,
 ) -> ClientModuleView:
     """The client module of `package` (a folder of types files) for its kind versions."""
-    entries = sorted(
-        entries, key=lambda e: (e.version.source.module, e.kind.names.kind)
-    )
-    group_versions = sorted({f"{e.kind.group}/{e.version.version}" for e in entries})
+    entries = sorted(entries, key=lambda e: (e.module, e.kind))
+    group_versions = sorted({f"{e.group}/{e.version}" for e in entries})
     by_module: dict[str, list[str]] = {}
     for entry in entries:
-        by_module.setdefault(entry.version.source.module, []).append(
-            entry.version.source.cls
-        )
-    first = entries[0].kind
+        by_module.setdefault(entry.module, []).append(entry.cls)
+    first = entries[0]
     return ClientModuleView(
         path=PurePosixPath(*package.split("."), f"{CLIENT_MODULE}.py"),
         title=", ".join(group_versions),
@@ -346,38 +378,39 @@ def client_module_view(
             ClientImportView(module, tuple(sorted(names)))
             for module, names in sorted(by_module.items())
         ),
-        clients=tuple(_client_view(e.kind, e.version) for e in entries),
+        clients=tuple(_client_view(e) for e in entries),
         example=ClientExampleView(
             module=f"{package}.{CLIENT_MODULE}",
-            client=f"{first.names.kind}Client",
-            variable=first.names.plural.replace("-", "_"),
+            client=f"{first.kind}Client",
+            variable=first.plural.replace("-", "_"),
             namespaced=first.namespaced,
         ),
+        imported_from=imported_from,
     )
 
 
-def _client_view(kind: Kind, version: KindVersion) -> ClientView:
+def _client_view(entry: KindVersionEntry) -> ClientView:
     methods = list(_BASE_METHODS)
     extras = []
-    if version.status_subresource:
+    if entry.status:
         methods += _STATUS_METHODS
         extras.append("status")
-    if version.scale is not None:
+    if entry.scale_spec_path is not None:
         methods += _SCALE_METHODS
-        extras.append(f"scale (replicas at {version.scale.spec_replicas_path})")
-    scope_text = "namespaced" if kind.namespaced else "cluster-scoped"
+        extras.append(f"scale (replicas at {entry.scale_spec_path})")
+    scope_text = "namespaced" if entry.namespaced else "cluster-scoped"
     details = []
     if extras:
         details.append(f"Subresources: {'; '.join(extras)}.")
     details.append(f"Methods: {', '.join(methods)}.")
     return ClientView(
-        name=f"{kind.names.kind}Client",
-        model=version.source.cls,
-        scope="Namespaced" if kind.namespaced else "Cluster",
-        status=version.status_subresource,
-        scale=version.scale is not None,
+        name=f"{entry.kind}Client",
+        model=entry.cls,
+        scope="Namespaced" if entry.namespaced else "Cluster",
+        status=entry.status,
+        scale=entry.scale_spec_path is not None,
         summary=(
-            f"Typed client for {kind.names.kind} ({kind.group}/{version.version}), "
+            f"Typed client for {entry.kind} ({entry.group}/{entry.version}), "
             f"a {scope_text} kind."
         ),
         methods=tuple(
@@ -447,3 +480,10 @@ class K8sPackageView:
     """(name, module) of every generated class and alias."""
     by_module: tuple[tuple[str, tuple[str, ...]], ...]
     exports: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ImportedPackageView:
+    """An `__init__.py` above the modules of imported kinds."""
+
+    docstring: str

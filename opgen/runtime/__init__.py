@@ -7,7 +7,8 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube)
     http1         its lean HTTP/1.1 client: keep-alive pool, chunked answers, timeouts
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
-    errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors)
+    errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError
+    decoding      stored JSON → objects: validated once, copied on read; DecodeError
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
     cache         informers by kind; cached get/list; per-kind selectors
@@ -28,6 +29,7 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     convert       one call between op.k8s (and your) models and lightkube's
     status        a custom resource's reconcile with its status kept: finalizer, cleanup,
                   observedGeneration, Ready/Progressing/Degraded, write only on change
+    flags, logs   a manager's command line: Go-style booleans, zap's logging flags
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
 the kind and name, writes take the object and refresh it in place, lists
@@ -38,6 +40,8 @@ return a `Page`, options are keyword-only. Every write is recorded under
 from opgen.runtime import (
     conditions,
     finalizers,
+    flags,
+    logs,
     owner,
     predicates,
     status,
@@ -48,6 +52,7 @@ from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
 from opgen.runtime.convert import convert
+from opgen.runtime.decoding import DecodeError, FieldProblem
 from opgen.runtime.errors import (
     AlreadyExists,
     ApiError,
@@ -55,6 +60,7 @@ from opgen.runtime.errors import (
     Gone,
     Invalid,
     NotFound,
+    TransportError,
 )
 from opgen.runtime.events import EventRecorder
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
@@ -75,7 +81,6 @@ from opgen.runtime.reconcile import (
     TerminalError,
 )
 from opgen.runtime.rest import ClientOptions
-from opgen.runtime.transport import TransportError
 from opgen.runtime.writes import Operation, create_or_update, retry_on_conflict
 
 __all__ = [
@@ -88,7 +93,9 @@ __all__ = [
     "Conflict",
     "Controller",
     "ControllerOptions",
+    "DecodeError",
     "EventRecorder",
+    "FieldProblem",
     "For",
     "FuncReconciler",
     "Gone",
@@ -118,6 +125,8 @@ __all__ = [
     "convert",
     "create_or_update",
     "finalizers",
+    "flags",
+    "logs",
     "owner",
     "predicates",
     "retry_on_conflict",

@@ -1,8 +1,12 @@
 """The informer cache: one informer per kind, started on first use, read by reconcilers.
 
-`Cache.get`/`Cache.list` answer from memory (decoding a fresh object per
-read); the first read of a kind starts its informer and waits for its initial
-list, as controller-runtime's cache does. What is watched per kind is set in
+`Cache.get`/`Cache.list` answer from memory: every read gets a fresh object,
+copied from what the informer validated when it stored the object (no
+validation on reads; see `decoding`). The first read of a kind starts its
+informer and waits for its initial list, as controller-runtime's cache does.
+An object that does not fit the kind's model makes `get` raise `DecodeError`;
+`list` and `by_index` leave it out, name it in `Page.undecodable` (list) and
+log it once per stored version. What is watched per kind is set in
 `CacheOptions`: namespaces, label and field selectors (the server filters, so
 objects outside the selection cost no memory). User-defined indexes are added
 with `Cache.add_index`. Reads see this process's own writes (`freshness`).
@@ -17,8 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from opgen.runtime import errors, selectors
+from opgen.runtime.decoding import DecodeError, Undecodable
 from opgen.runtime.freshness import DEFAULT_WAIT, Expectations
 from opgen.runtime.informer import Event, Informer
+from opgen.runtime.reader import Page
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import RestClient
 from opgen.runtime.store import Entry, Key
@@ -157,13 +163,18 @@ class Cache:
     def add_index(
         self, cls: type[T], name: str, func: Callable[[T], Iterable[str]]
     ) -> None:
-        """Index objects of `cls` by the strings `func(obj)` returns (call before the first read)."""
-        rtype: ResourceType[T] = resource_type(cls)
+        """Index objects of `cls` by the strings `func(obj)` returns (call before the
+        first read); an object that does not fit the model is not indexed."""
+        informer = self.informer_for(cls)
 
         def index(entry: Entry) -> Iterable[str]:
-            return func(rtype.decode_json(entry.raw))
+            try:
+                obj = informer.fresh(entry)
+            except DecodeError:
+                return ()
+            return func(obj)
 
-        self.informer_for(cls).store.add_index(name, index)
+        informer.store.add_index(name, index)
 
     def record_write(
         self,
@@ -192,9 +203,15 @@ class Cache:
         return stored
 
     async def by_index(self, cls: type[T], name: str, value: str) -> list[T]:
+        """Objects whose index `name` holds `value` (those that fit the model)."""
         informer = await self._synced_informer(cls)
-        decode = resource_type(cls).decode_json
-        return [decode(e.raw) for e in informer.store.by_index(name, value)]
+        found: list[T] = []
+        for entry in informer.store.by_index(name, value):
+            try:
+                found.append(informer.fresh(entry))
+            except DecodeError as error:
+                _skipped(entry, error, f"the {name!r} index of {informer.rtype}")
+        return found
 
     async def get(self, cls: type[T], name: str, namespace: str | None = None) -> T:
         """The cached object; raises `NotFound` like the server would."""
@@ -207,7 +224,8 @@ class Cache:
             raise errors.NotFound(
                 404, f'{rtype.plural} "{name}" not found (cache)', reason="NotFound"
             )
-        return rtype.decode_json(entry.raw)
+        fresh: T = informer.fresh(entry)
+        return fresh
 
     async def list(
         self,
@@ -216,9 +234,9 @@ class Cache:
         *,
         labels: selectors.Selector | None = None,
         fields: selectors.Selector | None = None,
-    ) -> list[T]:
-        """Cached objects, filtered like the server would filter them, sorted by namespace/name."""
-        rtype: ResourceType[T] = resource_type(cls)
+    ) -> Page[T]:
+        """Cached objects, filtered like the server would filter them, sorted by
+        namespace/name; those that do not fit the model are in `undecodable`."""
         informer = await self._synced_informer(cls)
         expectations = self._expectations[cls]
         await expectations.settle(
@@ -230,7 +248,8 @@ class Cache:
             if namespace
             else list(informer.store)
         )
-        result = []
+        result: list[T] = []
+        undecodable: list[DecodeError] = []
         for entry in sorted(entries, key=lambda e: e.key):
             if not selectors.labels_match(labels, entry.labels):
                 continue
@@ -238,8 +257,22 @@ class Cache:
                 fields, entry.to_dict()
             ):
                 continue
-            result.append(rtype.decode_json(entry.raw))
-        return result
+            try:
+                result.append(informer.fresh(entry))
+            except DecodeError as error:
+                _skipped(entry, error, f"a cached list of {informer.rtype}")
+                undecodable.append(error)
+        return Page(result, undecodable=tuple(undecodable))
+
+
+def _skipped(entry: Entry, error: DecodeError, where: str) -> None:
+    """Log, once per stored version, that a read left out an object that does not fit."""
+    prepared = entry.decoded
+    if isinstance(prepared, Undecodable):
+        if prepared.reported:
+            return
+        prepared.reported = True
+    log.warning("%s left out an object: %s", where, error)
 
 
 def _observer(expectations: Expectations) -> Callable[[Event], None]:

@@ -9,7 +9,10 @@ clients too):
 - writes take the object they write — `create`, `update`, `patch`, `apply`,
   `delete` and the `_status` forms — and find its kind, name and namespace in it;
 - a write refreshes the object in place from the server's answer (new
-  resourceVersion, defaults) and returns it; `delete` returns None;
+  resourceVersion, defaults) and returns it; `delete` returns None; an answer
+  that does not fit the model (a partial object of a `DecodeError`) refreshes
+  only the metadata; `refresh=False` skips decoding the answer (the object is
+  left as it was) for a caller that does not read the object again;
 - options are keyword-only.
 
 `client.uncached` reads straight from the API server. Every write is recorded
@@ -28,7 +31,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
-from opgen.runtime import resources, selectors
+from opgen.runtime import decoding, resources, selectors
 from opgen.runtime.cache import Cache
 from opgen.runtime.reader import Page, Reader
 from opgen.runtime.resources import ResourceType, resource_type
@@ -148,9 +151,7 @@ class Client:
             return await self.uncached.list(
                 kind, namespace, labels=labels, fields=fields
             )
-        return Page(
-            await self.cache.list(kind, namespace, labels=labels, fields=fields)
-        )
+        return await self.cache.list(kind, namespace, labels=labels, fields=fields)
 
     # -- writes ------------------------------------------------------------
 
@@ -176,6 +177,7 @@ class Client:
         subresource: str | None = None,
         params: Mapping[str, Any] | None = None,
         content_type: str | None = None,
+        refresh: bool = True,
     ) -> T:
         """Send a write of `obj`, tell the cache, refresh `obj` from the answer."""
         rtype: ResourceType[T]
@@ -190,19 +192,26 @@ class Client:
             body=_dumps(body),
             content_type=content_type,
         )
-        return self._wrote(obj, rtype, raw)
+        return self._wrote(obj, rtype, raw, refresh)
 
-    def _wrote(self, obj: T, rtype: ResourceType[T], raw: bytes) -> T:
+    def _wrote(self, obj: T, rtype: ResourceType[T], raw: bytes, refresh: bool) -> T:
         """Tell the cache about a write's answer, so that cached reads wait for it
-        (read-your-writes, `freshness`); refresh `obj` from it."""
+        (read-your-writes, `freshness`); refresh `obj` from it if asked (only its
+        metadata when the answer does not fit the model: the write succeeded).
+
+        The cache needs only the answer's metadata (a cheap msgspec decode); the
+        refresh validates the whole object, the larger part of a write's cost in
+        the client."""
         if self.cache is not None:
             meta = msgspec.json.decode(raw, type=_Written).metadata
             self.cache.record_write(
                 rtype.cls, meta.namespace, meta.name, meta.resourceVersion, meta.labels
             )
-        return resources.assign(obj, rtype.decode_json(raw))
+        if not refresh:
+            return obj
+        return decoding.refresh(obj, rtype, raw)
 
-    async def create(self, obj: T) -> T:
+    async def create(self, obj: T, *, refresh: bool = True) -> T:
         """Create `obj`; raises `AlreadyExists` if the name is taken."""
         rtype: ResourceType[T] = resource_type(type(obj))
         meta = resources.metadata(obj)
@@ -212,18 +221,19 @@ class Client:
             namespace=self.rest.namespace_for(rtype, meta.get("namespace")),
             body=_dumps(rtype.encode_obj(obj)),
         )
-        return self._wrote(obj, rtype, raw)
+        return self._wrote(obj, rtype, raw, refresh)
 
-    async def update(self, obj: T) -> T:
+    async def update(self, obj: T, *, refresh: bool = True) -> T:
         """Replace `obj` (PUT); raises `Conflict` if it changed since it was read."""
-        return await self._write(
-            obj, "update", resource_type(type(obj)).encode_obj(obj)
-        )
+        body = resource_type(type(obj)).encode_obj(obj)
+        return await self._write(obj, "update", body, refresh=refresh)
 
-    async def update_status(self, obj: T) -> T:
+    async def update_status(self, obj: T, *, refresh: bool = True) -> T:
         """Replace `obj`'s status through the /status subresource (resourceVersion checked)."""
         body = resource_type(type(obj)).encode_obj(obj)
-        return await self._write(obj, "update", body, subresource="status")
+        return await self._write(
+            obj, "update", body, subresource="status", refresh=refresh
+        )
 
     async def patch(
         self,
@@ -234,6 +244,7 @@ class Client:
         field_manager: str | None = None,
         force: bool | None = None,
         subresource: str | None = None,
+        refresh: bool = True,
     ) -> T:
         """Patch the object `obj` names (merge, JSON patch, strategic merge or apply);
         only its kind, name and namespace are read."""
@@ -247,32 +258,50 @@ class Client:
             subresource=subresource,
             params=params,
             content_type=CONTENT_TYPES[patch_type],
+            refresh=refresh,
         )
 
-    async def patch_status(self, obj: T) -> T:
+    async def patch_status(self, obj: T, *, refresh: bool = True) -> T:
         """Merge-patch `obj.status` to the /status subresource (no resourceVersion
         precondition, so it does not conflict with spec writers)."""
         status = resource_type(type(obj)).encode_obj(obj).get("status") or {}
-        return await self.patch(obj, {"status": status}, subresource="status")
+        return await self.patch(
+            obj, {"status": status}, subresource="status", refresh=refresh
+        )
 
     async def apply(
-        self, obj: T, *, field_manager: str | None = None, force: bool = False
+        self,
+        obj: T,
+        *,
+        field_manager: str | None = None,
+        force: bool = False,
+        refresh: bool = True,
     ) -> T:
         """Server-side apply of the fields set on `obj` (exclude_unset).
 
         Like every write it refreshes `obj` from the answer, which sets every field
         the server holds: build the object to apply afresh each time, as a reconcile
         does, or a second apply of it claims them all."""
-        return await self._apply(obj, field_manager, force, subresource=None)
+        return await self._apply(obj, field_manager, force, None, refresh)
 
     async def apply_status(
-        self, obj: T, *, field_manager: str | None = None, force: bool = False
+        self,
+        obj: T,
+        *,
+        field_manager: str | None = None,
+        force: bool = False,
+        refresh: bool = True,
     ) -> T:
         """Server-side apply of `obj.status` through the /status subresource."""
-        return await self._apply(obj, field_manager, force, subresource="status")
+        return await self._apply(obj, field_manager, force, "status", refresh)
 
     async def _apply(
-        self, obj: T, field_manager: str | None, force: bool, subresource: str | None
+        self,
+        obj: T,
+        field_manager: str | None,
+        force: bool,
+        subresource: str | None,
+        refresh: bool,
     ) -> T:
         rtype, name, namespace = self._target(obj)
         body = rtype.encode_obj(obj, exclude_unset=True)
@@ -293,6 +322,7 @@ class Client:
             field_manager=field_manager,
             force=force,
             subresource=subresource,
+            refresh=refresh,
         )
 
     async def delete(

@@ -10,7 +10,14 @@ Sources, each with predicates:
 
 The queue never hands one key to two workers, and at most
 `max_concurrent_reconciles` run at once. Outcomes are mapped to queue
-operations and metrics in `_process` (see `reconcile` for the contract).
+operations, metrics and logs in `_process` (see `reconcile` for the contract):
+what is not a bug in the reconciler — a stored object that does not fit its
+model (`DecodeError`), an API server that does not answer (`TransportError`)
+or answers 429/5xx — is logged as one line, without a traceback.
+
+Sources read only an event's metadata, except `Watches`, whose `map_fn` gets
+the object: an object that does not fit its model is not mapped (logged once
+per stored version), and never stops the events of the others.
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ from typing import Any
 
 from opgen.runtime import errors, predicates
 from opgen.runtime.cache import Cache
-from opgen.runtime.informer import Event
+from opgen.runtime.decoding import DecodeError, Undecodable
+from opgen.runtime.events import EventRecorder
+from opgen.runtime.informer import Event, Informer
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.ratelimit import RateLimiter, default_controller_rate_limiter
 from opgen.runtime.reconcile import Reconciler, Request, Result, TerminalError
@@ -106,6 +115,7 @@ class Controller:
         self.queue: WorkQueue[Request] | None = None
         self._workers: list[asyncio.Task[None]] = []
         self._metrics: Metrics | None = None
+        self._events: EventRecorder | None = None
 
     @property
     def need_leader_election(self) -> bool:
@@ -155,22 +165,44 @@ class Controller:
 
         return handle
 
-    def _watches_handler(self, source: Watches) -> Callable[[Event], None]:
-        rtype: ResourceType[Any] = resource_type(source.kind)
-
+    def _watches_handler(
+        self, source: Watches, informer: Informer
+    ) -> Callable[[Event], None]:
         def handle(event: Event) -> None:
             if not predicates.all_pass(source.predicates, event):
                 return
-            for request in source.map_fn(rtype.decode_json(event.new.raw)):
+            try:
+                obj = informer.fresh(event.new)
+            except DecodeError as error:
+                self._not_mapped(event.new.decoded, error)
+                return
+            for request in source.map_fn(obj):
                 self._enqueue(request)
 
         return handle
 
+    def _not_mapped(self, prepared: object, error: DecodeError) -> None:
+        if isinstance(prepared, Undecodable):
+            if prepared.reported:
+                return
+            prepared.reported = True
+        log.warning(
+            "controller %s: Watches(%s) cannot call map_fn: %s",
+            self.name,
+            error.kind,
+            error,
+            extra={"controller": self.name},
+        )
+
     # -- running -----------------------------------------------------------
 
-    async def run(self, cache: Cache, metrics: Metrics) -> None:
-        """Wire the sources, wait for the caches, then run workers until cancelled or drained."""
+    async def run(
+        self, cache: Cache, metrics: Metrics, events: EventRecorder | None = None
+    ) -> None:
+        """Wire the sources, wait for the caches, then run workers until cancelled or
+        drained; `events` records the Events of reconcile outcomes (the manager's)."""
         self._metrics = metrics
+        self._events = events
         self.queue = WorkQueue(
             self.name,
             rate_limiter=self.options.rate_limiter(),
@@ -186,7 +218,8 @@ class Controller:
         for owned in self.owns:
             cache.informer_for(owned.kind).add_handler(self._owns_handler(owned))
         for watched in self.watches:
-            cache.informer_for(watched.kind).add_handler(self._watches_handler(watched))
+            informer = cache.informer_for(watched.kind)
+            informer.add_handler(self._watches_handler(watched, informer))
         await cache.wait_for_sync()
         log.info(
             "starting %d workers",
@@ -249,6 +282,19 @@ class Controller:
             metrics.reconcile_errors.labels(self.name).inc()
             metrics.terminal_errors.labels(self.name).inc()
             log.error("reconcile %s failed permanently: %s", request, exc, extra=extra)
+        except DecodeError as exc:
+            outcome = "error"
+            queue.forget(request)
+            metrics.reconcile_errors.labels(self.name).inc()
+            metrics.terminal_errors.labels(self.name).inc()
+            metrics.decode_errors.labels(self.name, exc.kind).inc()
+            log.error(
+                "reconcile %s: %s; not retried until the object changes",
+                request,
+                exc,
+                extra=extra,
+            )
+            await self._record_undecodable(exc)
         except errors.Conflict as exc:
             outcome = "requeue"
             queue.add_rate_limited(request)
@@ -257,13 +303,21 @@ class Controller:
             )
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
             outcome = "error"
             queue.add_rate_limited(request)
             metrics.reconcile_errors.labels(self.name).inc()
-            log.exception(
-                "reconcile %s failed; retrying with backoff", request, extra=extra
-            )
+            if _unavailable(exc):
+                log.warning(
+                    "reconcile %s failed: %s; retrying with backoff",
+                    request,
+                    exc,
+                    extra=extra,
+                )
+            else:
+                log.exception(
+                    "reconcile %s failed; retrying with backoff", request, extra=extra
+                )
         else:
             queue.forget(request)
             delay = result.delay if isinstance(result, Result) else None
@@ -276,3 +330,29 @@ class Controller:
             active.dec()
             metrics.reconcile_time.labels(self.name).observe(time.monotonic() - started)
         metrics.reconcile_total.labels(self.name, outcome).inc()
+
+    async def _record_undecodable(self, error: DecodeError) -> None:
+        if self._events is None:
+            return
+        try:
+            regarding = error.partial(error.model)
+        except Exception:  # even its metadata does not decode: nothing to refer to
+            log.debug("no Event for %s", error.object_name, exc_info=True)
+            return
+        await self._events.event(
+            regarding,
+            type="Warning",
+            reason="DecodeFailed",
+            action="Reconcile",
+            note=f"{'; '.join(str(p) for p in error.problems)}. "
+            "It does not fit the operator's model and is not reconciled until it changes.",
+        )
+
+
+def _unavailable(error: Exception) -> bool:
+    """No answer, or an answer saying the API server cannot serve now (429, 5xx)."""
+    if isinstance(error, errors.TransportError):
+        return True
+    return isinstance(error, errors.ApiError) and (
+        error.code == 429 or error.code >= 500
+    )

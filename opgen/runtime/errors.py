@@ -1,4 +1,4 @@
-"""Typed errors for API-server responses.
+"""Typed errors for requests to the API server.
 
     ApiError            any non-2xx answer; .code, .reason, .message, .status (the Status body)
     ├── NotFound        404
@@ -6,14 +6,17 @@
     │   └── AlreadyExists   409 with reason AlreadyExists
     ├── Invalid         422; .causes lists the server's field causes
     └── Gone            410 (resourceVersion too old: relist)
+    TransportError      no answer at all: refused, reset, timed out, cut off part-way
 
-`from_response(code, body)` maps a response to the right class.
+`from_response(code, body)` maps a response to the right class. The transport
+raises `TransportError` for every failure of its HTTP client, whichever client
+that is, so nothing above it sees the HTTP library's own exceptions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -25,6 +28,8 @@ __all__ = [
     "Gone",
     "Invalid",
     "NotFound",
+    "TransportError",
+    "TransportFailure",
     "from_response",
     "from_status",
 ]
@@ -86,6 +91,40 @@ class Invalid(ApiError):
             Cause(c.get("field"), c.get("reason"), c.get("message"))
             for c in details.get("causes") or ()
         )
+
+
+TransportFailure = Literal["connect", "timeout", "disconnected", "protocol"]
+"""Why a request got no answer: it could not connect (refused, DNS, TLS handshake);
+it timed out (connecting, sending, or waiting between bytes of the answer); the
+connection broke (reset, or closed before the answer was complete); or the
+answer could not be read as HTTP."""
+
+
+class TransportError(Exception):
+    """A request got no answer from the API server (`failure` says why).
+
+    Not a bug in the caller's code: the server is down, restarting or unreachable,
+    and a later retry may work. A reconcile that raises it is retried with
+    backoff and logged as one line, without a traceback."""
+
+    def __init__(
+        self, method: str, url: str, failure: TransportFailure, detail: str
+    ) -> None:
+        super().__init__(f"{method} {url}: {_FAILURES[failure]} ({detail})")
+        self.method = method
+        self.url = url
+        """The request's URL without its query."""
+        self.failure: TransportFailure = failure
+        self.detail = detail
+        """The HTTP client's own account of the failure."""
+
+
+_FAILURES: dict[str, str] = {
+    "connect": "cannot connect to the API server",
+    "timeout": "the API server did not answer in time",
+    "disconnected": "the connection to the API server broke",
+    "protocol": "the API server's answer could not be read",
+}
 
 
 def from_status(status: dict[str, Any], code: int | None = None) -> ApiError:

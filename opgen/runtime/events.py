@@ -29,7 +29,7 @@ from lightkube.resources.events_v1 import Event as EventResource
 
 from opgen.runtime import ratelimit, resources
 from opgen.runtime.client import Client
-from opgen.runtime.errors import ApiError
+from opgen.runtime.errors import ApiError, TransportError
 
 __all__ = ["RBAC_HINT", "EventRecorder"]
 
@@ -111,6 +111,9 @@ class EventRecorder:
                 )
             else:
                 log.warning("could not record event %s: %s", reason, error)
+        except TransportError as error:
+            self.failed += 1
+            log.warning("could not record event %s: %s", reason, error)
         except Exception:
             self.failed += 1
             log.warning("could not record event %s for %s", reason, type, exc_info=True)
@@ -173,6 +176,7 @@ class EventRecorder:
                         "lastObservedTime": _micro_time(wall),
                     }
                 },
+                refresh=False,
             )
             return
         bucket = self._buckets.get(uid)
@@ -203,7 +207,8 @@ class EventRecorder:
         }
         if related is not None:
             body["related"] = self._reference(related)
+        # the series patches it by name only: its answer need not be decoded
         event = await self.client.create(
-            cast(EventResource, EventResource.from_dict(body))
+            cast(EventResource, EventResource.from_dict(body)), refresh=False
         )
         self._series[key] = _Series(event, 1, now)

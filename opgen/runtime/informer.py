@@ -15,6 +15,12 @@ Per namespace in scope (or once cluster-wide) a reflector loop:
 A hung watch is caught twice: the HTTP read timeout, and a watchdog that
 restarts any watch silent (no event, no bookmark) for `idle_timeout`.
 `opgen_watch_staleness_seconds{kind}` exports the silence.
+
+Every object is decoded once, when its version is stored (`decoding.Decoder`):
+reads copy the result instead of validating again, and an object that does not
+fit the kind's model is found here — it stays in the store (its metadata still
+drives handlers, predicates and indexes), reads of it raise `DecodeError`, and
+`opgen_cache_undecodable_objects{kind}` counts such objects.
 """
 
 from __future__ import annotations
@@ -30,9 +36,10 @@ from typing import Any, Literal
 import msgspec
 
 from opgen.runtime import errors, selectors
+from opgen.runtime.decoding import Decoder, Undecodable
 from opgen.runtime.resources import ResourceType
 from opgen.runtime.rest import RestClient
-from opgen.runtime.store import Entry, Store, entry_from_dict
+from opgen.runtime.store import Entry, Key, Store, entry_from_dict
 
 __all__ = ["Event", "EventType", "Handler", "Informer"]
 
@@ -93,6 +100,8 @@ class Informer:
         self.read_timeout = read_timeout
         self.idle_timeout = idle_timeout
         self.store = Store()
+        self.decoder: Decoder[Any] = Decoder(rtype)
+        self._undecodable: set[Key] = set()
         self._handlers: list[Handler] = []
         scopes: tuple[str | None, ...] = (
             (None,) if not namespaces or not rtype.namespaced else namespaces
@@ -102,6 +111,29 @@ class Informer:
         metrics = rest.metrics
         self._restarts = metrics.watch_restarts
         metrics.watch_staleness.labels(str(rtype)).set_function(self.staleness)
+        metrics.undecodable.labels(str(rtype)).set_function(
+            lambda: len(self._undecodable)
+        )
+
+    def fresh(self, entry: Entry) -> Any:
+        """A new object of the kind for `entry` (raises `DecodeError` if it does not fit)."""
+        return self.decoder.fresh(entry.raw, entry.decoded)
+
+    @property
+    def undecodable(self) -> int:
+        """How many stored objects do not fit the kind's model."""
+        return len(self._undecodable)
+
+    def _upsert(self, entry: Entry) -> Entry | None:
+        if isinstance(entry.decoded, Undecodable):
+            self._undecodable.add(entry.key)
+        else:
+            self._undecodable.discard(entry.key)
+        return self.store.upsert(entry)
+
+    def _delete(self, key: Key) -> Entry | None:
+        self._undecodable.discard(key)
+        return self.store.delete(key)
 
     @property
     def has_synced(self) -> bool:
@@ -202,7 +234,17 @@ class Informer:
             )
             page = msgspec.json.decode(raw)
             for item in page.get("items") or ():
-                entry = entry_from_dict(self.rtype.with_kind(item))
+                meta = item.get("metadata") or {}
+                key = (meta.get("namespace") or "", meta.get("name") or "")
+                known = self.store.get(key)
+                if known is not None and known.resource_version == meta.get(
+                    "resourceVersion"
+                ):
+                    fresh[key] = known  # unchanged: already decoded
+                    continue
+                entry = entry_from_dict(
+                    self.rtype.with_kind(item), self.decoder.prepare
+                )
                 fresh[entry.key] = entry
             meta = page.get("metadata") or {}
             resource_version = meta.get("resourceVersion") or resource_version
@@ -224,16 +266,16 @@ class Informer:
             current = [e.key for e in self.store.by_index("namespace", scope.namespace)]
         for key in current:
             if key not in fresh:
-                old = self.store.delete(key)
+                old = self._delete(key)
                 if old is not None:
                     self._emit(Event("DELETED", old, old))
         for key, entry in fresh.items():
             old = self.store.get(key)
             if old is None:
-                self.store.upsert(entry)
+                self._upsert(entry)
                 self._emit(Event("ADDED", None, entry))
             elif old.resource_version != entry.resource_version:
-                self.store.upsert(entry)
+                self._upsert(entry)
                 self._emit(Event("MODIFIED", old, entry))
 
     async def _watch(self, scope: _Scope) -> None:
@@ -269,12 +311,14 @@ class Informer:
             if rv:
                 scope.resource_version = rv
             return
-        entry = entry_from_dict(self.rtype.with_kind(data))
         if event.type == "DELETED":
-            old = self.store.delete(entry.key)
+            # the last state, decoded only if a Watches mapping asks for it
+            entry = entry_from_dict(self.rtype.with_kind(data))
+            old = self._delete(entry.key)
             self._emit(Event("DELETED", old, entry))
         elif event.type in ("ADDED", "MODIFIED"):
-            old = self.store.upsert(entry)
+            entry = entry_from_dict(self.rtype.with_kind(data), self.decoder.prepare)
+            old = self._upsert(entry)
             self._emit(Event("ADDED" if old is None else "MODIFIED", old, entry))
         if rv:
             scope.resource_version = rv

@@ -30,6 +30,7 @@ from opgen.runtime import probes
 from opgen.runtime.cache import Cache, CacheOptions
 from opgen.runtime.client import Client
 from opgen.runtime.controller import Controller
+from opgen.runtime.events import EventRecorder
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.metricsauth import MetricsAuth
@@ -371,9 +372,12 @@ class Manager:
         """Start controllers and runnables; leader=None starts all, else those whose need matches."""
         for controller in self.controllers:
             if leader is None or controller.need_leader_election == leader:
+                events = EventRecorder(
+                    self.client, reporting_controller=controller.name
+                )
                 tasks.append(
                     asyncio.create_task(
-                        controller.run(self.cache, self.metrics),
+                        controller.run(self.cache, self.metrics, events),
                         name=f"controller {controller.name}",
                     )
                 )

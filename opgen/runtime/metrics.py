@@ -4,7 +4,9 @@ No global state: each `Metrics` owns a `CollectorRegistry`; the manager serves
 it on its metrics endpoint. Names and labels follow controller-runtime and
 client-go so existing dashboards and alerts work unchanged; the opgen-only
 ones (`opgen_watch_staleness_seconds`, `opgen_event_loop_lag_seconds`) cover
-what user-asks #5 and #22 ask for.
+what user-asks #5 and #22 ask for, and `opgen_cache_undecodable_objects` /
+`opgen_reconcile_decode_errors_total` count stored objects that no longer fit
+the operator's models.
 """
 
 from __future__ import annotations
@@ -117,7 +119,8 @@ class Metrics:
         )
         self.rest_requests = Counter(
             "rest_client_requests_total",
-            "Number of HTTP requests, partitioned by status code, method, and host",
+            "Number of HTTP requests, partitioned by status code, method, and host "
+            '(code "<error>": no answer)',
             ["code", "method", "host"],
             registry=r,
         )
@@ -131,6 +134,18 @@ class Metrics:
             "opgen_watch_restarts_total",
             "Watches restarted, by reason (gone, error, idle)",
             ["kind", "reason"],
+            registry=r,
+        )
+        self.undecodable = Gauge(
+            "opgen_cache_undecodable_objects",
+            "Objects in the cache that do not fit their kind's Python model",
+            ["kind"],
+            registry=r,
+        )
+        self.decode_errors = Counter(
+            "opgen_reconcile_decode_errors_total",
+            "Reconciles that ended because an object they read does not fit its Python model",
+            ["controller", "kind"],
             registry=r,
         )
         self.loop_lag = Gauge(

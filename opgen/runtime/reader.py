@@ -3,7 +3,9 @@
 Objects are decoded into the kind's class (the user's Pydantic model or the
 lightkube resource). `list` returns a `Page`: every matching object (fetched
 in chunks of `LIST_PAGE_SIZE`, following `continue` tokens), or one page of
-`limit` objects and the token for the next.
+`limit` objects and the token for the next. An object that does not fit the
+model makes `get` raise `DecodeError`; `list` leaves it out and names it in
+`Page.undecodable`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Generic, TypeVar, overload
 import msgspec
 
 from opgen.runtime import selectors
+from opgen.runtime.decoding import DecodeError, decode, decode_dict
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import RestClient
 
@@ -28,11 +31,14 @@ LIST_PAGE_SIZE = 500
 
 @dataclass(frozen=True)
 class Page(Sequence[T], Generic[T]):
-    """What `list` returns: the objects (a sequence: iterate, index, `len`) and
-    `continue_`, the token for the next page (None when the list is complete)."""
+    """What `list` returns: the objects (a sequence: iterate, index, `len`),
+    `continue_`, the token for the next page (None when the list is complete),
+    and `undecodable`: the matching objects left out because they do not fit
+    the kind's model, each as the `DecodeError` a `get` of it would raise."""
 
     items: builtins.list[T]
     continue_: str | None = None
+    undecodable: tuple[DecodeError, ...] = ()
 
     @overload
     def __getitem__(self, index: int) -> T: ...
@@ -72,7 +78,7 @@ class Reader:
             namespace=self.rest.namespace_for(rtype, namespace),
             subresource=subresource,
         )
-        return rtype.decode_json(raw)
+        return decode(rtype, raw)
 
     async def list(
         self,
@@ -92,13 +98,15 @@ class Reader:
             kind, namespace, labels, fields, LIST_PAGE_SIZE, continue_
         )
         items, token = page.items, page.continue_
+        undecodable = list(page.undecodable)
         while token:
             more = await self._page(
                 kind, namespace, labels, fields, LIST_PAGE_SIZE, token
             )
             items.extend(more.items)
+            undecodable.extend(more.undecodable)
             token = more.continue_
-        return Page(items)
+        return Page(items, undecodable=tuple(undecodable))
 
     async def _page(
         self,
@@ -122,5 +130,12 @@ class Reader:
             },
         )
         page = msgspec.json.decode(raw)
-        items = [rtype.decode_dict(rtype.with_kind(i)) for i in page.get("items") or ()]
-        return Page(items, (page.get("metadata") or {}).get("continue") or None)
+        items: builtins.list[T] = []
+        undecodable: builtins.list[DecodeError] = []
+        for item in page.get("items") or ():
+            try:
+                items.append(decode_dict(rtype, rtype.with_kind(item)))
+            except DecodeError as error:
+                undecodable.append(error)
+        token = (page.get("metadata") or {}).get("continue") or None
+        return Page(items, token, tuple(undecodable))

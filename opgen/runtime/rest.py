@@ -9,7 +9,9 @@ defined by Pydantic models), keep bodies as bytes for the cache, and map error
 answers to `opgen.runtime.errors`. Every write carries the configured field
 manager (`ClientOptions.field_manager`). Every request passes a client-side
 token bucket (QPS/burst) and is counted per verb, both in `RestClient.counts`
-and in `rest_client_requests_total`.
+and in `rest_client_requests_total` — by the answer's status code, or, as
+client-go counts them, `code="<error>"` when the request got no answer
+(`errors.TransportError`).
 """
 
 from __future__ import annotations
@@ -26,13 +28,22 @@ from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
 from opgen.runtime.transport import DEFAULT_TIMEOUT, ConfigSource, Transport
 
-__all__ = ["DEFAULT_FIELD_MANAGER", "WRITE_VERBS", "ClientOptions", "RestClient"]
+__all__ = [
+    "DEFAULT_FIELD_MANAGER",
+    "NO_ANSWER",
+    "WRITE_VERBS",
+    "ClientOptions",
+    "RestClient",
+]
 
 DEFAULT_FIELD_MANAGER = "opgen"
 
 WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 
 _FIELD_MANAGED_VERBS = frozenset({"create", "update", "patch"})
+
+NO_ANSWER = "<error>"
+"""`rest_client_requests_total`'s code for a request that got no answer (client-go's)."""
 
 _METHODS = {
     "get": "GET",
@@ -166,10 +177,8 @@ class RestClient:
             await self._bucket.acquire()
         self.counts[verb] += 1
 
-    def _count(self, status: int, method: str) -> None:
-        self.metrics.rest_requests.labels(
-            str(status), method, self.transport.host
-        ).inc()
+    def _count(self, code: int | str, method: str) -> None:
+        self.metrics.rest_requests.labels(str(code), method, self.transport.host).inc()
 
     async def request(
         self,
@@ -187,9 +196,13 @@ class RestClient:
         path = self.path(verb, rtype, name, namespace, subresource, params)
         method = _METHODS[verb]
         await self._throttle(verb)
-        answer = await self.transport.send(
-            method, path, body=body, content_type=content_type
-        )
+        try:
+            answer = await self.transport.send(
+                method, path, body=body, content_type=content_type
+            )
+        except errors.TransportError:
+            self._count(NO_ANSWER, method)
+            raise
         self._count(answer.status, method)
         if answer.status >= 400:
             raise errors.from_response(answer.status, answer.body)
@@ -207,13 +220,20 @@ class RestClient:
         """Open a watch; yields an iterator over its lines. Error answers raise before yielding."""
         path = self.path("watch", rtype, None, namespace, None, params)
         await self._throttle("watch")
-        async with self.transport.stream(
-            "GET", path, read_timeout=read_timeout
-        ) as answer:
-            self._count(answer.status, "WATCH")
-            if answer.status >= 400:
-                raise errors.from_response(answer.status, await answer.read())
-            yield answer.lines()
+        answered = False
+        try:
+            async with self.transport.stream(
+                "GET", path, read_timeout=read_timeout
+            ) as answer:
+                answered = True
+                self._count(answer.status, "WATCH")
+                if answer.status >= 400:
+                    raise errors.from_response(answer.status, await answer.read())
+                yield answer.lines()
+        except errors.TransportError:
+            if not answered:
+                self._count(NO_ANSWER, "WATCH")
+            raise
 
     async def aclose(self) -> None:
         await self.transport.aclose()

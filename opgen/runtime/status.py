@@ -18,10 +18,14 @@ own logic, `reconcile_spec` and `cleanup`:
 
 `reconcile` does, in order:
 
-1. reads the object (from the cache); when it is gone there is nothing to do;
+1. reads the object (from the cache); when it is gone there is nothing to do.
+   When it no longer fits its model (`rt.DecodeError`), the object it works on
+   is the error's partial decode: metadata, and each top-level field that
+   still fits;
 2. when it is being deleted and carries `finalizer`: `cleanup(obj)`, then the
    finalizer is removed (a patch), and that is all. Apart from `cleanup`, this
-   path reads only the object's metadata;
+   path reads only the object's metadata, so it works on a partial decode too:
+   an object that no longer fits is still cleaned up and released;
 3. otherwise adds `finalizer` (a patch, only when missing);
 4. calls `reconcile_spec(obj, status)` with the object's status (a fresh status
    model when it has none yet), which sets status fields in place and returns
@@ -33,11 +37,19 @@ own logic, `reconcile_spec` and `cleanup`:
    does) (`rt.conditions.set_condition`: lastTransitionTime moves only when a
    status flips);
 6. writes the status through the /status subresource (a merge patch) only
-   when it differs from what was read, so a converged object costs no write;
+   when it differs from what was read, so a converged object costs no write
+   (the answer is not decoded: nothing reads the object after it);
    returns `Result(requeue_after=outcome.requeue_after)`.
 
+An object that no longer fits and is not being deleted gets no finalizer and
+no `reconcile_spec`: its status records `Degraded` (reason `DecodeFailed`, the
+fields and rules as the message) when its status model still decodes or is
+absent, and the `DecodeError` is raised again — the controller's decode
+outcome (one log line, an Event, no retry until the object changes).
+
 An exception from `reconcile_spec` is recorded as `Degraded` (reason
-`ReconcileFailed`, or `TerminalError` for `rt.TerminalError`) with the error as
+`ReconcileFailed`; `TerminalError` for `rt.TerminalError`; `DecodeFailed` for
+an `rt.DecodeError`, an object it read that does not fit) with the error as
 its message, the status is written, and the exception is raised again: the
 controller retries with backoff (never, for a `TerminalError`). `rt.Conflict`
 passes through untouched: it means a stale read, which the controller retries
@@ -61,6 +73,7 @@ from pydantic import BaseModel
 
 from opgen.runtime import conditions, finalizers, resources
 from opgen.runtime.client import Client
+from opgen.runtime.decoding import DecodeError
 from opgen.runtime.errors import Conflict, NotFound
 from opgen.runtime.reconcile import Request, Result, TerminalError
 
@@ -210,19 +223,28 @@ def _default_message(state: State, kind: str) -> str:
 
 
 async def write_if_changed(
-    client: Client, obj: Any, status: BaseModel, before: BaseModel
+    client: Client,
+    obj: Any,
+    status: BaseModel,
+    before: BaseModel,
+    *,
+    refresh: bool = True,
 ) -> bool:
     """Merge-patch `status` to `obj`'s /status subresource unless it equals `before`;
-    True when it wrote (and refreshed `obj`)."""
+    True when it wrote (and refreshed `obj`, unless `refresh=False`)."""
     if status == before:
         return False
     obj.status = status
-    await client.patch_status(obj)
+    await client.patch_status(obj, refresh=refresh)
     return True
 
 
 def _failure(error: Exception) -> Outcome:
-    reason = "TerminalError" if isinstance(error, TerminalError) else "ReconcileFailed"
+    reason = "ReconcileFailed"
+    if isinstance(error, TerminalError):
+        reason = "TerminalError"
+    elif isinstance(error, DecodeError):  # an object it read (a child) does not fit
+        reason = "DecodeFailed"
     text = str(error).strip()
     message = f"{type(error).__name__}: {text}" if text else type(error).__name__
     return Outcome(DEGRADED, reason, message)
@@ -248,6 +270,13 @@ async def reconcile(
         obj = await client.get(kind, request.name, namespace=request.namespace)
     except NotFound:
         return Result()
+    except DecodeError as invalid:
+        partial = invalid.partial(kind)
+        if finalizers.is_deleting(partial):
+            await _finish_deletion(client, partial, finalizer, cleanup)
+            return Result()
+        await _record_undecodable(client, partial, invalid, status_cls)
+        raise
     if finalizers.is_deleting(obj):
         await _finish_deletion(client, obj, finalizer, cleanup)
         return Result()
@@ -265,7 +294,7 @@ async def reconcile(
         raise
     except Exception as error:
         record(status, _failure(error), generation=generation, kind=kind_name)
-        await write_if_changed(client, obj, status, before)
+        await write_if_changed(client, obj, status, before, refresh=False)
         raise
     if not isinstance(outcome, Outcome):
         raise TypeError(
@@ -274,7 +303,7 @@ async def reconcile(
             "rt.status.suspended(...)"
         )
     record(status, outcome, generation=generation, kind=kind_name)
-    await write_if_changed(client, obj, status, before)
+    await write_if_changed(client, obj, status, before, refresh=False)
     return Result(requeue_after=outcome.requeue_after)
 
 
@@ -290,6 +319,31 @@ async def _finish_deletion(
     if cleanup is not None:
         await cleanup(obj)
     await finalizers.remove(client, obj, finalizer)
+
+
+async def _record_undecodable(
+    client: Client, partial: Any, invalid: DecodeError, status_cls: type[BaseModel]
+) -> None:
+    """Say in `Degraded` why the object is not reconciled. A stored status that does
+    not fit either is left alone: writing a fresh one would erase it."""
+    if (
+        invalid.data.get("status") is not None
+        and getattr(partial, "status", None) is None
+    ):
+        return
+    current = getattr(partial, "status", None)
+    status = current if current is not None else status_cls()
+    before = status.model_copy(deep=True)
+    message = "The object does not fit the operator's model: " + "; ".join(
+        str(problem) for problem in invalid.problems
+    )
+    record(
+        status,
+        Outcome(DEGRADED, "DecodeFailed", message),
+        generation=resources.metadata(partial).get("generation"),
+        kind=invalid.kind,
+    )
+    await write_if_changed(client, partial, status, before, refresh=False)
 
 
 def _status_class(kind: type) -> type[BaseModel]:

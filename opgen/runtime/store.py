@@ -1,10 +1,12 @@
 """The informer's store: one compact entry per object, plus indexes.
 
-An entry keeps the object's JSON bytes (without `managedFields`) and the few
-metadata fields predicates, handlers and indexes need. Every read decodes a
-fresh object from the bytes, so a reconciler may mutate what it read without
-corrupting the cache, and cached objects cost their JSON size, not a tree of
-Python objects.
+An entry keeps the object's JSON bytes (without `managedFields`), the few
+metadata fields predicates, handlers and indexes need, and what the kind's
+decoder made of it when it was stored (`decoded`: for a user model, a pickle of
+the validated object, or the problems when it does not fit; see `decoding`).
+Every read builds a fresh object from that, so a reconciler may mutate what it
+read without corrupting the cache, and cached objects cost bytes, not a tree
+of Python objects.
 
 Indexes: by namespace and by controller-owner UID always; user-defined ones
 (`add_index(name, fn)`) map an object to any number of string values.
@@ -50,6 +52,8 @@ class Entry:
     finalizers: tuple[str, ...]
     deletion_timestamp: str | None
     raw: bytes
+    decoded: object = None
+    """What `decoding.Decoder.prepare` made of `raw` (None: decode `raw` on read)."""
 
     @property
     def key(self) -> Key:
@@ -66,10 +70,14 @@ class Entry:
         return dict(_decode(self.raw))
 
 
-def entry_from_dict(data: dict[str, Any]) -> Entry:
-    """Build an entry from a decoded object, dropping `metadata.managedFields` in place."""
+def entry_from_dict(
+    data: dict[str, Any], prepare: Callable[[bytes], object] | None = None
+) -> Entry:
+    """Build an entry from a decoded object, dropping `metadata.managedFields` in place;
+    `prepare(raw)` gives its `decoded` (the kind's decoder)."""
     meta = data.get("metadata") or {}
     meta.pop("managedFields", None)
+    raw = _encode(data)
     return Entry(
         namespace=meta.get("namespace") or "",
         name=meta.get("name") or "",
@@ -81,7 +89,8 @@ def entry_from_dict(data: dict[str, Any]) -> Entry:
         owner_references=tuple(meta.get("ownerReferences") or ()),
         finalizers=tuple(meta.get("finalizers") or ()),
         deletion_timestamp=meta.get("deletionTimestamp"),
-        raw=_encode(data),
+        raw=raw,
+        decoded=prepare(raw) if prepare is not None else None,
     )
 
 

@@ -28,6 +28,12 @@ tests/runtime/test_transport_contract.py checks each assumption (names,
 signatures, connection reuse, timeouts, token-file and exec credentials
 refreshed on 401 against a real API server), and pyproject.toml pins the
 version ranges it holds for.
+
+Failures are mapped at this boundary: whatever the HTTP client raises when a
+request gets no answer (refused, reset, timed out, cut off part-way, also while
+a stream is read) leaves this module as `opgen.runtime.errors.TransportError`,
+with the client's exception as its `__cause__`; `_no_answer` is the one place
+that knows the client's exception classes.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from lightkube.config.client_adapter import user_auth, verify_cluster
 from lightkube.config.models import User
 
 from opgen.runtime import http1
+from opgen.runtime.errors import TransportError, TransportFailure
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -72,9 +79,6 @@ talks to one server, and each request beyond the open connections would pay a
 new TLS handshake on both ends."""
 
 USER_AGENT = "opgen-runtime"
-
-TransportError = http1.HTTPError
-"""What a request raises when it gets no answer (refused, timed out, cut off)."""
 
 ConfigSource = str | Path | KubeConfig | SingleConfig | None
 """A kubeconfig file, a lightkube `KubeConfig` or `SingleConfig`; None for the
@@ -111,38 +115,61 @@ class Answer:
 class Stream:
     """An answer being received (a watch): its status code, then its lines."""
 
-    def __init__(self, status: int, stream: http1.Stream | httpx2.Response) -> None:
+    def __init__(
+        self,
+        status: int,
+        stream: http1.Stream | httpx2.Response,
+        method: str,
+        url: str,
+    ) -> None:
         self.status = status
         self._stream = stream
+        self._method = method
+        self._url = url
 
     async def read(self) -> bytes:
         """The whole body (for an error answer)."""
-        if isinstance(self._stream, http1.Stream):
-            return await self._stream.read()
         try:
+            if isinstance(self._stream, http1.Stream):
+                return await self._stream.read()
             return await self._stream.aread()
-        except httpx2.HTTPError as error:
-            raise _error_of(error) from error
+        except _CLIENT_ERRORS as error:
+            raise _no_answer(self._method, self._url, error) from error
 
     async def lines(self) -> AsyncIterator[str]:
         """The body line by line, as it arrives."""
-        if isinstance(self._stream, http1.Stream):
-            async for line in self._stream.lines():
-                yield line
-            return
         try:
-            async for line in self._stream.aiter_lines():
-                yield line
-        except httpx2.HTTPError as error:
-            raise _error_of(error) from error
+            if isinstance(self._stream, http1.Stream):
+                async for line in self._stream.lines():
+                    yield line
+            else:
+                async for line in self._stream.aiter_lines():
+                    yield line
+        except _CLIENT_ERRORS as error:
+            raise _no_answer(self._method, self._url, error) from error
 
 
-def _error_of(error: httpx2.HTTPError) -> http1.HTTPError:
-    if isinstance(error, httpx2.TimeoutException):
-        return http1.Timeout(str(error))
-    if isinstance(error, httpx2.ConnectError):
-        return http1.ConnectError(str(error))
-    return http1.ConnectionClosed(str(error))
+_CLIENT_ERRORS = (http1.HTTPError, httpx2.HTTPError)
+"""What the HTTP clients raise when a request gets no (complete) answer."""
+
+
+def _no_answer(
+    method: str, url: str, error: http1.HTTPError | httpx2.HTTPError
+) -> TransportError:
+    """The runtime's error for a request without an answer."""
+    failure: TransportFailure
+    if isinstance(error, (http1.ConnectError, httpx2.ConnectError)):
+        failure = "connect"
+    elif isinstance(error, (http1.Timeout, httpx2.TimeoutException)):
+        failure = "timeout"
+    elif isinstance(
+        error, (http1.ConnectionClosed, httpx2.NetworkError, httpx2.RemoteProtocolError)
+    ):
+        failure = "disconnected"
+    else:
+        failure = "protocol"
+    detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return TransportError(method, url.partition("?")[0], failure, detail)
 
 
 class _Credentials:
@@ -296,15 +323,18 @@ class Transport:
         assert self._pool is not None
         target = self._prefix + path
         credentials = await self._credentials.current()
-        status, data = await self._pool.request(
-            method, target, self._headers(credentials, content_type), body
-        )
-        if status == 401:
-            fresh = await self._credentials.after_401(credentials)
-            if fresh is not None:
-                status, data = await self._pool.request(
-                    method, target, self._headers(fresh, content_type), body
-                )
+        try:
+            status, data = await self._pool.request(
+                method, target, self._headers(credentials, content_type), body
+            )
+            if status == 401:
+                fresh = await self._credentials.after_401(credentials)
+                if fresh is not None:
+                    status, data = await self._pool.request(
+                        method, target, self._headers(fresh, content_type), body
+                    )
+        except http1.HTTPError as error:
+            raise _no_answer(method, self.server + path, error) from error
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s: %d", method, path, status)
         return Answer(status, data)
@@ -321,24 +351,29 @@ class Transport:
             return
         assert self._pool is not None
         target = self._prefix + path
+        url = self.server + path
         credentials = await self._credentials.current()
-        for attempt in (1, 2):
-            async with self._pool.stream(
-                method,
-                target,
-                self._headers(credentials, None),
-                read_timeout=read_timeout,
-            ) as answer:
-                if answer.status == 401 and attempt == 1:
-                    await answer.read()
-                    fresh = await self._credentials.after_401(credentials)
-                    if fresh is not None:
-                        credentials = fresh
-                        continue
-                if log.isEnabledFor(logging.DEBUG):
-                    log.debug("%s %s: %d (stream)", method, path, answer.status)
-                yield Stream(answer.status, answer)
-                return
+        # The answer's own reads map their failures (Stream); this maps opening it.
+        try:
+            for attempt in (1, 2):
+                async with self._pool.stream(
+                    method,
+                    target,
+                    self._headers(credentials, None),
+                    read_timeout=read_timeout,
+                ) as answer:
+                    if answer.status == 401 and attempt == 1:
+                        await answer.read()
+                        fresh = await self._credentials.after_401(credentials)
+                        if fresh is not None:
+                            credentials = fresh
+                            continue
+                    if log.isEnabledFor(logging.DEBUG):
+                        log.debug("%s %s: %d (stream)", method, path, answer.status)
+                    yield Stream(answer.status, answer, method, url)
+                    return
+        except http1.HTTPError as error:
+            raise _no_answer(method, url, error) from error
 
     async def _send_proxied(
         self, method: str, path: str, body: bytes | None, content_type: str | None
@@ -353,7 +388,7 @@ class Transport:
         try:
             response = await self._proxied.send(request)
         except httpx2.HTTPError as error:
-            raise _error_of(error) from error
+            raise _no_answer(method, self.server + path, error) from error
         return Answer(response.status_code, response.content)
 
     @asynccontextmanager
@@ -371,9 +406,9 @@ class Transport:
         try:
             response = await self._proxied.send(request, stream=True)
         except httpx2.HTTPError as error:
-            raise _error_of(error) from error
+            raise _no_answer(method, self.server + path, error) from error
         try:
-            yield Stream(response.status_code, response)
+            yield Stream(response.status_code, response, method, self.server + path)
         finally:
             await response.aclose()
 

@@ -4,7 +4,9 @@ Pipeline per kind version (see `build`): `generator.KubeJsonSchema` makes
 Pydantic's JSON schema with Kubernetes type mappings and records markers;
 `flatten.Flattener` inlines references, applies markers and cleans nodes;
 `build` wraps the root. `check` enforces the API server's structural-schema and
-CRD validation rules on a whole CRD before anything is written.
+CRD validation rules on a whole CRD before anything is written. `catalogue`
+recognises the schemas of `op.k8s` types in other projects' CRDs (`opgen
+import crd`).
 
 Markers reach this stage only through `opgen.engine.reading`'s protocol: field
 markers are handed to `KubeJsonSchema.attach_marker` (a `MarkerCollector`)

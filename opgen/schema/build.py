@@ -26,6 +26,7 @@ __all__ = [
     "KIND_DESCRIPTION",
     "VersionSchema",
     "build_version_schema",
+    "model_schema",
 ]
 
 API_VERSION_DESCRIPTION = (
@@ -86,6 +87,18 @@ def build_version_schema(
     result = VersionSchema(root, flattened.origins, tuple(flattened.diagnostics))
     _CACHE[(model, options)] = result
     return result
+
+
+def model_schema(model: type[Any], options: CrdOptions = DEFAULT_OPTIONS) -> SchemaNode:
+    """The structural schema of a model wherever a field holds it (no root
+    wrapping): what a CRD shows for a field of this type, without the field's
+    own description and markers."""
+    location = Location(file=source_file(model), cls=model.__qualname__)
+    generator = KubeJsonSchema()
+    raw = generator.generate(model.__pydantic_core_schema__, mode="validation")
+    flattened = Flattener(raw, generator).flatten(location)
+    _finish(flattened.schema, flattened.origins, options)
+    return flattened.schema
 
 
 def _wrap_root(

@@ -268,7 +268,12 @@ class Flattener:
                     )
                 )
             parent_rules.extend(ctx.parent_rules)
-        raw["properties"] = properties
+        if properties:
+            raw["properties"] = properties
+        else:
+            # A model without fields is `type: object`, as controller-gen
+            # writes a Go `struct{}`.
+            raw.pop("properties", None)
         raw.pop("required", None)
         if required:
             raw["required"] = sorted(required)

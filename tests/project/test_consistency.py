@@ -8,6 +8,7 @@ import pytest
 
 from opgen.errors import ProjectError
 from opgen.project import Project, Resource
+from opgen.project.config import ImportedCrd
 from opgen.project.consistency import check_project
 
 
@@ -64,3 +65,22 @@ def test_every_mismatch_is_listed(tmp_path: Path) -> None:
 def test_a_missing_package_folder_is_reported(tmp_path: Path) -> None:
     with pytest.raises(ProjectError, match="package 'ray_operator' has no folder"):
         check_project(project(), tmp_path)
+
+
+def test_imports_are_checked_with_the_resources(tmp_path: Path) -> None:
+    (tmp_path / "ray_operator").mkdir()
+    quota = ImportedCrd(crd="quotas.quota.example.com", kind="Quota", versions=("v1",))
+    other = ImportedCrd(
+        crd="certificates.cert-manager.io", kind="Certificate", versions=("v1",)
+    )
+    edited = project(resource("quota", "Quota", "quota.example.com")).model_copy(
+        update={"imports": (quota, other, other)}
+    )
+    with pytest.raises(ProjectError) as raised:
+        check_project(edited, tmp_path)
+    assert raised.value.message.splitlines()[1:] == [
+        "  - imports[0] Quota (quotas.quota.example.com): the project defines Quota "
+        "(quota.example.com) itself",
+        "  - the import of certificates.cert-manager.io is listed more than once",
+    ]
+    check_project(project().model_copy(update={"imports": (quota, other)}), tmp_path)

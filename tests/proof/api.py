@@ -7,7 +7,9 @@ through the httpx client lightkube builds from the envtest kubeconfig.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import secrets
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +18,7 @@ from lightkube.config.client_adapter import Client as HttpClient
 from lightkube.config.client_adapter import ConnectionParams
 from lightkube.config.kubeconfig import KubeConfig
 
-__all__ = ["CRD_PATH", "Cause", "RawApi", "Verdict"]
+__all__ = ["CRD_PATH", "Cause", "RawApi", "Verdict", "opened", "scratch_namespace"]
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
@@ -126,3 +128,29 @@ class RawApi:
 
     def delete(self, path: str) -> Verdict:
         return self._send("DELETE", path)
+
+
+@contextmanager
+def opened(kubeconfig: KubeConfig) -> Iterator[RawApi]:
+    """A `RawApi` for the kubeconfig, closed afterwards."""
+    api = RawApi(kubeconfig)
+    try:
+        yield api
+    finally:
+        api.close()
+
+
+@contextmanager
+def scratch_namespace(api: RawApi, prefix: str) -> Iterator[str]:
+    """A namespace `<prefix>-<random>` for objects really created, deleted afterwards."""
+    name = f"{prefix}-{secrets.token_hex(3)}"
+    verdict = api.create(
+        "/api/v1/namespaces",
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+        dry_run=False,
+    )
+    assert verdict.accepted, verdict
+    try:
+        yield name
+    finally:
+        api.delete(f"/api/v1/namespaces/{name}")

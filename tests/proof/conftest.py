@@ -8,23 +8,19 @@ which work in the session's own namespace.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 
 import pytest
 
 from opgen.testing import Environment
-from tests.proof.api import RawApi
+from tests.proof.api import RawApi, opened, scratch_namespace
 from tests.proof.catalogue import ProofCrd, catalogue
 
 
 @pytest.fixture(scope="session")
 def raw_api(envtest: Environment) -> Iterator[RawApi]:
-    api = RawApi(envtest.lightkube_config())
-    try:
+    with opened(envtest.lightkube_config()) as api:
         yield api
-    finally:
-        api.close()
 
 
 @pytest.fixture(scope="session")
@@ -38,17 +34,8 @@ def installed_crds(envtest: Environment) -> tuple[ProofCrd, ...]:
 @pytest.fixture(scope="session")
 def proof_namespace(raw_api: RawApi) -> Iterator[str]:
     """A namespace for the objects the proofs really create."""
-    name = f"opgen-proofs-{secrets.token_hex(3)}"
-    verdict = raw_api.create(
-        "/api/v1/namespaces",
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
-        dry_run=False,
-    )
-    assert verdict.accepted, verdict
-    try:
+    with scratch_namespace(raw_api, "opgen-proofs") as name:
         yield name
-    finally:
-        raw_api.delete(f"/api/v1/namespaces/{name}")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -14,12 +14,9 @@ mismatches must be 0, is defined in docs/testing.md and `subset.OUTSIDE`.
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 
 from tests.proof.api import RawApi
 from tests.proof.catalogue import (
@@ -27,9 +24,8 @@ from tests.proof.catalogue import (
     crd_by_name,
     served_kind_versions,
 )
-from tests.proof.subset import outside_for
-from tests.proof.values import ObjectMaker, body_for
-from tests.proof.verdicts import Tally, compare
+from tests.proof.drawn import draw_and_compare, scaled
+from tests.proof.verdicts import Tally
 
 TALLY = Tally()
 """Filled by the tests; printed by conftest's terminal summary."""
@@ -54,9 +50,8 @@ FOCUS = {
 }
 """Non-trivial models that get more examples than the rest."""
 
-_SCALE = float(os.environ.get("OPGEN_PROOF_EXAMPLES_SCALE", "1"))
-FOCUS_EXAMPLES = max(1, int(60 * _SCALE))
-OTHER_EXAMPLES = max(1, int(12 * _SCALE))
+FOCUS_EXAMPLES = scaled(60)
+OTHER_EXAMPLES = scaled(12)
 
 CASES = served_kind_versions()
 
@@ -70,53 +65,14 @@ def test_pydantic_and_the_server_agree(
     version: str,
 ) -> None:
     entry = crd_by_name(name)
-    schema = entry.schema(version)
-    outside = outside_for(name, entry.model(version))
-    # With /status on, the server ignores status on create: leave it out.
-    skip = (
-        frozenset({"status"}) if entry.has_status_subresource(version) else frozenset()
-    )
-    mismatches: list[str] = []
-    accepted_valid: list[int] = []
     started = time.monotonic()
-
-    @settings(
-        max_examples=FOCUS_EXAMPLES if name in FOCUS else OTHER_EXAMPLES,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=(Phase.generate,),
-        suppress_health_check=list(HealthCheck),
+    examples = FOCUS_EXAMPLES if name in FOCUS else OTHER_EXAMPLES
+    drawn = draw_and_compare(
+        raw_api, entry, version, proof_namespace, examples=examples
     )
-    @given(data=st.data(), breaking=st.booleans())
-    def run(data: st.DataObject, breaking: bool) -> None:
-        maker = ObjectMaker(
-            data,
-            breaking,
-            omit=outside.omit,
-            always=outside.always,
-            keep=outside.keep,
-            fixed=outside.fixed,
-        )
-        body = body_for(
-            maker,
-            schema,
-            api_version=f"{entry.group}/{version}",
-            kind=entry.body["spec"]["names"]["kind"],
-            name="proof",
-            skip=skip,
-        )
-        comparison = compare(raw_api, entry, version, proof_namespace, body)
-        TALLY.add(f"{name}/{version}", comparison, maker.breaks)
-        if not breaking and comparison.server_accepts:
-            accepted_valid.append(1)
-        for problem in comparison.problems:
-            mismatches.append(f"{problem}\n  broken on purpose: {maker.breaks}")
-
-    run()
+    for outcome in drawn.outcomes:
+        TALLY.add(f"{name}/{version}", outcome.comparison, outcome.breaks)
     TALLY.seconds += time.monotonic() - started
-    assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(
-        mismatches[:5]
-    )
+    assert not drawn.mismatches, drawn.failure()
     # The generator must produce valid objects, or the comparison proves little.
-    assert accepted_valid, "the server refused every object drawn as valid"
+    assert drawn.accepted_valid, "the server refused every object drawn as valid"

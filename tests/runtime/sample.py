@@ -43,11 +43,11 @@ class WidgetReconciler:
             rt.owner.set_controller_reference(widget, config)
             # AlreadyExists: the cache had not seen it yet; its watch event brings us back
             with contextlib.suppress(rt.AlreadyExists):
-                await self.client.create(config)
+                await self.client.create(config, refresh=False)
         else:
             if config.data != desired:
                 config.data = desired
-                await self.client.update(config)
+                await self.client.update(config, refresh=False)
 
         status = widget.status or WidgetStatus()
         changed = widget.status is None
@@ -68,7 +68,7 @@ class WidgetReconciler:
         )
         if changed:
             widget.status = status
-            await self.client.patch_status(widget)
+            await self.client.patch_status(widget, refresh=False)
         return rt.Result()
 
     def setup(self, manager: rt.Manager, *, max_concurrent_reconciles: int = 1) -> None:

@@ -26,7 +26,7 @@ class Writes:
         self.created = 0
         self.patched = 0
 
-    async def create(self, obj: Any) -> Any:
+    async def create(self, obj: Any, *, refresh: bool = True) -> Any:
         self.created += 1
         return obj
 

@@ -76,5 +76,37 @@ async def test_cached_reads_see_the_clients_own_writes(
         assert [w.status.replicas for w in listed if w.status] == [20]
 
 
+@pytest.mark.envtest
+async def test_a_write_without_refresh_leaves_the_object_and_still_reads_its_write(
+    envtest: Environment, namespace: str
+) -> None:
+    manager = manager_for(envtest, namespace)
+    manager.add_controller(
+        rt.Controller(
+            "noop",
+            for_=rt.For(Widget),
+            reconciler=rt.FuncReconciler(lambda request: _done()),
+        )
+    )
+    async with running(manager):
+        client = manager.client
+        created = await client.create(widget("w", namespace))
+        version = created.metadata.resource_version
+        created.status = WidgetStatus(replicas=3)
+
+        returned = await client.patch_status(created, refresh=False)
+
+        assert returned is created
+        assert created.metadata.resource_version == version, "the answer is not decoded"
+        cached = await client.get(Widget, "w", namespace)
+        assert cached.status is not None and cached.status.replicas == 3
+        assert cached.metadata.resource_version != version, "the cache waited for it"
+        stored = await client.uncached.get(Widget, "w", namespace)
+        assert stored.metadata.resource_version == cached.metadata.resource_version
+
+        await client.patch_status(created)  # the default refreshes
+        assert created.metadata.resource_version != version
+
+
 async def _done() -> rt.Result:
     return rt.Result()

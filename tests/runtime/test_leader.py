@@ -107,9 +107,15 @@ async def test_one_leader_reconciles_and_the_other_takes_over(
         assert set(who.by) == {_identity(leader)}, "only the leader reconciles"
         assert not follower.elected.is_set()
         assert follower.controllers[0].queue is None, "its controller never started"
-        assert (
-            await follower.client.get(Widget, "one", namespace)
-        ).metadata.name == "one", "followers cache too"
+
+        async def follower_cached() -> bool:
+            try:
+                await follower.client.get(Widget, "one", namespace)
+            except rt.NotFound:  # its informer may not have seen the create yet
+                return False
+            return True
+
+        await eventually(follower_cached, message="followers cache too")
 
         leader.stop()  # graceful: releases the Lease; killed: release disabled, like a crash
         await asyncio.wait_for(tasks[managers.index(leader)], 20)

@@ -17,6 +17,7 @@ import pytest_asyncio
 import opgen.api as op
 from opgen import runtime as rt
 from opgen.testing import Environment
+from tests.runtime import strict_kinds
 from tests.runtime.kinds import Widget, WidgetStatus, widget
 
 FINALIZER = "test.opgen.dev/status-helper"
@@ -249,6 +250,96 @@ async def test_an_object_holding_only_other_finalizers_is_left_alone_on_deletion
     still = await client.uncached.get(Widget, "foreign", namespace)
     assert still.metadata.finalizers == ["example.com/someone-else"]
     await client.patch(still, {"metadata": {"finalizers": None}})
+
+
+@pytest.mark.envtest
+async def test_an_object_that_no_longer_fits_is_flagged_and_still_released(
+    client: rt.Client, namespace: str
+) -> None:
+    """Stored under the old rules (`replicas: 0`), read with the upgraded model
+    (`strict_kinds`, `replicas >= 1`): `reconcile_spec` never runs, Degraded says
+    why, and the `DecodeError` is raised for the controller's decode outcome.
+    Deleted while it holds the finalizer, `cleanup` gets the partial object (its
+    metadata) and the finalizer is released."""
+    unfit = widget("unfit", namespace, replicas=0)
+    unfit.metadata.finalizers = [FINALIZER]  # as the previous operator left it
+    await client.create(unfit)
+    request = rt.Request(namespace, "unfit")
+    specs: list[str] = []
+    cleaned: list[tuple[str | None, str | None]] = []
+
+    async def reconcile_spec(
+        obj: strict_kinds.Widget, status: WidgetStatus
+    ) -> rt.status.Outcome:
+        specs.append(str(obj.metadata.name))
+        return rt.status.ready()
+
+    async def cleanup(obj: strict_kinds.Widget) -> None:
+        cleaned.append((obj.metadata.namespace, obj.metadata.name))
+
+    async def reconcile() -> rt.Result:
+        return await rt.status.reconcile(
+            client,
+            strict_kinds.Widget,
+            request,
+            reconcile_spec=reconcile_spec,
+            cleanup=cleanup,
+            finalizer=FINALIZER,
+        )
+
+    with pytest.raises(rt.DecodeError) as caught:
+        await reconcile()
+    assert [p.path for p in caught.value.problems] == ["spec.replicas"]
+    stored = await client.uncached.get(Widget, "unfit", namespace)
+    assert states(stored) == {
+        "Ready": "False",
+        "Progressing": "False",
+        "Degraded": "True",
+    }
+    assert stored.status is not None
+    degraded = rt.conditions.find(stored.status.conditions, "Degraded")
+    assert degraded is not None and degraded.reason == "DecodeFailed"
+    assert degraded.message == (
+        "The object does not fit the operator's model: spec.replicas: must be "
+        "greater than or equal to 1 (op.Minimum(1); got 0)"
+    )
+    assert stored.status.observed_generation == stored.metadata.generation
+    assert stored.spec.replicas == 0, "the status write left the spec alone"
+
+    with pytest.raises(rt.DecodeError):  # again: the same status, so no write
+        await reconcile()
+    again = await client.uncached.get(Widget, "unfit", namespace)
+    assert again.metadata.resource_version == stored.metadata.resource_version
+
+    await client.delete(widget("unfit", namespace))
+    assert await reconcile() == rt.Result()
+    with pytest.raises(rt.NotFound):
+        await client.uncached.get(Widget, "unfit", namespace)
+    assert cleaned == [(namespace, "unfit")]
+    assert specs == []
+
+
+@pytest.mark.envtest
+async def test_a_child_that_does_not_fit_is_recorded_as_decode_failed(
+    client: rt.Client, namespace: str
+) -> None:
+    request = await created(client, "parent", namespace)
+    await client.create(widget("child", namespace, replicas=0))
+
+    async def reconcile_spec(obj: Widget, status: WidgetStatus) -> rt.status.Outcome:
+        await client.get(strict_kinds.Widget, "child", namespace)
+        return rt.status.ready()
+
+    with pytest.raises(rt.DecodeError):
+        await rt.status.reconcile(
+            client, Widget, request, reconcile_spec=reconcile_spec
+        )
+    parent = await client.uncached.get(Widget, "parent", namespace)
+    assert parent.status is not None
+    degraded = rt.conditions.find(parent.status.conditions, "Degraded")
+    assert degraded is not None and degraded.status == "True"
+    assert degraded.reason == "DecodeFailed"
+    assert degraded.message.startswith(f"DecodeError: Widget {namespace}/child")
 
 
 # -- without an API server --------------------------------------------------

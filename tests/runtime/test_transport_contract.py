@@ -5,7 +5,8 @@ here — not in an operator.
 - the names and signatures it imports (no server);
 - what it relies on in behaviour, against a loopback HTTP server: every connection
   kept alive, the per-request timeout, read timeouts on streams, the headers sent,
-  the `httpx2` logger (no Kubernetes involved);
+  the `httpx2` logger, and every failure leaving as the runtime's `TransportError`
+  (no Kubernetes involved);
 - credentials against a real API server: a client certificate, a token file
   re-read when the server answers 401 (rotated service-account tokens), an exec
   plugin run again on 401, and the exec API versions lightkube accepts.
@@ -32,8 +33,10 @@ from lightkube.config.kubeconfig import KubeConfig
 from lightkube.config.models import Cluster, User, UserExec
 from lightkube.resources.core_v1 import ServiceAccount
 
+from opgen import runtime as rt
+from opgen.runtime import http1
 from opgen.runtime import transport as tp
-from opgen.runtime.transport import Transport, TransportError
+from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from tests.runtime.helpers import kubeconfig_for, token_for
 
@@ -113,8 +116,14 @@ def test_httpx2_names_and_signatures() -> None:
     assert (response.status_code, response.content) == (201, b"{}")
     for name in ("aread", "aiter_lines", "aclose"):
         assert callable(getattr(response, name)), name
-    assert issubclass(httpx2.TimeoutException, httpx2.HTTPError)
-    assert issubclass(httpx2.ConnectError, httpx2.HTTPError)
+    # what `_no_answer` tells apart (proxied requests), and the base class it catches
+    for name in (
+        "ConnectError",
+        "TimeoutException",
+        "NetworkError",
+        "RemoteProtocolError",
+    ):
+        assert issubclass(getattr(httpx2, name), httpx2.HTTPError), name
     # lightkube's credentials are httpx2 auth flows, which the transport drives itself
     assert callable(httpx2.Auth.async_auth_flow)
     request = httpx2.Request("GET", "https://k:6443/")
@@ -197,9 +206,18 @@ class Server:
                     self.requests.append((line, headers))
                     self.arrived.notify_all()
                 await self.gate.wait()
-                path = line.split()[1]
+                path = line.split()[1].partition("?")[0]
                 if path == "/silent":
                     await asyncio.Event().wait()  # never answers
+                if path == "/hangs-up":
+                    return  # closes the connection without answering
+                if path == "/cut-off":
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        b"6\r\nline1\n\r\n"
+                    )
+                    await writer.drain()
+                    return  # closes it part-way through the answer
                 if path == "/stalls":
                     writer.write(
                         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -282,16 +300,52 @@ async def test_headers_bodies_and_the_request_log(
 async def test_timeouts_end_requests_that_get_no_answer(server: Server) -> None:
     transport = server.transport(timeout=0.2)
     try:
-        with pytest.raises(TransportError):
-            await transport.send("GET", "/silent")
+        with pytest.raises(rt.TransportError) as silent:
+            await transport.send("GET", "/silent?watch=true")
+        assert silent.value.failure == "timeout"
+        assert silent.value.url == f"http://127.0.0.1:{server.port}/silent"
         async with transport.stream("GET", "/stalls", read_timeout=0.2) as stream:
             assert stream.status == 200
             lines = stream.lines()
             assert await anext(lines) == "line1"
-            with pytest.raises(TransportError):
+            with pytest.raises(rt.TransportError) as stalled:
                 await anext(lines)
+            assert stalled.value.failure == "timeout"
     finally:
         await transport.aclose()
+
+
+async def test_every_failure_is_the_runtimes_transport_error(server: Server) -> None:
+    """Refused, hung up on, cut off part-way: `rt.TransportError`, never the HTTP
+    client's own class, with the client's exception kept as its cause."""
+    transport = server.transport()
+    try:
+        with pytest.raises(rt.TransportError) as hung_up:
+            await transport.send("GET", "/hangs-up")
+        assert hung_up.value.failure == "disconnected"
+        assert isinstance(hung_up.value.__cause__, http1.HTTPError)
+        async with transport.stream("GET", "/cut-off", read_timeout=5) as stream:
+            lines = stream.lines()
+            assert await anext(lines) == "line1"
+            with pytest.raises(rt.TransportError) as cut_off:
+                await anext(lines)
+            assert cut_off.value.failure == "disconnected"
+    finally:
+        await transport.aclose()
+    await server.__aexit__()
+    refused = server.transport()
+    try:
+        with pytest.raises(rt.TransportError) as no_server:
+            await refused.send("GET", "/x")
+        assert no_server.value.failure == "connect"
+        assert str(no_server.value).startswith(
+            f"GET http://127.0.0.1:{server.port}/x: cannot connect to the API server ("
+        )
+        with pytest.raises(rt.TransportError):
+            async with refused.stream("GET", "/x", read_timeout=5):
+                pass
+    finally:
+        await refused.aclose()
 
 
 # -- credentials, against the API server ------------------------------------------

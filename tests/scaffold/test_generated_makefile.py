@@ -4,11 +4,15 @@
 through OPGEN_PACKAGE, everything else from PyPI), then the development
 targets run as a user runs them, and the cluster targets against envtest:
 install/uninstall the CRDs, deploy/undeploy the manager, `make run` until
-SIGTERM.
+SIGTERM. `make wheelhouse` then feeds the Dockerfile's own steps, run without
+a container engine or any package index (tests/scaffold/dockerfile.py): the
+image's virtualenv holds the runtime install only, and its manager reconciles
+on envtest as the project's service account.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -20,7 +24,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+import opgen as opgen_package
 from opgen.testing import Environment
+from tests.scaffold import dockerfile
+from tests.scaffold.cluster import deploy, kubectl, manager, sample, wait_ready
 from tests.scaffold.conftest import opgen
 from tests.waiting import until
 
@@ -36,12 +43,15 @@ TARGETS = [
     "envtest",
     "cluster",
     "test",
+    "test-e2e",
     "run",
     "install-local-webhooks",
     "uninstall-local-webhooks",
     "build",
     "docker-build",
     "docker-push",
+    "wheelhouse",
+    "lock",
     "build-installer",
     "install",
     "uninstall",
@@ -140,6 +150,27 @@ def test_make_test_runs_the_projects_tests_against_envtest(project: Path) -> Non
     out = make(project, "test", env={"OPGEN_REQUIRE_ENVTEST": "1"})
     assert "Source:  " in out  # make envtest reported where the binaries are
     assert "4 passed" in out
+
+
+@pytest.mark.envtest
+def test_make_test_e2e_runs_the_built_wheel_as_its_service_account(
+    project: Path,
+) -> None:
+    out = make(
+        project,
+        "test-e2e",
+        f"OPGEN_PACKAGE={ROOT}",
+        env={"OPGEN_REQUIRE_ENVTEST": "1"},
+    )
+    assert "1 passed" in out
+    installed = subprocess.run(
+        [str(project / ".e2e-venv/bin/pip"), "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.lower()
+    assert "make-demo==0.1.0" in installed
+    assert "typer" not in installed and "jinja2" not in installed
 
 
 def test_build_and_build_installer(project: Path) -> None:
@@ -282,3 +313,105 @@ def manager_pid(make_pid: int) -> int:
             for child in (task / "children").read_text().split()
         ]
     raise AssertionError("the manager process is not running")
+
+
+GENERATOR_ONLY = {"typer", "click", "jinja2", "black", "datamodel-code-generator"}
+"""Packages of opgen's `cli` extra (and theirs): never in an operator's image."""
+
+
+@pytest.fixture(scope="module")
+def image(project: Path, tmp_path_factory: pytest.TempPathFactory) -> dockerfile.Image:
+    """The Dockerfile carried out with `--build-arg PIP_NO_INDEX=1` after `make wheelhouse`."""
+    make(project, "wheelhouse", f"OPGEN_PACKAGE={ROOT}")
+    return dockerfile.build(
+        project, tmp_path_factory.mktemp("image"), {"PIP_NO_INDEX": "1"}
+    )
+
+
+def installed(image: dockerfile.Image) -> dict[str, str]:
+    done = subprocess.run(
+        [str(image.path("/opt/venv/bin/pip")), "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=image.env,
+    )
+    pins = (line.partition("==") for line in done.stdout.split())
+    return {name.lower().replace("_", "-"): version for name, _, version in pins}
+
+
+def test_wheelhouse_holds_opgen_and_what_the_image_build_needs(
+    project: Path, image: dockerfile.Image
+) -> None:
+    wheels = {p.name.split("-")[0] for p in (project / "wheelhouse").glob("*.whl")}
+    assert {"opgen", "pydantic", "lightkube", "hatchling"} <= wheels
+    assert "make_demo" not in wheels
+    assert not wheels & {"typer", "jinja2", "black"}
+    admitted = dockerfile.context_files(project)
+    assert f"wheelhouse/opgen-{opgen_package.__version__}-py3-none-any.whl" in admitted
+    assert "constraints.txt" in admitted
+    assert not any(
+        path.startswith((".venv/", "tests/", "config/")) for path in admitted
+    )
+
+
+def test_the_image_has_the_runtime_install_only(image: dockerfile.Image) -> None:
+    packages = installed(image)
+    assert packages["opgen"] == opgen_package.__version__
+    assert "make-demo" in packages
+    assert not set(packages) & GENERATOR_ONLY, sorted(packages)
+    assert image.user == "65532:65532"
+
+
+def test_the_images_entrypoint_runs(image: dockerfile.Image) -> None:
+    done = image.run("--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: make-demo")
+    assert "--zap-encoder" in done.stdout
+
+
+@pytest.mark.envtest
+def test_the_images_manager_reconciles_as_its_service_account(
+    project: Path, image: dockerfile.Image, envtest: Environment, tmp_path: Path
+) -> None:
+    """The image's manager, with JSON logs, against `config/default` on envtest."""
+    identity = deploy(envtest, project, "make-demo", tmp_path / "sa.kubeconfig")
+    kubectl(envtest.kubeconfig_path, "create", "namespace", "image-e2e")
+    with manager(
+        image.root,
+        "make_demo",
+        identity,
+        "--zap-encoder=json",
+        command=image.command(),
+        base_env=image.env,
+    ) as running:
+        kubectl(
+            envtest.kubeconfig_path,
+            "apply",
+            "-f",
+            "-",
+            stdin=sample(project, "config/samples/ray_v1_raycluster.yaml", "image-e2e"),
+        )
+        found = wait_ready(
+            envtest.kubeconfig_path,
+            "rayclusters.ray.make.example.com",
+            "raycluster-sample",
+            "-n",
+            "image-e2e",
+        )
+        assert found["Ready"] == "True"
+    lines = [json.loads(line) for line in running.output.splitlines() if line.strip()]
+    assert any(line["msg"] == "starting manager" for line in lines), running.output
+
+
+def test_lock_pins_the_runtime_install(project: Path) -> None:
+    make(project, "lock", f"OPGEN_PACKAGE={ROOT}")
+    text = (project / "constraints.txt").read_text()
+    assert text.startswith("# The exact versions the manager's image installs")
+    pins = dict(
+        line.split("==") for line in text.splitlines() if not line.startswith("#")
+    )
+    pinned = {name.lower().replace("_", "-") for name in pins}
+    assert pins["opgen"] == opgen_package.__version__
+    assert {"pydantic", "lightkube", "cryptography"} <= pinned
+    assert not pinned & (GENERATOR_ONLY | {"pytest", "make-demo", "pip"})

@@ -8,8 +8,8 @@ Generating again is byte-identical; `generate --check` catches a hand edit.
 
 from __future__ import annotations
 
+import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,8 +20,7 @@ from opgen.testing import Environment
 from tests.scaffold.cluster import (
     deploy,
     kubectl,
-    kubectl_binary,
-    kustomize_default,
+    kustomize,
     manager,
     sample,
     wait_ready,
@@ -90,15 +89,7 @@ def test_black_ruff_and_mypy_strict_pass(generated: Path) -> None:
 
 
 def test_kustomize_renders_the_default_overlay(generated: Path) -> None:
-    done = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=generated,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    objects = list(yaml.safe_load_all(done.stdout))
+    objects = kustomize(generated)
     kinds = {(o["kind"], o["metadata"]["name"]) for o in objects}
     assert ("CustomResourceDefinition", "rayclusters.ray.fleet.example.com") in kinds
     assert ("Deployment", "fleet-operator-controller-manager") in kinds
@@ -126,22 +117,96 @@ def test_kustomize_renders_prometheus_and_network_policy_once_uncommented(
             "#- ../network-policy\n", "- ../network-policy\n"
         )
     )
-    done = subprocess.run(
-        [kubectl_binary(), "kustomize", "config/default"],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    objects = {
-        (o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(done.stdout)
-    }
+    rendered = kustomize(copy)
+    objects = {(o["kind"], o["metadata"]["name"]) for o in rendered}
     assert (
         "ServiceMonitor",
         "fleet-operator-controller-manager-metrics-monitor",
     ) in objects
     assert ("NetworkPolicy", "fleet-operator-allow-metrics-traffic") in objects
+
+
+def uncomment(text: str, tag: str) -> str:
+    """`text` with the commented-out YAML of every `# [tag]` block enabled.
+
+    A block is the run of comment lines from its tag; prose (`# Word ...`) stays,
+    commented YAML (`#- path:`, `#  target:`, `#replacements:`) loses its `#`.
+    """
+    lines, out, inside = text.splitlines(keepends=True), [], False
+    for line in lines:
+        if f"# [{tag}]" in line:
+            inside = True
+        elif not line.startswith("#"):
+            inside = False
+        prose = re.match(r"# \S", line) is not None
+        out.append(line[1:] if inside and line.startswith("#") and not prose else line)
+    return "".join(out)
+
+
+METRICS_CERTIFICATE = """\
+# Stands in for config/certmanager until the project has webhooks.
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: metrics-certs
+  namespace: system
+spec:
+  dnsNames:
+  - SERVICE_NAME.SERVICE_NAMESPACE.svc
+  - SERVICE_NAME.SERVICE_NAMESPACE.svc.cluster.local
+  issuerRef:
+    kind: Issuer
+    name: selfsigned-issuer
+  secretName: metrics-server-cert
+"""
+
+
+def test_metrics_certificates_from_cert_manager_once_uncommented(
+    generated: Path, tmp_path: Path
+) -> None:
+    """[METRICS-WITH-CERTS] and [PROMETHEUS-WITH-CERTS], as Kubebuilder scaffolds them:
+    the manager mounts the secret and is given --metrics-cert-path, the Certificate
+    and the ServiceMonitor get the metrics Service's DNS name."""
+    copy = tmp_path / "fleet-operator"
+    shutil.copytree(generated, copy)
+    overlay = copy / "config/default/kustomization.yaml"
+    text = uncomment(overlay.read_text(), "METRICS-WITH-CERTS")
+    text = text.replace("#- ../prometheus\n", "- ../prometheus\n- ../certmanager\n")
+    overlay.write_text(text)
+    monitor = copy / "config/prometheus/kustomization.yaml"
+    monitor.write_text(uncomment(monitor.read_text(), "PROMETHEUS-WITH-CERTS"))
+    (copy / "config/certmanager").mkdir()
+    (copy / "config/certmanager/certificate-metrics.yaml").write_text(
+        METRICS_CERTIFICATE
+    )
+    (copy / "config/certmanager/kustomization.yaml").write_text(
+        "resources:\n- certificate-metrics.yaml\n"
+    )
+    rendered = kustomize(copy)
+    objects = {o["kind"]: o for o in rendered}
+    pod = objects["Deployment"]["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert (
+        "--metrics-cert-path=/tmp/k8s-metrics-server/metrics-certs" in container["args"]
+    )
+    assert {
+        "mountPath": "/tmp/k8s-metrics-server/metrics-certs",
+        "name": "metrics-certs",
+        "readOnly": True,
+    } in container["volumeMounts"]
+    [volume] = pod["volumes"]
+    assert volume["secret"]["secretName"] == "metrics-server-cert"
+    service = (
+        "fleet-operator-controller-manager-metrics-service.fleet-operator-system.svc"
+    )
+    assert objects["Certificate"]["spec"]["dnsNames"] == [
+        service,
+        f"{service}.cluster.local",
+    ]
+    tls = objects["ServiceMonitor"]["spec"]["endpoints"][0]["tlsConfig"]
+    assert tls["serverName"] == service
+    assert tls["insecureSkipVerify"] is False
+    assert tls["ca"]["secret"] == {"name": "metrics-server-cert", "key": "ca.crt"}
 
 
 def test_generate_is_idempotent_and_check_catches_a_hand_edit(
@@ -227,10 +292,7 @@ def test_the_manager_pod_meets_the_restricted_pod_security_standard(
     generated: Path, envtest: Environment
 ) -> None:
     """The API server's PodSecurity admission, enforcing `restricted`, admits the pod."""
-    rendered = kustomize_default(generated)
-    deployment = next(
-        o for o in yaml.safe_load_all(rendered) if o["kind"] == "Deployment"
-    )
+    deployment = next(o for o in kustomize(generated) if o["kind"] == "Deployment")
     admin = envtest.kubeconfig_path
     kubectl(admin, "create", "namespace", "fleet-restricted")
     kubectl(

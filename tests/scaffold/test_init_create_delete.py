@@ -23,13 +23,19 @@ from tests.scaffold.conftest import (
 
 INIT_FILES = {
     ".dockerignore",
+    ".github/workflows/lint.yml",
+    ".github/workflows/test-e2e.yml",
+    ".github/workflows/test.yml",
     ".gitignore",
     "Dockerfile",
     "Makefile",
     "PROJECT",
     "README.md",
+    "constraints.txt",
     "pyproject.toml",
+    "wheelhouse/README.md",
     "config/crd/kustomization.yaml",
+    "config/default/cert_metrics_manager_patch.yaml",
     "config/default/kustomization.yaml",
     "config/default/manager_metrics_patch.yaml",
     "config/default/metrics_service.yaml",
@@ -39,6 +45,7 @@ INIT_FILES = {
     "config/network-policy/kustomization.yaml",
     "config/prometheus/kustomization.yaml",
     "config/prometheus/monitor.yaml",
+    "config/prometheus/monitor_tls_patch.yaml",
     "config/rbac/kustomization.yaml",
     "config/rbac/leader_election_role.yaml",
     "config/rbac/leader_election_role_binding.yaml",
@@ -55,6 +62,7 @@ INIT_FILES = {
     "ray_operator/controller/__init__.py",
     "ray_operator/main.py",
     "tests/conftest.py",
+    "tests/e2e/test_manager.py",
 }
 
 

@@ -87,7 +87,7 @@ def test_generate_is_idempotent(generated: Path) -> None:
 @pytest.mark.envtest
 def test_the_projects_own_tests_pass_against_envtest(generated: Path) -> None:
     out = run_project_tests(generated)
-    assert "5 passed" in out
+    assert "6 passed" in out  # with tests/e2e/
 
 
 @pytest.mark.envtest

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from importlib import resources
 
-import jinja2
 from jinja2 import meta
 
 from opgen.render import scaffold
+from opgen.render.templating import template_environment
 
 TEMPLATES = resources.files("opgen") / "templates"
 
@@ -32,9 +32,8 @@ def _templates() -> dict[str, str]:
 
 
 def test_every_template_reads_only_the_views_and_the_regions() -> None:
-    environment = jinja2.Environment()
     used = {
-        name: meta.find_undeclared_variables(environment.parse(source))
+        name: meta.find_undeclared_variables(template_environment(name).parse(source))
         for name, source in sorted(_templates().items())
     }
     assert len(used) > 30
@@ -49,8 +48,7 @@ def test_region_slots_appear_only_in_the_files_that_hold_markers() -> None:
         scaffold._WEBHOOK_TEST_TEMPLATE,
         *scaffold._INJECTED_TEMPLATES.values(),
     }
-    environment = jinja2.Environment()
     for name, source in _templates().items():
-        names = meta.find_undeclared_variables(environment.parse(source))
+        names = meta.find_undeclared_variables(template_environment(name).parse(source))
         if name not in injected:
             assert not names & REGIONS, name

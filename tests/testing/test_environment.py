@@ -17,6 +17,7 @@ from lightkube.models.meta_v1 import ObjectMeta, OwnerReference
 from lightkube.resources.apiextensions_v1 import CustomResourceDefinition
 from lightkube.resources.core_v1 import ConfigMap, Namespace
 
+from opgen import runtime as rt
 from opgen.errors import EnvtestError
 from opgen.testing import Environment, find_binaries
 from opgen.testing.binaries import Binaries
@@ -267,7 +268,7 @@ async def test_an_environment_starts_and_stops_and_collects_only_with_kcm(
 
 
 async def test_restart_apiserver_keeps_the_address_and_the_objects(
-    binaries: Binaries,
+    binaries: Binaries, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with Environment(binaries=binaries) as environment:
         work_dir = environment.work_dir
@@ -283,6 +284,12 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
             for pid in before.values()
         ), "the ids are the running processes'"
         client = environment.async_client()
+        watching = asyncio.Event()
+
+        async def watch() -> None:
+            async for _ in client.watch(ConfigMap, namespace="default"):
+                watching.set()
+
         try:
             await client.create(
                 ConfigMap(
@@ -290,16 +297,27 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
                     data={"k": "v"},
                 )
             )
+            # an open watch used to hold kube-apiserver up until the stop timeout
+            watcher = asyncio.create_task(watch())
+            await watching.wait()
+            with caplog.at_level("WARNING", logger="opgen.testing"):
+                await environment.arestart_apiserver()
+            watcher.cancel()
+            await asyncio.gather(watcher, return_exceptions=True)
         finally:
             await client.close()
-
-        await environment.arestart_apiserver()
+        assert not [
+            r for r in caplog.records if "was killed" in r.getMessage()
+        ], "kube-apiserver exited on SIGTERM despite the open watch"
 
         after = environment.process_ids
         assert after["etcd"] == before["etcd"], "etcd kept running"
         assert after["kube-apiserver"] != before["kube-apiserver"], "a new process"
         assert (environment.server, environment.kubeconfig) == (server, kubeconfig)
-        assert environment.timings["kube-apiserver restart"] > 0
+        timings = environment.timings
+        assert timings["kube-apiserver restart"] >= max(
+            timings["kube-apiserver stop"], timings["kube-apiserver start"]
+        ), "the restart's figure covers the stop too"
         client = environment.async_client()
         try:
             kept = await client.get(ConfigMap, "kept", namespace="default")
@@ -308,6 +326,32 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
         assert kept.data == {"k": "v"}, "etcd kept the objects"
     assert processes_mentioning(str(work_dir)) == [], "the restarted server was stopped"
     assert environment.process_ids == {}
+
+
+async def test_the_apiserver_stays_down_until_started_again(
+    binaries: Binaries,
+) -> None:
+    async with (
+        Environment(binaries=binaries) as environment,
+        rt.Client.from_kubeconfig(environment.lightkube_config()) as client,
+    ):
+        await client.create(
+            ConfigMap(metadata=ObjectMeta(name="kept", namespace="default"))
+        )
+        await environment.astop_apiserver()
+        await environment.astop_apiserver()  # idempotent
+        assert not environment.apiserver_running
+        assert set(environment.process_ids) == {"etcd"}
+        for _ in range(3):  # down for as long as the test wants
+            with pytest.raises(rt.TransportError) as down:
+                await client.uncached.get(ConfigMap, "kept", "default")
+            assert down.value.failure in ("connect", "disconnected")
+        await environment.astart_apiserver()
+        await environment.astart_apiserver()  # idempotent
+        assert environment.apiserver_running
+        assert set(environment.process_ids) == {"etcd", "kube-apiserver"}
+        kept = await client.uncached.get(ConfigMap, "kept", "default")
+        assert kept.metadata is not None and kept.metadata.name == "kept"
 
 
 def test_restart_apiserver_needs_a_started_local_control_plane(
@@ -320,8 +364,14 @@ def test_restart_apiserver_needs_a_started_local_control_plane(
         environ={"KUBECONFIG": str(envtest.kubeconfig_path)},
     ).start()
     try:
-        with pytest.raises(EnvtestError, match="existing cluster"):
-            existing.restart_apiserver()
+        for action in (
+            existing.restart_apiserver,
+            existing.stop_apiserver,
+            existing.start_apiserver,
+        ):
+            with pytest.raises(EnvtestError, match="existing cluster"):
+                action()
+        assert existing.apiserver_running
     finally:
         existing.stop()
 

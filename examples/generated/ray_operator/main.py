@@ -37,10 +37,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--metrics-secure",
-        action=argparse.BooleanOptionalAction,
+        action=rt.flags.BoolFlag,
         default=True,
         help="Serve metrics over HTTPS, only to callers whose token the API server "
-        "authenticates and allows to get /metrics (--no-metrics-secure: plain HTTP).",
+        "authenticates and allows to get /metrics (--metrics-secure=false: plain HTTP).",
     )
     parser.add_argument(
         "--health-probe-bind-address",
@@ -49,7 +49,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--leader-elect",
-        action="store_true",
+        action=rt.flags.BoolFlag,
+        default=False,
         help="Elect a leader, so that only one replica of the manager is active.",
     )
     parser.add_argument(
@@ -92,12 +93,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="Key file name in --webhook-cert-path.",
     )
     parser.add_argument(
-        "--log-level",
-        default="INFO",
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="Logging level.",
+        "--enable-http2",
+        action=rt.flags.BoolFlag,
+        default=False,
+        help="Kubebuilder's flag, off as there (HTTP/2 Rapid Reset, CVE-2023-44487): "
+        "the metrics, probe and webhook servers speak HTTP/1.1 only.",
     )
-    return parser.parse_args(argv)
+    rt.logs.add_flags(parser)
+    args = parser.parse_args(argv)
+    if args.enable_http2:
+        parser.error("--enable-http2: opgen's servers speak HTTP/1.1 only")
+    return args
 
 
 def manager_options(args: argparse.Namespace) -> rt.ManagerOptions:
@@ -150,8 +156,5 @@ async def run(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     args = parse_args(argv)
-    logging.basicConfig(
-        level=args.log_level,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
+    rt.logs.configure(rt.logs.LogOptions.from_flags(args))
     asyncio.run(run(args))

@@ -16,6 +16,7 @@ import msgspec
 
 from opgen.runtime import errors, resources, selectors
 from opgen.runtime.client import Client, Patch, PatchType, Preconditions, Propagation
+from opgen.runtime.decoding import decode_dict
 from opgen.runtime.reader import Page
 from opgen.runtime.resources import ResourceType
 
@@ -93,24 +94,31 @@ class _Base(Generic[T]):
                 if kind == "ERROR":
                     raise errors.from_status(event.get("object") or {})
                 if kind in ("ADDED", "MODIFIED", "DELETED"):
-                    yield WatchEvent(kind, rtype.decode_dict(event["object"]))
+                    yield WatchEvent(kind, decode_dict(rtype, event["object"]))
 
-    async def create(self, obj: T) -> T:
+    async def create(self, obj: T, *, refresh: bool = True) -> T:
         """Create `obj` (raises `AlreadyExists`); refreshes it from the server and returns it."""
         self._check(obj)
-        return await self._client.create(obj)
+        return await self._client.create(obj, refresh=refresh)
 
-    async def update(self, obj: T) -> T:
+    async def update(self, obj: T, *, refresh: bool = True) -> T:
         """Replace `obj` (raises `Conflict` if it changed since read); refreshes it."""
         self._check(obj)
-        return await self._client.update(obj)
+        return await self._client.update(obj, refresh=refresh)
 
     async def apply(
-        self, obj: T, *, field_manager: str | None = None, force: bool = False
+        self,
+        obj: T,
+        *,
+        field_manager: str | None = None,
+        force: bool = False,
+        refresh: bool = True,
     ) -> T:
         """Server-side apply of the fields set on `obj`; refreshes it."""
         self._check(obj)
-        return await self._client.apply(obj, field_manager=field_manager, force=force)
+        return await self._client.apply(
+            obj, field_manager=field_manager, force=force, refresh=refresh
+        )
 
     async def patch(
         self,
@@ -120,11 +128,17 @@ class _Base(Generic[T]):
         patch_type: PatchType = "merge",
         field_manager: str | None = None,
         force: bool | None = None,
+        refresh: bool = True,
     ) -> T:
         """Patch the object `obj` names; refreshes it."""
         self._check(obj)
         return await self._client.patch(
-            obj, patch, patch_type=patch_type, field_manager=field_manager, force=force
+            obj,
+            patch,
+            patch_type=patch_type,
+            field_manager=field_manager,
+            force=force,
+            refresh=refresh,
         )
 
     async def delete(

@@ -24,22 +24,28 @@ T = TypeVar("T")
 class _Status(_Base[T]):
     """/status writes of an object, the same for both scopes."""
 
-    async def update_status(self, obj: T) -> T:
+    async def update_status(self, obj: T, *, refresh: bool = True) -> T:
         """Replace `obj`'s status (resourceVersion checked); refreshes it."""
         self._check(obj)
-        return await self._client.update_status(obj)
+        return await self._client.update_status(obj, refresh=refresh)
 
-    async def patch_status(self, obj: T) -> T:
+    async def patch_status(self, obj: T, *, refresh: bool = True) -> T:
         """Merge-patch `obj.status` (no resourceVersion precondition); refreshes it."""
         self._check(obj)
-        return await self._client.patch_status(obj)
+        return await self._client.patch_status(obj, refresh=refresh)
 
     async def apply_status(
-        self, obj: T, *, field_manager: str | None = None, force: bool = False
+        self,
+        obj: T,
+        *,
+        field_manager: str | None = None,
+        force: bool = False,
+        refresh: bool = True,
     ) -> T:
+        """Server-side apply of `obj.status`; refreshes it."""
         self._check(obj)
         return await self._client.apply_status(
-            obj, field_manager=field_manager, force=force
+            obj, field_manager=field_manager, force=force, refresh=refresh
         )
 
 

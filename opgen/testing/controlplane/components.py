@@ -5,7 +5,9 @@ from `opgen.testing.controlplane.pki`, RBAC authorization, no ServiceAccount adm
 since nothing creates default service accounts) plus a kube-controller-manager
 running only the garbage collector and namespace controllers, which envtest
 lacks: without it owned objects are never collected and deleted namespaces
-stay Terminating.
+stay Terminating. kube-apiserver also gets a short
+`--shutdown-watch-termination-grace-period`, so that it stops within seconds
+even while clients hold watches open.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ __all__ = [
 ]
 
 CONTROLLER_MANAGER_CONTROLLERS = ("garbagecollector", "namespace")
+WATCH_TERMINATION_GRACE = "1s"
+"""How long a stopping kube-apiserver lets open watches drain before it closes them."""
 POLL_SECONDS = 0.1
 PROBE_TIMEOUT = 2.0
 
@@ -115,6 +119,9 @@ def apiserver_args(
         "--service-cluster-ip-range=10.0.0.0/24",
         "--allow-privileged=true",
         "--disable-admission-plugins=ServiceAccount",
+        # Without it, SIGTERM waits for every open watch to end, which a client's
+        # watch never does: the server would only go when killed.
+        f"--shutdown-watch-termination-grace-period={WATCH_TERMINATION_GRACE}",
     ]
 
 

@@ -371,24 +371,47 @@ class Environment:
             self._scratch = None
         _RUNNING.discard(self)
 
+    def stop_apiserver(self) -> None:
+        """Stop kube-apiserver and leave it stopped (etcd keeps running), for as long
+        as a test needs the API server unreachable; `start_apiserver()` brings it
+        back. Idempotent. Takes seconds, open watches or not. Not available with an
+        existing cluster."""
+        self._require_local("stop_apiserver()").stop_apiserver()
+        self.timings.update(self._local_timings())
+
+    def start_apiserver(self) -> None:
+        """Start a stopped kube-apiserver again in place (same port, certificates and
+        etcd); returns once it answers `/readyz`. Idempotent. Objects survive; a watch
+        resumed from before the stop gets 410 Gone (the new server's watch cache
+        starts empty)."""
+        self._require_local("start_apiserver()").start_apiserver()
+        self.timings.update(self._local_timings())
+
     def restart_apiserver(self) -> None:
-        """Restart kube-apiserver in place (same port, certificates and etcd); returns once
-        it answers `/readyz`. Objects survive; watches are cut, and resuming one from
-        before the restart gets 410 Gone. Not available with an existing cluster.
-        """
-        self._require_started()
-        if self._local is None:
-            raise EnvtestError(
-                "restart_apiserver() needs a local control plane; "
-                "this environment uses an existing cluster",
-                hint="run the test without USE_EXISTING_CLUSTER, or skip it there",
-            )
-        self._local.restart_apiserver()
-        self.timings.update(self._local.timings)
+        """`stop_apiserver()` then `start_apiserver()`: objects survive, watches are
+        cut, and resuming one from before the restart gets 410 Gone.
+        `timings["kube-apiserver restart"]` says how long the whole took."""
+        self._require_local("restart_apiserver()").restart_apiserver()
+        self.timings.update(self._local_timings())
+
+    async def astop_apiserver(self) -> None:
+        """`stop_apiserver()` in a worker thread, for async tests."""
+        await asyncio.to_thread(self.stop_apiserver)
+
+    async def astart_apiserver(self) -> None:
+        """`start_apiserver()` in a worker thread, for async tests."""
+        await asyncio.to_thread(self.start_apiserver)
 
     async def arestart_apiserver(self) -> None:
         """`restart_apiserver()` in a worker thread, for async tests."""
         await asyncio.to_thread(self.restart_apiserver)
+
+    @property
+    def apiserver_running(self) -> bool:
+        """Whether kube-apiserver runs (an existing cluster's always counts as running)."""
+        if self._local is None:
+            return self.started
+        return self._local.apiserver_running
 
     def start_controller_manager(self) -> None:
         """Start kube-controller-manager (garbage collector, namespace controller). Idempotent.
@@ -412,6 +435,19 @@ class Environment:
             yield client
         finally:
             client.close()
+
+    def _require_local(self, what: str) -> LocalControlPlane:
+        self._require_started()
+        if self._local is None:
+            raise EnvtestError(
+                f"{what} needs a local control plane; "
+                "this environment uses an existing cluster",
+                hint="run the test without USE_EXISTING_CLUSTER, or skip it there",
+            )
+        return self._local
+
+    def _local_timings(self) -> dict[str, float]:
+        return self._local.timings if self._local is not None else {}
 
     def _scratch_dir(self) -> Path:
         """Where this environment writes its own files: the work directory of a local

@@ -10,6 +10,7 @@ log. `opgen.testing.Environment` is the public face.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import ssl
 import tempfile
@@ -28,6 +29,8 @@ __all__ = ["PORT_ATTEMPTS", "WORK_DIR_PREFIX", "LocalControlPlane"]
 
 PORT_ATTEMPTS = 5
 WORK_DIR_PREFIX = "opgen-envtest-"
+
+log = logging.getLogger("opgen.testing")
 
 Command = Callable[[], tuple[list[str], str]]
 """Builds a fresh command line (new ports) and the URL that answers 200 once it is ready."""
@@ -66,7 +69,13 @@ class LocalControlPlane:
     @property
     def process_ids(self) -> dict[str, int]:
         """The running processes' ids by name ("etcd", "kube-apiserver", ...)."""
-        return {process.name: process.pid for process in self._processes}
+        return {
+            process.name: process.pid for process in self._processes if process.running
+        }
+
+    @property
+    def apiserver_running(self) -> bool:
+        return self._apiserver is not None and self._apiserver.running
 
     def start(self) -> None:
         """Start etcd and kube-apiserver and write the admin kubeconfig."""
@@ -111,20 +120,28 @@ class LocalControlPlane:
         )
         self.timings["kube-controller-manager"] = time.monotonic() - began
 
-    def restart_apiserver(self) -> None:
-        """Stop kube-apiserver and start it again, same arguments and port; wait for /readyz.
+    def stop_apiserver(self) -> None:
+        """Stop kube-apiserver (etcd keeps running); idempotent.
 
-        etcd keeps running, so every object survives; the new server's watch
-        cache starts empty, so a watch resuming from an older resourceVersion
-        is answered 410 Gone, as after a real API server restart.
-        """
-        if self._apiserver is None or self._apiserver_ready is None:
-            raise EnvtestError("kube-apiserver is not running, so it cannot restart")
-        process = self._apiserver
+        The server is started with a short `--shutdown-watch-termination-grace-period`,
+        so open watches do not hold it up: it exits within seconds of SIGTERM."""
+        process = self._require_apiserver("stop")
+        if not process.running:
+            return
+        began = time.monotonic()
+        self._stop_process(process)
+        self.timings["kube-apiserver stop"] = time.monotonic() - began
+
+    def start_apiserver(self) -> None:
+        """Start a stopped kube-apiserver again, same arguments and port; wait for
+        /readyz. Idempotent. etcd kept every object; the new server's watch cache
+        starts empty, so a watch resuming from an older resourceVersion is answered
+        410 Gone, as after a real API server restart."""
+        process = self._require_apiserver("start")
+        if process.running:
+            return
+        assert self._apiserver_ready is not None
         url, context = self._apiserver_ready
-        process.stop(self.stop_timeout)
-        if self._watchdog is not None:
-            self._watchdog.forget(process)
         began = time.monotonic()
         process.start()
         if self._watchdog is not None:
@@ -133,16 +150,27 @@ class LocalControlPlane:
             components.wait_until_ok(url, process, began + self.start_timeout, context)
         except components.NotReady as not_ready:
             raise process.failure(
-                f"did not come back after a restart: {not_ready.what}"
+                f"did not come back after being stopped: {not_ready.what}"
             ) from None
+        self.timings["kube-apiserver start"] = time.monotonic() - began
+
+    def restart_apiserver(self) -> None:
+        """`stop_apiserver()` then `start_apiserver()`; `timings["kube-apiserver
+        restart"]` is the whole of it."""
+        began = time.monotonic()
+        self.stop_apiserver()
+        self.start_apiserver()
         self.timings["kube-apiserver restart"] = time.monotonic() - began
+
+    def _require_apiserver(self, verb: str) -> ManagedProcess:
+        if self._apiserver is None or self._apiserver_ready is None:
+            raise EnvtestError(f"kube-apiserver was never started, so it cannot {verb}")
+        return self._apiserver
 
     def stop(self) -> None:
         """Stop the processes, last started first, then remove the work directory."""
         for process in reversed(self._processes):
-            process.stop(self.stop_timeout)
-            if self._watchdog is not None:
-                self._watchdog.forget(process)
+            self._stop_process(process)
         self._processes.clear()
         self._apiserver = None
         self._apiserver_ready = None
@@ -151,6 +179,16 @@ class LocalControlPlane:
         if self._watchdog is not None:
             self._watchdog.close()
             self._watchdog = None
+
+    def _stop_process(self, process: ManagedProcess) -> None:
+        if not process.stop(self.stop_timeout):
+            log.warning(
+                "%s did not exit within %.0f s of SIGTERM: it was killed",
+                process.name,
+                self.stop_timeout,
+            )
+        if self._watchdog is not None:
+            self._watchdog.forget(process)
 
     def _launch(
         self,

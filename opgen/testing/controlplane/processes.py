@@ -75,6 +75,11 @@ class ManagedProcess:
                     f"cannot start {self.name} ({self.args[0]}): {error}"
                 ) from error
 
+    @property
+    def running(self) -> bool:
+        """Started and not exited (nor stopped)."""
+        return self._popen is not None and self.exit_code() is None
+
     def exit_code(self) -> int | None:
         """None while running; the exit code once it has exited (not reaped yet)."""
         if self._popen is None:
@@ -110,19 +115,22 @@ class ManagedProcess:
             self.exit_code() is not None and "address already in use" in self.log_tail()
         )
 
-    def stop(self, timeout: float) -> None:
-        """SIGTERM the process group, wait up to `timeout`, then SIGKILL it; reap the leader."""
+    def stop(self, timeout: float) -> bool:
+        """SIGTERM the process group, wait up to `timeout`, then SIGKILL it; reap the
+        leader. True when it exited on SIGTERM (or had exited), False when killed."""
         if self._popen is None or self._popen.returncode is not None:
-            return
+            return True
         pgid = self._popen.pid
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
         while self.exit_code() is None and time.monotonic() < deadline:
             time.sleep(0.05)
+        exited = self.exit_code() is not None
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
         self._popen.wait()
+        return exited
 
 
 class Watchdog:

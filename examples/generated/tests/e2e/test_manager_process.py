@@ -9,12 +9,19 @@ validation and conversion, trusting the CA the webhook configurations carry.
 The session's control plane already has webhooks served by the test process,
 so this module starts a control plane of its own, whose webhook
 configurations and CRD conversion point at the manager's port.
+
+Beside tests/e2e/test_manager.py (the scaffold's: config/default applied,
+metrics, every sample reconciled), and like it marked `e2e`: `make test`
+leaves it out, `make test-e2e` runs it on the built wheel as the image
+installs it (`E2E_MANAGER`); without `E2E_MANAGER` it runs `python -m
+ray_operator` from this checkout.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -47,7 +54,7 @@ from rayclusters import (
 from ray_operator.controller.archive import record_name
 from ray_operator.controller.raycluster_controller import FINALIZER
 
-pytestmark = pytest.mark.envtest
+pytestmark = pytest.mark.e2e
 
 LEASE = "f40ac7d3.io"
 """The leader-election Lease main.py names."""
@@ -59,6 +66,12 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+def manager_command() -> list[str]:
+    """The built manager `make test-e2e` installed, or this checkout's."""
+    command = os.environ.get("E2E_MANAGER")
+    return shlex.split(command) if command else [sys.executable, "-m", "ray_operator"]
 
 
 @dataclass(frozen=True)
@@ -99,9 +112,7 @@ def deployed(envtest: Environment) -> Iterator[Deployed]:
         probes = free_port()
         process = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "ray_operator",
+                *manager_command(),
                 "--leader-elect",
                 f"--health-probe-bind-address=127.0.0.1:{probes}",
                 f"--webhook-port={port}",

@@ -11,7 +11,10 @@ archives checkpoints or deregisters the cluster from systems outside
 Kubernetes. It is a create-or-update of a name derived from the cluster's
 UID, so a retry after a failure (the namespace missing, a lost connection)
 writes the same record once; until it succeeds the finalizer stays and the
-RayCluster with it.
+RayCluster with it. The record is found from the metadata alone: a stored
+RayCluster that no longer fits the model reaches `cleanup` as a partial
+object whose spec may be unset, and is archived all the same (its spec as
+`null`).
 """
 
 from __future__ import annotations
@@ -51,7 +54,11 @@ def record_data(cluster: RayCluster) -> dict[str, str]:
         "name": str(meta.name),
         "uid": str(meta.uid),
         "deletedAt": deleted.isoformat() if deleted else "",
-        "spec.json": _json(cluster.spec.model_dump(mode="json", by_alias=True)),
+        "spec.json": _json(
+            cluster.spec.model_dump(mode="json", by_alias=True)
+            if "spec" in cluster.model_fields_set
+            else None
+        ),
         "status.json": _json(
             cluster.status.model_dump(mode="json", by_alias=True, exclude_none=True)
             if cluster.status

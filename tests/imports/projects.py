@@ -1,0 +1,172 @@
+"""Projects that import CRDs, for the tests of `opgen import crd`.
+
+`ImportedProject.create(root, crds)` runs `opgen init`, writes the CRDs into
+one file and imports them with the command line; `kinds()` loads the imported
+modules (through opgen's loader, as a types file would be) and
+`generated_crd(kind)` generates a CRD from the imported types, which
+`round_trip(crd)` compares with the original, parsed, path by path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import yaml
+from typer.testing import CliRunner
+
+from opgen.cli import app
+from opgen.load import importable, load_kinds
+from opgen.model.kinds import Kind
+from opgen.render.crd import crd_document
+from opgen.schema.options import CrdOptions
+from tests.schema_paths import SchemaDiff, compare_crds
+
+__all__ = ["ImportedProject", "has_descriptions", "opgen"]
+
+PACKAGE = "demo"
+
+
+def opgen(root: Path, *args: str, stdin: str | None = None) -> tuple[int, str]:
+    """Run the command line in `root`: (exit code, stdout and stderr)."""
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        result = CliRunner().invoke(app, list(args), input=stdin)
+    finally:
+        os.chdir(previous)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+def has_descriptions(crd: dict[str, Any]) -> bool:
+    def walk(node: Any) -> bool:
+        if isinstance(node, dict):
+            return isinstance(node.get("description"), str) or any(
+                walk(value) for value in node.values()
+            )
+        if isinstance(node, list):
+            return any(walk(value) for value in node)
+        return False
+
+    return any(walk(v["schema"]) for v in crd["spec"]["versions"])
+
+
+@dataclass
+class ImportedProject:
+    root: Path
+    output: str
+
+    @classmethod
+    def create(
+        cls, root: Path, crds: Sequence[dict[str, Any]], *flags: str
+    ) -> ImportedProject:
+        root.mkdir(parents=True, exist_ok=True)
+        code, output = opgen(
+            root, "init", "--domain", "example.com", "--project-name", PACKAGE
+        )
+        assert code == 0, output
+        source = root.parent / f"{root.name}-crds.yaml"
+        source.write_text(yaml.safe_dump_all(crds, sort_keys=False))
+        code, output = opgen(root, "import", "crd", str(source), *flags)
+        assert code == 0, output
+        return cls(root, output)
+
+    def add_own_kind(self, kind: str, types: str, reconciler: str) -> None:
+        """`create api --group issuing --version v1 --kind KIND --no-controller`,
+        the types file and a reconciler written in, then `opgen generate`."""
+        code, output = opgen(
+            self.root, "create", "api", "--group", "issuing", "--version", "v1",
+            "--kind", kind, "--no-controller",
+        )  # fmt: skip
+        assert code == 0, output
+        lower = kind.lower()
+        (self.root / PACKAGE / "api" / "v1" / f"{lower}_types.py").write_text(types)
+        controller = self.root / PACKAGE / "controller" / f"{lower}_controller.py"
+        controller.write_text(reconciler)
+        code, output = opgen(self.root, "generate")
+        assert code == 0, output
+
+    @property
+    def modules(self) -> list[Path]:
+        """The imported group/version modules (`<pkg>/imported/<group>/<version>`)."""
+        base = self.root / PACKAGE / "imported"
+        return sorted(
+            path / "__init__.py"
+            for group in base.iterdir()
+            if group.is_dir()
+            for path in group.iterdir()
+            if (path / "__init__.py").is_file()
+        )
+
+    def kinds(self) -> dict[str, Kind]:
+        """The imported kinds by CRD name, with the classes of their versions."""
+        with importable(self.root, PACKAGE):
+            loaded = load_kinds(self.modules)
+        return {kind.crd_name: kind for kind in loaded.kinds}
+
+    @contextmanager
+    def imported(self, module: str) -> Iterator[ModuleType]:
+        """`demo.imported....`, imported normally (as an operator would)."""
+        sys.path.insert(0, str(self.root))
+        try:
+            yield importlib.import_module(module)
+        finally:
+            sys.path.remove(str(self.root))
+            for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
+                del sys.modules[name]
+
+    def round_trip(
+        self, crd: dict[str, Any], *, kinds: dict[str, Kind] | None = None
+    ) -> SchemaDiff:
+        """Generate the CRD from the imported types and compare it with `crd`.
+
+        Options as the original was generated: no descriptions when it has
+        none, nested metadata described when it describes it. Inside nodes the
+        import typed as an older release of an op.k8s type, what the pinned
+        release adds is listed apart."""
+        kind = (kinds or self.kinds())[crd["metadata"]["name"]]
+        options = CrdOptions(
+            max_description_length=None if has_descriptions(crd) else 0,
+            embedded_object_meta=_describes_nested_metadata(crd),
+        )
+        ours, _, _ = crd_document(kind, options)
+        return compare_crds(
+            ours, crd, newer_subtrees=self.older_nodes(crd), theirs_name="the original"
+        )
+
+    def older_nodes(self, crd: dict[str, Any]) -> list[str]:
+        """Paths (`spec.template`) the import reported as older-release types."""
+        kind = crd["spec"]["names"]["kind"]
+        found = []
+        for line in self.output.splitlines():
+            if line.startswith("  older: "):
+                path = line.removeprefix("  older: ").split(" ", 1)[0]
+                if path.startswith(f"{kind}."):
+                    found.append(path.removeprefix(f"{kind}."))
+        return found
+
+
+def _describes_nested_metadata(crd: dict[str, Any]) -> bool:
+    def walk(node: Any, top: bool) -> bool:
+        if not isinstance(node, dict):
+            return False
+        properties = node.get("properties") or {}
+        metadata = properties.get("metadata")
+        if not top and isinstance(metadata, dict) and "properties" in metadata:
+            return True
+        children = list(properties.values())
+        children += [node[k] for k in ("items", "additionalProperties") if k in node]
+        return any(walk(child, False) for child in children)
+
+    return any(
+        walk(v["schema"]["openAPIV3Schema"], True) for v in crd["spec"]["versions"]
+    )
