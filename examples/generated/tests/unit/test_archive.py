@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from typing import Any
 
 import opgen.api as op
 
@@ -41,7 +42,8 @@ def test_the_record_holds_the_spec_and_is_named_after_the_uid() -> None:
 def test_a_cluster_whose_spec_no_longer_decodes_is_archived_too() -> None:
     """What rt.status.reconcile hands `cleanup` for a stored object that no longer
     fits the model: its metadata, without the spec."""
-    partial = RayCluster.model_construct(metadata=metadata())
+    fields: dict[str, Any] = {"metadata": metadata()}  # no spec: it did not fit
+    partial = RayCluster.model_construct(**fields)
     data = record_data(partial)
     assert record_name(partial) == "raycluster.team-a.my-ray.01234567"
     assert json.loads(data["spec.json"]) is None
