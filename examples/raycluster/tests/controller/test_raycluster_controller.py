@@ -12,6 +12,7 @@ process of its own is in tests/e2e/.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator
 
@@ -61,6 +62,22 @@ async def archive(client: rt.Client, namespace: str) -> AsyncIterator[str]:
 @pytest.fixture
 def reconciler(client: rt.Client, archive: str) -> RayClusterReconciler:
     return RayClusterReconciler(client, archive_namespace=archive)
+
+
+@pytest.fixture(autouse=True)
+async def released(
+    client: rt.Client, reconciler: RayClusterReconciler, namespace: str
+) -> AsyncIterator[None]:
+    """After each test, its RayClusters deleted and let go as the operator would, so
+    that no finalizer holds the namespace's deletion, and no manager started later
+    in the session (tests/e2e) meets them in a namespace being terminated."""
+    yield
+    for obj in await client.uncached.list(RayCluster, namespace=namespace):
+        with contextlib.suppress(rt.NotFound):
+            await client.delete(obj)
+        await reconciler.reconcile(
+            rt.Request(namespace=namespace, name=str(obj.metadata.name))
+        )
 
 
 async def created(
