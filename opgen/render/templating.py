@@ -65,7 +65,7 @@ def render_statement(template: str, **view: Any) -> str:
     formatted module head, such statements are the module black would write;
     formatting them one by one lets a module with thousands of lines, or many
     modules sharing classes, format each distinct statement once."""
-    text = _environment().get_template(template).render(**view)
+    text = template_environment(template).get_template(template).render(**view)
     return _format_statement(text)
 
 
