@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 from collections.abc import Callable
 from typing import Any
@@ -13,19 +12,18 @@ from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ServiceAccount, ServiceAccountToken
 
 from opgen import runtime as rt
+from opgen import testing
 from opgen.runtime.metrics import Metrics
 from opgen.testing import Environment, running_manager
 
 
 async def eventually(
-    check: Callable[[], bool], timeout: float = 10.0, message: str = ""
+    check: Callable[[], object], timeout: float = 10.0, message: str = ""
 ) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(message or "condition not met in time")
-        await asyncio.sleep(0.02)
+    """`opgen.testing.eventually` (a sync or async `check`), polled every 20 ms."""
+    await testing.eventually(
+        check, timeout=timeout, interval=0.02, message=message or "the condition"
+    )
 
 
 def sample(metrics: Metrics, name: str, **labels: str) -> float:

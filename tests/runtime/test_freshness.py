@@ -52,14 +52,7 @@ def test_settle_waits_for_the_write_or_gives_up() -> None:
 async def test_cached_reads_see_the_clients_own_writes(
     envtest: Environment, namespace: str
 ) -> None:
-    manager = manager_for(envtest, namespace)
-    manager.add_controller(
-        rt.Controller(
-            "noop",
-            for_=rt.For(Widget),
-            reconciler=rt.FuncReconciler(lambda request: _done()),
-        )
-    )
+    manager = _watching_widgets(envtest, namespace)
     async with running(manager):
         client = manager.client
         created = await client.create(widget("w", namespace))
@@ -80,14 +73,7 @@ async def test_cached_reads_see_the_clients_own_writes(
 async def test_a_write_without_refresh_leaves_the_object_and_still_reads_its_write(
     envtest: Environment, namespace: str
 ) -> None:
-    manager = manager_for(envtest, namespace)
-    manager.add_controller(
-        rt.Controller(
-            "noop",
-            for_=rt.For(Widget),
-            reconciler=rt.FuncReconciler(lambda request: _done()),
-        )
-    )
+    manager = _watching_widgets(envtest, namespace)
     async with running(manager):
         client = manager.client
         created = await client.create(widget("w", namespace))
@@ -106,6 +92,19 @@ async def test_a_write_without_refresh_leaves_the_object_and_still_reads_its_wri
 
         await client.patch_status(created)  # the default refreshes
         assert created.metadata.resource_version != version
+
+
+def _watching_widgets(envtest: Environment, namespace: str) -> rt.Manager:
+    """A manager whose cache holds Widgets (a controller that does nothing)."""
+    manager = manager_for(envtest, namespace)
+    manager.add_controller(
+        rt.Controller(
+            "noop",
+            for_=rt.For(Widget),
+            reconciler=rt.FuncReconciler(lambda request: _done()),
+        )
+    )
+    return manager
 
 
 async def _done() -> rt.Result:

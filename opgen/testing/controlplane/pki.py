@@ -19,6 +19,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from opgen.runtime.tls import certificate_builder, private_key_pem
+
 __all__ = ["ADMIN_GROUP", "ADMIN_USER", "Pki", "generate_pki"]
 
 ADMIN_USER = "admin"
@@ -46,14 +48,6 @@ def _private_key() -> ec.EllipticCurvePrivateKey:
     return ec.generate_private_key(ec.SECP256R1())
 
 
-def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-
-
 def _cert_pem(cert: x509.Certificate) -> bytes:
     return cert.public_bytes(serialization.Encoding.PEM)
 
@@ -61,16 +55,7 @@ def _cert_pem(cert: x509.Certificate) -> bytes:
 def _builder(
     subject: x509.Name, issuer: x509.Name, public_key: ec.EllipticCurvePublicKey
 ) -> x509.CertificateBuilder:
-    now = datetime.datetime.now(datetime.timezone.utc)
-    return (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer)
-        .public_key(public_key)
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + VALIDITY)
-    )
+    return certificate_builder(subject, issuer, public_key, VALIDITY)
 
 
 def _key_usage(*, signs_certificates: bool) -> x509.KeyUsage:
@@ -156,18 +141,18 @@ def generate_pki(directory: Path) -> Pki:
     )
     ca_pem = _cert_pem(ca_cert)
     client_cert_pem = _cert_pem(client_cert)
-    client_key_pem = _key_pem(client_key)
+    client_key_pem = private_key_pem(client_key)
     return Pki(
         ca_cert=_write(directory / "ca.crt", ca_pem),
         serving_cert=_write(directory / "apiserver.crt", _cert_pem(serving_cert)),
         serving_key=_write(
-            directory / "apiserver.key", _key_pem(serving_key), secret=True
+            directory / "apiserver.key", private_key_pem(serving_key), secret=True
         ),
         client_cert=_write(directory / "admin.crt", client_cert_pem),
         client_key=_write(directory / "admin.key", client_key_pem, secret=True),
         service_account_public_key=_write(directory / "sa.pub", sa_public_pem),
         service_account_private_key=_write(
-            directory / "sa.key", _key_pem(sa_key), secret=True
+            directory / "sa.key", private_key_pem(sa_key), secret=True
         ),
         ca_pem=ca_pem,
         client_cert_pem=client_cert_pem,
