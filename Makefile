@@ -30,13 +30,13 @@ envtest: setup ## Find or build kube-apiserver, etcd and kube-controller-manager
 
 .PHONY: fmt
 fmt: setup ## Format the code with black and ruff's import sorting.
-	$(BIN)/black opgen tests benchmarks examples/raycluster_types.py
+	$(BIN)/black opgen tests benchmarks examples/raycluster_types.py examples/standalone
 	$(BIN)/ruff check --fix --select I opgen tests benchmarks
 
 .PHONY: lint
 lint: setup ## black --check, ruff, import layering.
-	$(BIN)/black --check --quiet opgen tests benchmarks examples/raycluster_types.py
-	$(BIN)/ruff check --quiet opgen tests benchmarks examples/raycluster_types.py
+	$(BIN)/black --check --quiet opgen tests benchmarks examples/raycluster_types.py examples/standalone
+	$(BIN)/ruff check --quiet opgen tests benchmarks examples/raycluster_types.py examples/standalone
 	$(BIN)/lint-imports --no-cache
 
 .PHONY: typecheck

@@ -56,7 +56,9 @@ def _example() -> tuple[type[Any], dict[str, Any]]:
     sys.path.insert(0, str(EXAMPLE))
     from ray_operator.api.v1.raycluster_types import RayCluster
 
-    sample = yaml.safe_load((ROOT / "examples" / "raycluster_sample.yaml").read_text())
+    sample = yaml.safe_load(
+        (EXAMPLE / "config/samples/ray_v1_raycluster.yaml").read_text()
+    )
     return RayCluster, sample
 
 

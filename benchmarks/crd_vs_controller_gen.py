@@ -3,7 +3,7 @@
     python -m benchmarks.crd_vs_controller_gen [--kinds 1,10,100] [--runs 5]
         [--project-kinds 10] [--no-project]
 
-The API is examples/raycluster_types.py; its Go twin, with kubebuilder markers,
+The API is examples/standalone/raycluster_types.py; its Go twin, with kubebuilder markers,
 is benchmarks/controllergen/api/v1/raycluster_types.go. For N kinds both are
 copied N times at bench time, one file per kind as in a Kubebuilder project,
 with the kind renamed RayCluster, RayCluster1, ... RayCluster{N-1} and the other
@@ -48,7 +48,7 @@ from benchmarks import gobuild
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
-PYTHON_TYPES = ROOT / "examples" / "raycluster_types.py"
+PYTHON_TYPES = ROOT / "examples" / "standalone" / "raycluster_types.py"
 GO_MODULE = HERE / "controllergen"
 GO_TYPES = GO_MODULE / "api" / "v1" / "raycluster_types.go"
 GOAL_SPEED_UP = 2.0
@@ -336,7 +336,7 @@ def bench_project(work: Path, count: int, runs: int) -> list[float]:
 
 def report(results: list[dict[str, Any]], runs: int) -> None:
     print(
-        f"\nCRD generation, the RayCluster API (examples/raycluster_types.py) copied "
+        f"\nCRD generation, the RayCluster API (examples/standalone/raycluster_types.py) copied "
         f"per kind; wall time of one fresh process (the goal's figure) and its CPU "
         f"time; median (min-max) of {runs} alternated runs"
     )

@@ -70,12 +70,12 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         # A project without types files (just initialised, or with controllers
         # for built-in types only) has no CRDs.
         loaded = load_kinds(sources) if sources else LoadedKinds(kinds=())
-        rules = rules_of(load_classes(controller_files(root, project)))
-        webhooks = (
-            webhooks_of(load_classes(webhook_files(root, project)))
-            if project.has_webhooks
-            else Webhooks()
-        )
+        controllers = load_classes(controller_files(root, project))
+        handlers = load_classes(webhook_files(root, project))
+        # As controller-gen reads +kubebuilder:rbac wherever it looks: a webhook
+        # handler that reads other objects declares that permission too.
+        rules = rules_of([*controllers, *handlers])
+        webhooks = webhooks_of(handlers) if project.has_webhooks else Webhooks()
     check_kinds(project, loaded.kinds, path=str(root / PROJECT_FILE))
     options = CrdOptions(
         max_description_length=project.crd.max_description_length,

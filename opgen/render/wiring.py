@@ -174,9 +174,19 @@ def _webhook_regions(
         for package, module in [spoke.types_module.rsplit(".", 1)]
     ]
     handlers = _handlers(hook)
-    registrations = "".join(f"manager.webhooks.add({name}())\n" for name in handlers)
+    admission = (hook.defaulter, hook.validator)
+    # Admission handlers get the manager's client, as reconcilers do, for rules
+    # that read other objects; a converter sees one object and needs none.
+    registrations = "".join(
+        (
+            f"manager.webhooks.add({name}(manager.client))\n"
+            if name in admission
+            else f"manager.webhooks.add({name}())\n"
+        )
+        for name in handlers
+    )
     # The conversion tests go through the API server; the others call the handlers.
-    called = sorted(h for h in handlers if h in (hook.defaulter, hook.validator))
+    called = sorted(h for h in handlers if h in admission)
     tested = [(hook.module, f"import {', '.join(called)}")] if called else []
     return {
         layout.webhook_file(resource): (

@@ -29,12 +29,13 @@ own logic, `reconcile_spec` and `cleanup`:
 3. otherwise adds `finalizer` (a patch, only when missing);
 4. calls `reconcile_spec(obj, status)` with the object's status (a fresh status
    model when it has none yet), which sets status fields in place and returns
-   an `Outcome`: `ready(...)`, `progressing(...)` or `degraded(...)`, each with
-   an optional `requeue_after`;
+   an `Outcome`: `ready(...)`, `progressing(...)`, `degraded(...)` or
+   `suspended(...)`, each with an optional `requeue_after`;
 5. records the outcome in the status: `observed_generation`, and the
    conditions `Ready`, `Progressing` and `Degraded`, exactly one of them True
-   (`rt.conditions.set_condition`: lastTransitionTime moves only when a status
-   flips);
+   (none, for `suspended`: the spec asks for nothing to run, and nothing
+   does) (`rt.conditions.set_condition`: lastTransitionTime moves only when a
+   status flips);
 6. writes the status through the /status subresource (a merge patch) only
    when it differs from what was read, so a converged object costs no write
    (the answer is not decoded: nothing reads the object after it);
@@ -81,16 +82,18 @@ __all__ = [
     "DEGRADED",
     "PROGRESSING",
     "READY",
+    "SUSPENDED",
     "Outcome",
     "degraded",
     "progressing",
     "ready",
     "reconcile",
     "record",
+    "suspended",
     "write_if_changed",
 ]
 
-State = Literal["Ready", "Progressing", "Degraded"]
+State = Literal["Ready", "Progressing", "Degraded", "Suspended"]
 
 READY: Final[State] = "Ready"
 """True when the object matches its spec."""
@@ -99,6 +102,10 @@ PROGRESSING: Final[State] = "Progressing"
 DEGRADED: Final[State] = "Degraded"
 """True when the last attempt failed, or the object cannot reach its spec."""
 CONDITION_TYPES: tuple[State, ...] = (READY, PROGRESSING, DEGRADED)
+SUSPENDED: Final[State] = "Suspended"
+"""Not a condition: the spec asks for nothing to run (`suspend: true`) and
+nothing runs, so Ready, Progressing and Degraded are all False."""
+STATES: tuple[State, ...] = (*CONDITION_TYPES, SUSPENDED)
 Delay = float | datetime.timedelta | None
 
 _REASON = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
@@ -113,7 +120,7 @@ S = TypeVar("S", bound=BaseModel)
 class Outcome:
     """What one `reconcile_spec` step found, and when to look again.
 
-    Build it with `ready`, `progressing` or `degraded`.
+    Build it with `ready`, `progressing`, `degraded` or `suspended`.
     """
 
     state: State
@@ -122,10 +129,8 @@ class Outcome:
     requeue_after: Delay = None
 
     def __post_init__(self) -> None:
-        if self.state not in CONDITION_TYPES:
-            raise ValueError(
-                f"Outcome state {self.state!r}: expected one of {CONDITION_TYPES}"
-            )
+        if self.state not in STATES:
+            raise ValueError(f"Outcome state {self.state!r}: expected one of {STATES}")
         if not _REASON.match(self.reason) or len(self.reason) > 1024:
             raise ValueError(
                 f"condition reason {self.reason!r}: a reason is one CamelCase word "
@@ -159,6 +164,16 @@ def degraded(
     retrying at once would not help: a missing Secret, a quota. Unlike raising, it
     logs no error and starts no backoff; `requeue_after` to look again later."""
     return Outcome(DEGRADED, reason, message, requeue_after)
+
+
+def suspended(
+    message: str = "", *, reason: str = "Suspended", requeue_after: Delay = None
+) -> Outcome:
+    """The spec asks for nothing to run and nothing does: a `suspend: true` that
+    has taken effect (`Ready`, `Progressing` and `Degraded` all False). Ready
+    stays False so that `kubectl wait --for=condition=Ready` waits for the
+    object to run again; say so in a condition of your own (`Suspended`)."""
+    return Outcome(SUSPENDED, reason, message, requeue_after)
 
 
 def record(
@@ -202,6 +217,8 @@ def _default_message(state: State, kind: str) -> str:
         return f"The {kind} matches its spec."
     if state == PROGRESSING:
         return "Working towards the spec."
+    if state == SUSPENDED:
+        return "Suspended: nothing runs."
     return "The last reconcile failed."
 
 
@@ -282,7 +299,8 @@ async def reconcile(
     if not isinstance(outcome, Outcome):
         raise TypeError(
             f"reconcile_spec returned {outcome!r}: return rt.status.ready(), "
-            "rt.status.progressing(...) or rt.status.degraded(...)"
+            "rt.status.progressing(...), rt.status.degraded(...) or "
+            "rt.status.suspended(...)"
         )
     record(status, outcome, generation=generation, kind=kind_name)
     await write_if_changed(client, obj, status, before, refresh=False)

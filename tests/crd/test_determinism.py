@@ -14,7 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _generate(out: Path, seed: str) -> dict[str, bytes]:
     arguments = [sys.executable, "-m", "opgen", "generate", "crd", "--out", str(out)]
-    for path in [ROOT / "examples" / "raycluster_types.py", *golden.case_files()]:
+    for path in [
+        ROOT / "examples" / "standalone" / "raycluster_types.py",
+        *golden.case_files(),
+    ]:
         arguments += ["--types", str(path)]
     environment = {**os.environ, "PYTHONHASHSEED": seed}
     done = subprocess.run(
@@ -43,7 +46,7 @@ def test_rerun_leaves_files_unchanged(tmp_path: Path) -> None:
             "generate",
             "crd",
             "--types",
-            str(ROOT / "examples" / "raycluster_types.py"),
+            str(ROOT / "examples" / "standalone" / "raycluster_types.py"),
             "--out",
             str(out),
         ],

@@ -14,7 +14,7 @@ from opgen.model.kinds import crd_file_name
 from opgen.render.crd import VERSION_ANNOTATION, crd_document, render_crds
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "raycluster_types.py"
+EXAMPLE = ROOT / "examples" / "standalone" / "raycluster_types.py"
 
 
 def test_the_example() -> None:

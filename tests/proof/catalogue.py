@@ -4,7 +4,7 @@ Three sources: the golden CRDs (`tests/crd/golden`, one per marker and special
 type), the port of controller-tools' CronJob API (`tests/crd/cronjob`, rendered
 here: the files in `expected/` are the same CRDs without `jobTemplate`, see
 tests/crd/test_cronjob_port.py) and the quick-start example
-(`examples/raycluster_types.py`, rendered here).
+(`examples/standalone/raycluster_types.py`, rendered here).
 Each entry keeps the CRD exactly as written to disk (or rendered) and the
 `op.CustomResource` class of every version, so tests can build objects with
 Pydantic and send them to the API server.
@@ -34,7 +34,7 @@ __all__ = [
 
 ROOT = Path(__file__).resolve().parents[2]
 CRONJOB_DIR = ROOT / "tests" / "crd" / "cronjob"
-EXAMPLE = ROOT / "examples" / "raycluster_types.py"
+EXAMPLE = ROOT / "examples" / "standalone" / "raycluster_types.py"
 
 
 @dataclass(frozen=True)

@@ -363,6 +363,18 @@ def test_record_sets_only_the_fields_the_status_model_has() -> None:
     ]
 
 
+def test_suspended_sets_none_of_the_three_conditions() -> None:
+    status = WidgetStatus()
+    rt.status.record(status, rt.status.ready(), generation=1)
+    rt.status.record(status, rt.status.suspended(), generation=2, kind="Widget")
+    assert status.observed_generation == 2
+    assert [(c.type, c.status, c.reason, c.message) for c in status.conditions] == [
+        ("Ready", "False", "Suspended", "Suspended: nothing runs."),
+        ("Progressing", "False", "Suspended", "Suspended: nothing runs."),
+        ("Degraded", "False", "Suspended", "Suspended: nothing runs."),
+    ]
+
+
 def test_reasons_are_checked_when_the_outcome_is_made() -> None:
     with pytest.raises(ValueError, match="a reason is one CamelCase word"):
         rt.status.progressing("x", reason="pods starting")

@@ -1,14 +1,17 @@
 """The committed example project (examples/generated) is in sync and works.
 
 It must be exactly what examples/regenerate.sh produces (opgen init, create
-api, examples/raycluster_types.py as the types and examples/raycluster_sample.yaml
-as the sample, opgen generate), `opgen generate --check` must find no drift in
-it, and it must pass its own checks: black, ruff, mypy --strict and its tests
-against envtest.
+api for v1alpha1 and v1, examples/raycluster_types.py as the v1 types, create
+webhook, the user's other files from examples/raycluster/, opgen generate),
+`opgen generate --check` must find no drift in it, it must pass its own
+checks (black, ruff, mypy --strict and its tests against envtest, the
+manager in a process of its own included), and docs/tutorial.md's section 9
+must give the recipe's commands.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from tests.scaffold.conftest import BIN, check_code, opgen, run_project_tests, s
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "generated"
 RECIPE = ROOT / "examples" / "regenerate.sh"
+TUTORIAL = ROOT / "docs" / "tutorial.md"
 STALE = "run `make example-project` and commit the result"
 
 
@@ -86,3 +90,17 @@ def test_the_example_passes_black_ruff_and_mypy_strict() -> None:
 @pytest.mark.envtest
 def test_the_example_passes_its_own_tests() -> None:
     run_project_tests(EXAMPLE)
+
+
+def test_the_tutorial_gives_the_recipes_commands() -> None:
+    """docs/tutorial.md builds this example step by step: its commands are the recipe's."""
+    recipe = RECIPE.read_text().replace("\\\n", " ")
+    steps = [
+        "opgen " + " ".join(line.split())
+        for line in re.findall(r'"\$opgen" (.*?) >/dev/null', recipe)
+    ]
+    tutorial = TUTORIAL.read_text()
+    section = tutorial[tutorial.index("\n## 9. ") :]
+    first_block = re.search(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+    assert first_block is not None
+    assert first_block[1].splitlines() == steps

@@ -95,8 +95,8 @@ def test_each_run_added_its_part_and_kept_the_users_edit(project: Path) -> None:
         "class TigerDefaulter:",
         "class TigerValidator:",
         "class TigerV1alpha1Conversion:",
-        "    manager.webhooks.add(TigerDefaulter())\n"
-        "    manager.webhooks.add(TigerValidator())\n"
+        "    manager.webhooks.add(TigerDefaulter(manager.client))\n"
+        "    manager.webhooks.add(TigerValidator(manager.client))\n"
         "    manager.webhooks.add(TigerV1alpha1Conversion())\n",
         "from zoo_operator.api.v1alpha1 import tiger_types as v1alpha1\n",
     ):
@@ -375,6 +375,32 @@ def test_make_run_serves_the_webhooks_against_a_cluster(
         envtest.kubeconfig_path, "get", "validatingwebhookconfigurations", "-o", "name"
     )
     assert "zoo-operator-local" not in listed.stdout
+
+
+def test_rbac_markers_on_a_handler_reach_role_yaml(
+    project: Path, tmp_path: Path
+) -> None:
+    """A validator that reads other objects declares the permission on its class."""
+    copy = tmp_path / "zoo-operator"
+    shutil.copytree(project, copy)
+    webhook = copy / WEBHOOK_FILE
+    marker = '@op.rbac(groups=["core"], resources=["resourcequotas"], verbs=["list"])\n'
+    webhook.write_text(
+        webhook.read_text().replace(
+            "class TigerValidator:", marker + "class TigerValidator:"
+        )
+    )
+    ok(copy, "generate")
+    (cluster_role,) = [
+        d
+        for d in yaml.safe_load_all((copy / "config/rbac/role.yaml").read_text())
+        if d["kind"] == "ClusterRole"
+    ]
+    assert {
+        "apiGroups": [""],
+        "resources": ["resourcequotas"],
+        "verbs": ["list"],
+    } in cluster_role["rules"]
 
 
 def test_delete_api_removes_the_webhooks_and_refuses_a_spoke(

@@ -73,6 +73,11 @@ def test_models_still_give_a_plain_json_schema() -> None:
 
     from opgen.load import import_module_from_path
 
-    example = Path(__file__).resolve().parents[2] / "examples" / "raycluster_types.py"
+    example = (
+        Path(__file__).resolve().parents[2]
+        / "examples"
+        / "standalone"
+        / "raycluster_types.py"
+    )
     schema = import_module_from_path(example).RayCluster.model_json_schema()
     assert schema["properties"]["spec"]["$ref"].endswith("RayClusterSpec")

@@ -19,6 +19,7 @@ from opgen import runtime as rt
 
 # +opgen:scaffold:imports
 from ray_operator.controller.raycluster_controller import RayClusterReconciler
+from ray_operator.webhook.v1 import raycluster_webhook as raycluster_v1_webhook
 
 # +opgen:scaffold:imports:end
 
@@ -138,6 +139,7 @@ def setup_controllers(manager: rt.Manager) -> None:
 def setup_webhooks(manager: rt.Manager) -> None:
     """Register every webhook with the manager's webhook server (the tests call it too)."""
     # +opgen:scaffold:webhooks
+    raycluster_v1_webhook.setup(manager)
     # +opgen:scaffold:webhooks:end
 
 

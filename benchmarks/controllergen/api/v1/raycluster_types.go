@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// The same API as examples/raycluster_types.py. Python's int is Go's int (an
+// The same API as examples/standalone/raycluster_types.py. Python's int is Go's int (an
 // integer without a format), op.Format("int32") is int32, and every doc comment
 // is the field's docstring.
 

@@ -1,0 +1,3 @@
+# Copyright The opgen authors.
+# SPDX-License-Identifier: Apache-2.0
+"""The ray-operator operator."""

@@ -1,0 +1,127 @@
+# Copyright The opgen authors.
+# SPDX-License-Identifier: Apache-2.0
+"""When a child already is what the operator would apply (ray_operator.controller.applied).
+
+The live objects here are what the API server answers for an applied
+Deployment: the applied fields, plus its defaults and canonical quantities.
+The envtest tests prove the same against a real server.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from lightkube.resources.apps_v1 import Deployment
+from opgen import runtime as rt
+
+from ray_operator.controller.applied import APPLIED_HASH, holds, stamp, up_to_date
+
+DESIRED: dict[str, Any] = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "my-ray-head", "namespace": "prod", "labels": {"a": "b"}},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"a": "b"}},
+        "template": {
+            "metadata": {"labels": {"a": "b"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "ray-head",
+                        "image": "rayproject/ray:2.9.0",
+                        "resources": {"requests": {"cpu": "1000m", "memory": "1Gi"}},
+                    }
+                ]
+            },
+        },
+    },
+}
+
+
+def served(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` as the API server stores it: defaults added, quantities canonical."""
+    live = copy.deepcopy(body)
+    live["metadata"].update(uid="u", resourceVersion="7", generation=1)
+    spec = live["spec"]
+    spec.update(progressDeadlineSeconds=600, revisionHistoryLimit=10)
+    pod = spec["template"]["spec"]
+    pod.update(
+        dnsPolicy="ClusterFirst",
+        restartPolicy="Always",
+        schedulerName="default-scheduler",
+    )
+    for container in pod["containers"]:
+        container.update(
+            terminationMessagePath="/dev/termination-log",
+            imagePullPolicy="IfNotPresent",
+        )
+        requests = container.get("resources", {}).get("requests", {})
+        if requests.get("cpu") == "1000m":
+            requests["cpu"] = "1"
+    live["status"] = {"observedGeneration": 1}
+    return live
+
+
+def stamped() -> Deployment:
+    desired = rt.convert(copy.deepcopy(DESIRED), Deployment)
+    stamp(desired)
+    return desired
+
+
+def test_a_served_copy_of_what_was_applied_is_up_to_date() -> None:
+    desired = stamped()
+    live = rt.convert(served(desired.to_dict()), Deployment)
+    assert up_to_date(live, desired)
+
+
+def test_the_stamp_is_the_same_for_the_same_object_and_ignores_itself() -> None:
+    first, second = stamped(), stamped()
+    assert first.metadata and second.metadata
+    assert first.metadata.annotations == second.metadata.annotations
+    stamp(first)  # again, on an object that has the stamp already
+    assert first.metadata.annotations == second.metadata.annotations
+    assert APPLIED_HASH in (first.metadata.annotations or {})
+
+
+def test_a_change_to_a_field_the_operator_sets_is_seen() -> None:
+    desired = stamped()
+    live = served(desired.to_dict())
+    live["spec"]["replicas"] = 5  # kubectl scale deployment my-ray-head --replicas=5
+    assert not up_to_date(rt.convert(live, Deployment), desired)
+
+
+def test_a_field_the_operator_stopped_setting_is_seen_through_the_stamp() -> None:
+    before = copy.deepcopy(DESIRED)
+    before["spec"]["template"]["spec"]["containers"][0]["command"] = ["ray", "start"]
+    old = rt.convert(before, Deployment)
+    stamp(old)
+    live = rt.convert(served(old.to_dict()), Deployment)
+    desired = stamped()  # the same, without the command
+    # The live spec has more, as it has defaults: only the stamp tells them apart.
+    assert holds(live.to_dict()["spec"], desired.to_dict()["spec"])
+    assert not up_to_date(live, desired)
+
+
+def test_an_object_without_the_stamp_is_not_up_to_date() -> None:
+    desired = stamped()
+    live = rt.convert(served(DESIRED), Deployment)
+    assert not up_to_date(live, desired)
+
+
+def test_holds_compares_the_fields_of_desired() -> None:
+    assert holds({"a": 1, "b": 2}, {"a": 1})
+    assert not holds({"a": 1}, {"a": 2})
+    assert not holds({"a": [1, 2]}, {"a": [1]})  # lists: same length
+    assert holds({"a": [{"x": 1, "y": 2}]}, {"a": [{"x": 1}]})
+    assert holds({}, {"a": [], "b": {}, "c": "", "d": 0, "e": False, "f": None})
+    assert not holds({"a": True}, {"a": False})
+    assert not holds({"replicas": 3}, {"replicas": 0})
+
+
+def test_quantities_compare_by_value_in_resource_maps_only() -> None:
+    assert holds({"requests": {"cpu": "1"}}, {"requests": {"cpu": "1000m"}})
+    assert holds({"limits": {"memory": "1Gi"}}, {"limits": {"memory": "1024Mi"}})
+    assert not holds({"requests": {"cpu": "2"}}, {"requests": {"cpu": "1000m"}})
+    assert not holds({"env": "1"}, {"env": "1000m"})

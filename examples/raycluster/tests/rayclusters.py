@@ -1,0 +1,122 @@
+# Copyright The opgen authors.
+# SPDX-License-Identifier: Apache-2.0
+"""What the RayCluster tests share: the samples, reads from the API server, kubectl,
+and the Deployment status a kubelet would report (envtest has none)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import opgen.api as op
+import yaml
+from lightkube.resources.apps_v1 import Deployment
+from opgen import runtime as rt
+
+from ray_operator.api.v1.raycluster_types import RayCluster
+from ray_operator.api.v1alpha1 import raycluster_types as v1alpha1
+from ray_operator.controller import children
+
+ROOT = Path(__file__).parents[1]
+SAMPLES = ROOT / "config/samples"
+
+
+def sample_document(version: str = "v1") -> dict[str, Any]:
+    """The sample of `version` as YAML data."""
+    document: dict[str, Any] = yaml.safe_load(
+        (SAMPLES / f"ray_{version}_raycluster.yaml").read_text()
+    )
+    return document
+
+
+def sample(name: str, namespace: str) -> RayCluster:
+    """The v1 sample, renamed into `namespace`."""
+    obj = RayCluster.model_validate(sample_document())
+    obj.metadata = op.ObjectMeta(name=name, namespace=namespace)
+    return obj
+
+
+def flat_sample(name: str, namespace: str) -> v1alpha1.RayCluster:
+    """The v1alpha1 sample (the seed's flat shape), renamed into `namespace`."""
+    obj = v1alpha1.RayCluster.model_validate(sample_document("v1alpha1"))
+    obj.metadata = op.ObjectMeta(name=name, namespace=namespace)
+    return obj
+
+
+async def fetch(client: rt.Client, name: str, namespace: str) -> RayCluster:
+    """The RayCluster as the API server has it now."""
+    return await client.uncached.get(RayCluster, name, namespace)
+
+
+async def deployment(client: rt.Client, name: str, namespace: str) -> Deployment:
+    """A Deployment as the API server has it now."""
+    return await client.uncached.get(Deployment, name, namespace)
+
+
+async def deployments(client: rt.Client, cluster: RayCluster) -> dict[str, Deployment]:
+    """The cluster's Deployments by name, from the API server."""
+    found = await client.uncached.list(
+        Deployment,
+        namespace=cluster.metadata.namespace,
+        labels={children.CLUSTER_LABEL: str(cluster.metadata.name)},
+    )
+    return {str(d.metadata.name): d for d in found if d.metadata}
+
+
+async def mark_ready(client: rt.Client, target: Deployment) -> None:
+    """Report every pod of `target` updated and ready, as the Deployment controller
+    would once the kubelet ran them (envtest runs neither)."""
+    assert target.metadata is not None and target.spec is not None
+    replicas = target.spec.replicas or 0
+    status = {
+        "observedGeneration": target.metadata.generation,
+        "replicas": replicas,
+        "updatedReplicas": replicas,
+        "readyReplicas": replicas,
+        "availableReplicas": replicas,
+    }
+    await client.patch(target, {"status": status}, subresource="status")
+
+
+async def mark_all_ready(
+    client: rt.Client, cluster: RayCluster
+) -> dict[str, Deployment]:
+    """`mark_ready` for every Deployment of the cluster; the Deployments as marked."""
+    found = await deployments(client, cluster)
+    for item in found.values():
+        await mark_ready(client, item)
+    return await deployments(client, cluster)
+
+
+def conditions(obj: RayCluster) -> dict[str, tuple[str, str]]:
+    """Condition type -> (status, reason)."""
+    assert obj.status is not None
+    return {c.type: (c.status, c.reason) for c in obj.status.conditions}
+
+
+def image_of(target: Deployment) -> str | None:
+    """The image of the Ray container (the first) of a Deployment's pods."""
+    assert target.spec is not None and target.spec.template.spec is not None
+    return target.spec.template.spec.containers[0].image
+
+
+def kubectl(
+    kubeconfig: Path, *args: str, stdin: str | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """Run kubectl against the envtest API server."""
+    binary = shutil.which("kubectl")
+    assert (
+        binary
+    ), "these tests use kubectl: install it (apt-get install kubernetes-client)"
+    done = subprocess.run(
+        [binary, "--kubeconfig", str(kubeconfig), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check:
+        assert done.returncode == 0, f"kubectl {' '.join(args)}:\n{done.stderr}"
+    return done
