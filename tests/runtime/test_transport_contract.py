@@ -38,7 +38,7 @@ from opgen.runtime import http1
 from opgen.runtime import transport as tp
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
-from tests.runtime.helpers import kubeconfig_for, token_for
+from tests.runtime.helpers import eventually, kubeconfig_for, token_for
 
 # -- names and signatures -------------------------------------------------------
 
@@ -351,16 +351,6 @@ async def test_every_failure_is_the_runtimes_transport_error(server: Server) -> 
 # -- credentials, against the API server ------------------------------------------
 
 
-async def eventually_async(check: Callable[[], Any], timeout: float = 30.0) -> None:
-    """`await check()` until it is true (a liveness limit, not a speed bound)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await check():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.1)
-
-
 async def username(transport: Transport) -> str:
     """Who the API server says the transport's credentials are (SelfSubjectReview)."""
     body = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
@@ -409,7 +399,7 @@ async def test_token_file_is_read_again_after_a_401(
             names.append(await username(transport))
             return names[-1] == account(namespace, "second")
 
-        await eventually_async(rotated)
+        await eventually(rotated, timeout=30.0, message="the rotated credentials")
         assert set(names) <= {account(namespace, "first"), account(namespace, "second")}
     finally:
         await transport.aclose()
@@ -463,7 +453,7 @@ async def test_exec_plugin_runs_again_after_a_401(
         async def rotated() -> bool:
             return await username(transport) == account(namespace, "second")
 
-        await eventually_async(rotated)
+        await eventually(rotated, timeout=30.0, message="the rotated credentials")
         assert runs() == 2, "run once more, on the 401"
     finally:
         await transport.aclose()
