@@ -168,6 +168,16 @@ class HttpServer:
             await runner.cleanup()
 
     async def _serve(self, raw: web.Request) -> web.StreamResponse:
+        if raw.version.major != 1:
+            # aiohttp reads any HTTP/x.y request line with HTTP/1 framing; only 1.x is
+            # served (HTTP/2's own preface is already a 400).
+            response = web.Response(
+                status=400,
+                text=f"HTTP/{raw.version.major}.{raw.version.minor} "
+                "is not served: HTTP/1.1 only\n",
+            )
+            response.force_close()
+            return response
         request = Request(
             method=raw.method,
             path=raw.path,

@@ -71,7 +71,8 @@ class ServerThread:
         return address[1]
 
     def context(self) -> ssl.SSLContext:
-        context = ssl.create_default_context()
+        """A new client context without verification (the certificate is self-signed)."""
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
         return context
@@ -145,8 +146,7 @@ def review(kind: str, request: dict[str, Any]) -> bytes:
 
 @functools.cache
 def client_context() -> ssl.SSLContext:
-    """TLS without verification: the servers under test use self-signed certificates.
-    One context for every connection (building one loads the system's CAs)."""
+    """TLS without verification: the servers under test use self-signed certificates."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
