@@ -10,7 +10,7 @@ offers `http/1.1` alone in ALPN, and an HTTP/2 preface in clear text is a
 
 | the client | the server |
 |---|---|
-| never finishes the TLS handshake | closes the connection after `read_timeout` |
+| never finishes the TLS handshake | closes the connection after `HANDSHAKE_TIMEOUT` (10 s) |
 | sends nothing, or a request head slowly (slow loris) | closes the connection when the head is not complete `read_timeout` after the connection was set up or the previous answer sent |
 | sends a body slowly | `Request.body()` raises `Refused(408)` after `body_timeout` |
 | sends a body over `max_body_bytes` | `Request.body()` raises `Refused(413)`, unread |
@@ -37,6 +37,9 @@ from aiohttp.http_exceptions import HttpProcessingError
 __all__ = ["Handler", "HttpServer", "Refused", "Request", "Response"]
 
 MAX_HEADERS = 100
+HANDSHAKE_TIMEOUT = 10.0
+"""Seconds a client has to finish its TLS handshake. Apart from the read timeout, so
+that a burst of connections on a busy machine is not cut off mid-handshake."""
 
 
 class Refused(Exception):
@@ -150,7 +153,7 @@ class HttpServer:
                 self.host or None,
                 self.port,
                 ssl=self.ssl_context,
-                ssl_handshake_timeout=self.read_timeout if self.ssl_context else None,
+                ssl_handshake_timeout=HANDSHAKE_TIMEOUT if self.ssl_context else None,
             )
         except BaseException:
             await runner.cleanup()
