@@ -10,6 +10,7 @@ after the read timeout; HTTPS offers HTTP/1.1 alone.
 from __future__ import annotations
 
 import asyncio
+import logging
 import ssl
 from collections.abc import AsyncIterator
 
@@ -85,8 +86,9 @@ async def test_checks_answer_200_or_500_listing_each(
 
 
 async def test_what_is_not_http_1_is_a_400_and_silence_is_closed(
-    plain: probes.ProbeServer,
+    plain: probes.ProbeServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG, "opgen.runtime.probes")
     for request in (
         b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",  # HTTP/2 with prior knowledge
         b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",  # TLS to the plain port
@@ -101,6 +103,32 @@ async def test_what_is_not_http_1_is_a_400_and_silence_is_closed(
     assert await reader.read() == b""  # nothing sent: closed after the read timeout
     writer.close()
     assert (await _get(f"http://127.0.0.1:{plain.port}/healthz"))[0] == 200
+    # The client's fault: a warning line each (TLS on the plain port, the first
+    # thing on a connection, only at DEBUG, as port scanners send it), no traceback.
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2, [r.getMessage() for r in warnings]
+    assert all("400 for a malformed request" in r.getMessage() for r in warnings)
+    shown = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not [r for r in shown if r.exc_info or r.levelno > logging.WARNING]
+
+
+async def test_a_route_that_raises_is_a_500_and_an_error_with_its_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def broken() -> probes.Response:
+        raise RuntimeError("the registry is gone")
+
+    server = probes.ProbeServer("127.0.0.1", 0, {"/metrics": broken})
+    await server.start()
+    try:
+        assert (await _get(f"http://127.0.0.1:{server.port}/metrics"))[0] == 500
+    finally:
+        await server.stop()
+    (error,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert error.name == "opgen.runtime.probes"
+    assert error.exc_info is not None and "the registry is gone" in str(
+        error.exc_info[1]
+    )
 
 
 async def test_https_with_a_guard_offers_http_1_1_only() -> None:
