@@ -27,7 +27,7 @@ setup: $(BIN)/.installed ## Create .venv and install opgen with its development 
 envtest: setup ## Find, download or build kube-apiserver, etcd and kube-controller-manager (cached).
 	@case "$$(echo "$${OPGEN_REQUIRE_ENVTEST:-}" | tr '[:upper:]' '[:lower:]')" in \
 	  1|true|yes|on) $(BIN)/opgen envtest use --controller-manager ;; \
-	  *) $(BIN)/opgen envtest use --controller-manager || echo "envtest: incomplete binaries; tests that need them will be skipped (OPGEN_REQUIRE_ENVTEST=1 makes this fatal)" >&2 ;; \
+	  *) $(BIN)/opgen envtest use --controller-manager || echo "envtest: no binaries, or no kube-controller-manager; the tests that need them will be skipped (OPGEN_REQUIRE_ENVTEST=1 makes this fatal)" >&2 ;; \
 	esac
 
 .PHONY: fmt
