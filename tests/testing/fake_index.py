@@ -25,7 +25,13 @@ from opgen.testing.binaries.releases import current_platform
 from opgen.testing.binaries.versions import KUBERNETES_VERSION
 from tests.testing.fakes import fake_binary, fake_set
 
-__all__ = ["ArchiveServer", "closed_port_url", "envtest_archive", "serve"]
+__all__ = [
+    "ArchiveServer",
+    "archive_of",
+    "closed_port_url",
+    "envtest_archive",
+    "serve",
+]
 
 INDEX_PATH = "/envtest-releases.yaml"
 
@@ -34,14 +40,21 @@ def envtest_archive(work: Path, version: str = KUBERNETES_VERSION) -> bytes:
     """A .tar.gz laid out like controller-tools' (`controller-tools/envtest/<binary>`)."""
     binaries = fake_set(work / "archive-source", controller_manager=False)
     fake_binary(binaries / "kubectl", f"Client Version: v{version}")
+    return archive_of(
+        {name: binaries / name for name in ("etcd", "kube-apiserver", "kubectl")}
+    )
+
+
+def archive_of(binaries: dict[str, Path], compresslevel: int = 9) -> bytes:
+    """`binaries` (archive name: file) as controller-tools packs them."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=compresslevel) as tar:
         directory = tarfile.TarInfo("controller-tools/envtest")
         directory.type = tarfile.DIRTYPE
         directory.mode = 0o755
         tar.addfile(directory)
-        for name in ("etcd", "kube-apiserver", "kubectl"):
-            tar.add(binaries / name, arcname=f"controller-tools/envtest/{name}")
+        for name, path in binaries.items():
+            tar.add(path, arcname=f"controller-tools/envtest/{name}")
     return buffer.getvalue()
 
 

@@ -10,9 +10,11 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from lightkube.resources.core_v1 import Namespace
 
 from opgen.errors import EnvtestError
-from opgen.testing.binaries import build
+from opgen.testing import Environment
+from opgen.testing.binaries import Binaries, build, find_binaries
 from opgen.testing.binaries.obtain import Source, index_url, obtain_binaries
 from opgen.testing.binaries.releases import (
     DEFAULT_INDEX_URL,
@@ -23,6 +25,7 @@ from opgen.testing.binaries.releases import (
 from opgen.testing.binaries.versions import KUBERNETES_VERSION, KubernetesVersion
 from tests.testing.fake_index import (
     ArchiveServer,
+    archive_of,
     closed_port_url,
     envtest_archive,
     serve,
@@ -307,3 +310,41 @@ def test_an_assets_directory_without_controller_manager_says_how_to_get_one(
     assert "kube-controller-manager is not among the binaries" in message
     assert "TEST_ASSET_KUBE_CONTROLLER_MANAGER" in message
     assert "garbage collection" in message
+
+
+@pytest.fixture(scope="module")
+def real_binaries(envtest: Environment) -> Binaries:
+    """The session's real binaries (requesting `envtest` skips/fails consistently)."""
+    import os
+
+    return find_binaries(VERSION, os.environ)
+
+
+def test_a_set_downloaded_from_an_archive_of_real_binaries_runs_a_control_plane(
+    server: ArchiveServer, cache: Path, real_binaries: Binaries
+) -> None:
+    server.publish(
+        archive_of(
+            {
+                "kube-apiserver": real_binaries.kube_apiserver,
+                "etcd": real_binaries.etcd,
+            },
+            compresslevel=1,
+        )
+    )
+    downloaded = obtain_binaries(
+        VERSION, {}, cache, lambda _: None, source="download", index=server.index_url
+    )
+    assert downloaded.source == "download"
+    assert downloaded.kube_apiserver.read_bytes() == (
+        real_binaries.kube_apiserver.read_bytes()
+    )
+    environment = Environment(binaries=downloaded, use_existing_cluster=False).start()
+    try:
+        client = environment.client()
+        try:
+            assert client.get(Namespace, "default").metadata is not None
+        finally:
+            client.close()
+    finally:
+        environment.stop()
