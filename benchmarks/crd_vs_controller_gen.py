@@ -376,8 +376,9 @@ def bench_pair(
         runs, {"opgen": run_opgen, "controller-gen": run_controller_gen}
     )
     cpu = {
-        "opgen cpu": CPU_SECONDS.get(Path(opgen_command()[0]).name, []),
-        "controller-gen cpu": CPU_SECONDS.get(controller_gen.name, []),
+        # copies: the next pair's warm-up appends to these lists before clearing
+        "opgen cpu": list(CPU_SECONDS.get(Path(opgen_command()[0]).name, [])),
+        "controller-gen cpu": list(CPU_SECONDS.get(controller_gen.name, [])),
     }
     crds = compare_outputs(base / "opgen-out--1", base / "cg-out--1", differences)
     return {"crds": crds, **samples, **cpu}
@@ -430,7 +431,7 @@ def bench_check(runs: int) -> dict[str, list[float]]:
     timed(command, EXAMPLE_PROJECT)
     CPU_SECONDS.clear()
     wall = [timed(command, EXAMPLE_PROJECT) for _ in range(runs)]
-    return {"wall": wall, "cpu": CPU_SECONDS.get(Path(command[0]).name, [])}
+    return {"wall": wall, "cpu": list(CPU_SECONDS.get(Path(command[0]).name, []))}
 
 
 def report_check(samples: dict[str, list[float]], runs: int) -> None:
