@@ -1,10 +1,13 @@
 """Run every benchmark module found under `benchmarks/` (each defines `main()`).
 
 `python -m benchmarks` runs them all, in name order, including sub-packages
-such as `benchmarks/runtime/`; `python -m benchmarks crd` runs only modules
-whose name contains "crd"; words after `--` go to each selected module's
-`main(argv)`, e.g. `python -m benchmarks runtime -- --tables scale` runs one
-table of the runtime benchmark (`make bench BENCH="runtime -- --tables scale"`).
+such as `benchmarks/runtime/`. A word selects the modules it names exactly (a
+part of the dotted name: `runtime` is `benchmarks.runtime.bench`, not
+`benchmarks.runtime_install`); a word naming none selects the modules whose
+name contains it (`crd`: every `crd_*` module). Words after `--` go to each
+selected module's `main(argv)`, e.g. `python -m benchmarks runtime -- --tables
+scale` runs one table of the runtime benchmark (`make bench BENCH="runtime --
+--tables scale"`).
 """
 
 from __future__ import annotations
@@ -29,14 +32,23 @@ def discover() -> list[str]:
     return sorted(names)
 
 
+def select(names: list[str], words: list[str]) -> list[str]:
+    """The `names` the `words` select (all of them without words), in name order."""
+    if not words:
+        return sorted(names)
+    chosen: set[str] = set()
+    for word in words:
+        exact = {name for name in names if word in name.split(".")[1:]}
+        chosen |= exact or {name for name in names if word in name}
+    return sorted(chosen)
+
+
 def main(argv: list[str]) -> int:
     words, options = argv, []
     if "--" in argv:
         split = argv.index("--")
         words, options = argv[:split], argv[split + 1 :]
-    selected = [
-        name for name in discover() if not words or any(word in name for word in words)
-    ]
+    selected = select(discover(), words)
     if not selected:
         print(f"no benchmark matches {' '.join(words)}", file=sys.stderr)
         return 1

@@ -1,10 +1,14 @@
 """CRD generation: opgen against controller-gen on the same API, 1, 10 and 100 kinds.
 
     python -m benchmarks.crd_vs_controller_gen [--kinds 1,10,100] [--runs 5]
-        [--project-kinds 10] [--no-project]
+        [--project-kinds 10] [--no-project] [--no-templates] [--no-check]
 
-The API is examples/standalone/raycluster_types.py; its Go twin, with kubebuilder markers,
-is benchmarks/controllergen/api/v1/raycluster_types.go. For N kinds both are
+The flat showcase API is examples/standalone/raycluster_types.py; its Go twin,
+with kubebuilder markers, is benchmarks/controllergen/api/v1/raycluster_types.go.
+The API with pod templates is the example operator's,
+examples/raycluster_types.py, whose Go twin is
+benchmarks/controllergen/podtemplates/v1/raycluster_types.go: one kind, paired
+in the same run (`--no-templates` leaves it out). For N kinds both are
 copied N times at bench time, one file per kind as in a Kubebuilder project,
 with the kind renamed RayCluster, RayCluster1, ... RayCluster{N-1} and the other
 type names suffixed alike.
@@ -21,9 +25,11 @@ Figures are medians over the runs with the min-max beside them. The benchmark
 then checks that both wrote the same CRDs apart from `DIFFERENCES`, and fails
 loudly otherwise.
 
-Last, `opgen generate` end to end in a scaffolded project with `--project-kinds`
+Then `opgen generate` end to end in a scaffolded project with `--project-kinds`
 kinds (`opgen init`, `opgen create api` per kind, the example's types): the
-command a developer runs after editing the types.
+command a developer runs after editing the types. Last, `opgen generate
+--check` in the committed example project, examples/generated/ (nothing
+written; `--no-check` leaves it out), against its goal of `CHECK_GOAL_SECONDS`.
 """
 
 from __future__ import annotations
@@ -51,7 +57,15 @@ ROOT = HERE.parent
 PYTHON_TYPES = ROOT / "examples" / "standalone" / "raycluster_types.py"
 GO_MODULE = HERE / "controllergen"
 GO_TYPES = GO_MODULE / "api" / "v1" / "raycluster_types.go"
+TEMPLATED_PYTHON_TYPES = ROOT / "examples" / "raycluster_types.py"
+TEMPLATED_GO_PACKAGE = GO_MODULE / "podtemplates" / "v1"
+TEMPLATED_LABEL = "1, pod templates"
+# examples/raycluster_types.py lives in the example project's package; the
+# benchmark's copy names its group and version itself.
+TEMPLATED_IMPORT = "from ray_operator.api.v1.groupversion_info import GROUP, VERSION\n"
+EXAMPLE_PROJECT = ROOT / "examples" / "generated"
 GOAL_SPEED_UP = 2.0
+CHECK_GOAL_SECONDS = 1.5
 
 TYPE_NAMES = re.compile(
     r"\b(RayClusterSpec|RayClusterStatus|RayClusterList|RayCluster|HeadSpec"
@@ -63,7 +77,8 @@ ALL_DESCRIPTIONS = "every description"
 # Where opgen's CRD and controller-gen's differ by design: (path to a node, the key
 # dropped from it before comparing, why). A path walks mappings by key; "*" is
 # every item of a list; ALL_DESCRIPTIONS drops the descriptions of the whole node.
-DIFFERENCES: tuple[tuple[tuple[str, ...], str, str], ...] = (
+Difference = tuple[tuple[str, ...], str, str]
+DIFFERENCES: tuple[Difference, ...] = (
     (
         ("metadata",),
         "annotations",
@@ -99,6 +114,24 @@ DIFFERENCES: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ),
 )
 
+_TEMPLATES = (
+    (*_SCHEMA, "spec", "properties", "headGroup", "properties", "template"),
+    (*_SCHEMA, "spec", "properties", "workerGroups", "items", "properties", "template"),
+)
+TEMPLATE_DIFFERENCES: tuple[Difference, ...] = tuple(
+    (
+        template,
+        ALL_DESCRIPTIONS,
+        "op.k8s.PodTemplateSpec carries the descriptions of kube-apiserver's "
+        "OpenAPI; controller-gen copies k8s.io/api's Go doc comments, worded "
+        "and wrapped differently",
+    )
+    for template in _TEMPLATES
+)
+# The pod-template API has no imageFrom or idleTimeout: the flat showcase's
+# metadata and conditions differences, and the templates'.
+TEMPLATED_DIFFERENCES = (*DIFFERENCES[:2], *TEMPLATE_DIFFERENCES)
+
 
 def suffixed(source: str, suffix: str) -> str:
     """The source with the kind renamed RayCluster{suffix} (RayCluster7Spec, as
@@ -126,6 +159,31 @@ def write_python_types(directory: Path, count: int) -> list[Path]:
         path.write_text(suffixed(source, suffix), encoding="utf-8")
         paths.append(path)
     return paths
+
+
+def write_templated_python_types(directory: Path) -> list[Path]:
+    directory.mkdir(parents=True)
+    source = TEMPLATED_PYTHON_TYPES.read_text(encoding="utf-8")
+    if TEMPLATED_IMPORT not in source:
+        raise AssertionError(
+            f"{TEMPLATED_PYTHON_TYPES} no longer imports GROUP and VERSION as "
+            f"{TEMPLATED_IMPORT.strip()!r}; update TEMPLATED_IMPORT"
+        )
+    path = directory / "raycluster_types.py"
+    path.write_text(
+        source.replace(TEMPLATED_IMPORT, 'GROUP = "ray.io"\nVERSION = "v1"\n'),
+        encoding="utf-8",
+    )
+    return [path]
+
+
+def write_templated_go_module(directory: Path) -> None:
+    api = directory / "api" / "v1"
+    api.mkdir(parents=True)
+    for name in ("go.mod", "go.sum"):
+        shutil.copy(GO_MODULE / name, directory / name)
+    for source in TEMPLATED_GO_PACKAGE.glob("*.go"):
+        shutil.copy(source, api)
 
 
 def write_go_module(directory: Path, count: int) -> None:
@@ -204,10 +262,10 @@ def _drop_descriptions(node: Any) -> None:
             _drop_descriptions(value)
 
 
-def normalised(text: str) -> Any:
+def normalised(text: str, differences: Sequence[Difference] = DIFFERENCES) -> Any:
     """The CRD without the documented differences."""
     document = yaml.safe_load(text)
-    for path, key, _ in DIFFERENCES:
+    for path, key, _ in differences:
         for node in _nodes(document, path):
             if key == ALL_DESCRIPTIONS:
                 _drop_descriptions(node)
@@ -216,7 +274,11 @@ def normalised(text: str) -> Any:
     return document
 
 
-def compare_outputs(opgen_dir: Path, controller_gen_dir: Path) -> int:
+def compare_outputs(
+    opgen_dir: Path,
+    controller_gen_dir: Path,
+    differences: Sequence[Difference] = DIFFERENCES,
+) -> int:
     """How many CRDs both wrote; raises if they differ beyond `DIFFERENCES`."""
     ours = sorted(p.name for p in opgen_dir.glob("*.yaml"))
     theirs = sorted(p.name for p in controller_gen_dir.glob("*.yaml"))
@@ -225,8 +287,10 @@ def compare_outputs(opgen_dir: Path, controller_gen_dir: Path) -> int:
             f"different CRD files: opgen {ours}, controller-gen {theirs}"
         )
     for name in ours:
-        a = normalised((opgen_dir / name).read_text(encoding="utf-8"))
-        b = normalised((controller_gen_dir / name).read_text(encoding="utf-8"))
+        a = normalised((opgen_dir / name).read_text(encoding="utf-8"), differences)
+        b = normalised(
+            (controller_gen_dir / name).read_text(encoding="utf-8"), differences
+        )
         if a != b:
             diff = difflib.unified_diff(
                 yaml.safe_dump(b).splitlines(),
@@ -262,6 +326,34 @@ def bench_kinds(
     types = write_python_types(base / "python", count)
     module = base / "go"
     write_go_module(module, count)
+    result = bench_pair(base, types, module, runs, controller_gen, DIFFERENCES)
+    if result["crds"] != count:
+        raise AssertionError(f"{result['crds']} CRDs written for {count} kinds")
+    return {"kinds": count, **result}
+
+
+def bench_templated(work: Path, runs: int, controller_gen: Path) -> dict[str, Any]:
+    """The example operator's API (pod templates), one kind."""
+    base = work / "templated"
+    types = write_templated_python_types(base / "python")
+    module = base / "go"
+    write_templated_go_module(module)
+    result = bench_pair(
+        base, types, module, runs, controller_gen, TEMPLATED_DIFFERENCES
+    )
+    return {"kinds": TEMPLATED_LABEL, **result}
+
+
+def bench_pair(
+    base: Path,
+    types: list[Path],
+    module: Path,
+    runs: int,
+    controller_gen: Path,
+    differences: Sequence[Difference],
+) -> dict[str, Any]:
+    """opgen on `types` against controller-gen on `module`, alternated; checks the
+    outputs agree apart from `differences`."""
     type_args = [arg for path in types for arg in ("--types", str(path))]
 
     def run_opgen(index: int) -> float:
@@ -284,13 +376,12 @@ def bench_kinds(
         runs, {"opgen": run_opgen, "controller-gen": run_controller_gen}
     )
     cpu = {
-        "opgen cpu": CPU_SECONDS.get(Path(opgen_command()[0]).name, []),
-        "controller-gen cpu": CPU_SECONDS.get(controller_gen.name, []),
+        # copies: the next pair's warm-up appends to these lists before clearing
+        "opgen cpu": list(CPU_SECONDS.get(Path(opgen_command()[0]).name, [])),
+        "controller-gen cpu": list(CPU_SECONDS.get(controller_gen.name, [])),
     }
-    crds = compare_outputs(base / "opgen-out--1", base / "cg-out--1")
-    if crds != count:
-        raise AssertionError(f"{crds} CRDs written for {count} kinds")
-    return {"kinds": count, **samples, **cpu}
+    crds = compare_outputs(base / "opgen-out--1", base / "cg-out--1", differences)
+    return {"crds": crds, **samples, **cpu}
 
 
 def bench_project(work: Path, count: int, runs: int) -> list[float]:
@@ -334,14 +425,35 @@ def bench_project(work: Path, count: int, runs: int) -> list[float]:
     return [timed([*opgen, "generate"], project) for _ in range(runs)]
 
 
+def bench_check(runs: int) -> dict[str, list[float]]:
+    """`opgen generate --check` in the committed example project (writes nothing)."""
+    command = [*opgen_command(), "generate", "--check"]
+    timed(command, EXAMPLE_PROJECT)
+    CPU_SECONDS.clear()
+    wall = [timed(command, EXAMPLE_PROJECT) for _ in range(runs)]
+    return {"wall": wall, "cpu": list(CPU_SECONDS.get(Path(command[0]).name, []))}
+
+
+def report_check(samples: dict[str, list[float]], runs: int) -> None:
+    median = statistics.median(samples["wall"])
+    verdict = "met" if median <= CHECK_GOAL_SECONDS else "not met"
+    print(
+        f"\n`opgen generate --check` in examples/generated (the command an author runs "
+        f"after every edit): {spread(samples['wall']).strip()} s wall, "
+        f"{spread(samples['cpu']).strip()} s CPU, median (min-max) of {runs} runs; "
+        f"goal <= {CHECK_GOAL_SECONDS} s: {verdict}"
+    )
+
+
 def report(results: list[dict[str, Any]], runs: int) -> None:
     print(
-        f"\nCRD generation, the RayCluster API (examples/standalone/raycluster_types.py) copied "
-        f"per kind; wall time of one fresh process (the goal's figure) and its CPU "
-        f"time; median (min-max) of {runs} alternated runs"
+        f"\nCRD generation, the flat RayCluster API (examples/standalone/raycluster_types.py) "
+        f"copied per kind, and the example operator's API with pod templates "
+        f"(examples/raycluster_types.py); wall time of one fresh process (the goal's "
+        f"figure) and its CPU time; median (min-max) of {runs} alternated runs"
     )
     print(
-        f"{'kinds':>6} {'opgen (s)':>18} {'controller-gen (s)':>20} {'opgen/cg':>9}  "
+        f"{'kinds':>16} {'opgen (s)':>18} {'controller-gen (s)':>20} {'opgen/cg':>9}  "
         f"{'goal':24} {'opgen CPU (s)':>18} {'controller-gen CPU':>18}"
     )
     for result in results:
@@ -350,13 +462,13 @@ def report(results: list[dict[str, Any]], runs: int) -> None:
         ratio = ours / theirs
         verdict = "met" if theirs / ours >= GOAL_SPEED_UP else "not met"
         print(
-            f"{result['kinds']:>6} {spread(result['opgen']):>18} "
+            f"{result['kinds']:>16} {spread(result['opgen']):>18} "
             f"{spread(result['controller-gen']):>20} {ratio:>8.2f}x  "
             f"{f'<= {1 / GOAL_SPEED_UP:.2f}x: {verdict}':24} "
             f"{spread(result['opgen cpu']):>18} "
             f"{spread(result['controller-gen cpu']):>18}"
         )
-    by_count = {r["kinds"]: r for r in results}
+    by_count = {r["kinds"]: r for r in results if isinstance(r["kinds"], int)}
     counts = sorted(by_count)
     if len(counts) >= 2:
         low, high = by_count[counts[0]], by_count[counts[-1]]
@@ -367,7 +479,10 @@ def report(results: list[dict[str, Any]], runs: int) -> None:
             ) / extra
             print(f"  {tool}: {per_kind * 1000:.1f} ms per extra kind")
     print("  outputs: the same CRDs apart from the documented differences:")
-    for path, key, why in DIFFERENCES:
+    documented = list(DIFFERENCES)
+    if any(r["kinds"] == TEMPLATED_LABEL for r in results):
+        documented += TEMPLATE_DIFFERENCES
+    for path, key, why in documented:
         where = ".".join(p for p in path if p not in _SCHEMA) or path[-1]
         print(f"    - {where}: {key}. {why}")
 
@@ -380,6 +495,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--project-kinds", type=int, default=10)
     parser.add_argument("--no-project", action="store_true")
+    parser.add_argument(
+        "--no-templates",
+        action="store_true",
+        help="leave out the API with pod templates (examples/raycluster_types.py)",
+    )
+    parser.add_argument(
+        "--no-check",
+        action="store_true",
+        help="leave out `opgen generate --check` in examples/generated",
+    )
     args = parser.parse_args([] if argv is None else argv)
     controller_gen = gobuild.controller_gen()
     with tempfile.TemporaryDirectory(prefix="opgen-bench-cg-") as temp:
@@ -388,6 +513,8 @@ def main(argv: list[str] | None = None) -> None:
             bench_kinds(work, int(count), args.runs, controller_gen)
             for count in args.kinds.split(",")
         ]
+        if not args.no_templates:
+            results.append(bench_templated(work, args.runs, controller_gen))
         report(results, args.runs)
         if not args.no_project:
             samples = bench_project(work, args.project_kinds, args.runs)
@@ -396,6 +523,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"(CRDs, RBAC, typed clients; files up to date): "
                 f"{spread(samples).strip()} s, median (min-max) of {args.runs} runs"
             )
+        if not args.no_check:
+            report_check(bench_check(args.runs), args.runs)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """`opgen envtest` commands: the control-plane binaries tests use, and a local control plane.
 
-`opgen envtest use` finds (or builds once) the binaries; `opgen envtest run`
+`opgen envtest use` finds (or downloads, else builds, once) the binaries; `opgen envtest run`
 runs etcd, kube-apiserver and kube-controller-manager in the foreground, with
 the project's CRDs, for `make run` and kubectl, until Ctrl-C.
 """
@@ -8,6 +8,8 @@ the project's CRDs, for `make run` and kubectl, until Ctrl-C.
 from __future__ import annotations
 
 import os
+import shutil
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -37,8 +39,32 @@ def _progress(message: str) -> None:
     typer.echo(f"envtest: {message}", err=True)
 
 
-def _obtain(version: str, bin_dir: Path | None, environ: dict[str, str]) -> Binaries:
-    """The binaries of `version`: found, else built into the cache (with progress)."""
+SOURCE_HELP = (
+    "Where missing binaries come from: download (the prebuilt envtest archive), "
+    "build (with Go), or auto: download, else build when no archive can be had."
+)
+INDEX_URL_HELP = (
+    "The envtest-releases.yaml index to download from, for mirrors and air-gapped "
+    "sites (default: $OPGEN_ENVTEST_INDEX_URL, else controller-tools' own)."
+)
+
+
+class Source(str, Enum):
+    auto = "auto"
+    download = "download"
+    build = "build"
+
+
+def _obtain(
+    version: str,
+    bin_dir: Path | None,
+    environ: dict[str, str],
+    *,
+    source: Source = Source.auto,
+    index_url: str | None = None,
+    controller_manager: bool = False,
+) -> Binaries:
+    """The binaries of `version`: found, else downloaded or built into the cache."""
     from opgen.testing.binaries import KubernetesVersion, cache_root
     from opgen.testing.binaries.obtain import obtain_binaries
 
@@ -47,6 +73,9 @@ def _obtain(version: str, bin_dir: Path | None, environ: dict[str, str]) -> Bina
         environ,
         cache_root(environ, bin_dir),
         _progress,
+        source=source.value,
+        index=index_url,
+        controller_manager=controller_manager,
     )
 
 
@@ -84,16 +113,42 @@ def use(
     bin_dir: Annotated[
         Path | None, typer.Option("--bin-dir", help=BIN_DIR_HELP)
     ] = None,
+    source: Annotated[Source, typer.Option("--source", help=SOURCE_HELP)] = Source.auto,
+    index_url: Annotated[
+        str | None,
+        typer.Option(
+            "--index-url", metavar="URL", help=INDEX_URL_HELP, show_default=False
+        ),
+    ] = None,
+    controller_manager: Annotated[
+        bool,
+        typer.Option(
+            "--controller-manager",
+            help="Also make sure the set has kube-controller-manager (garbage "
+            "collection, namespace deletion), building it with Go when the set lacks "
+            "it: the envtest archives do not carry it.",
+        ),
+    ] = False,
 ) -> None:
-    """Find the binaries for K8S_VERSION, building them once into the cache if needed.
+    """Find the binaries for K8S_VERSION, downloading (else building) them once into the cache.
 
-    Looks at KUBEBUILDER_ASSETS / TEST_ASSET_* first, then the cache; builds
-    kube-apiserver and kube-controller-manager with Go and fetches etcd only
-    when both miss. Prints the directory KUBEBUILDER_ASSETS should point at.
+    Looks at KUBEBUILDER_ASSETS / TEST_ASSET_* first, then the cache; when
+    both miss, downloads the prebuilt envtest archive (kube-apiserver, etcd,
+    kubectl) for this platform from controller-tools' index, checking its
+    SHA-512, or builds kube-apiserver and kube-controller-manager with Go and
+    fetches etcd when no archive can be had. Prints the directory
+    KUBEBUILDER_ASSETS should point at.
     """
     from opgen.testing.binaries import KubernetesVersion
 
-    binaries = _obtain(version, bin_dir, dict(os.environ))
+    binaries = _obtain(
+        version,
+        bin_dir,
+        dict(os.environ),
+        source=source,
+        index_url=index_url,
+        controller_manager=controller_manager,
+    )
     if print_path:
         typer.echo(str(binaries.directory))
         return
@@ -156,12 +211,13 @@ def run(
             namespace = f"{project.project_name}-system"
     paths = list(crds) if crds else _default_crds(root)
     environ = dict(os.environ)
+    binaries = _obtain(KUBERNETES_VERSION, bin_dir, environ, controller_manager=True)
     run_local_cluster(
-        _obtain(KUBERNETES_VERSION, bin_dir, environ),
+        binaries,
         paths,
         kubeconfig if kubeconfig is not None else kubectl_kubeconfig_path(environ),
         merge=kubeconfig is None,
-        ready=lambda info: _report_ready(info, namespace),
+        ready=lambda info: _report_ready(info, namespace, binaries.kubectl),
         notice=_progress,
         environ=environ,
     )
@@ -173,7 +229,9 @@ def _default_crds(root: Path) -> list[Path]:
     return [bases] if bases.is_dir() and any(bases.glob("*.y*ml")) else []
 
 
-def _report_ready(info: ClusterInfo, namespace: str | None) -> None:
+def _report_ready(
+    info: ClusterInfo, namespace: str | None, kubectl: Path | None
+) -> None:
     """What is running, where its kubeconfig is, and what to do next."""
     published = info.kubeconfig
     typer.echo(
@@ -204,15 +262,23 @@ def _report_ready(info: ClusterInfo, namespace: str | None) -> None:
         env = f"KUBECONFIG={published.path} "
     watch = f"WATCH_NAMESPACE={namespace} " if namespace else ""
     on = f" -n {namespace}" if namespace else ""
+    # The envtest archive's kubectl, when the set has one and PATH has none.
+    kubectl_command = (
+        str(kubectl)
+        if kubectl is not None and shutil.which("kubectl") is None
+        else "kubectl"
+    )
+    if kubectl is not None:
+        typer.echo(f"  kubectl (Kubernetes {KUBERNETES_VERSION}): {kubectl}")
     typer.echo("")
     typer.echo("In another terminal:")
     if namespace:
-        typer.echo(f"  {env}kubectl create namespace {namespace}")
+        typer.echo(f"  {env}{kubectl_command} create namespace {namespace}")
     typer.echo(
         f"  {env}{watch}make run        # the manager, against this control plane"
     )
-    typer.echo(f"  {env}kubectl apply -k config/samples/{on}")
-    typer.echo(f"  {env}kubectl get all,events{on}")
+    typer.echo(f"  {env}{kubectl_command} apply -k config/samples/{on}")
+    typer.echo(f"  {env}{kubectl_command} get all,events{on}")
     typer.echo(
         "There are no nodes: Pods are stored but never scheduled or started. "
         "Run `make install` after `make manifests` to update the CRDs."

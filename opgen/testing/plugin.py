@@ -220,16 +220,20 @@ def namespace_name(test_name: str) -> str:
     return f"t-{stem}-{secrets.token_hex(3)}" if stem else f"t-{secrets.token_hex(3)}"
 
 
+def _skip_or_fail(missing: BinariesNotFound) -> NoReturn:
+    if envtest_required(os.environ):
+        pytest.fail(
+            f"{missing}\n({REQUIRE_ENV} is set, so missing envtest binaries fail the tests)",
+            pytrace=False,
+        )
+    pytest.skip(f"envtest binaries not found: {missing}")
+
+
 def _start_or_skip(make: Callable[[], Environment]) -> Environment:
     try:
         return make().start()
     except BinariesNotFound as missing:
-        if envtest_required(os.environ):
-            pytest.fail(
-                f"{missing}\n({REQUIRE_ENV} is set, so missing envtest binaries fail the tests)",
-                pytrace=False,
-            )
-        pytest.skip(f"envtest binaries not found: {missing}")
+        _skip_or_fail(missing)
     except EnvtestError as error:
         pytest.fail(f"envtest could not start: {error}", pytrace=False)
 
@@ -291,9 +295,12 @@ def manager_account(
 
 @pytest.fixture(scope="session")
 def envtest_controller_manager(envtest: Environment) -> Environment:
-    """The session's control plane with kube-controller-manager running."""
+    """The session's control plane with kube-controller-manager running (the tests
+    using it skip, or fail when envtest is required, if the set has none)."""
     try:
         envtest.start_controller_manager()
+    except BinariesNotFound as missing:
+        _skip_or_fail(missing)
     except EnvtestError as error:
         pytest.fail(
             f"envtest could not start kube-controller-manager: {error}", pytrace=False

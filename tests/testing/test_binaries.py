@@ -163,8 +163,8 @@ def test_obtain_builds_once_then_reuses_the_cache(
 ) -> None:
     fake_build = FakeBuild()
     monkeypatch.setattr(build, "build_into", fake_build)
-    first = obtain_binaries(VERSION, {}, cache, _quiet)
-    second = obtain_binaries(VERSION, {}, cache, _quiet)
+    first = obtain_binaries(VERSION, {}, cache, _quiet, source="build")
+    second = obtain_binaries(VERSION, {}, cache, _quiet, source="build")
     assert (first.source, second.source) == ("build", "cache")
     assert first.directory == second.directory == cache / KUBERNETES_VERSION
     assert fake_build.calls == 1
@@ -197,7 +197,9 @@ def test_concurrent_callers_share_one_build(
     monkeypatch.setattr(build, "build_into", fake_build)
 
     def obtain() -> None:
-        results.append(obtain_binaries(VERSION, {}, cache, messages.append).source)
+        results.append(
+            obtain_binaries(VERSION, {}, cache, messages.append, source="build").source
+        )
 
     threads = [threading.Thread(target=obtain) for _ in range(3)]
     for thread in threads:
@@ -213,7 +215,7 @@ def test_a_failed_build_leaves_no_partial_set(
 ) -> None:
     monkeypatch.setattr(build, "build_into", FakeBuild(fail=True))
     with pytest.raises(EnvtestError, match="the build broke"):
-        obtain_binaries(VERSION, {}, cache, _quiet)
+        obtain_binaries(VERSION, {}, cache, _quiet, source="build")
     assert [path.name for path in cache.iterdir()] == [f".{KUBERNETES_VERSION}.lock"]
 
 
@@ -233,7 +235,11 @@ def test_without_go_the_error_names_the_three_ways_out(
     empty_path.mkdir()
     with pytest.raises(EnvtestError) as raised:
         obtain_binaries(
-            VERSION, {"PATH": str(empty_path), "HOME": str(tmp_path)}, cache, _quiet
+            VERSION,
+            {"PATH": str(empty_path), "HOME": str(tmp_path)},
+            cache,
+            _quiet,
+            source="build",
         )
     message = str(raised.value)
     assert "Go is not installed" in message
@@ -255,7 +261,7 @@ def test_without_the_module_proxy_the_error_says_so(
     }
     environ.pop("KUBEBUILDER_ASSETS", None)
     with pytest.raises(EnvtestError) as raised:
-        obtain_binaries(VERSION, environ, cache, _quiet)
+        obtain_binaries(VERSION, environ, cache, _quiet, source="build")
     message = str(raised.value)
     assert "go mod download" in message
     assert "GOPROXY" in message

@@ -125,6 +125,37 @@ def test_without_binaries_and_opgen_require_envtest_they_fail(tmp_path: Path) ->
     assert "no envtest binaries for Kubernetes" in done.stdout
 
 
+NEEDS_KCM = """\
+def test_needs_garbage_collection(envtest_controller_manager):
+    assert envtest_controller_manager.controller_manager_running
+
+
+def test_needs_the_api_server(envtest):
+    assert envtest.server
+"""
+
+
+def test_without_kube_controller_manager_its_tests_skip_saying_how_to_get_it(
+    tmp_path: Path, binaries: Binaries
+) -> None:
+    """A downloaded set has no kube-controller-manager: only the tests needing it skip."""
+    project = _project(tmp_path, NEEDS_KCM)
+    without_kcm = _environ(
+        tmp_path,
+        TEST_ASSET_KUBE_APISERVER=str(binaries.kube_apiserver),
+        TEST_ASSET_ETCD=str(binaries.etcd),
+    )
+    done = _pytest(project, without_kcm)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 1 skipped" in done.stdout
+    assert "kube-controller-manager is not among the envtest binaries" in done.stdout
+    assert "opgen envtest use --controller-manager" in done.stdout
+    required = _pytest(project, {**without_kcm, "OPGEN_REQUIRE_ENVTEST": "1"})
+    assert required.returncode == 1, required.stdout + required.stderr
+    assert "1 passed, 1 error" in required.stdout
+    assert "OPGEN_REQUIRE_ENVTEST is set" in required.stdout
+
+
 def test_a_session_installs_project_crds_runs_kcm_and_leaves_nothing_behind(
     tmp_path: Path, binaries: Binaries
 ) -> None:

@@ -1,7 +1,8 @@
 """One set of control-plane binaries: the `Binaries` record and the checks a set must pass.
 
 `verify_binaries` runs `--version` on each binary: kube-apiserver and
-kube-controller-manager must report the Kubernetes version asked for, and
+kube-controller-manager must report the Kubernetes version asked for (kubectl,
+which has no `--version`, is not run), and
 etcd must be at least `ETCD_MIN_VERSION` (`verify_etcd`). Finding a set
 (`locate`), building one (`build`) and fetching etcd (`etcd_source`) all
 check with these.
@@ -33,13 +34,16 @@ class Binaries:
     directory: Path
     """What `KUBEBUILDER_ASSETS` would point at (the kube-apiserver's directory)."""
     source: str
-    """"environment", "cache" or "build"."""
+    """"environment", "cache", "download" or "build"."""
+    kubectl: Path | None = None
+    """The kubectl of the same release, when the set has one (downloaded sets do)."""
 
     def as_dict(self) -> dict[str, Path | None]:
         return {
             "kube-apiserver": self.kube_apiserver,
             "etcd": self.etcd,
             "kube-controller-manager": self.kube_controller_manager,
+            "kubectl": self.kubectl,
         }
 
 

@@ -1,10 +1,12 @@
 """The envtest binary cache: where it lives, its lock, and atomic installs.
 
-Layout: `<root>/<version>/{kube-apiserver,kube-controller-manager,etcd}`, with
+Layout: `<root>/<version>/{kube-apiserver,etcd}` plus, when the set has them,
+`kube-controller-manager` (built) and `kubectl` (downloaded), with
 `<root>` = `--bin-dir`, else `$OPGEN_ENVTEST_CACHE`, else
-`$XDG_CACHE_HOME/opgen/envtest`, else `~/.cache/opgen/envtest`. A build goes
-into a hidden staging directory next to the version directory and is renamed
-into place once verified, under a per-version file lock, so two processes
+`$XDG_CACHE_HOME/opgen/envtest`, else `~/.cache/opgen/envtest`. A download or
+a build goes into a hidden staging directory next to the version directory and
+is renamed into place once verified (a kube-controller-manager added later is
+renamed into the version directory the same way), under a per-version file lock, so two processes
 never see (or produce) half a set.
 """
 
@@ -23,7 +25,9 @@ from opgen.errors import EnvtestError
 __all__ = [
     "BINARY_NAMES",
     "CACHE_ENV",
+    "OPTIONAL_BINARY_NAMES",
     "cache_root",
+    "install_binary",
     "install_staged",
     "locked",
     "stage_dir",
@@ -31,7 +35,10 @@ __all__ = [
 ]
 
 CACHE_ENV = "OPGEN_ENVTEST_CACHE"
-BINARY_NAMES = ("kube-apiserver", "etcd", "kube-controller-manager")
+BINARY_NAMES = ("kube-apiserver", "etcd")
+"""What every cached set holds."""
+OPTIONAL_BINARY_NAMES = ("kube-controller-manager", "kubectl")
+"""What a cached set may hold: a build brings kube-controller-manager, a download kubectl."""
 
 
 def cache_root(env: Mapping[str, str], bin_dir: Path | None = None) -> Path:
@@ -105,3 +112,12 @@ def install_staged(staged_bin: Path, target: Path) -> None:
         target.rename(aside)
         shutil.rmtree(aside, ignore_errors=True)
     staged_bin.rename(target)
+
+
+def install_binary(staged: Path, target_dir: Path) -> None:
+    """Move one verified binary into an existing version directory in one rename.
+
+    Call with the lock held; `staged` must be on the same file system
+    (a staging directory under the cache root).
+    """
+    os.replace(staged, target_dir / staged.name)

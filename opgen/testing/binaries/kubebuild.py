@@ -187,9 +187,11 @@ def build_kubernetes(
     out: Path,
     env: Mapping[str, str],
     progress: Callable[[str], None],
+    commands: Sequence[str] = KUBERNETES_COMMANDS,
 ) -> str:
-    """Build both binaries into `out`; return k8s.io/kubernetes' go.mod text."""
-    go = require_go(env, "build kube-apiserver and kube-controller-manager")
+    """Build `commands` (both binaries by default) into `out`; return
+    k8s.io/kubernetes' go.mod text."""
+    go = require_go(env, f"build {' and '.join(commands)}")
     work.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     log = work / "build.log"
@@ -213,7 +215,7 @@ def build_kubernetes(
         )
     (work / "go.mod").write_text(build_gomod(kubernetes_gomod, version))
 
-    packages = [f"k8s.io/kubernetes/cmd/{command}" for command in KUBERNETES_COMMANDS]
+    packages = [f"k8s.io/kubernetes/cmd/{command}" for command in commands]
     progress("resolving the module graph (`go get`; downloads modules on a cold cache)")
     run_go(
         go,
@@ -224,7 +226,7 @@ def build_kubernetes(
         log=log,
     )
     progress(
-        f"compiling {' and '.join(KUBERNETES_COMMANDS)} "
+        f"compiling {' and '.join(commands)} "
         "(a cold build takes several minutes; later runs use the cache)"
     )
     go_build(

@@ -42,14 +42,12 @@ from opgen.testing.binaries import (
     Binaries,
     KubernetesVersion,
     find_binaries,
+    require_controller_manager,
     verify_etcd,
 )
 from opgen.testing.controlplane import crds, kubeconfig, rbac
 from opgen.testing.controlplane import webhooks as local_webhooks
-from opgen.testing.controlplane.localplane import (
-    LocalControlPlane,
-    require_controller_manager,
-)
+from opgen.testing.controlplane.localplane import LocalControlPlane
 
 __all__ = ["DEFAULT_START_TIMEOUT", "DEFAULT_STOP_TIMEOUT", "Environment"]
 

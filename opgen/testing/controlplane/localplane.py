@@ -262,15 +262,3 @@ class LocalControlPlane:
                 f"is ready but the default namespace never appeared: {not_ready.what}"
             ) from None
         return ports
-
-
-def require_controller_manager(binaries: Binaries) -> Path:
-    """The kube-controller-manager binary, or an error saying how to provide one."""
-    if binaries.kube_controller_manager is None:
-        raise EnvtestError(
-            "kube-controller-manager is not among the envtest binaries "
-            f"(found via {binaries.source}: {binaries.directory})",
-            hint="set TEST_ASSET_KUBE_CONTROLLER_MANAGER, or use the set "
-            "`opgen envtest use` builds, which includes it",
-        )
-    return binaries.kube_controller_manager
