@@ -112,7 +112,9 @@ _NO_ANSWER_ERRORS = (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
 """What aiohttp raises when a request gets no (complete) answer."""
 
 
-def _headers(response: aiohttp.ClientResponse) -> tuple[dict[str, str], tuple[str, ...]]:
+def _headers(
+    response: aiohttp.ClientResponse,
+) -> tuple[dict[str, str], tuple[str, ...]]:
     """The answer's headers by lower-case name, and its warnings' texts."""
     headers = {name.lower(): value for name, value in response.headers.items()}
     warnings = (
@@ -275,7 +277,9 @@ class Transport:
         """Send one request (`path` starts with `/` and carries the query) and read the answer."""
         session = self._open_session()
         url = self.server + path
-        extra = {} if body is None else {"Content-Type": content_type or "application/json"}
+        extra = (
+            {} if body is None else {"Content-Type": content_type or "application/json"}
+        )
         credentials = await self._connection.credentials.current()
         try:
             for attempt in (1, 2):

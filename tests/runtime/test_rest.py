@@ -108,7 +108,10 @@ def busy(code: int, retry_after: str | None) -> Answer:
 async def test_a_429_or_5xx_naming_retry_after_is_sent_again() -> None:
     script = Scripted(busy(429, "0"), busy(503, "0"), Answer(200, b"{}"))
     rest = RestClient(script, rt.ClientOptions(qps=0))
-    assert await rest.request("get", resource_type(Widget), name="a", namespace="n") == b"{}"
+    assert (
+        await rest.request("get", resource_type(Widget), name="a", namespace="n")
+        == b"{}"
+    )
     assert len(script.sent) == 3
     assert rest.counts["get"] == 3, "every attempt is a request"
 
