@@ -90,6 +90,14 @@ _MAX_WARNINGS_KEPT = 1000
 """Distinct warning texts remembered (each is logged once); older ones are forgotten."""
 
 
+_DISCONNECTED = (
+    aiohttp.ServerDisconnectedError,  # closed before the answer began
+    aiohttp.ClientPayloadError,  # closed part-way through it
+    aiohttp.ClientOSError,  # reset
+    ConnectionError,
+)
+
+
 def _no_answer(method: str, url: str, error: Exception) -> TransportError:
     """The runtime's error for a request without an (complete) answer."""
     failure: TransportFailure
@@ -97,10 +105,7 @@ def _no_answer(method: str, url: str, error: Exception) -> TransportError:
         failure = "timeout"
     elif isinstance(error, aiohttp.ClientConnectorError):
         failure = "connect"
-    elif isinstance(
-        error,
-        (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError, ConnectionError),
-    ) or (isinstance(error, aiohttp.ClientOSError)):
+    elif isinstance(error, _DISCONNECTED):
         failure = "disconnected"
     else:
         failure = "protocol"
