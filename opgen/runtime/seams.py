@@ -49,7 +49,8 @@ class Answer:
     status: int
     body: bytes
     headers: Mapping[str, str] = field(default_factory=dict)
-    """The answer's headers, looked up by lower-case name (one value per name)."""
+    """The answer's headers, looked up by lower-case name (the HTTP transport's by any
+    case of it)."""
     warnings: tuple[str, ...] = ()
     """The texts of the answer's `Warning` headers (deprecated APIs, unknown
     fields...), in order."""

@@ -43,7 +43,6 @@ import urllib.parse
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
 
 import aiohttp
 
@@ -119,14 +118,10 @@ _NO_ANSWER_ERRORS = (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
 
 def _headers(
     response: aiohttp.ClientResponse,
-) -> tuple[dict[str, str], tuple[str, ...]]:
-    """The answer's headers by lower-case name, and its warnings' texts."""
-    headers = {name.lower(): value for name, value in response.headers.items()}
-    warnings = (
-        warning_texts(response.headers.getall("Warning"))
-        if "warning" in headers
-        else ()
-    )
+) -> tuple[Mapping[str, str], tuple[str, ...]]:
+    """The answer's headers (looked up by any case of their name), and its warnings' texts."""
+    headers = response.headers
+    warnings = warning_texts(headers.getall("Warning")) if "Warning" in headers else ()
     return headers, warnings
 
 
@@ -209,8 +204,6 @@ class Transport:
         self._session: aiohttp.ClientSession | None = None
         self._proxy, self._proxy_auth = _proxy_for(self.server)
         self._closed = False
-        self.connections_opened = 0
-        """How many connections were opened so far (each a TLS handshake)."""
 
     @classmethod
     def from_kubeconfig(
@@ -236,8 +229,6 @@ class Transport:
         if self._closed:  # a programming error: no request after aclose()
             raise RuntimeError("cannot send a request: the client has been closed")
         if self._session is None:
-            tracing = aiohttp.TraceConfig()
-            tracing.on_connection_create_end.append(self._count_connection)
             connector = aiohttp.TCPConnector(
                 limit=MAX_CONNECTIONS,
                 ssl=(
@@ -254,12 +245,8 @@ class Transport:
                 ),
                 headers={"Accept": "application/json", "User-Agent": USER_AGENT},
                 cookie_jar=aiohttp.DummyCookieJar(),
-                trace_configs=[tracing],
             )
         return self._session
-
-    async def _count_connection(self, *_: Any) -> None:
-        self.connections_opened += 1
 
     def _warn(self, warnings: tuple[str, ...]) -> None:
         for text in warnings:
