@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
         micro = [s * 1e6 for s in seconds]
         print(
             f"| {name} | {statistics.median(micro):,.0f} µs "
-            f"({min(micro):,.0f}–{max(micro):,.0f}) |"
+            f"({min(micro):,.0f}-{max(micro):,.0f}) |"
         )
 
 
