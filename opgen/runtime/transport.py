@@ -38,6 +38,7 @@ knows aiohttp's exception classes.
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import urllib.parse
 import urllib.request
@@ -98,7 +99,7 @@ _DISCONNECTED = (
 
 
 def _no_answer(method: str, url: str, error: Exception) -> TransportError:
-    """The runtime's error for a request without an (complete) answer."""
+    """The runtime's error for a request without a (complete) answer."""
     failure: TransportFailure
     if isinstance(error, asyncio.TimeoutError):  # aiohttp's timeouts subclass it
         failure = "timeout"
@@ -125,23 +126,23 @@ def _headers(
     return headers, warnings
 
 
-def _proxy_for(server: str) -> tuple[str | None, aiohttp.BasicAuth | None]:
+def _proxy_for(server: str) -> tuple[str | None, dict[str, str] | None]:
     """The proxy the environment names for `server` (None: connect directly), and
-    the credentials in its URL."""
+    the headers for it that carry the credentials in its URL."""
     parts = urllib.parse.urlsplit(server)
     proxies = urllib.request.getproxies()
     proxy = proxies.get(parts.scheme) or proxies.get("all")
     if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
         return None, None
     url = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
-    auth = None
+    headers = None
     if url.username is not None:
-        auth = aiohttp.BasicAuth(
-            urllib.parse.unquote(url.username),
-            urllib.parse.unquote(url.password or ""),
-        )
+        user = urllib.parse.unquote(url.username)
+        password = urllib.parse.unquote(url.password or "")
+        basic = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+        headers = {"Proxy-Authorization": f"Basic {basic}"}
     netloc = url.netloc.rpartition("@")[2]
-    return url._replace(netloc=netloc).geturl(), auth
+    return url._replace(netloc=netloc).geturl(), headers
 
 
 class Stream:
@@ -202,7 +203,7 @@ class Transport:
         self._on_warning = on_warning
         self._warned: dict[str, None] = {}
         self._session: aiohttp.ClientSession | None = None
-        self._proxy, self._proxy_auth = _proxy_for(self.server)
+        self._proxy, self._proxy_headers = _proxy_for(self.server)
         self._closed = False
 
     @classmethod
@@ -243,10 +244,19 @@ class Transport:
                 timeout=aiohttp.ClientTimeout(
                     total=None, connect=self._timeout, sock_read=self._timeout
                 ),
-                headers={"Accept": "application/json", "User-Agent": USER_AGENT},
+                headers=self._fixed_headers(),
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
         return self._session
+
+    def _fixed_headers(self) -> dict[str, str]:
+        """The headers of every request; with a proxy's credentials when the proxy
+        sees the requests themselves (a plain-HTTP server: an HTTPS one is reached
+        through a CONNECT tunnel, whose request carries them)."""
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if self._proxy_headers and not self.server.startswith("https:"):
+            headers.update(self._proxy_headers)
+        return headers
 
     def _warn(self, warnings: tuple[str, ...]) -> None:
         for text in warnings:
@@ -281,7 +291,7 @@ class Transport:
                     data=body,
                     headers={**credentials, **extra},
                     proxy=self._proxy,
-                    proxy_auth=self._proxy_auth,
+                    proxy_headers=self._proxy_headers,
                 ) as response:
                     data = await response.read()
                 if response.status == 401 and attempt == 1:
@@ -321,7 +331,7 @@ class Transport:
                     headers=credentials,
                     timeout=timeout,
                     proxy=self._proxy,
-                    proxy_auth=self._proxy_auth,
+                    proxy_headers=self._proxy_headers,
                 )
                 if response.status == 401 and attempt == 1:
                     await response.read()

@@ -136,7 +136,7 @@ def test_aiohttp_names_and_signatures() -> None:
     for name in ("connector", "timeout", "headers", "cookie_jar", "trace_configs"):
         assert name in session, name
     request = parameters(aiohttp.ClientSession._request)
-    for name in ("data", "headers", "timeout", "proxy", "proxy_auth"):
+    for name in ("data", "headers", "timeout", "proxy", "proxy_headers"):
         assert name in request, name
     timeout = aiohttp.ClientTimeout(total=None, connect=1.0, sock_read=None)
     assert (timeout.connect, timeout.sock_read) == (1.0, None)
@@ -186,13 +186,20 @@ class Server:
             handler.cancel()
         await asyncio.gather(*self._handlers, return_exceptions=True)
 
-    def transport(self, user: dict[str, Any] | None = None, **kwargs: Any) -> Transport:
+    def transport(
+        self,
+        user: dict[str, Any] | None = None,
+        server: str | None = None,
+        **kwargs: Any,
+    ) -> Transport:
         config = KubeConfig.from_dict(
             {
                 "clusters": [
                     {
                         "name": "c",
-                        "cluster": {"server": f"http://127.0.0.1:{self.port}"},
+                        "cluster": {
+                            "server": server or f"http://127.0.0.1:{self.port}"
+                        },
                     }
                 ],
                 "users": [{"name": "u", "user": user or {"token": "secret"}}],
@@ -331,6 +338,35 @@ async def test_answers_carry_warnings_and_retry_after(
         assert server.busy == 3, "its 429 was retried after the Retry-After"
     finally:
         await transport.aclose()
+
+
+async def test_proxies_come_from_the_environment(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`HTTP_PROXY` (with credentials in its URL) sends requests through the proxy;
+    `NO_PROXY` names the servers reached directly."""
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://me:pw@127.0.0.1:{server.port}")
+    monkeypatch.setenv("NO_PROXY", "direct.invalid")
+    proxied = server.transport(server="http://k8s.invalid:6443")
+    try:
+        assert (await proxied.send("GET", "/api?x=1")).status == 200
+        line, headers = server.requests[-1]
+        assert line == "GET http://k8s.invalid:6443/api?x=1 HTTP/1.1"
+        assert headers["proxy-authorization"] == "Basic bWU6cHc="
+        assert headers["authorization"] == "Bearer secret"
+    finally:
+        await proxied.aclose()
+    direct = server.transport(server="http://direct.invalid:6443")
+    try:
+        with pytest.raises(rt.TransportError) as unresolvable:
+            await direct.send("GET", "/api")
+        assert unresolvable.value.failure == "connect"
+        assert len(server.requests) == 1, "NO_PROXY: not sent to the proxy"
+    finally:
+        await direct.aclose()
 
 
 async def test_headers_bodies_and_the_request_log(
