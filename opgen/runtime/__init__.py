@@ -24,7 +24,8 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     manager       runs it all: probes, metrics, Lease leader election, graceful SIGTERM;
                   its options grouped: MetricsOptions, ProbeOptions, LeaderElectionConfig,
                   CacheOptions, ClientOptions
-    probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
+    probes, serving, tls, metricsauth   its HTTP/1.1 servers (aiohttp); HTTPS certificates;
+                  who may read /metrics
     webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
     finalizers, conditions, owner, writes, events   helpers for reconcilers
     convert       one call between op.k8s (and your) models and lightkube's

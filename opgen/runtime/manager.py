@@ -236,7 +236,7 @@ class Manager:
         if metrics is not None:
 
             async def scrape() -> probes.Response:
-                return (
+                return probes.Response(
                     200,
                     "text/plain; version=0.0.4; charset=utf-8",
                     self.metrics.exposition(),

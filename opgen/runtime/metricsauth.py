@@ -88,14 +88,16 @@ class MetricsAuth:
         self._decisions = _TtlCache(clock)
 
     async def __call__(self, request: Request) -> Response | None:
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
-            return 401, _TEXT, b"Unauthorized: a bearer token is required\n"
+            return Response(401, _TEXT, b"Unauthorized: a bearer token is required\n")
         try:
             user = await self.authenticate(token)
             if user is None:
-                return 401, _TEXT, b"Unauthorized: the token was not accepted\n"
+                return Response(
+                    401, _TEXT, b"Unauthorized: the token was not accepted\n"
+                )
             verb = request.method.lower()
             if verb == "head":
                 verb = "get"
@@ -103,10 +105,12 @@ class MetricsAuth:
                 message = (
                     f'Forbidden: user "{user.username}" may not {verb} {request.path}\n'
                 )
-                return 403, _TEXT, message.encode()
+                return Response(403, _TEXT, message.encode())
         except (errors.ApiError, TransportError) as error:
             log.warning("cannot check a metrics request with the API server: %s", error)
-            return 500, _TEXT, b"Internal Server Error: authentication unavailable\n"
+            return Response(
+                500, _TEXT, b"Internal Server Error: authentication unavailable\n"
+            )
         return None
 
     async def authenticate(self, token: str) -> Authenticated | None:

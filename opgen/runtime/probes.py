@@ -1,10 +1,12 @@
-"""A minimal HTTP/1.1 server for `/healthz`, `/readyz` and `/metrics`.
+"""The health probe and metrics server: `/healthz`, `/readyz`, `/metrics`.
 
-Plain asyncio streams: GET only, one response per connection, no keep-alive
-— enough for kubelet probes and Prometheus scrapes, and no web framework in
-the operator image. HTTP/1.1 only, over TLS too (ALPN offers `http/1.1`
-alone), which keeps HTTP/2's rapid-reset and stream-cancellation attacks
-(CVE-2023-44487, CVE-2023-39325) out by construction.
+`ProbeServer` serves a few GET routes on one address (`serving.HttpServer`,
+aiohttp, over TLS when given an SSL context): kubelet probes and Prometheus
+scrapes. HTTP/1.1 only, over TLS too (ALPN offers `http/1.1` alone), which
+keeps HTTP/2's rapid-reset and stream-cancellation attacks (CVE-2023-44487,
+CVE-2023-39325) out by construction. A path without a route is a 404, a method
+other than GET or HEAD a 405; a connection idle for `read_timeout` (10 s) is
+closed.
 
 A check is an `async () -> None` that raises when unhealthy. A `Guard` sees
 each request's method, path and headers before its route runs and may answer
@@ -13,11 +15,11 @@ instead (the metrics server's authentication and authorisation).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import ssl
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+
+from opgen.runtime.serving import HttpServer, Request, Response
 
 __all__ = [
     "Check",
@@ -33,32 +35,11 @@ __all__ = [
 log = logging.getLogger("opgen.runtime.probes")
 
 Check = Callable[[], Awaitable[None]]
-Response = tuple[int, str, bytes]
-"""Status code, content type, body."""
 Route = Callable[[], Awaitable[Response]]
-
-_REASONS = {
-    200: "OK",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not Found",
-    405: "Method Not Allowed",
-    500: "Internal Server Error",
-}
-_MAX_HEADER_LINES = 100
-
-
-@dataclass(frozen=True)
-class Request:
-    """What a guard sees of a request: method, path (no query), headers (lower-case names)."""
-
-    method: str
-    path: str
-    headers: Mapping[str, str]
-
-
 Guard = Callable[[Request], Awaitable[Response | None]]
 """Returns None to let the request through, or the response to send instead."""
+
+_TEXT = "text/plain; charset=utf-8"
 
 
 def parse_bind_address(address: str) -> tuple[str, int] | None:
@@ -83,11 +64,7 @@ def checks_route(checks: Mapping[str, Check]) -> Route:
                 ok = False
                 lines.append(f"[-]{name} failed: {exc}")
         lines.append("ok" if ok else "check failed")
-        return (
-            (200 if ok else 500),
-            "text/plain; charset=utf-8",
-            ("\n".join(lines) + "\n").encode(),
-        )
+        return Response(200 if ok else 500, _TEXT, ("\n".join(lines) + "\n").encode())
 
     return route
 
@@ -103,28 +80,39 @@ class ProbeServer:
         *,
         ssl_context: ssl.SSLContext | None = None,
         guard: Guard | None = None,
+        read_timeout: float = 10.0,
     ) -> None:
-        self.host = host
-        self.port = port
         self.routes = dict(routes)
-        self.ssl_context = ssl_context
         self.guard = guard
-        self._server: asyncio.base_events.Server | None = None
+        self._http = HttpServer(
+            host,
+            port,
+            self._respond,
+            ssl_context=ssl_context,
+            read_timeout=read_timeout,
+            log=log,
+        )
+
+    @property
+    def host(self) -> str:
+        return self._http.host
+
+    @property
+    def port(self) -> int:
+        """The port asked for; once serving, the bound port."""
+        return self._http.port
 
     @property
     def serving(self) -> bool:
         """Between `start()` and `stop()`; `port` is then the bound port."""
-        return self._server is not None
+        return self._http.serving
 
     @property
     def scheme(self) -> str:
-        return "https" if self.ssl_context is not None else "http"
+        return self._http.scheme
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(
-            self._handle, self.host, self.port, ssl=self.ssl_context
-        )
-        self.port = self._server.sockets[0].getsockname()[1]
+        await self._http.start()
         log.info(
             "serving %s on %s://%s:%d",
             ", ".join(sorted(self.routes)),
@@ -134,54 +122,16 @@ class ProbeServer:
         )
 
     async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-            self._server = None
+        await self._http.stop()
 
-    async def _read_request(self, reader: asyncio.StreamReader) -> Request | None:
-        request_line = await asyncio.wait_for(reader.readline(), 10)
-        headers: dict[str, str] = {}
-        for _ in range(_MAX_HEADER_LINES):
-            line = await asyncio.wait_for(reader.readline(), 10)
-            if line in (b"\r\n", b"\n", b""):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            headers[name.strip().lower()] = value.strip()
-        parts = request_line.decode("latin-1").split()
-        if len(parts) < 2:
-            return None
-        return Request(parts[0], parts[1].split("?", 1)[0], headers)
-
-    async def _respond(self, request: Request | None) -> Response:
-        if request is None or request.method not in ("GET", "HEAD"):
-            return 405, "text/plain", b"method not allowed\n"
+    async def _respond(self, request: Request) -> Response:
         route = self.routes.get(request.path.rstrip("/") or "/")
         if route is None:
-            return 404, "text/plain", b"not found\n"
+            return Response(404, _TEXT, b"not found\n")
+        if request.method not in ("GET", "HEAD"):
+            return Response(405, _TEXT, b"method not allowed\n")
         if self.guard is not None:
             refused = await self.guard(request)
             if refused is not None:
                 return refused
         return await route()
-
-    async def _handle(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        try:
-            request = await self._read_request(reader)
-            status, ctype, body = await self._respond(request)
-            head = (
-                f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
-                f"Content-Type: {ctype}\r\n"
-                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-            )
-            send_body = request is not None and request.method != "HEAD"
-            writer.write(head.encode("latin-1") + (body if send_body else b""))
-            await writer.drain()
-        except (asyncio.TimeoutError, ConnectionError, ssl.SSLError):
-            pass
-        except Exception:
-            log.exception("error answering a request")
-        finally:
-            writer.close()

@@ -45,7 +45,17 @@ import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 
-import aiohttp
+from aiohttp.client import ClientSession, ClientTimeout
+from aiohttp.client_exceptions import (
+    ClientConnectorError,
+    ClientError,
+    ClientOSError,
+    ClientPayloadError,
+    ServerDisconnectedError,
+)
+from aiohttp.client_reqrep import ClientResponse
+from aiohttp.connector import TCPConnector
+from aiohttp.cookiejar import DummyCookieJar
 
 from opgen.runtime.errors import TransportError, TransportFailure
 from opgen.runtime.kubeconfig import (
@@ -91,9 +101,9 @@ _MAX_WARNINGS_KEPT = 1000
 
 
 _DISCONNECTED = (
-    aiohttp.ServerDisconnectedError,  # closed before the answer began
-    aiohttp.ClientPayloadError,  # closed part-way through it
-    aiohttp.ClientOSError,  # reset
+    ServerDisconnectedError,  # closed before the answer began
+    ClientPayloadError,  # closed part-way through it
+    ClientOSError,  # reset
     ConnectionError,
 )
 
@@ -103,7 +113,7 @@ def _no_answer(method: str, url: str, error: Exception) -> TransportError:
     failure: TransportFailure
     if isinstance(error, asyncio.TimeoutError):  # aiohttp's timeouts subclass it
         failure = "timeout"
-    elif isinstance(error, aiohttp.ClientConnectorError):
+    elif isinstance(error, ClientConnectorError):
         failure = "connect"
     elif isinstance(error, _DISCONNECTED):
         failure = "disconnected"
@@ -113,12 +123,12 @@ def _no_answer(method: str, url: str, error: Exception) -> TransportError:
     return TransportError(method, url.partition("?")[0], failure, detail)
 
 
-_NO_ANSWER_ERRORS = (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
+_NO_ANSWER_ERRORS = (ClientError, asyncio.TimeoutError, ConnectionError)
 """What aiohttp raises when a request gets no (complete) answer."""
 
 
 def _headers(
-    response: aiohttp.ClientResponse,
+    response: ClientResponse,
 ) -> tuple[Mapping[str, str], tuple[str, ...]]:
     """The answer's headers (looked up by any case of their name), and its warnings' texts."""
     headers = response.headers
@@ -149,7 +159,7 @@ class Stream:
     """An answer being received (a watch): its status and headers, then its lines."""
 
     def __init__(
-        self, response: aiohttp.ClientResponse, headers: Mapping[str, str], url: str
+        self, response: ClientResponse, headers: Mapping[str, str], url: str
     ) -> None:
         self.status = response.status
         self.headers = headers
@@ -202,7 +212,7 @@ class Transport:
         self._timeout = timeout
         self._on_warning = on_warning
         self._warned: dict[str, None] = {}
-        self._session: aiohttp.ClientSession | None = None
+        self._session: ClientSession | None = None
         self._proxy, self._proxy_headers = _proxy_for(self.server)
         self._closed = False
 
@@ -225,12 +235,12 @@ class Transport:
     def closed(self) -> bool:
         return self._closed
 
-    def _open_session(self) -> aiohttp.ClientSession:
+    def _open_session(self) -> ClientSession:
         """The session, made on first use (aiohttp needs the running loop)."""
         if self._closed:  # a programming error: no request after aclose()
             raise RuntimeError("cannot send a request: the client has been closed")
         if self._session is None:
-            connector = aiohttp.TCPConnector(
+            connector = TCPConnector(
                 limit=MAX_CONNECTIONS,
                 ssl=(
                     self._connection.ssl_context
@@ -239,13 +249,13 @@ class Transport:
                 ),
                 keepalive_timeout=IDLE_TIMEOUT,
             )
-            self._session = aiohttp.ClientSession(
+            self._session = ClientSession(
                 connector=connector,
-                timeout=aiohttp.ClientTimeout(
+                timeout=ClientTimeout(
                     total=None, connect=self._timeout, sock_read=self._timeout
                 ),
                 headers=self._fixed_headers(),
-                cookie_jar=aiohttp.DummyCookieJar(),
+                cookie_jar=DummyCookieJar(),
             )
         return self._session
 
@@ -317,12 +327,12 @@ class Transport:
         `read_timeout`: the longest silence between two chunks (None: no limit)."""
         session = self._open_session()
         url = self.server + path
-        timeout = aiohttp.ClientTimeout(
+        timeout = ClientTimeout(
             total=None, connect=self._timeout, sock_read=read_timeout
         )
         credentials = await self._connection.credentials.current()
         # The answer's own reads map their failures (Stream); this maps opening it.
-        response: aiohttp.ClientResponse | None = None
+        response: ClientResponse | None = None
         try:
             for attempt in (1, 2):
                 response = await session.request(

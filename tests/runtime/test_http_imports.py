@@ -1,10 +1,10 @@
 """Which opgen modules may use which half of aiohttp: its client only in the
 transport, its web server only in the server modules.
 
-import-linter sees aiohttp whole (pyproject.toml lists the modules that may
-import it at all); this reads each module's imports and attribute uses to tell
-the client from the server, and fails when, say, a server module opens a
-`ClientSession` or the transport starts serving.
+import-linter sees the modules a module imports (pyproject.toml's contracts);
+this also reads the names a module takes from the package itself
+(`aiohttp.ClientSession`, `from aiohttp import web`), and fails when, say, the
+server module opens a `ClientSession` or the transport starts serving.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import opgen
 
 PACKAGE = Path(opgen.__file__).parent
 TRANSPORT = "opgen/runtime/transport.py"
-SERVERS = {"opgen/runtime/probes.py", "opgen/runtime/webhook/http.py"}
+SERVERS = {"opgen/runtime/serving.py"}
 
 CLIENT_NAMES = frozenset(
     {
@@ -26,10 +26,15 @@ CLIENT_NAMES = frozenset(
         "TraceConfig",
         "request",
         "client",
+        "client_reqrep",
+        "client_exceptions",
         "connector",
+        "cookiejar",
+        "tracing",
     }
 )
-"""aiohttp's client: its session, connector, timeouts, tracing, `aiohttp.request`."""
+"""aiohttp's client: its session, connector, timeouts, tracing, `aiohttp.request`,
+and the modules that define them."""
 
 
 def aiohttp_uses(tree: ast.AST) -> set[str]:

@@ -9,6 +9,7 @@ server keeps it open.
 from __future__ import annotations
 
 import asyncio
+import functools
 import http.client
 import json
 import socket
@@ -70,7 +71,8 @@ class ServerThread:
         return address[1]
 
     def context(self) -> ssl.SSLContext:
-        context = ssl.create_default_context()
+        """A new client context without verification (the certificate is self-signed)."""
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
         return context
@@ -140,3 +142,41 @@ def review(kind: str, request: dict[str, Any]) -> bytes:
     return json.dumps(
         {"apiVersion": api_version, "kind": kind, "request": request}
     ).encode()
+
+
+@functools.cache
+def client_context() -> ssl.SSLContext:
+    """TLS without verification: the servers under test use self-signed certificates."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+async def open_tls(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A TLS connection to a server on 127.0.0.1, for tests on the same event loop."""
+    return await asyncio.open_connection("127.0.0.1", port, ssl=client_context())
+
+
+async def exchange(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    path: str,
+    body: bytes,
+) -> tuple[int, dict[str, str], bytes]:
+    """One JSON POST on an open connection: the answer's status, headers (lower-case
+    names) and body. The connection stays open for the next one."""
+    writer.write(
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    await writer.drain()
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+    status_line, *lines = head.split("\r\n")
+    headers = {
+        name.strip().lower(): value.strip()
+        for name, _, value in (line.partition(":") for line in lines if line)
+    }
+    answer = await reader.readexactly(int(headers["content-length"]))
+    return int(status_line.split(" ")[1]), headers, answer

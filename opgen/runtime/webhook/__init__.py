@@ -20,7 +20,7 @@
 Modules, one job each:
 
     server        WebhookServer, WebhookOptions: handlers by declared path, TLS, readiness
-    http          HTTPS/1.1 with keep-alive; malformed requests get a 4xx, never a hang
+    endpoints     the server's handler: a JSON POST per path; anything else a 4xx in its format
     admission     AdmissionReview v1: defaulting (JSON patch of the changes), validation
     conversion    ConversionReview v1 through the hub; fields a spoke lacks survive
     jsonpatch     the patch between what the API server sent and what the defaulter made

@@ -25,10 +25,11 @@ from opgen.model.webhooks import (
 )
 from opgen.runtime import tls
 from opgen.runtime.metrics import Metrics
+from opgen.runtime.serving import HttpServer
 from opgen.runtime.webhook.admission import ADMISSION_API_VERSION, AdmissionHandler
 from opgen.runtime.webhook.certificates import default_cert_dir
 from opgen.runtime.webhook.conversion import ConversionHandler
-from opgen.runtime.webhook.http import Endpoint, HttpsServer
+from opgen.runtime.webhook.endpoints import Endpoint, Endpoints
 from opgen.runtime.webhook.review import Answer, BadReview, read_review
 
 __all__ = [
@@ -115,7 +116,16 @@ class WebhookServer:
         self.certificate: tls.ServingCertificate | None = None
         self.reload_interval = 10.0
         """Seconds between checks of the certificate files for a change."""
-        self._http: HttpsServer | None = None
+        self.read_timeout = 90.0
+        """Seconds a connection may take to send a request's head, counted from the TLS
+        handshake or the previous answer: an idle keep-alive connection is closed after
+        it. As long as the API server keeps its idle connections (90 s), so it closes
+        them first."""
+        self.body_timeout = 30.0
+        """Seconds a request's body may take to arrive (then 408)."""
+        self.shutdown_timeout = 5.0
+        """Seconds `stop()` gives reviews in flight to be answered before cancelling them."""
+        self._http: HttpServer | None = None
         self._watch: asyncio.Task[None] | None = None
 
     @property
@@ -190,21 +200,33 @@ class WebhookServer:
         if self._http is not None:
             return
         self.certificate = self._serving_certificate()
-        self._http = HttpsServer(
+        http = HttpServer(
             self.options.host,
             self.options.port,
-            {**self.endpoints, PROBE_PATH: _Probe()},
-            self.certificate.context,
-            self.metrics,
-            max_request_bytes=self.options.max_request_bytes,
+            Endpoints({**self.endpoints, PROBE_PATH: _Probe()}, self.metrics),
+            ssl_context=self.certificate.context,
+            read_timeout=self.read_timeout,
+            body_timeout=self.body_timeout,
+            max_body_bytes=self.options.max_request_bytes,
+            shutdown_timeout=self.shutdown_timeout,
+            log=log,
         )
-        await self._http.start()
+        await http.start()
+        self._http = http
+        log.info(
+            "serving webhooks %s on https://%s:%d",
+            ", ".join(sorted(self.endpoints)),
+            self.options.host or "0.0.0.0",
+            http.port,
+        )
         if not self.certificate.self_signed:
             self._watch = asyncio.create_task(
                 self.certificate.watch(self.reload_interval)
             )
 
     async def stop(self) -> None:
+        """Stop listening and close every connection; reviews in flight get up to
+        `shutdown_timeout` seconds to be answered."""
         if self._watch is not None:
             self._watch.cancel()
             await asyncio.gather(self._watch, return_exceptions=True)
