@@ -1,4 +1,4 @@
-"""opgen's controller runtime: controller-runtime's semantics in asyncio, on lightkube.
+"""opgen's controller runtime: controller-runtime's semantics in asyncio, on aiohttp.
 
 Import it as `from opgen import runtime as rt`. Modules, one concept each:
 
