@@ -14,6 +14,8 @@ own development command, not part of the `opgen` CLI.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -41,26 +43,44 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 
 def fetch_documents(server: Any, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
     """GET `/openapi/v3/<path>` for each path from a running `Environment`."""
-    from lightkube.config.client_adapter import Client, ConnectionParams
+    return asyncio.run(_fetch_documents(server, paths))
 
-    with Client(server.lightkube_config().get(), ConnectionParams()) as http:
+
+async def _fetch_documents(
+    server: Any, paths: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    from opgen.runtime.transport import Transport
+
+    transport = Transport.from_kubeconfig(server.lightkube_config())
+    try:
         documents = {}
         for path in paths:
-            response = http.get(f"/openapi/v3/{path}")
-            if response.status_code != 200:
+            answer = await transport.send("GET", f"/openapi/v3/{path}")
+            if answer.status != 200:
                 raise SchemaError(
-                    f"GET /openapi/v3/{path} answered {response.status_code}",
+                    f"GET /openapi/v3/{path} answered {answer.status}",
                     hint="the API server does not serve this group/version",
                 )
-            documents[path] = response.json()
+            documents[path] = json.loads(answer.body)
         return documents
+    finally:
+        await transport.aclose()
 
 
 def server_version(server: Any) -> str:
-    from lightkube.config.client_adapter import Client, ConnectionParams
+    """The API server's version, without its `v` (1.36.3)."""
+    return asyncio.run(_server_version(server))
 
-    with Client(server.lightkube_config().get(), ConnectionParams()) as http:
-        return str(http.get("/version").json()["gitVersion"]).removeprefix("v")
+
+async def _server_version(server: Any) -> str:
+    from opgen.runtime.transport import Transport
+
+    transport = Transport.from_kubeconfig(server.lightkube_config())
+    try:
+        answer = await transport.send("GET", "/version")
+    finally:
+        await transport.aclose()
+    return str(json.loads(answer.body)["gitVersion"]).removeprefix("v")
 
 
 def go_declarations(

@@ -1,11 +1,12 @@
-"""opgen's controller runtime: controller-runtime's semantics in asyncio, on lightkube.
+"""opgen's controller runtime: controller-runtime's semantics in asyncio, on aiohttp.
 
 Import it as `from opgen import runtime as rt`. Modules, one concept each:
 
     reconcile     Request, Result, Reconciler, TerminalError: the contract
     resources     what the runtime knows about a kind (user models, lightkube classes)
-    transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube)
-    http1         its lean HTTP/1.1 client: keep-alive pool, chunked answers, timeouts
+    seams         protocols a test double provides: Transport, Reader, Writer
+    kubeconfig    kubeconfig and credentials (lightkube's loader, in this one module)
+    transport     the HTTP client (aiohttp): keep-alive pool, TLS, proxies, 401 refresh
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError
     decoding      stored JSON → objects: validated once, copied on read; DecodeError

@@ -108,6 +108,11 @@ class Client:
         return cls(RestClient.from_kubeconfig(path, options, context=context))
 
     @property
+    def default_namespace(self) -> str:
+        """Where a request about a namespaced kind without a namespace goes (the kubeconfig's)."""
+        return self.rest.default_namespace
+
+    @property
     def field_manager(self) -> str:
         """The field manager writes are recorded under (`ClientOptions.field_manager`)."""
         return self.rest.field_manager

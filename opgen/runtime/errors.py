@@ -1,6 +1,7 @@
 """Typed errors for requests to the API server.
 
-    ApiError            any non-2xx answer; .code, .reason, .message, .status (the Status body)
+    ApiError            any non-2xx answer; .code, .reason, .message, .status (the Status body),
+                        .retry_after (seconds, when the answer named them)
     ├── NotFound        404
     ├── Conflict        409 (optimistic-concurrency conflict: the object was modified)
     │   └── AlreadyExists   409 with reason AlreadyExists
@@ -54,6 +55,7 @@ class ApiError(Exception):
         *,
         reason: str = "",
         status: dict[str, Any] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(
             f"{code} {reason}: {message}" if reason else f"{code}: {message}"
@@ -62,6 +64,8 @@ class ApiError(Exception):
         self.reason = reason
         self.message = message
         self.status: dict[str, Any] = status or {}
+        self.retry_after = retry_after
+        """Seconds the server asked the client to wait before retrying (`Retry-After`)."""
 
 
 class NotFound(ApiError):
@@ -127,7 +131,9 @@ _FAILURES: dict[str, str] = {
 }
 
 
-def from_status(status: dict[str, Any], code: int | None = None) -> ApiError:
+def from_status(
+    status: dict[str, Any], code: int | None = None, *, retry_after: float | None = None
+) -> ApiError:
     """The typed error for a `Status` object (from a response body or a watch ERROR event)."""
     code = int(status.get("code") or code or 500)
     reason = str(status.get("reason") or "")
@@ -143,15 +149,17 @@ def from_status(status: dict[str, Any], code: int | None = None) -> ApiError:
         cls = Invalid
     else:
         cls = ApiError
-    return cls(code, message, reason=reason, status=status)
+    return cls(code, message, reason=reason, status=status, retry_after=retry_after)
 
 
-def from_response(code: int, body: bytes) -> ApiError:
-    """The typed error for an HTTP error response."""
+def from_response(
+    code: int, body: bytes, *, retry_after: float | None = None
+) -> ApiError:
+    """The typed error for an HTTP error response (`retry_after`: its `Retry-After`)."""
     try:
         status = msgspec.json.decode(body)
     except msgspec.DecodeError:
         status = None
     if not isinstance(status, dict):
         status = {"code": code, "message": body.decode("utf-8", "replace")[:500]}
-    return from_status(status, code)
+    return from_status(status, code, retry_after=retry_after)

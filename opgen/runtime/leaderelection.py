@@ -9,6 +9,10 @@ leader renews every `retry_period`; if no renewal succeeds for
 (empty holder), so a successor takes over at once instead of after
 `lease_duration`.
 
+The elector reads the Lease with a `seams.Reader` that asks the server (never a
+cache) and writes it with a `seams.Writer`; it keeps the Lease as its wire
+form, so it works with whichever model class the kind is decoded into.
+
 Time comes from `clock` (default `time.monotonic`, the event loop's clock too),
 so tests can run an election on virtual time.
 """
@@ -28,12 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from lightkube.resources.coordination_v1 import Lease
 
 from opgen.runtime import errors
 from opgen.runtime.resources import resource_type
-from opgen.runtime.rest import RestClient
+from opgen.runtime.seams import Reader, Writer
 
 __all__ = ["LeaderElectionConfig", "LeaderElector", "default_identity"]
 
@@ -49,10 +52,10 @@ def default_identity() -> str:
     return f"{os.environ.get('HOSTNAME') or socket.gethostname()}_{uuid.uuid4()}"
 
 
-def _default_namespace(rest: RestClient) -> str:
+def _default_namespace(reader: Reader) -> str:
     if _IN_CLUSTER_NAMESPACE.exists():
         return _IN_CLUSTER_NAMESPACE.read_text().strip()
-    return rest.default_namespace
+    return reader.default_namespace
 
 
 def _micro_time() -> str:
@@ -87,7 +90,8 @@ class LeaderElector:
 
     def __init__(
         self,
-        rest: RestClient,
+        reader: Reader,
+        writer: Writer,
         config: LeaderElectionConfig,
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -98,10 +102,12 @@ class LeaderElector:
             raise ValueError(
                 "leader election needs lease_duration > renew_deadline > retry_period > 0"
             )
-        self.rest = rest
+        self.reader = reader
+        """Reads the Lease from the API server (uncached)."""
+        self.writer = writer
         self.config = config
         self._clock = clock
-        self.namespace = config.namespace or _default_namespace(rest)
+        self.namespace = config.namespace or _default_namespace(reader)
         """The Lease's namespace."""
         self.identity = config.identity or default_identity()
         """This candidate's holder identity."""
@@ -111,22 +117,14 @@ class LeaderElector:
 
     async def _get(self) -> dict[str, Any] | None:
         try:
-            raw = await self.rest.request(
-                "get", _LEASE, name=self.config.name, namespace=self.namespace
-            )
+            lease = await self.reader.get(_LEASE.cls, self.config.name, self.namespace)
         except errors.NotFound:
             return None
-        return dict(msgspec.json.decode(raw))
+        return _LEASE.encode_obj(lease)
 
     async def _update(self, lease: dict[str, Any]) -> None:
         """Write the Lease back; its resourceVersion makes a concurrent change a `Conflict`."""
-        await self.rest.request(
-            "update",
-            _LEASE,
-            name=self.config.name,
-            namespace=self.namespace,
-            body=msgspec.json.encode(lease),
-        )
+        await self.writer.update(_LEASE.decode_dict(lease), refresh=False)
 
     def _spec(self, previous: dict[str, Any] | None) -> dict[str, Any]:
         now = _micro_time()
@@ -156,12 +154,7 @@ class LeaderElector:
                 "spec": spec,
             }
             try:
-                await self.rest.request(
-                    "create",
-                    _LEASE,
-                    namespace=self.namespace,
-                    body=msgspec.json.encode(body),
-                )
+                await self.writer.create(_LEASE.decode_dict(body), refresh=False)
             except errors.Conflict:
                 return False
             self._observe(spec)

@@ -24,8 +24,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lightkube import KubeConfig, SingleConfig
-
 from opgen.runtime import probes
 from opgen.runtime.cache import Cache, CacheOptions
 from opgen.runtime.client import Client
@@ -35,12 +33,8 @@ from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.metricsauth import MetricsAuth
 from opgen.runtime.rest import ClientOptions, RestClient
-from opgen.runtime.transport import (
-    ConfigSource,
-    Transport,
-    load_config,
-    quiet_request_logs,
-)
+from opgen.runtime.seams import Transport as TransportProtocol
+from opgen.runtime.transport import ConfigSource, Transport, load_config
 from opgen.runtime.webhook.server import WebhookOptions, WebhookServer
 
 if TYPE_CHECKING:
@@ -118,14 +112,19 @@ class Manager:
 
     def __init__(
         self,
-        config: KubeConfig | SingleConfig,
+        config: ConfigSource = None,
         options: ManagerOptions | None = None,
+        *,
+        transport: TransportProtocol | None = None,
     ) -> None:
+        """`config`: the kubeconfig (see `transport.ConfigSource`); `transport`: what
+        sends the requests instead of an HTTP client for `config` (`seams.Transport`:
+        a test double, say); the manager closes it when `run()` returns."""
         self.options = options or ManagerOptions()
         opts = self.options
-        quiet_request_logs()
         self.metrics = Metrics()
-        transport = Transport(load_config(config), timeout=opts.client.timeout)
+        if transport is None:
+            transport = Transport(load_config(config), timeout=opts.client.timeout)
         self.rest = RestClient(transport, opts.client, metrics=self.metrics)
         self.cache = Cache(self.rest, opts.cache)
         self.client = Client(self.rest, self.cache)
@@ -136,7 +135,7 @@ class Manager:
         self._stop = asyncio.Event()
         self.elected = asyncio.Event()
         self.elector: LeaderElector | None = (
-            LeaderElector(self.rest, opts.leader_election)
+            LeaderElector(self.client.uncached, self.client, opts.leader_election)
             if opts.leader_election is not None
             else None
         )

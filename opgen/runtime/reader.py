@@ -62,6 +62,11 @@ class Reader:
     def __init__(self, rest: RestClient) -> None:
         self.rest = rest
 
+    @property
+    def default_namespace(self) -> str:
+        """Where a read of a namespaced kind without a namespace goes (the kubeconfig's)."""
+        return self.rest.default_namespace
+
     async def get(
         self,
         kind: type[T],

@@ -1,9 +1,9 @@
 """Requests for kinds: URLs, client-side QPS/burst, field manager, request counts.
 
 `RestClient` turns "create this Widget in namespace ns" into a method, a path
-and a body, and hands them to the `Transport` (the one module that talks
-HTTP). Building URLs here — cheaper than lightkube's and httpx's general
-request preparation — lets the runtime ask for what lightkube's API cannot
+and a body, and hands them to a transport (`seams.Transport`: the HTTP one of
+`opgen.runtime.transport`, or a test's own). Building URLs here — cheaper than
+a general client's request preparation — lets the runtime ask for what lightkube's API cannot
 (`allowWatchBookmarks`, delete preconditions, patches on subresources of kinds
 defined by Pydantic models), keep bodies as bytes for the cache, and map error
 answers to `opgen.runtime.errors`. Every write carries the configured field
@@ -12,11 +12,18 @@ token bucket (QPS/burst) and is counted per verb, both in `RestClient.counts`
 and in `rest_client_requests_total` — by the answer's status code, or, as
 client-go counts them, `code="<error>"` when the request got no answer
 (`errors.TransportError`).
+
+An answer of 429, or of 5xx, that names a `Retry-After` is retried after that
+many seconds (at most `MAX_RETRY_WAIT`), up to `MAX_RETRIES` times, as
+client-go's REST client does; the error that ends the retries carries
+`retry_after`, so the controller's backoff can respect it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import logging
 import urllib.parse
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -26,17 +33,29 @@ from typing import Any
 from opgen.runtime import errors, ratelimit
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
+from opgen.runtime.seams import Answer, parse_retry_after
+from opgen.runtime.seams import Transport as TransportProtocol
 from opgen.runtime.transport import DEFAULT_TIMEOUT, ConfigSource, Transport
 
 __all__ = [
     "DEFAULT_FIELD_MANAGER",
+    "MAX_RETRIES",
+    "MAX_RETRY_WAIT",
     "NO_ANSWER",
     "WRITE_VERBS",
     "ClientOptions",
     "RestClient",
 ]
 
+log = logging.getLogger("opgen.runtime.rest")
+
 DEFAULT_FIELD_MANAGER = "opgen"
+
+MAX_RETRIES = 10
+"""Retries of a request the server answered with a `Retry-After` (client-go's)."""
+
+MAX_RETRY_WAIT = 10.0
+"""The longest wait a `Retry-After` is honoured with, in seconds."""
 
 WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 
@@ -88,7 +107,7 @@ class RestClient:
 
     def __init__(
         self,
-        transport: Transport,
+        transport: TransportProtocol,
         options: ClientOptions | None = None,
         *,
         metrics: Metrics | None = None,
@@ -195,18 +214,32 @@ class RestClient:
         """Send one request and return the response body; raises `errors.ApiError` subclasses."""
         path = self.path(verb, rtype, name, namespace, subresource, params)
         method = _METHODS[verb]
-        await self._throttle(verb)
-        try:
-            answer = await self.transport.send(
-                method, path, body=body, content_type=content_type
+        for retries in range(MAX_RETRIES + 1):
+            await self._throttle(verb)
+            try:
+                answer = await self.transport.send(
+                    method, path, body=body, content_type=content_type
+                )
+            except errors.TransportError:
+                self._count(NO_ANSWER, method)
+                raise
+            self._count(answer.status, method)
+            if answer.status < 400:
+                return answer.body
+            wait = _retry_wait(answer)
+            if wait is None or retries == MAX_RETRIES:
+                break
+            log.debug(
+                "%s %s: %d, retrying in %.3gs (Retry-After)",
+                method,
+                path.partition("?")[0],
+                answer.status,
+                wait,
             )
-        except errors.TransportError:
-            self._count(NO_ANSWER, method)
-            raise
-        self._count(answer.status, method)
-        if answer.status >= 400:
-            raise errors.from_response(answer.status, answer.body)
-        return answer.body
+            await asyncio.sleep(wait)
+        raise errors.from_response(
+            answer.status, answer.body, retry_after=answer.retry_after
+        )
 
     @asynccontextmanager
     async def stream(
@@ -228,7 +261,13 @@ class RestClient:
                 answered = True
                 self._count(answer.status, "WATCH")
                 if answer.status >= 400:
-                    raise errors.from_response(answer.status, await answer.read())
+                    raise errors.from_response(
+                        answer.status,
+                        await answer.read(),
+                        retry_after=parse_retry_after(
+                            answer.headers.get("retry-after")
+                        ),
+                    )
                 yield answer.lines()
         except errors.TransportError:
             if not answered:
@@ -237,6 +276,15 @@ class RestClient:
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def _retry_wait(answer: Answer) -> float | None:
+    """How long to wait before sending a request again (None: do not), as client-go:
+    only a 429 or 5xx answer that names a `Retry-After`."""
+    if answer.status != 429 and answer.status < 500:
+        return None
+    seconds = answer.retry_after
+    return None if seconds is None else min(seconds, MAX_RETRY_WAIT)
 
 
 def _param(value: Any) -> str:

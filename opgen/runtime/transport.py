@@ -1,62 +1,75 @@
-"""The runtime's one door to its HTTP stack: lightkube's kubeconfig and credentials,
-and the HTTP/1.1 client of `opgen.runtime.http1`.
+"""The runtime's HTTP client: every request to the API server, on aiohttp.
 
 Every request the runtime sends goes through `Transport.send` or
-`Transport.stream`; no other runtime module sends HTTP or reads lightkube's
-configuration. Only public names are used:
+`Transport.stream` (the `seams.Transport` protocol); no other module imports
+aiohttp's client. The connection settings and credentials come from
+`opgen.runtime.kubeconfig`.
 
-- lightkube: `KubeConfig` (`from_file`, `from_env`, `get`), `SingleConfig`
-  (`cluster`, `user`, `namespace`, `abs_file`), `ConfigError`, and
-  `lightkube.config.client_adapter.user_auth(user)` (bearer token; token file
-  re-read on 401, for rotated service-account tokens; exec plugins, run again
-  on 401; basic auth) and `verify_cluster(cluster, user, abs_file, trust_env=)`
-  (CA, client certificate: an `ssl.SSLContext`).
-- httpx2, for two things: the auth flows `user_auth` returns are `httpx2.Auth`
-  objects, driven here with `httpx2.Request`/`httpx2.Response` (their
-  `async_auth_flow`); and when the environment names an HTTP proxy for the API
-  server (`HTTPS_PROXY`, `NO_PROXY`...), requests go through an
-  `httpx2.AsyncClient` instead, which speaks to proxies.
+What aiohttp gives, and how it is set:
 
-Credentials: lightkube's flows set a header (`Authorization`) and, given a 401,
-set a new one and ask for a retry. The transport runs a flow once and keeps the
-headers it set for every request; when the server answers 401 it runs a flow
-again with that answer (once for all the requests that got it) and sends the
-request again with the new headers — what httpx2 does per request, without
-doing it per request.
+- a pool of keep-alive HTTP/1.1 connections (`MAX_CONNECTIONS`, every one kept
+  alive once opened; idle ones closed after `IDLE_TIMEOUT`), TLS with the
+  context's `ssl.SSLContext` (CA, client certificate); HTTP/2 is never spoken;
+- proxies from the environment (`HTTPS_PROXY`, `NO_PROXY`...), looked up once:
+  aiohttp's `trust_env` would look them (and `~/.netrc`) up in a thread on
+  every request;
+- timeouts: connecting (waiting for a free connection included) and each read
+  of the answer may take at most `timeout` seconds; a stream's reads have their
+  own limit (a watch);
+- a request on a reused connection that the server closed meanwhile is sent
+  again once on a new one when it is idempotent, as Go's net/http does.
 
-tests/runtime/test_transport_contract.py checks each assumption (names,
-signatures, connection reuse, timeouts, token-file and exec credentials
-refreshed on 401 against a real API server), and pyproject.toml pins the
-version ranges it holds for.
+Credentials: the headers `kubeconfig.Credentials` gives are sent with every
+request; when the server answers 401 they are asked again (a token file is
+re-read, an exec plugin run again) and the request is sent once more.
 
-Failures are mapped at this boundary: whatever the HTTP client raises when a
-request gets no answer (refused, reset, timed out, cut off part-way, also while
-a stream is read) leaves this module as `opgen.runtime.errors.TransportError`,
-with the client's exception as its `__cause__`; `_no_answer` is the one place
-that knows the client's exception classes.
+Answers carry their headers: `Answer.retry_after` (the REST client waits and
+retries a 429 or 5xx that names one) and `Answer.warnings`, the API server's
+`Warning` headers, each logged once per transport (as client-go's default
+handler does, deduplicated like kubectl's) and passed to `on_warning`.
+
+Failures are mapped at this boundary: whatever aiohttp raises when a request
+gets no answer (refused, reset, timed out, cut off part-way, also while a
+stream is read) leaves this module as `opgen.runtime.errors.TransportError`,
+with aiohttp's exception as its `__cause__`; `_no_answer` is the one place that
+knows aiohttp's exception classes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
 
-import httpx2
-from lightkube import KubeConfig, SingleConfig
-from lightkube.config.client_adapter import user_auth, verify_cluster
-from lightkube.config.models import User
+from aiohttp.client import ClientSession, ClientTimeout
+from aiohttp.client_exceptions import (
+    ClientConnectorError,
+    ClientError,
+    ClientOSError,
+    ClientPayloadError,
+    ServerDisconnectedError,
+)
+from aiohttp.client_reqrep import ClientResponse
+from aiohttp.connector import TCPConnector
+from aiohttp.cookiejar import DummyCookieJar
 
-from opgen.runtime import http1
 from opgen.runtime.errors import TransportError, TransportFailure
+from opgen.runtime.kubeconfig import (
+    ConfigSource,
+    Connection,
+    SingleConfig,
+    connection,
+    load_config,
+)
+from opgen.runtime.seams import Answer, warning_texts
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "IDLE_TIMEOUT",
     "MAX_CONNECTIONS",
     "USER_AGENT",
     "Answer",
@@ -65,106 +78,44 @@ __all__ = [
     "Transport",
     "TransportError",
     "load_config",
-    "quiet_request_logs",
 ]
 
 log = logging.getLogger("opgen.runtime.transport")
 
 DEFAULT_TIMEOUT = 30.0
-"""Seconds a request may take to connect, send, and between bytes of the answer."""
+"""Seconds a request may take to connect (or wait for a free connection), and
+between bytes of the answer."""
 
 MAX_CONNECTIONS = 100
 """Connections to the API server, every one kept alive once opened: a controller
 talks to one server, and each request beyond the open connections would pay a
 new TLS handshake on both ends."""
 
+IDLE_TIMEOUT = 90.0
+"""Seconds an idle connection is kept open (Go's `http.Transport.IdleConnTimeout`)."""
+
 USER_AGENT = "opgen-runtime"
 
-ConfigSource = str | Path | KubeConfig | SingleConfig | None
-"""A kubeconfig file, a lightkube `KubeConfig` or `SingleConfig`; None for the
-environment: in-cluster (service account), else `$KUBECONFIG`, else `~/.kube/config`."""
+_MAX_WARNINGS_KEPT = 1000
+"""Distinct warning texts remembered (each is logged once); older ones are forgotten."""
 
 
-def load_config(
-    source: ConfigSource = None, *, context: str | None = None
-) -> SingleConfig:
-    """The connection settings of one context (`context`, else the current one)."""
-    if isinstance(source, SingleConfig):
-        return source
-    if isinstance(source, KubeConfig):
-        kubeconfig = source
-    elif source is None:
-        kubeconfig = KubeConfig.from_env()
-    else:
-        kubeconfig = KubeConfig.from_file(source)
-    config = kubeconfig.get(context_name=context)
-    assert (
-        config is not None
-    )  # `get` without a default raises instead of returning None
-    return config
+_DISCONNECTED = (
+    ServerDisconnectedError,  # closed before the answer began
+    ClientPayloadError,  # closed part-way through it
+    ClientOSError,  # reset
+    ConnectionError,
+)
 
 
-@dataclass(frozen=True)
-class Answer:
-    """The API server's answer: status code and body."""
-
-    status: int
-    body: bytes
-
-
-class Stream:
-    """An answer being received (a watch): its status code, then its lines."""
-
-    def __init__(
-        self,
-        status: int,
-        stream: http1.Stream | httpx2.Response,
-        method: str,
-        url: str,
-    ) -> None:
-        self.status = status
-        self._stream = stream
-        self._method = method
-        self._url = url
-
-    async def read(self) -> bytes:
-        """The whole body (for an error answer)."""
-        try:
-            if isinstance(self._stream, http1.Stream):
-                return await self._stream.read()
-            return await self._stream.aread()
-        except _CLIENT_ERRORS as error:
-            raise _no_answer(self._method, self._url, error) from error
-
-    async def lines(self) -> AsyncIterator[str]:
-        """The body line by line, as it arrives."""
-        try:
-            if isinstance(self._stream, http1.Stream):
-                async for line in self._stream.lines():
-                    yield line
-            else:
-                async for line in self._stream.aiter_lines():
-                    yield line
-        except _CLIENT_ERRORS as error:
-            raise _no_answer(self._method, self._url, error) from error
-
-
-_CLIENT_ERRORS = (http1.HTTPError, httpx2.HTTPError)
-"""What the HTTP clients raise when a request gets no (complete) answer."""
-
-
-def _no_answer(
-    method: str, url: str, error: http1.HTTPError | httpx2.HTTPError
-) -> TransportError:
-    """The runtime's error for a request without an answer."""
+def _no_answer(method: str, url: str, error: Exception) -> TransportError:
+    """The runtime's error for a request without a (complete) answer."""
     failure: TransportFailure
-    if isinstance(error, (http1.ConnectError, httpx2.ConnectError)):
-        failure = "connect"
-    elif isinstance(error, (http1.Timeout, httpx2.TimeoutException)):
+    if isinstance(error, asyncio.TimeoutError):  # aiohttp's timeouts subclass it
         failure = "timeout"
-    elif isinstance(
-        error, (http1.ConnectionClosed, httpx2.NetworkError, httpx2.RemoteProtocolError)
-    ):
+    elif isinstance(error, ClientConnectorError):
+        failure = "connect"
+    elif isinstance(error, _DISCONNECTED):
         failure = "disconnected"
     else:
         failure = "protocol"
@@ -172,113 +123,98 @@ def _no_answer(
     return TransportError(method, url.partition("?")[0], failure, detail)
 
 
-class _Credentials:
-    """The headers lightkube's auth flow sets: asked once, and again after a 401."""
-
-    def __init__(self, auth: httpx2.Auth | None, url: str) -> None:
-        self._auth = auth
-        self._url = url
-        self.lines = b"" if auth is None else None
-        """The header lines to send (None until the flow has been asked)."""
-        self._lock: asyncio.Lock | None = None
-
-    def _locked(self) -> asyncio.Lock:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        return self._lock
-
-    async def current(self) -> bytes:
-        if self.lines is None:
-            async with self._locked():
-                if self.lines is None:
-                    self.lines = await self._ask(None) or b""
-        return self.lines
-
-    async def after_401(self, sent_with: bytes) -> bytes | None:
-        """New header lines for a request that `sent_with` got a 401 for; None when
-        the flow does not retry (a fixed token: the 401 stands)."""
-        if self._auth is None:
-            return None
-        async with self._locked():
-            if self.lines != sent_with:  # another request refreshed them meanwhile
-                return self.lines
-            fresh = await self._ask(401)
-            if fresh is not None:
-                self.lines = fresh
-            return fresh
-
-    async def _ask(self, status: int | None) -> bytes | None:
-        assert self._auth is not None
-        request = httpx2.Request("GET", self._url)
-        before = dict(request.headers)
-        flow = self._auth.async_auth_flow(request)
-        try:
-            sent = await flow.__anext__()
-            if status is not None:
-                sent = await flow.asend(httpx2.Response(status, request=sent))
-        except StopAsyncIteration:
-            return None
-        finally:
-            await flow.aclose()
-        return b"".join(
-            f"{name}: {value}\r\n".encode("latin-1")
-            for name, value in sent.headers.items()
-            if before.get(name) != value
-        )
+_NO_ANSWER_ERRORS = (ClientError, asyncio.TimeoutError, ConnectionError)
+"""What aiohttp raises when a request gets no (complete) answer."""
 
 
-def _proxied(server: str) -> bool:
-    """Whether the environment sends requests to `server` through a proxy."""
+def _headers(
+    response: ClientResponse,
+) -> tuple[Mapping[str, str], tuple[str, ...]]:
+    """The answer's headers (looked up by any case of their name), and its warnings' texts."""
+    headers = response.headers
+    warnings = warning_texts(headers.getall("Warning")) if "Warning" in headers else ()
+    return headers, warnings
+
+
+def _proxy_for(server: str) -> tuple[str | None, dict[str, str] | None]:
+    """The proxy the environment names for `server` (None: connect directly), and
+    the headers for it that carry the credentials in its URL."""
+    parts = urllib.parse.urlsplit(server)
     proxies = urllib.request.getproxies()
-    scheme = urllib.parse.urlsplit(server).scheme
-    if not (proxies.get(scheme) or proxies.get("all")):
-        return False
-    host = urllib.parse.urlsplit(server).hostname or ""
-    return not urllib.request.proxy_bypass(host)
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None, None
+    url = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    headers = None
+    if url.username is not None:
+        user = urllib.parse.unquote(url.username)
+        password = urllib.parse.unquote(url.password or "")
+        basic = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+        headers = {"Proxy-Authorization": f"Basic {basic}"}
+    netloc = url.netloc.rpartition("@")[2]
+    return url._replace(netloc=netloc).geturl(), headers
+
+
+class Stream:
+    """An answer being received (a watch): its status and headers, then its lines."""
+
+    def __init__(
+        self, response: ClientResponse, headers: Mapping[str, str], url: str
+    ) -> None:
+        self.status = response.status
+        self.headers = headers
+        self._response = response
+        self._method = response.method
+        self._url = url
+
+    async def read(self) -> bytes:
+        """The whole body (for an error answer)."""
+        try:
+            return await self._response.read()
+        except _NO_ANSWER_ERRORS as error:
+            raise _no_answer(self._method, self._url, error) from error
+
+    async def lines(self) -> AsyncIterator[str]:
+        """The body line by line (split on `\\n`, a trailing `\\r` dropped), as it
+        arrives; a line may be as long as the object it carries."""
+        pending = b""
+        try:
+            async for piece in self._response.content.iter_any():
+                pending += piece
+                if b"\n" not in piece:
+                    continue
+                *complete, pending = pending.split(b"\n")
+                for line in complete:
+                    yield line.rstrip(b"\r").decode()
+        except _NO_ANSWER_ERRORS as error:
+            raise _no_answer(self._method, self._url, error) from error
+        if pending:
+            yield pending.rstrip(b"\r").decode()
 
 
 class Transport:
     """Sends requests to one API server with one context's credentials."""
 
     def __init__(
-        self, config: SingleConfig, *, timeout: float = DEFAULT_TIMEOUT
+        self,
+        config: SingleConfig | Connection,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        on_warning: Callable[[str], None] | None = None,
     ) -> None:
-        user = config.user if config.user is not None else User()
-        self.server = config.cluster.server.rstrip("/")
-        parts = urllib.parse.urlsplit(self.server)
-        self.host = parts.hostname or ""
-        self.namespace = config.namespace
-        """The context's namespace ("default" when it names none)."""
-        self._prefix = parts.path
-        self._timeout = timeout
-        auth = user_auth(user)
-        context = verify_cluster(config.cluster, user, config.abs_file, trust_env=True)
-        self._credentials = _Credentials(auth, self.server + "/")
-        self._fixed = (
-            f"Accept: application/json\r\nUser-Agent: {USER_AGENT}\r\n".encode()
+        self._connection = (
+            config if isinstance(config, Connection) else connection(config)
         )
-        self._pool: http1.Pool | None = None
-        self._proxied: httpx2.AsyncClient | None = None
-        if _proxied(self.server):
-            self._proxied = httpx2.AsyncClient(
-                base_url=self.server,
-                auth=auth,
-                verify=context,
-                timeout=httpx2.Timeout(timeout),
-                limits=httpx2.Limits(
-                    max_connections=MAX_CONNECTIONS,
-                    max_keepalive_connections=MAX_CONNECTIONS,
-                ),
-                trust_env=True,
-            )
-        else:
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-            self._pool = http1.Pool(
-                http1.Origin(parts.scheme, self.host, port),
-                context,
-                max_connections=MAX_CONNECTIONS,
-                timeout=timeout,
-            )
+        self.server = self._connection.server
+        self.host = urllib.parse.urlsplit(self.server).hostname or ""
+        self.namespace = self._connection.namespace
+        """The context's namespace ("default" when it names none)."""
+        self._timeout = timeout
+        self._on_warning = on_warning
+        self._warned: dict[str, None] = {}
+        self._session: ClientSession | None = None
+        self._proxy, self._proxy_headers = _proxy_for(self.server)
+        self._closed = False
 
     @classmethod
     def from_kubeconfig(
@@ -287,25 +223,60 @@ class Transport:
         *,
         context: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        on_warning: Callable[[str], None] | None = None,
     ) -> Transport:
-        return cls(load_config(source, context=context), timeout=timeout)
+        return cls(
+            load_config(source, context=context),
+            timeout=timeout,
+            on_warning=on_warning,
+        )
 
     @property
     def closed(self) -> bool:
-        if self._proxied is not None:
-            return self._proxied.is_closed
-        assert self._pool is not None
-        return self._pool.closed
+        return self._closed
 
-    @property
-    def connections_opened(self) -> int:
-        """How many connections were opened so far (each a TLS handshake)."""
-        return self._pool.connections_opened if self._pool is not None else 0
+    def _open_session(self) -> ClientSession:
+        """The session, made on first use (aiohttp needs the running loop)."""
+        if self._closed:  # a programming error: no request after aclose()
+            raise RuntimeError("cannot send a request: the client has been closed")
+        if self._session is None:
+            connector = TCPConnector(
+                limit=MAX_CONNECTIONS,
+                ssl=(
+                    self._connection.ssl_context
+                    if self.server.startswith("https:")
+                    else False
+                ),
+                keepalive_timeout=IDLE_TIMEOUT,
+            )
+            self._session = ClientSession(
+                connector=connector,
+                timeout=ClientTimeout(
+                    total=None, connect=self._timeout, sock_read=self._timeout
+                ),
+                headers=self._fixed_headers(),
+                cookie_jar=DummyCookieJar(),
+            )
+        return self._session
 
-    def _headers(self, credentials: bytes, content_type: str | None) -> bytes:
-        if content_type is None:
-            return self._fixed + credentials
-        return self._fixed + credentials + f"Content-Type: {content_type}\r\n".encode()
+    def _fixed_headers(self) -> dict[str, str]:
+        """The headers of every request; with a proxy's credentials when the proxy
+        sees the requests themselves (a plain-HTTP server: an HTTPS one is reached
+        through a CONNECT tunnel, whose request carries them)."""
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if self._proxy_headers and not self.server.startswith("https:"):
+            headers.update(self._proxy_headers)
+        return headers
+
+    def _warn(self, warnings: tuple[str, ...]) -> None:
+        for text in warnings:
+            if text not in self._warned:
+                log.warning("the API server warns: %s", text)
+                self._warned[text] = None
+                if len(self._warned) > _MAX_WARNINGS_KEPT:
+                    del self._warned[next(iter(self._warned))]
+            if self._on_warning is not None:
+                self._on_warning(text)
 
     async def send(
         self,
@@ -316,28 +287,37 @@ class Transport:
         content_type: str | None = None,
     ) -> Answer:
         """Send one request (`path` starts with `/` and carries the query) and read the answer."""
-        if body is not None and content_type is None:
-            content_type = "application/json"
-        if self._proxied is not None:
-            return await self._send_proxied(method, path, body, content_type)
-        assert self._pool is not None
-        target = self._prefix + path
-        credentials = await self._credentials.current()
+        session = self._open_session()
+        url = self.server + path
+        extra = (
+            {} if body is None else {"Content-Type": content_type or "application/json"}
+        )
+        credentials = await self._connection.credentials.current()
         try:
-            status, data = await self._pool.request(
-                method, target, self._headers(credentials, content_type), body
-            )
-            if status == 401:
-                fresh = await self._credentials.after_401(credentials)
-                if fresh is not None:
-                    status, data = await self._pool.request(
-                        method, target, self._headers(fresh, content_type), body
-                    )
-        except http1.HTTPError as error:
-            raise _no_answer(method, self.server + path, error) from error
+            for attempt in (1, 2):
+                async with session.request(
+                    method,
+                    url,
+                    data=body,
+                    headers={**credentials, **extra},
+                    proxy=self._proxy,
+                    proxy_headers=self._proxy_headers,
+                ) as response:
+                    data = await response.read()
+                if response.status == 401 and attempt == 1:
+                    fresh = await self._connection.credentials.after_401(credentials)
+                    if fresh is not None:
+                        credentials = fresh
+                        continue
+                break
+        except _NO_ANSWER_ERRORS as error:
+            raise _no_answer(method, url, error) from error
+        headers, warnings = _headers(response)
+        if warnings:
+            self._warn(warnings)
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("%s %s: %d", method, path, status)
-        return Answer(status, data)
+            log.debug("%s %s: %d", method, path, response.status)
+        return Answer(response.status, data, headers, warnings)
 
     @asynccontextmanager
     async def stream(
@@ -345,101 +325,48 @@ class Transport:
     ) -> AsyncIterator[Stream]:
         """Send one request and receive its answer as it arrives; closed on exit.
         `read_timeout`: the longest silence between two chunks (None: no limit)."""
-        if self._proxied is not None:
-            async with self._stream_proxied(method, path, read_timeout) as stream:
-                yield stream
-            return
-        assert self._pool is not None
-        target = self._prefix + path
+        session = self._open_session()
         url = self.server + path
-        credentials = await self._credentials.current()
+        timeout = ClientTimeout(
+            total=None, connect=self._timeout, sock_read=read_timeout
+        )
+        credentials = await self._connection.credentials.current()
         # The answer's own reads map their failures (Stream); this maps opening it.
+        response: ClientResponse | None = None
         try:
             for attempt in (1, 2):
-                async with self._pool.stream(
+                response = await session.request(
                     method,
-                    target,
-                    self._headers(credentials, None),
-                    read_timeout=read_timeout,
-                ) as answer:
-                    if answer.status == 401 and attempt == 1:
-                        await answer.read()
-                        fresh = await self._credentials.after_401(credentials)
-                        if fresh is not None:
-                            credentials = fresh
-                            continue
-                    if log.isEnabledFor(logging.DEBUG):
-                        log.debug("%s %s: %d (stream)", method, path, answer.status)
-                    yield Stream(answer.status, answer, method, url)
-                    return
-        except http1.HTTPError as error:
+                    url,
+                    headers=credentials,
+                    timeout=timeout,
+                    proxy=self._proxy,
+                    proxy_headers=self._proxy_headers,
+                )
+                if response.status == 401 and attempt == 1:
+                    await response.read()
+                    response.release()
+                    fresh = await self._connection.credentials.after_401(credentials)
+                    if fresh is not None:
+                        credentials = fresh
+                        continue
+                break
+        except _NO_ANSWER_ERRORS as error:
             raise _no_answer(method, url, error) from error
-
-    async def _send_proxied(
-        self, method: str, path: str, body: bytes | None, content_type: str | None
-    ) -> Answer:
-        assert self._proxied is not None
-        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        if content_type is not None:
-            headers["Content-Type"] = content_type
-        request = httpx2.Request(
-            method, self.server + path, content=body, headers=headers
-        )
+        assert response is not None
         try:
-            response = await self._proxied.send(request)
-        except httpx2.HTTPError as error:
-            raise _no_answer(method, self.server + path, error) from error
-        return Answer(response.status_code, response.content)
-
-    @asynccontextmanager
-    async def _stream_proxied(
-        self, method: str, path: str, read_timeout: float | None
-    ) -> AsyncIterator[Stream]:
-        assert self._proxied is not None
-        timeout = httpx2.Timeout(self._timeout, read=read_timeout)
-        request = httpx2.Request(
-            method,
-            self.server + path,
-            headers={"Accept": "application/json", "User-Agent": USER_AGENT},
-            extensions={"timeout": timeout.as_dict()},
-        )
-        try:
-            response = await self._proxied.send(request, stream=True)
-        except httpx2.HTTPError as error:
-            raise _no_answer(method, self.server + path, error) from error
-        try:
-            yield Stream(response.status_code, response, method, self.server + path)
+            headers, warnings = _headers(response)
+            if warnings:
+                self._warn(warnings)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("%s %s: %d (stream)", method, path, response.status)
+            yield Stream(response, headers, url)
         finally:
-            await response.aclose()
+            response.release()  # kept alive only when the whole body was read
 
     async def aclose(self) -> None:
-        """Close every connection (idempotent)."""
-        if self._proxied is not None:
-            await self._proxied.aclose()
-        if self._pool is not None:
-            await self._pool.aclose()
-
-
-class _RequestLogsAtDebug(logging.Filter):
-    """httpx2 logs every request at INFO (through a proxy); a manager sends thousands.
-    Demote them to DEBUG: kept (relabelled) when the `httpx2` logger is enabled for
-    DEBUG, else dropped.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno != logging.INFO:
-            return True
-        if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
-            return False
-        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
-        return True
-
-
-_REQUEST_LOG_FILTER = _RequestLogsAtDebug()
-
-
-def quiet_request_logs() -> None:
-    """Log the HTTP client's per-request lines at DEBUG instead of INFO (idempotent)."""
-    logger = logging.getLogger("httpx2")
-    if _REQUEST_LOG_FILTER not in logger.filters:
-        logger.addFilter(_REQUEST_LOG_FILTER)
+        """Close every connection (idempotent); later requests raise `RuntimeError`."""
+        self._closed = True
+        if self._session is not None:
+            session, self._session = self._session, None
+            await session.close()

@@ -135,8 +135,10 @@ async def test_every_write_carries_the_field_manager(
         m for m, _, _ in await managed(rest, Event, event.metadata.name, namespace)
     } == {"fm-events"}
 
+    lease_writer = as_("fm-lease")
     elector = rt.LeaderElector(
-        as_("fm-lease").rest,
+        lease_writer.uncached,
+        lease_writer,
         rt.LeaderElectionConfig(name="fm-lease", namespace=namespace, identity="me"),
     )
     assert await elector.try_acquire_or_renew()  # creates the Lease

@@ -1,7 +1,7 @@
 """Leader election's timing, on virtual time: exact, however loaded the machine is.
 
-The Lease lives in `LeaseServer`, enough of a `RestClient` for one Lease (get,
-create, update with resourceVersion checks); the electors read the loop's
+The Lease lives in `LeaseServer`, a `seams.Reader` and `seams.Writer` for one
+Lease (get, create, update with resourceVersion checks); the electors read the loop's
 virtual clock. tests/runtime/test_leader.py runs the same election against a
 real API server.
 """
@@ -9,16 +9,17 @@ real API server.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, TypeVar
 
-import msgspec
 import pytest
 
 from opgen import runtime as rt
 from opgen.runtime import errors
+from opgen.runtime.resources import resource_type
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 
 TIMINGS = {"lease_duration": 15.0, "renew_deadline": 10.0, "retry_period": 2.0}
+T = TypeVar("T")
 JITTER = 1.2
 """Candidates poll every retry_period times a random 1 to 1.2."""
 
@@ -35,15 +36,32 @@ class LeaseServer:
         self.writes: list[tuple[float, str | None]] = []
         """(time, holder) of every write."""
 
-    async def request(
-        self, verb: str, rtype: Any, *, body: bytes | None = None, **_: Any
-    ) -> bytes:
-        if verb == "get":
-            if self.lease is None:
-                raise errors.NotFound(404, "leases not found", reason="NotFound")
-            return msgspec.json.encode(self.lease)
-        assert body is not None
-        data = msgspec.json.decode(body)
+    async def get(self, kind: type[T], name: str, namespace: str | None = None) -> T:
+        if self.lease is None:
+            raise errors.NotFound(404, "leases not found", reason="NotFound")
+        return resource_type(kind).decode_dict(self.lease)
+
+    async def list(self, kind: type[T], *args: Any, **kwargs: Any) -> rt.Page[T]:
+        raise AssertionError("an elector never lists")
+
+    async def create(self, obj: T, *, refresh: bool = True) -> T:
+        return self._write("create", obj)
+
+    async def update(self, obj: T, *, refresh: bool = True) -> T:
+        return self._write("update", obj)
+
+    async def update_status(self, obj: T, *, refresh: bool = True) -> T:
+        raise AssertionError("a Lease has no status")
+
+    async def patch(self, obj: T, patch: Any, *, refresh: bool = True) -> T:
+        raise AssertionError("an elector never patches")
+
+    async def delete(self, obj: object) -> None:
+        raise AssertionError("an elector never deletes")
+
+    def _write(self, verb: str, obj: T) -> T:
+        rtype = resource_type(type(obj))
+        data = rtype.encode_obj(obj)
         if verb == "create" and self.lease is not None:
             raise errors.AlreadyExists(409, "exists", reason="AlreadyExists")
         if verb == "update" and data["metadata"].get("resourceVersion") != str(
@@ -55,13 +73,13 @@ class LeaseServer:
         self.version += 1
         data["metadata"]["resourceVersion"] = str(self.version)
         self.lease = data
-        self.writes.append((self.loop.time(), data["spec"]["holderIdentity"]))
-        return msgspec.json.encode(data)
+        self.writes.append((self.loop.time(), data["spec"].get("holderIdentity")))
+        return rtype.decode_dict(data)
 
 
 def elector(server: LeaseServer, identity: str) -> rt.LeaderElector:
     config = rt.LeaderElectionConfig(name="lock", identity=identity, **TIMINGS)
-    return rt.LeaderElector(server, config, clock=server.loop.time)  # type: ignore[arg-type]
+    return rt.LeaderElector(server, server, config, clock=server.loop.time)
 
 
 @pytest.mark.parametrize("release", [False, True], ids=["crashed", "released"])

@@ -1,6 +1,9 @@
-"""The REST layer's own work: paths, parameters, the field manager (no server needed)."""
+"""The REST layer's own work: paths, parameters, the field manager, retries after
+`Retry-After` (no server needed)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from lightkube.config.kubeconfig import KubeConfig
@@ -9,7 +12,8 @@ from lightkube.resources.rbac_authorization_v1 import ClusterRole
 
 from opgen import runtime as rt
 from opgen.runtime.resources import resource_type
-from opgen.runtime.rest import RestClient
+from opgen.runtime.rest import MAX_RETRIES, RestClient
+from opgen.runtime.seams import Answer
 from opgen.runtime.transport import Transport
 from tests.runtime.kinds import Gadget, Widget
 
@@ -75,14 +79,55 @@ def test_scope_mistakes_are_refused(rest: RestClient) -> None:
         rest.path("get", resource_type(Gadget), "a", "ns", None, None)
 
 
-def test_request_headers_carry_the_body_type_and_the_credentials(
-    transport: Transport,
-) -> None:
-    lines = transport._headers(b"Authorization: Bearer t\r\n", "a/b").decode()
-    assert lines.split("\r\n")[:-1] == [
-        "Accept: application/json",
-        "User-Agent: opgen-runtime",
-        "Authorization: Bearer t",
-        "Content-Type: a/b",
-    ]
-    assert "Content-Type" not in transport._headers(b"", None).decode()
+class Scripted:
+    """A transport (`seams.Transport`) that answers from a script and records paths."""
+
+    host = "k8s.example"
+    namespace = "default"
+
+    def __init__(self, *answers: Answer) -> None:
+        self.answers = list(answers)
+        self.sent: list[str] = []
+
+    async def send(self, method: str, path: str, **_: object) -> Answer:
+        self.sent.append(f"{method} {path}")
+        return self.answers.pop(0)
+
+    def stream(self, method: str, path: str, *, read_timeout: float | None) -> Any:
+        raise AssertionError("no stream in these tests")
+
+    async def aclose(self) -> None:
+        pass
+
+
+def busy(code: int, retry_after: str | None) -> Answer:
+    headers = {} if retry_after is None else {"retry-after": retry_after}
+    return Answer(code, b'{"code": %d, "reason": "TooManyRequests"}' % code, headers)
+
+
+async def test_a_429_or_5xx_naming_retry_after_is_sent_again() -> None:
+    script = Scripted(busy(429, "0"), busy(503, "0"), Answer(200, b"{}"))
+    rest = RestClient(script, rt.ClientOptions(qps=0))
+    assert (
+        await rest.request("get", resource_type(Widget), name="a", namespace="n")
+        == b"{}"
+    )
+    assert len(script.sent) == 3
+    assert rest.counts["get"] == 3, "every attempt is a request"
+
+
+async def test_an_error_without_retry_after_is_raised_at_once() -> None:
+    for answer in (busy(503, None), busy(409, "0"), busy(429, "soon")):
+        rest = RestClient(Scripted(answer), rt.ClientOptions(qps=0))
+        with pytest.raises(rt.ApiError) as error:
+            await rest.request("get", resource_type(Widget), name="a", namespace="n")
+        assert error.value.code == answer.status
+
+
+async def test_retries_end_with_the_error_and_its_retry_after() -> None:
+    script = Scripted(*[busy(429, "0")] * (MAX_RETRIES + 1))
+    rest = RestClient(script, rt.ClientOptions(qps=0))
+    with pytest.raises(rt.ApiError) as error:
+        await rest.request("get", resource_type(Widget), name="a", namespace="n")
+    assert (error.value.code, error.value.retry_after) == (429, 0.0)
+    assert len(script.sent) == MAX_RETRIES + 1 and not script.answers

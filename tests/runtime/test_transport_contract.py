@@ -1,12 +1,12 @@
-"""The transport's contract with lightkube and httpx2: what opgen/runtime/transport.py
-assumes of them, each assumption checked, so that an upgrade that breaks one fails
-here — not in an operator.
+"""The transport's contract with lightkube and aiohttp: what opgen/runtime/kubeconfig.py
+and opgen/runtime/transport.py assume of them, each assumption checked, so that an
+upgrade that breaks one fails here — not in an operator.
 
-- the names and signatures it imports (no server);
-- what it relies on in behaviour, against a loopback HTTP server: every connection
-  kept alive, the per-request timeout, read timeouts on streams, the headers sent,
-  the `httpx2` logger, and every failure leaving as the runtime's `TransportError`
-  (no Kubernetes involved);
+- the names and signatures they import (no server);
+- what they rely on in behaviour, against a loopback HTTP server: every connection
+  kept alive, the per-request timeout, read timeouts on streams, the headers sent
+  and received (`Retry-After`, `Warning`), proxies from the environment, and every
+  failure leaving as the runtime's `TransportError` (no Kubernetes involved);
 - credentials against a real API server: a client certificate, a token file
   re-read when the server answers 401 (rotated service-account tokens), an exec
   plugin run again on 401, and the exec API versions lightkube accepts.
@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx2
+import aiohttp
 import lightkube
 import msgspec
 import pytest
@@ -34,11 +34,14 @@ from lightkube.config.models import Cluster, User, UserExec
 from lightkube.resources.core_v1 import ServiceAccount
 
 from opgen import runtime as rt
-from opgen.runtime import http1
+from opgen.runtime import kubeconfig as kc
 from opgen.runtime import transport as tp
+from opgen.runtime.resources import resource_type
+from opgen.runtime.rest import RestClient
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from tests.runtime.helpers import eventually, kubeconfig_for, token_for
+from tests.runtime.kinds import Widget
 
 # -- names and signatures -------------------------------------------------------
 
@@ -48,8 +51,8 @@ def parameters(function: Callable[..., Any]) -> list[str]:
 
 
 def test_lightkube_config_names_and_signatures() -> None:
-    assert tp.KubeConfig is lightkube.KubeConfig is KubeConfig
-    assert tp.SingleConfig is lightkube.SingleConfig
+    assert kc.KubeConfig is lightkube.KubeConfig is KubeConfig
+    assert kc.SingleConfig is lightkube.SingleConfig
     for constructor in ("from_file", "from_env", "from_dict"):
         assert callable(getattr(KubeConfig, constructor)), constructor
     assert "context_name" in parameters(KubeConfig.get)
@@ -92,7 +95,7 @@ def test_lightkube_credential_functions() -> None:
         ),
         User(username="u", password="p"),
     ):
-        assert isinstance(client_adapter.user_auth(user), httpx2.Auth), user
+        assert callable(client_adapter.user_auth(user).async_auth_flow), user
     context = client_adapter.verify_cluster(
         Cluster(), User(), lambda f: f, trust_env=True
     )
@@ -101,35 +104,49 @@ def test_lightkube_credential_functions() -> None:
         client_adapter.user_auth(User(auth_provider={"name": "oidc"}))
 
 
-def test_httpx2_names_and_signatures() -> None:
-    client_parameters = parameters(httpx2.AsyncClient.__init__)
-    for name in ("base_url", "auth", "verify", "timeout", "limits", "trust_env"):
-        assert name in client_parameters, name
-    assert "stream" in parameters(httpx2.AsyncClient.send)
-    assert isinstance(inspect.getattr_static(httpx2.AsyncClient, "is_closed"), property)
-    for name in ("content", "headers", "extensions"):
-        assert name in parameters(httpx2.Request.__init__), name
-    assert set(httpx2.Timeout(1.0, read=None).as_dict()) >= {"connect", "read"}
-    limits = parameters(httpx2.Limits.__init__)
-    assert "max_connections" in limits and "max_keepalive_connections" in limits
-    response = httpx2.Response(201, content=b"{}")
-    assert (response.status_code, response.content) == (201, b"{}")
-    for name in ("aread", "aiter_lines", "aclose"):
-        assert callable(getattr(response, name)), name
-    # what `_no_answer` tells apart (proxied requests), and the base class it catches
-    for name in (
-        "ConnectError",
-        "TimeoutException",
-        "NetworkError",
-        "RemoteProtocolError",
+async def test_auth_flows_run_on_stand_ins() -> None:
+    """`kubeconfig.Credentials` drives lightkube's flows with a stand-in request (a
+    `headers` dict) and answer (a `status_code`): each flow sets `Authorization`,
+    and a token-file flow, shown a 401, sets it again from the file."""
+    for user, header in (
+        (User(token="t"), "Bearer t"),
+        (User(username="u", password="p"), "Basic dTpw"),
     ):
-        assert issubclass(getattr(httpx2, name), httpx2.HTTPError), name
-    # lightkube's credentials are httpx2 auth flows, which the transport drives itself
-    assert callable(httpx2.Auth.async_auth_flow)
-    request = httpx2.Request("GET", "https://k:6443/")
-    request.headers["Authorization"] = "Bearer x"
-    assert dict(request.headers)["authorization"] == "Bearer x"
-    assert httpx2.Response(401, request=request).status_code == 401
+        credentials = kc.Credentials(client_adapter.user_auth(user))
+        assert await credentials.current() == {"Authorization": header}
+        assert await credentials.after_401(credentials.headers or {}) is None
+
+
+async def test_a_token_file_is_read_again_after_a_401(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("one")
+    credentials = kc.Credentials(client_adapter.user_auth(User(token_file=str(token))))
+    sent = await credentials.current()
+    assert sent == {"Authorization": "Bearer one"}
+    token.write_text("two")
+    assert await credentials.current() is sent, "kept until the server refuses it"
+    assert await credentials.after_401(sent) == {"Authorization": "Bearer two"}
+
+
+def test_aiohttp_names_and_signatures() -> None:
+    connector = parameters(aiohttp.TCPConnector.__init__)
+    for name in ("limit", "ssl", "keepalive_timeout"):
+        assert name in connector, name
+    session = parameters(aiohttp.ClientSession.__init__)
+    for name in ("connector", "timeout", "headers", "cookie_jar", "trace_configs"):
+        assert name in session, name
+    request = parameters(aiohttp.ClientSession._request)
+    for name in ("data", "headers", "timeout", "proxy", "proxy_headers"):
+        assert name in request, name
+    timeout = aiohttp.ClientTimeout(total=None, connect=1.0, sock_read=None)
+    assert (timeout.connect, timeout.sock_read) == (1.0, None)
+    assert callable(aiohttp.TraceConfig().on_connection_create_end.append)
+    # what `_no_answer` tells apart, and the classes it catches
+    assert issubclass(aiohttp.ClientConnectorError, aiohttp.ClientError)
+    for name in ("ServerTimeoutError", "ConnectionTimeoutError", "SocketTimeoutError"):
+        assert issubclass(getattr(aiohttp, name), asyncio.TimeoutError), name
+    for name in ("ServerDisconnectedError", "ClientPayloadError", "ClientOSError"):
+        assert issubclass(getattr(aiohttp, name), aiohttp.ClientError), name
 
 
 def test_msgspec_names() -> None:
@@ -148,6 +165,7 @@ class Server:
 
     def __init__(self) -> None:
         self.connections = 0
+        self.busy = 0
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.arrived = asyncio.Condition()
         self.gate = asyncio.Event()
@@ -168,13 +186,20 @@ class Server:
             handler.cancel()
         await asyncio.gather(*self._handlers, return_exceptions=True)
 
-    def transport(self, user: dict[str, Any] | None = None, **kwargs: Any) -> Transport:
+    def transport(
+        self,
+        user: dict[str, Any] | None = None,
+        server: str | None = None,
+        **kwargs: Any,
+    ) -> Transport:
         config = KubeConfig.from_dict(
             {
                 "clusters": [
                     {
                         "name": "c",
-                        "cluster": {"server": f"http://127.0.0.1:{self.port}"},
+                        "cluster": {
+                            "server": server or f"http://127.0.0.1:{self.port}"
+                        },
                     }
                 ],
                 "users": [{"name": "u", "user": user or {"token": "secret"}}],
@@ -218,6 +243,23 @@ class Server:
                     )
                     await writer.drain()
                     return  # closes it part-way through the answer
+                if path.endswith("/busy"):
+                    self.busy += 1
+                    if self.busy <= 2:
+                        writer.write(
+                            b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\n"
+                            b"Content-Length: 2\r\n\r\n{}"
+                        )
+                        await writer.drain()
+                        continue
+                if path == "/warns":
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+                        b'Warning: 299 - "v1 Thing is deprecated"\r\n'
+                        b'Warning: 299 - "unknown field \\"spec.x\\""\r\n\r\n{}'
+                    )
+                    await writer.drain()
+                    continue
                 if path == "/stalls":
                     writer.write(
                         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -265,6 +307,66 @@ async def test_every_connection_is_kept_alive(server: Server) -> None:
             assert server.connections == concurrent, round_
     finally:
         await transport.aclose()
+
+
+async def test_answers_carry_warnings_and_retry_after(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The API server's `Warning` headers reach the caller (and the log, once per
+    text); a 429 with `Retry-After` is retried by the REST client."""
+    warned: list[str] = []
+    transport = server.transport(on_warning=warned.append)
+    try:
+        with caplog.at_level(logging.WARNING, logger="opgen.runtime.transport"):
+            for _ in range(2):
+                answer = await transport.send("GET", "/warns")
+                assert answer.warnings == (
+                    "v1 Thing is deprecated",
+                    'unknown field "spec.x"',
+                )
+        assert warned == list(answer.warnings) * 2
+        logged = [r.getMessage() for r in caplog.records]
+        assert logged == [
+            "the API server warns: v1 Thing is deprecated",
+            'the API server warns: unknown field "spec.x"',
+        ]
+        busy = await transport.send("GET", "/busy")
+        assert (busy.status, busy.retry_after) == (429, 0.0)
+        rest = RestClient(transport, rt.ClientOptions(qps=0))
+        widgets = resource_type(Widget)
+        assert await rest.request("get", widgets, name="busy", namespace="x") == b"{}"
+        assert server.busy == 3, "its 429 was retried after the Retry-After"
+    finally:
+        await transport.aclose()
+
+
+async def test_proxies_come_from_the_environment(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`HTTP_PROXY` (with credentials in its URL) sends requests through the proxy;
+    `NO_PROXY` names the servers reached directly."""
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://me:pw@127.0.0.1:{server.port}")
+    monkeypatch.setenv("NO_PROXY", "direct.invalid")
+    proxied = server.transport(server="http://k8s.invalid:6443")
+    try:
+        assert (await proxied.send("GET", "/api?x=1")).status == 200
+        line, headers = server.requests[-1]
+        assert line == "GET http://k8s.invalid:6443/api?x=1 HTTP/1.1"
+        assert headers["proxy-authorization"] == "Basic bWU6cHc="
+        assert headers["authorization"] == "Bearer secret"
+    finally:
+        await proxied.aclose()
+    direct = server.transport(server="http://direct.invalid:6443")
+    try:
+        with pytest.raises(rt.TransportError) as unresolvable:
+            await direct.send("GET", "/api")
+        assert unresolvable.value.failure == "connect"
+        assert len(server.requests) == 1, "NO_PROXY: not sent to the proxy"
+    finally:
+        await direct.aclose()
 
 
 async def test_headers_bodies_and_the_request_log(
@@ -323,7 +425,7 @@ async def test_every_failure_is_the_runtimes_transport_error(server: Server) -> 
         with pytest.raises(rt.TransportError) as hung_up:
             await transport.send("GET", "/hangs-up")
         assert hung_up.value.failure == "disconnected"
-        assert isinstance(hung_up.value.__cause__, http1.HTTPError)
+        assert isinstance(hung_up.value.__cause__, aiohttp.ClientError)
         async with transport.stream("GET", "/cut-off", read_timeout=5) as stream:
             lines = stream.lines()
             assert await anext(lines) == "line1"

@@ -5,24 +5,30 @@ never through a typed model that could drop or reshape fields), so what the
 API server judges is the file itself; a rejection is reported with the
 server's own message. Installed means: the `Established` condition is true
 and every served version answers a list request (discovery has caught up).
+
+The requests go through the runtime's transport (`opgen.runtime.transport`),
+on an event loop of their own in a worker thread, so these functions can be
+called from synchronous code and from a coroutine alike.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+import urllib.parse
+from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Union, cast
+from typing import Any, TypeVar, Union
 
-import httpx2
 import yaml
-from lightkube import ApiError, Client
-from lightkube.core import resource as lightkube_resource
-from lightkube.generic_resource import Generic
 
 from opgen.errors import EnvtestError
+from opgen.runtime.kubeconfig import ConfigSource
+from opgen.runtime.transport import Transport
 
 __all__ = [
     "FIELD_MANAGER",
@@ -37,26 +43,9 @@ CrdSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 FIELD_MANAGER = "opgen-envtest"
 CRD_KIND = "CustomResourceDefinition"
 POLL_SECONDS = 0.1
-_ALL_VERBS = [
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "post",
-    "put",
-    "watch",
-]
+CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
-
-class _RawCustomResourceDefinition(lightkube_resource.GlobalResource, Generic):  # type: ignore[misc]
-    """A CRD as a plain dict: sent and read back without a model in between."""
-
-    _api_info: ClassVar[lightkube_resource.ApiInfo] = lightkube_resource.ApiInfo(  # type: ignore[misc]
-        resource=lightkube_resource.ResourceDef("apiextensions.k8s.io", "v1", CRD_KIND),
-        plural="customresourcedefinitions",
-        verbs=_ALL_VERBS,
-    )
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -133,29 +122,35 @@ def _conditions(crd: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     }
 
 
-def _served_resource(body: Mapping[str, Any], version: str) -> type[Any]:
-    spec = body["spec"]
-    base: type[Any] = (
-        lightkube_resource.NamespacedResourceG
-        if spec.get("scope", "Namespaced") == "Namespaced"
-        else lightkube_resource.GlobalResource
-    )
-    info = lightkube_resource.ApiInfo(
-        resource=lightkube_resource.ResourceDef(
-            spec["group"], version, spec["names"]["kind"]
-        ),
-        plural=spec["names"]["plural"],
-        verbs=_ALL_VERBS,
-    )
-    return type(spec["names"]["kind"], (base, Generic), {"_api_info": info})
+def _message(body: bytes) -> str:
+    """The `message` of a `Status` answer, else the answer itself."""
+    try:
+        status = json.loads(body)
+    except ValueError:
+        status = None
+    if isinstance(status, dict) and status.get("message"):
+        return str(status["message"])
+    return body.decode("utf-8", "replace")[:500]
 
 
-def _wait_established(client: Client, crd: CrdDocument, deadline: float) -> None:
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    """Run `work` on an event loop of its own (a caller may be running one)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as worker:
+        return worker.submit(asyncio.run, work).result()
+
+
+def _crd_path(name: str) -> str:
+    return f"{CRDS_PATH}/{urllib.parse.quote(name, safe='')}"
+
+
+async def _wait_established(
+    transport: Transport, crd: CrdDocument, deadline: float
+) -> None:
     while True:
-        current = cast(
-            Mapping[str, Any], client.get(_RawCustomResourceDefinition, crd.name)
-        )
-        conditions = _conditions(current)
+        answer = await transport.send("GET", _crd_path(crd.name))
+        if answer.status != 200:
+            raise EnvtestError(f"cannot read CRD {crd.name}: {_message(answer.body)}")
+        conditions = _conditions(json.loads(answer.body))
         names = conditions.get("NamesAccepted")
         if names is not None and names.get("status") == "False":
             raise EnvtestError(
@@ -169,77 +164,96 @@ def _wait_established(client: Client, crd: CrdDocument, deadline: float) -> None
                 f"CRD {crd.name} ({crd.origin}) did not become Established in time; "
                 f"conditions: {list(conditions.values())}"
             )
-        time.sleep(POLL_SECONDS)
+        await asyncio.sleep(POLL_SECONDS)
 
 
-def _wait_served(client: Client, crd: CrdDocument, deadline: float) -> None:
-    for version in crd.body["spec"].get("versions") or []:
+async def _wait_served(transport: Transport, crd: CrdDocument, deadline: float) -> None:
+    spec = crd.body["spec"]
+    for version in spec.get("versions") or []:
         if not version.get("served", True):
             continue
-        resource = _served_resource(crd.body, version["name"])
+        path = f"/apis/{spec['group']}/{version['name']}/{spec['names']['plural']}"
         while True:
-            try:
-                next(iter(client.list(resource, chunk_size=1)), None)
+            answer = await transport.send("GET", f"{path}?limit=1")
+            if answer.status == 200:
                 break
-            except httpx2.HTTPStatusError as error:
-                # Until discovery catches up the server answers a plain-text 404,
-                # which lightkube passes on as the transport's error, not ApiError.
-                if error.response.status_code != 404 or time.monotonic() >= deadline:
-                    raise EnvtestError(
-                        f"{crd.name} version {version['name']} is Established but not served: "
-                        f"{error}"
-                    ) from error
-            time.sleep(POLL_SECONDS)
+            # Until discovery catches up the server answers 404.
+            if answer.status != 404 or time.monotonic() >= deadline:
+                raise EnvtestError(
+                    f"{crd.name} version {version['name']} is Established but not served: "
+                    f"{answer.status} {_message(answer.body)}"
+                )
+            await asyncio.sleep(POLL_SECONDS)
 
 
 def install_crds(
-    client: Client, sources: Iterable[CrdSource], timeout: float
+    config: ConfigSource, sources: Iterable[CrdSource], timeout: float
 ) -> list[str]:
-    """Apply every CRD, then wait until each is Established and served; return their names."""
-    crds = load_crds(sources)
-    for crd in crds:
-        try:
-            client.apply(
-                _RawCustomResourceDefinition(**crd.body),
-                field_manager=FIELD_MANAGER,
-                force=True,
+    """Apply every CRD, then wait until each is Established and served; return their names.
+    `config`: the admin's kubeconfig."""
+    return _run(_install(config, load_crds(sources), timeout))
+
+
+async def _install(
+    config: ConfigSource, crds: list[CrdDocument], timeout: float
+) -> list[str]:
+    transport = Transport.from_kubeconfig(config)
+    try:
+        for crd in crds:
+            query = urllib.parse.urlencode(
+                {"fieldManager": FIELD_MANAGER, "force": "true"}
             )
-        except ApiError as error:
-            raise EnvtestError(
-                f"the API server rejected CRD {crd.name} ({crd.origin}): {error.status.message}",
-                hint="fix the CRD (or the types it is generated from) as the message says",
-            ) from error
-    deadline = time.monotonic() + timeout
-    for crd in crds:
-        _wait_established(client, crd, deadline)
-        _wait_served(client, crd, deadline)
-    return [crd.name for crd in crds]
+            answer = await transport.send(
+                "PATCH",
+                f"{_crd_path(crd.name)}?{query}",
+                body=json.dumps(crd.body).encode(),
+                content_type="application/apply-patch+yaml",
+            )
+            if answer.status >= 400:
+                raise EnvtestError(
+                    f"the API server rejected CRD {crd.name} ({crd.origin}): {_message(answer.body)}",
+                    hint="fix the CRD (or the types it is generated from) as the message says",
+                )
+        deadline = time.monotonic() + timeout
+        for crd in crds:
+            await _wait_established(transport, crd, deadline)
+            await _wait_served(transport, crd, deadline)
+        return [crd.name for crd in crds]
+    finally:
+        await transport.aclose()
 
 
 def uninstall_crds(
-    client: Client, sources: Iterable[CrdSource], timeout: float
+    config: ConfigSource, sources: Iterable[CrdSource], timeout: float
 ) -> None:
-    """Delete the CRDs (and so all their objects) and wait until they are gone."""
-    crds = load_crds(sources)
-    for crd in crds:
-        try:
-            client.delete(_RawCustomResourceDefinition, crd.name)
-        except ApiError as error:
-            if error.status.code != 404:
+    """Delete the CRDs (and so all their objects) and wait until they are gone.
+    `config`: the admin's kubeconfig."""
+    _run(_uninstall(config, load_crds(sources), timeout))
+
+
+async def _uninstall(
+    config: ConfigSource, crds: list[CrdDocument], timeout: float
+) -> None:
+    transport = Transport.from_kubeconfig(config)
+    try:
+        for crd in crds:
+            answer = await transport.send("DELETE", _crd_path(crd.name))
+            if answer.status >= 400 and answer.status != 404:
                 raise EnvtestError(
-                    f"cannot delete CRD {crd.name}: {error.status.message}"
-                ) from error
-    deadline = time.monotonic() + timeout
-    for crd in crds:
-        while True:
-            try:
-                client.get(_RawCustomResourceDefinition, crd.name)
-            except ApiError as error:
-                if error.status.code == 404:
+                    f"cannot delete CRD {crd.name}: {_message(answer.body)}"
+                )
+        deadline = time.monotonic() + timeout
+        for crd in crds:
+            while True:
+                answer = await transport.send("GET", _crd_path(crd.name))
+                if answer.status == 404:
                     break
-                raise EnvtestError(
-                    f"cannot read CRD {crd.name}: {error.status.message}"
-                ) from error
-            if time.monotonic() >= deadline:
-                raise EnvtestError(f"CRD {crd.name} was not deleted in time")
-            time.sleep(POLL_SECONDS)
+                if answer.status >= 400:
+                    raise EnvtestError(
+                        f"cannot read CRD {crd.name}: {_message(answer.body)}"
+                    )
+                if time.monotonic() >= deadline:
+                    raise EnvtestError(f"CRD {crd.name} was not deleted in time")
+                await asyncio.sleep(POLL_SECONDS)
+    finally:
+        await transport.aclose()

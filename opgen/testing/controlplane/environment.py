@@ -205,8 +205,7 @@ class Environment:
                 local_webhooks.with_local_conversion(crd, local).body
                 for crd in crds.load_crds(documents)
             ]
-        with self._admin_client() as client:
-            crds.install_crds(client, documents, timeout)
+        crds.install_crds(self.lightkube_config(), documents, timeout)
 
     # -- webhooks -------------------------------------------------------------
 
@@ -263,8 +262,7 @@ class Environment:
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
     ) -> None:
         """Delete CRDs (and their objects) and wait until they are gone."""
-        with self._admin_client() as client:
-            crds.uninstall_crds(client, paths, timeout)
+        crds.uninstall_crds(self.lightkube_config(), paths, timeout)
 
     async def ainstall_crds(
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
