@@ -1,5 +1,6 @@
 """Which opgen modules may use which half of aiohttp: its client only in the
-transport, its web server only in the server modules.
+transport (and envtest's archive download, which fetches files, not API
+objects), its web server only in the server modules.
 
 import-linter sees the modules a module imports (pyproject.toml's contracts);
 this also reads the names a module takes from the package itself
@@ -16,6 +17,7 @@ import opgen
 
 PACKAGE = Path(opgen.__file__).parent
 TRANSPORT = "opgen/runtime/transport.py"
+DOWNLOAD = "opgen/testing/binaries/download.py"
 SERVERS = {"opgen/runtime/serving.py"}
 
 CLIENT_NAMES = frozenset(
@@ -75,7 +77,7 @@ def modules() -> dict[str, set[str]]:
 
 def test_only_the_transport_uses_aiohttps_client() -> None:
     using = {name for name, used in modules().items() if used & CLIENT_NAMES}
-    assert using == {TRANSPORT}
+    assert using == {TRANSPORT, DOWNLOAD}
 
 
 def test_only_the_servers_use_aiohttps_web_server() -> None:
