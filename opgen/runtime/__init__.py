@@ -1,9 +1,9 @@
-"""opgen's controller runtime: controller-runtime's semantics in asyncio, on lightkube.
+"""opgen's controller runtime: controller-runtime's semantics in asyncio.
 
 Import it as `from opgen import runtime as rt`. Modules, one concept each:
 
     reconcile     Request, Result, Reconciler, TerminalError: the contract
-    resources     what the runtime knows about a kind (user models, lightkube classes)
+    resources     what the runtime knows about a kind (your kinds, op.k8s's built-in ones)
     transport     the one door to the HTTP stack: kubeconfig and credentials (lightkube)
     http1         its lean HTTP/1.1 client: keep-alive pool, chunked answers, timeouts
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
@@ -26,7 +26,6 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
     probes, tls, metricsauth   its HTTP/1.1 servers; HTTPS certificates; who may read /metrics
     webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
     finalizers, conditions, owner, writes, events   helpers for reconcilers
-    convert       one call between op.k8s (and your) models and lightkube's
     status        a custom resource's reconcile with its status kept: finalizer, cleanup,
                   observedGeneration, Ready/Progressing/Degraded, write only on change
     flags, logs   a manager's command line: Go-style booleans, zap's logging flags
@@ -51,7 +50,6 @@ from opgen.runtime import (
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
-from opgen.runtime.convert import convert
 from opgen.runtime.decoding import DecodeError, FieldProblem
 from opgen.runtime.errors import (
     AlreadyExists,
@@ -122,7 +120,6 @@ __all__ = [
     "Watches",
     "WebhookOptions",
     "conditions",
-    "convert",
     "create_or_update",
     "finalizers",
     "flags",

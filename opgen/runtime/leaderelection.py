@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from lightkube.resources.coordination_v1 import Lease
 
+from opgen.api.k8s.coordination_v1 import Lease
 from opgen.runtime import errors
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 from lightkube.config.kubeconfig import KubeConfig
-from lightkube.resources.core_v1 import ConfigMap
-from lightkube.resources.rbac_authorization_v1 import ClusterRole
 
 from opgen import runtime as rt
+from opgen.api.k8s import ClusterRole, ConfigMap
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
 from opgen.runtime.transport import Transport
