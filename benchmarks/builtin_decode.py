@@ -20,7 +20,9 @@ Deployment and a Service, in one process, CPU time per object (median of
 
 Then the work the example's reconciler does per child on each reconcile
 besides the read: its wire form (lightkube's `to_dict()`, op.k8s's
-`model_dump`), which it hashes and compares with what it would apply.
+`model_dump`), which it hashes and compares with what it would apply; and the
+whole converged reconcile of the head Deployment both ways (read it, build
+what to apply, stamp it, compare), `--objects / 10` times.
 """
 
 from __future__ import annotations
@@ -255,3 +257,111 @@ def main(argv: list[str] | None = None) -> None:
     options = parser.parse_args(argv or [])
     for label, data in (("Deployment", DEPLOYMENT), ("Service", SERVICE)):
         _compare(label, data, options.objects, options.repeats)
+    _reconcile_work(options.repeats, max(options.objects // 10, 100))
+
+
+def _reconcile_work(repeats: int, rounds: int) -> None:
+    """The converged reconcile of the example's head Deployment, both ways: read
+    the live child, build the desired one from the cluster's spec, stamp it, and
+    compare (`ray_operator.controller.applied`). The lightkube column is the
+    example before issue 20 (lightkube's classes, the pod template converted
+    with `model_dump` and `from_dict`), rebuilt here from its code."""
+    import copy
+    import hashlib
+    import json
+    import sys
+    from pathlib import Path
+
+    import yaml
+    from lightkube.models.apps_v1 import DeploymentSpec
+    from lightkube.models.core_v1 import PodTemplateSpec
+    from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
+    from lightkube.resources.apps_v1 import Deployment
+
+    from opgen.runtime.resources import resource_type
+
+    example = Path(__file__).parents[1] / "examples" / "generated"
+    sys.path.insert(0, str(example))
+    from ray_operator.api.v1.raycluster_types import RayCluster
+    from ray_operator.controller import applied, children
+
+    import opgen.api as op
+
+    sample = yaml.safe_load(
+        (example / "config/samples/ray_v1_raycluster.yaml").read_text()
+    )
+    cluster = RayCluster.model_validate(sample)
+    cluster.metadata = op.ObjectMeta(name="demo", namespace="default", uid="u1")
+    rtype = resource_type(op.k8s.Deployment)
+
+    def lightkube_desired() -> Any:
+        pod = children.head_pod(cluster)
+        labels = children.selector_labels(cluster, "head", children.HEAD_GROUP)
+        meta = pod.metadata or op.ObjectMeta()
+        meta.labels = {**(meta.labels or {}), **labels}
+        pod.metadata = meta
+        wire = pod.model_dump(mode="json", by_alias=True, exclude_none=True)
+        owner = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "name": "demo"}
+        return Deployment(
+            metadata=ObjectMeta(
+                name="demo-head",
+                namespace="default",
+                labels={**children.MANAGED_BY, **labels},
+                ownerReferences=[{**owner, "uid": "u1", "controller": True}],  # type: ignore[list-item]
+            ),
+            spec=DeploymentSpec(
+                replicas=1,
+                selector=LabelSelector(matchLabels=labels),
+                template=PodTemplateSpec.from_dict(wire),
+            ),
+        )
+
+    def lightkube_stamp(child: Any) -> None:
+        annotations = {
+            k: v
+            for k, v in (child.metadata.annotations or {}).items()
+            if k != applied.APPLIED_HASH
+        }
+        child.metadata.annotations = annotations
+        body = json.dumps(child.to_dict(), sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(body.encode()).hexdigest()[:16]
+        child.metadata.annotations = {**annotations, applied.APPLIED_HASH: digest}
+
+    def lightkube_up_to_date(live: Any, desired: Any) -> bool:
+        mine = (desired.metadata.annotations or {}).get(applied.APPLIED_HASH)
+        theirs = (live.metadata.annotations or {}).get(applied.APPLIED_HASH)
+        return mine == theirs and applied.holds(live.to_dict(), desired.to_dict())
+
+    def served(applied_body: dict[str, Any]) -> bytes:
+        """What the API server answers for the applied body: its metadata,
+        defaults and status added."""
+        body = copy.deepcopy(applied_body)
+        body["metadata"] = DEPLOYMENT["metadata"] | body["metadata"]
+        body["spec"].update(progressDeadlineSeconds=600, revisionHistoryLimit=10)
+        body["status"] = DEPLOYMENT["status"]
+        return msgspec.json.encode(body)
+
+    desired = children.head_deployment(cluster, 1)
+    applied.stamp(desired)
+    raw = served(applied.wire(desired))
+    lightkube_applied = lightkube_desired()
+    lightkube_stamp(lightkube_applied)
+    lightkube_raw = served(lightkube_applied.to_dict())
+
+    def lightkube_reconcile() -> None:
+        live = msgspec.json.decode(lightkube_raw, type=Deployment)
+        want = lightkube_desired()
+        lightkube_stamp(want)
+        assert lightkube_up_to_date(live, want)
+
+    def k8s_reconcile() -> None:
+        live = rtype.decode_json(raw)
+        want = children.head_deployment(cluster, 1)
+        applied.stamp(want)
+        assert applied.up_to_date(live, want)
+
+    print(f"A converged reconcile of the example's head Deployment ({len(raw)} bytes):")
+    base = _cpu_per_object(lightkube_reconcile, rounds, repeats)
+    print(_row("lightkube (before)", base, None))
+    mine = _cpu_per_object(k8s_reconcile, rounds, repeats)
+    print(_row("op.k8s (now)", mine, statistics.median(base)))
