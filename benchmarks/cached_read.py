@@ -36,10 +36,10 @@ from typing import Any
 
 import msgspec
 import yaml
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import Namespace
 
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import Namespace
 from opgen.runtime.cache import Cache
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient

@@ -57,11 +57,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap, Namespace
-
 from benchmarks import gobuild
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap, Namespace
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient

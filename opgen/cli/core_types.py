@@ -4,10 +4,12 @@
     python -m opgen.cli.core_types --check    # write nothing; exit 1 on drift
 
 Starts envtest's kube-apiserver (`opgen.testing.Environment`, the release
-`opgen.testing.KUBERNETES_VERSION` pins), reads the `/openapi/v3` documents
-that define the types `opgen.openapi.kubernetes.ROOTS` lists, reads the Go
+`opgen.testing.KUBERNETES_VERSION` pins), reads its discovery of the kinds of
+`opgen.openapi.kubernetes.GROUP_VERSIONS` (plural, scope, subresources) and the
+`/openapi/v3` documents that define them and the types `ROOTS` lists, reads the Go
 declarations of the same release from the Go module proxy (`k8s.io/api`,
-`k8s.io/apimachinery` at `v0.Y.Z`), and renders the modules. This is opgen's
+`k8s.io/apimachinery`, `k8s.io/apiextensions-apiserver`, `k8s.io/kube-aggregator`
+at `v0.Y.Z`), and renders the modules. This is opgen's
 own development command, not part of the `opgen` CLI.
 """
 
@@ -24,7 +26,10 @@ from typing import Any
 from opgen.errors import OpgenError, SchemaError
 from opgen.openapi.gotypes import GoType, parse_go_types
 from opgen.openapi.kubernetes import (
+    GROUP_VERSIONS,
     ROOTS,
+    discovered_kinds,
+    discovery_path,
     document_paths,
     go_package,
     kubernetes_models,
@@ -33,9 +38,21 @@ from opgen.openapi.kubernetes import (
 from opgen.render.core_types import CoreTypesSource, core_type_files
 from opgen.write.files import File
 
-__all__ = ["GO_MODULES", "core_types", "fetch_documents", "go_declarations", "main"]
+__all__ = [
+    "GO_MODULES",
+    "core_types",
+    "fetch_discovery",
+    "fetch_documents",
+    "go_declarations",
+    "main",
+]
 
-GO_MODULES = ("k8s.io/api", "k8s.io/apimachinery")
+GO_MODULES = (
+    "k8s.io/api",
+    "k8s.io/apimachinery",
+    "k8s.io/apiextensions-apiserver",
+    "k8s.io/kube-aggregator",
+)
 """The Go modules the core types are declared in (versioned `v0.Y.Z` for 1.Y.Z)."""
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -65,6 +82,26 @@ async def _fetch_documents(
         return documents
     finally:
         await transport.aclose()
+
+
+def fetch_discovery(
+    server: Any, group_versions: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """The APIResourceList the server answers for each group/version (`/apis/apps/v1`)."""
+    from lightkube.config.client_adapter import Client, ConnectionParams
+
+    with Client(server.lightkube_config().get(), ConnectionParams()) as http:
+        listings = {}
+        for group_version in group_versions:
+            path = discovery_path(group_version)
+            response = http.get(f"/{path}")
+            if response.status_code != 200:
+                raise SchemaError(
+                    f"GET /{path} answered {response.status_code}",
+                    hint="the API server does not serve this group/version",
+                )
+            listings[group_version] = response.json()
+        return listings
 
 
 def server_version(server: Any) -> str:
@@ -118,11 +155,13 @@ def core_types(server: Any, env: Mapping[str, str] | None = None) -> list[File]:
             hint="regenerate against envtest's own kube-apiserver",
         )
     paths = document_paths()
-    definitions = merged_definitions(fetch_documents(server, paths))
+    documents = fetch_documents(server, paths)
+    kinds = discovered_kinds(fetch_discovery(server, GROUP_VERSIONS), documents)
+    definitions = merged_definitions(documents)
     packages = {go_package(key) for key in definitions if key.startswith("io.k8s.")}
     wanted = {p for p in packages if p.startswith(tuple(m + "/" for m in GO_MODULES))}
     models = kubernetes_models(
-        definitions, go_declarations(sorted(wanted), version, env), ROOTS
+        definitions, go_declarations(sorted(wanted), version, env), ROOTS, kinds
     )
     minor_patch = version.split(".", 1)[1]
     source = CoreTypesSource(

@@ -27,12 +27,12 @@ def rfc3339(value: datetime.datetime, *, micro: bool = False) -> str:
     API server refuses.)
     """
     moment = value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
-    moment = moment.astimezone(datetime.timezone.utc)
-    fraction = f".{moment.microsecond:06d}" if micro else ""
-    return (
-        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
-        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}{fraction}Z"
-    )
+    if moment.utcoffset():
+        moment = moment.astimezone(datetime.timezone.utc)
+    # isoformat writes in C (every object with a time is written through here):
+    # `2024-05-01T12:00:00+00:00`, the zone replaced by `Z`
+    text = moment.isoformat(timespec="microseconds" if micro else "seconds")
+    return text[:-6] + "Z"
 
 
 def to_wire_value(value: object) -> Any:

@@ -9,7 +9,7 @@ This is the only stage that imports user code, or any module named by input:
 `import_module_from_path` runs one file; `importable(root, package)` puts a
 generated project's package on the path and `load_classes(paths)` returns the
 classes its files define (the reconcilers `op.rbac` decorates), both in
-`project`; `builtin_kinds(module)` reads the kinds a lightkube module defines,
+`project`; `builtin_kinds(module)` reads the kinds an `op.k8s` module defines,
 for controllers of built-in types (`builtin`). While a file runs, Pydantic reads
 no attribute docstrings; `docstrings` reads them once per file for the schema
 stage.

@@ -1,26 +1,28 @@
-"""Kubernetes' built-in kinds, as the lightkube module of their group/version defines them.
+"""Kubernetes' built-in kinds, as the `op.k8s` module of their group/version defines them.
 
 `create api --no-resource` scaffolds a controller for a built-in type; the
-project stage names the module (`opgen.project.coregroups.lightkube_module`)
-and this reads the kinds it defines: their plural and scope.
+project stage names the module (`opgen.project.coregroups.k8s_module`) and
+this reads the kinds it defines, with the facts the API server's discovery
+gave them when `op.k8s` was generated: their plural and scope.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from opgen.engine.builtin import builtin_resource
 
 __all__ = ["BuiltinKind", "builtin_kinds"]
 
 
 @dataclass(frozen=True)
 class BuiltinKind:
-    """A top-level resource class of lightkube (not a subresource such as `Scale`)."""
+    """A built-in kind of `op.k8s` (a resource of the API server's discovery)."""
 
     module: str
-    """The lightkube module, e.g. `lightkube.resources.apps_v1`."""
+    """The `op.k8s` module, e.g. `opgen.api.k8s.apps_v1`."""
     kind: str
     plural: str
     namespaced: bool
@@ -32,17 +34,14 @@ def builtin_kinds(module_name: str) -> Mapping[str, BuiltinKind] | None:
         module = importlib.import_module(module_name)
     except ImportError:
         return None
-    from lightkube.core import resource as lightkube_resource
-
-    return {
-        name: BuiltinKind(
-            module=module_name,
-            kind=name,
-            plural=found._api_info.plural,
-            namespaced=issubclass(found, lightkube_resource.NamespacedResource),
-        )
-        for name, found in vars(module).items()
-        if inspect.isclass(found)
-        and issubclass(found, lightkube_resource.Resource)
-        and found._api_info.parent is None
-    }
+    kinds = {}
+    for name, found in sorted(vars(module).items()):
+        facts = builtin_resource(found)
+        if facts is not None:
+            kinds[name] = BuiltinKind(
+                module=module_name,
+                kind=name,
+                plural=facts.plural,
+                namespaced=facts.namespaced,
+            )
+    return kinds

@@ -24,6 +24,7 @@ from opgen.model.kinds import PrinterColumn, ScaleSubresource
 __all__ = [
     "NO_DEFAULT",
     "AliasDecl",
+    "BuiltinDecl",
     "FieldDecl",
     "KnownType",
     "ListOf",
@@ -164,6 +165,17 @@ class ResourceDecl:
 
 
 @dataclass(frozen=True)
+class BuiltinDecl:
+    """What the API server's discovery says of a built-in kind (`op.k8s.Deployment`)."""
+
+    group: str
+    version: str
+    plural: str
+    namespaced: bool
+    subresources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ModelDecl:
     """An object schema with properties: one `op.Model` class."""
 
@@ -183,6 +195,8 @@ class ModelDecl:
     resource: ResourceDecl | None = None
     """Set on the root of a kind: the class is an `op.CustomResource` whose
     `spec` and `status` fields are its type parameters."""
+    builtin: BuiltinDecl | None = None
+    """Set on a built-in kind of `opgen.api.k8s`: its resource facts."""
 
     def fact(self, keyword: str, missing: Any = None) -> Any:
         return _fact(self.facts, keyword, missing)

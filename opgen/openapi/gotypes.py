@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 _STRUCT = re.compile(r"^type (\w+) struct \{$")
+_EMPTY_STRUCT = re.compile(r"^type (\w+) struct ?\{\}$")
 _NAMED = re.compile(r"^type (\w+) ([\w.\[\]*]+)$")
 _FIELD = re.compile(r"^\t(\w+)\s+([^\s`]+)\s*(?:`(.*)`)?$")
 _EMBEDDED = re.compile(r"^\t(\*?[\w.]+)\s*(?:`(.*)`)?$")
@@ -192,6 +193,14 @@ def parse_go_types(source: str) -> dict[str, GoType]:
                 markers=markers,
                 fields=tuple(fields),
                 imports=imports,
+            )
+            comment = []
+            continue
+        empty = _EMPTY_STRUCT.match(line)
+        if empty is not None:
+            doc, markers = _split_comment(comment)
+            types[empty[1]] = GoType(
+                empty[1], doc=doc, markers=markers, fields=(), imports=imports
             )
             comment = []
             continue

@@ -34,6 +34,7 @@ from opgen.errors import SchemaError
 from opgen.model.openapi import (
     NO_DEFAULT,
     AliasDecl,
+    BuiltinDecl,
     FieldDecl,
     ListOf,
     MapOf,
@@ -54,9 +55,12 @@ from opgen.openapi.gotypes import (
 from opgen.openapi.parse import Placement, read_components
 
 __all__ = [
+    "GROUP_VERSIONS",
     "KNOWN",
     "PACKAGE",
     "ROOTS",
+    "discovered_kinds",
+    "discovery_path",
     "document_paths",
     "go_package",
     "kubernetes_models",
@@ -68,6 +72,13 @@ PACKAGE = "opgen.api.k8s"
 
 _CORE = "io.k8s.api.core.v1."
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+_EXTENSIONS = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1."
+_JSON_VALUES = (
+    "JSON",
+    "JSONSchemaPropsOrArray",
+    "JSONSchemaPropsOrBool",
+    "JSONSchemaPropsOrStringArray",
+)
 
 ROOTS: tuple[str, ...] = (
     *(
@@ -111,7 +122,36 @@ ROOTS: tuple[str, ...] = (
     "io.k8s.api.networking.v1.IngressSpec",
     "io.k8s.api.networking.v1.NetworkPolicySpec",
 )
-"""The types `opgen.api.k8s` promises; it holds every type they reach."""
+"""The types `opgen.api.k8s` promises beside the kinds of `GROUP_VERSIONS`; it
+holds every type they reach."""
+
+GROUP_VERSIONS: tuple[str, ...] = (
+    "v1",
+    "apps/v1",
+    "batch/v1",
+    "autoscaling/v2",
+    "policy/v1",
+    "networking.k8s.io/v1",
+    "rbac.authorization.k8s.io/v1",
+    "coordination.k8s.io/v1",
+    "events.k8s.io/v1",
+    "storage.k8s.io/v1",
+    "admissionregistration.k8s.io/v1",
+    "apiextensions.k8s.io/v1",
+    "authentication.k8s.io/v1",
+    "authorization.k8s.io/v1",
+    "apiregistration.k8s.io/v1",
+    "certificates.k8s.io/v1",
+    "discovery.k8s.io/v1",
+    "flowcontrol.apiserver.k8s.io/v1",
+    "node.k8s.io/v1",
+    "resource.k8s.io/v1",
+    "scheduling.k8s.io/v1",
+)
+"""The API group/versions whose kinds (every resource the server's discovery
+lists, with its facts) `opgen.api.k8s` holds: what a reconciler reads or
+writes, and every group `create api --no-resource` scaffolds a controller
+for (`opgen.project.coregroups.CORE_GROUPS`)."""
 
 KNOWN: dict[str, str] = {
     "io.k8s.apimachinery.pkg.api.resource.Quantity": "Quantity",
@@ -125,6 +165,8 @@ KNOWN: dict[str, str] = {
     _META + "OwnerReference": "OwnerReference",
     _CORE + "ObjectReference": "ObjectReference",
     _CORE + "LocalObjectReference": "LocalObjectReference",
+    # JSON values (a schema, or a bool or list in its place) the OpenAPI leaves untyped
+    **{_EXTENSIONS + name: "JSON" for name in _JSON_VALUES},
 }
 """Definitions that are value types of `opgen.api` (by their name there)."""
 
@@ -154,24 +196,85 @@ def go_package(key: str) -> str:
     return "k8s.io/" + "/".join(parts[2:-1])
 
 
+def discovery_path(group_version: str) -> str:
+    """Where the server describes `group_version`: `v1` → `api/v1`, `apps/v1` →
+    `apis/apps/v1` (under `/` for discovery, under `/openapi/v3/` for schemas)."""
+    return (
+        f"api/{group_version}" if "/" not in group_version else f"apis/{group_version}"
+    )
+
+
+def _api_group(go_group: str) -> str:
+    """The API group of a Go package's group name: `core` → "", `rbac` →
+    `rbac.authorization.k8s.io` (the group of `GROUP_VERSIONS` it names)."""
+    if go_group == "core":
+        return ""
+    for group_version in GROUP_VERSIONS:
+        group = group_version.rpartition("/")[0]
+        if group.split(".")[0] == go_group:
+            return group
+    raise SchemaError(
+        f"no API group of GROUP_VERSIONS belongs to the Go package group {go_group}",
+        hint="add its group/version to opgen.openapi.kubernetes.GROUP_VERSIONS",
+    )
+
+
 def document_paths(roots: Iterable[str] = ROOTS) -> tuple[str, ...]:
-    """The `/openapi/v3/...` documents that define `roots`: `api/v1`, `apis/apps/v1`, ..."""
-    paths = set()
+    """The `/openapi/v3/...` documents that define `roots` and the kinds of
+    `GROUP_VERSIONS`: `api/v1`, `apis/apps/v1`, ..."""
+    paths = {discovery_path(gv) for gv in GROUP_VERSIONS}
     for key in roots:
         package = go_package(key)
         if package.startswith("k8s.io/apimachinery/"):
             continue  # shared definitions: every document carries them
-        group, version = package.split("/")[-2:]
-        if group == "core":
-            paths.add(f"api/{version}")
-        else:
-            full = (
-                group
-                if group in ("apps", "batch", "policy", "autoscaling")
-                else (f"{group}.k8s.io")
-            )
-            paths.add(f"apis/{full}/{version}")
+        go_group, version = package.split("/")[-2:]
+        group = _api_group(go_group)
+        paths.add(discovery_path(f"{group}/{version}" if group else version))
     return tuple(sorted(paths))
+
+
+def discovered_kinds(
+    discovery: Mapping[str, Mapping[str, Any]],
+    documents: Mapping[str, Mapping[str, Any]],
+) -> dict[str, BuiltinDecl]:
+    """The definition of each kind the server's discovery lists, with its facts.
+
+    `discovery`: the APIResourceList the server answers at `/api/v1`,
+    `/apis/apps/v1`, ... by group/version; `documents`: the `/openapi/v3`
+    documents, whose `x-kubernetes-group-version-kind` tags name the
+    definition of each kind."""
+    definition_of: dict[tuple[str, str, str], str] = {}
+    for document in documents.values():
+        for key, schema in document.get("components", {}).get("schemas", {}).items():
+            for tag in schema.get("x-kubernetes-group-version-kind", ()):
+                gvk = (tag.get("group", ""), tag["version"], tag["kind"])
+                definition_of.setdefault(gvk, key)
+    kinds: dict[str, BuiltinDecl] = {}
+    for group_version, listing in sorted(discovery.items()):
+        group, _, version = group_version.rpartition("/")
+        resources = listing.get("resources", ())
+        subresources: dict[str, list[str]] = {}
+        for item in resources:
+            plural, _, sub = item["name"].partition("/")
+            if sub:
+                subresources.setdefault(plural, []).append(sub)
+        for item in resources:
+            if "/" in item["name"]:
+                continue
+            key = definition_of.get((group, version, item["kind"]))
+            if key is None:
+                raise SchemaError(
+                    f"{group_version} {item['kind']}: no /openapi/v3 definition "
+                    "carries its group-version-kind"
+                )
+            kinds[key] = BuiltinDecl(
+                group=group,
+                version=version,
+                plural=item["name"],
+                namespaced=bool(item["namespaced"]),
+                subresources=tuple(sorted(subresources.get(item["name"], ()))),
+            )
+    return kinds
 
 
 def merged_definitions(
@@ -201,16 +304,24 @@ def kubernetes_models(
     definitions: Mapping[str, Mapping[str, Any]],
     go_types: Mapping[str, Mapping[str, GoType]],
     roots: Iterable[str] = ROOTS,
+    kinds: Mapping[str, BuiltinDecl] | None = None,
 ) -> ModelSet:
-    """The models of `opgen.api.k8s`, shaped as controller-gen writes the Go types."""
+    """The models of `opgen.api.k8s`, shaped as controller-gen writes the Go types;
+    the definitions of `kinds` are roots too and carry their resource facts."""
+    kinds = kinds or {}
     read = read_components(
         {key: dict(value) for key, value in definitions.items()},
-        roots,
+        [*roots, *sorted(set(kinds) - set(roots))],
         place=placement,
         known=KNOWN,
         ignore=_IGNORED,
     )
-    return _Shaper(read, go_types).shaped()
+    shaped = _Shaper(read, go_types).shaped()
+    models = {
+        key: dataclasses.replace(model, builtin=kinds.get(key))
+        for key, model in shaped.models.items()
+    }
+    return dataclasses.replace(shaped, models=models)
 
 
 class _Shaper:

@@ -92,6 +92,13 @@ _RESERVED = frozenset(
         "schema_json",
         "update_forward_refs",
         "validate",
+        # Types the class's annotations name: a field called `bool` would
+        # shadow `bool` in `bool | None` (resource.k8s.io's DeviceAttribute).
+        "bool",
+        "float",
+        "int",
+        "list",
+        "str",
     }
 )
 

@@ -1,9 +1,9 @@
 """Kubernetes' built-in API groups, for `create api --no-resource` on a core type.
 
 Kubebuilder accepts the short group name (`apps`, `batch`, `core`, `rbac`...);
-opgen maps it to the real API group and to the lightkube module that defines
-the resource classes (`lightkube.resources.<module>`); the load stage imports
-that module (`opgen.load.builtin_kinds`).
+opgen maps it to the real API group and to the `op.k8s` module that defines
+the kinds (`opgen.api.k8s.<group>_<version>`); the load stage imports that
+module (`opgen.load.builtin_kinds`).
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ CORE_GROUPS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class CoreType:
-    """A built-in resource class found in lightkube."""
+    """A built-in kind found in `op.k8s`."""
 
     api_group: str
     module: str
-    """The lightkube module, e.g. `lightkube.resources.apps_v1`."""
+    """The `op.k8s` module, e.g. `opgen.api.k8s.apps_v1`."""
     kind: str
     plural: str
     namespaced: bool
@@ -55,20 +55,22 @@ def is_core_group(group: str) -> bool:
     return group in CORE_GROUPS
 
 
-def lightkube_module(group: str, version: str) -> str:
-    api_group = CORE_GROUPS[group]
-    stem = api_group.removesuffix(".k8s.io").replace(".", "_") if api_group else "core"
-    return f"lightkube.resources.{stem}_{version}"
+def k8s_module(group: str, version: str) -> str:
+    """The `op.k8s` module of a short group's version: `apps`, `v1` →
+    `opgen.api.k8s.apps_v1` (modules are named after the Go packages, whose
+    names are the short groups)."""
+    return f"opgen.api.k8s.{group}_{version}"
 
 
 def find_core_type(group: str, version: str, kind: str) -> CoreType:
-    """Look `group/version` `kind` up in lightkube; a `ProjectError` if it is not there."""
-    module_name = lightkube_module(group, version)
+    """Look `group/version` `kind` up in `op.k8s`; a `ProjectError` if it is not there."""
+    module_name = k8s_module(group, version)
     kinds = builtin_kinds(module_name)
-    if kinds is None:
+    if not kinds:
         raise ProjectError(
-            f"Kubernetes has no API {group}/{version} (looked for {module_name})",
-            hint="check --group and --version, e.g. --group apps --version v1",
+            f"op.k8s has no kinds of {group}/{version} (looked for {module_name})",
+            hint="check --group and --version, e.g. --group apps --version v1; "
+            "op.k8s holds the groups listed in docs/core-types.md",
         )
     found = kinds.get(kind)
     if found is None:

@@ -25,6 +25,7 @@ from opgen.write.files import File
 __all__ = ["CoreTypesSource", "core_type_files"]
 
 _DIRECTORY = PurePosixPath(*PACKAGE.split("."))
+_CORE = "core_v1"
 
 
 @dataclass(frozen=True)
@@ -66,13 +67,17 @@ def _serves(path: str, module: str) -> bool:
     return path.startswith(f"apis/{group}") and path.endswith(f"/{version}")
 
 
+def _modules(defined: dict[str, list[str]]) -> set[str]:
+    return {leaf for leaves in defined.values() for leaf in leaves}
+
+
 def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
     """The modules of `opgen.api.k8s` and its `__init__.py`."""
     files: list[File] = []
-    homes: dict[str, str] = {}
+    defined: dict[str, list[str]] = {}
     for module in models.modules():
         leaf = module.name.rsplit(".", 1)[-1]
-        doc = f"Kubernetes' {_group_version(module.name)} types, for custom resources."
+        doc = f"Kubernetes' {_group_version(module.name)} types and kinds."
         text = render_module(
             dataclasses.replace(module, doc=doc),
             models,
@@ -80,18 +85,32 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
         )
         files.append(File(path=_DIRECTORY / f"{leaf}.py", content=text))
         for name in [m.name for m in module.models] + [a.name for a in module.aliases]:
-            if name in homes or name in KNOWN.values():
+            if name in KNOWN.values():
                 raise SchemaError(
-                    f"{name} is defined in both {homes.get(name, 'opgen.api')} and {leaf}",
-                    hint="op.k8s exports every type by its Go name, so names must be unique",
+                    f"{name} is defined in both opgen.api and {leaf}",
+                    hint="op.k8s exports opgen.api's value types by their Go names",
                 )
-            homes[name] = leaf
+            defined.setdefault(name, []).append(leaf)
+    # A name several groups define is core/v1's when core/v1 is one of them
+    # (`op.k8s.Event`, as op.k8s had it before the other groups); the others
+    # are reached through their modules only: `op.k8s.events_v1.Event`.
+    homes = {
+        name: leaves[0] if len(leaves) == 1 else _CORE
+        for name, leaves in defined.items()
+        if len(leaves) == 1 or _CORE in leaves
+    }
+    ambiguous = tuple(
+        (name, tuple(leaves))
+        for name, leaves in sorted(defined.items())
+        if len(leaves) > 1
+    )
     known = sorted(set(KNOWN.values()), key=import_order)
     view = K8sPackageView(
         header=module_docstring("", _header(source, None)).strip('"').strip(),
         kubernetes_version=source.kubernetes_version,
         known=tuple(known),
-        modules=tuple(sorted(set(homes.values()))),
+        modules=tuple(sorted(_modules(defined))),
+        ambiguous=ambiguous,
         homes=tuple(sorted(homes.items())),
         by_module=tuple(
             (
@@ -105,7 +124,7 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
             )
             for leaf in sorted(set(homes.values()))
         ),
-        exports=tuple(sorted([*homes, *known])),
+        exports=tuple(sorted([*homes, *known, *_modules(defined)])),
     )
     init = render("models/k8s_init.py.j2", module=view)
     files.append(File(path=_DIRECTORY / "__init__.py", content=init))

@@ -15,6 +15,7 @@ import those modules. A fact without a marker is an error, never dropped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import keyword
 import textwrap
@@ -27,6 +28,7 @@ from opgen.errors import SchemaError
 from opgen.model.openapi import (
     NO_DEFAULT,
     AliasDecl,
+    BuiltinDecl,
     FieldDecl,
     KnownType,
     ListOf,
@@ -221,12 +223,45 @@ def _alias_view(alias: AliasDecl, state: _Module) -> ModelAliasView:
 def _class_view(model: ModelDecl, state: _Module, base: str) -> ModelClassView:
     decorators = [_marker_text(m) for m in _markers(model.facts, "model", model.key)]
     fields = tuple(_field_view(model, item, state) for item in model.fields)
+    if model.builtin is not None:
+        state.imports.setdefault("opgen.engine.builtin", set()).add("resource")
+        decorators.insert(0, _builtin_decorator(model.builtin))
+        fields = tuple(_object_metadata(f, state) for f in fields)
     return ModelClassView(
         name=model.name,
         base=base,
         decorators=tuple(decorators),
         docstring=_docstring(model.description, "    "),
         fields=fields,
+    )
+
+
+def _builtin_decorator(builtin: BuiltinDecl) -> str:
+    """`resource(...)`: a built-in kind's facts from the server's discovery."""
+    arguments = [
+        f"group={_string(builtin.group)}",
+        f"version={_string(builtin.version)}",
+        f"plural={_string(builtin.plural)}",
+    ]
+    if not builtin.namespaced:
+        arguments.append('scope="Cluster"')
+    if builtin.subresources:
+        arguments.append(
+            "subresources=("
+            + "".join(f"{_string(s)}, " for s in builtin.subresources).rstrip()
+            + ")"
+        )
+    return f"resource({', '.join(arguments)})"
+
+
+def _object_metadata(view: ModelFieldView, state: _Module) -> ModelFieldView:
+    """A kind's `metadata`: an empty `ObjectMeta` when not given (every object
+    has one), which the CRD of a type embedding the kind leaves optional."""
+    if view.name != "metadata" or view.annotation != "op.ObjectMeta | None":
+        return view
+    state.uses_field = True
+    return dataclasses.replace(
+        view, annotation="op.ObjectMeta", default="Field(default_factory=op.ObjectMeta)"
     )
 
 

@@ -33,7 +33,7 @@ from opgen.engine import webhooks as webhook_rules
 from opgen.engine.naming import pluralize
 from opgen.model.kinds import Kind, KindVersion
 from opgen.project.config import Project, Resource
-from opgen.project.coregroups import lightkube_module
+from opgen.project.coregroups import k8s_module
 from opgen.project.layout import CLIENT_MODULE, Layout
 from opgen.project.validate import package_name
 
@@ -124,7 +124,7 @@ def resource_view(project: Project, resource: Resource) -> ResourceView:
     kind_lower = resource.kind.lower()
     prefix = f"{resource.group}-" if project.multigroup else ""
     if resource.core:
-        types_module = lightkube_module(resource.group, resource.version)
+        types_module = k8s_module(resource.group, resource.version)
         api_version = (
             f"{resource.api_group}/{resource.version}"
             if resource.api_group
@@ -476,8 +476,11 @@ class K8sPackageView:
     known: tuple[str, ...]
     """The opgen.api value types re-exported under their Go names."""
     modules: tuple[str, ...]
+    ambiguous: tuple[tuple[str, tuple[str, ...]], ...]
+    """(name, modules) of the names several modules define: re-exported only
+    from core_v1, when it is one of them."""
     homes: tuple[tuple[str, str], ...]
-    """(name, module) of every generated class and alias."""
+    """(name, module) of every other generated class and alias."""
     by_module: tuple[tuple[str, tuple[str, ...]], ...]
     exports: tuple[str, ...]
 

@@ -3,7 +3,7 @@
 Import it as `from opgen import runtime as rt`. Modules, one concept each:
 
     reconcile     Request, Result, Reconciler, TerminalError: the contract
-    resources     what the runtime knows about a kind (user models, lightkube classes)
+    resources     what the runtime knows about a kind (your kinds, op.k8s's built-in ones)
     seams         protocols a test double provides: Transport, Reader, Writer
     kubeconfig    kubeconfig and credentials (lightkube's loader, in this one module)
     transport     the HTTP client (aiohttp): keep-alive pool, TLS, proxies, 401 refresh
@@ -28,7 +28,6 @@ Import it as `from opgen import runtime as rt`. Modules, one concept each:
                   who may read /metrics
     webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
     finalizers, conditions, owner, writes, events   helpers for reconcilers
-    convert       one call between op.k8s (and your) models and lightkube's
     status        a custom resource's reconcile with its status kept: finalizer, cleanup,
                   observedGeneration, Ready/Progressing/Degraded, write only on change
     flags, logs   a manager's command line: Go-style booleans, zap's logging flags
@@ -53,7 +52,6 @@ from opgen.runtime import (
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
-from opgen.runtime.convert import convert
 from opgen.runtime.decoding import DecodeError, FieldProblem
 from opgen.runtime.errors import (
     AlreadyExists,
@@ -124,7 +122,6 @@ __all__ = [
     "Watches",
     "WebhookOptions",
     "conditions",
-    "convert",
     "create_or_update",
     "finalizers",
     "flags",

@@ -1,7 +1,7 @@
 """The client reconcilers use: reads from the informer cache, writes to the API server.
 
-Works with the user's Pydantic custom resources and with lightkube resource
-classes alike, with one convention (controller-runtime's client, and the typed
+Works with the user's custom resources and `op.k8s`'s built-in kinds alike,
+with one convention (controller-runtime's client, and the typed
 clients too):
 
 - reads take the kind and the name (`get(Kind, name, namespace)`), `list`

@@ -23,9 +23,10 @@ step with an outcome of its own:
 - `decode(rtype, raw)` decodes an answer of the API server (uncached reads,
   write answers) with the same error.
 
-lightkube's classes are msgspec Structs: they decode in microseconds and have no
-validation worth skipping, so they are decoded from the JSON on every read (and
-checked once when stored).
+Built-in kinds (`op.k8s.Deployment`, ...) are different: the API server
+validates them itself, so their objects are built from the JSON on every read
+without validating again (`opgen.runtime.construct`), which is cheaper than
+unpickling.
 """
 
 from __future__ import annotations
@@ -111,11 +112,6 @@ def problems_of(error: Exception) -> tuple[FieldProblem, ...]:
                 )
             )
         return tuple(problems)
-    if isinstance(error, msgspec.ValidationError):
-        # "Expected `int`, got `str` - at `$.spec.replicas`"
-        message, _, where = str(error).partition(" - at `")
-        path = where.rstrip("`").removeprefix("$").removeprefix(".")
-        return (FieldProblem(path=path, rule="type", message=message),)
     return (FieldProblem(path="", rule=type(error).__name__, message=str(error)),)
 
 
@@ -186,10 +182,7 @@ class DecodeError(Exception):
                 f"this error is about a {self._rtype.cls.__qualname__}, "
                 f"not a {getattr(kind, '__qualname__', kind)!r}"
             )
-        data = self.data
-        if issubclass(kind, BaseModel):
-            return cast("T", _partial_model(kind, data))
-        return cast("T", _partial_struct(self._rtype, data))
+        return cast("T", _partial_model(cast("type[BaseModel]", kind), self.data))
 
 
 def _metadata(raw: bytes) -> dict[str, Any]:
@@ -222,21 +215,6 @@ def _partial_model(cls: type[BaseModel], data: Mapping[str, Any]) -> BaseModel:
         except ValidationError:
             continue
     return cls.model_construct(**values)
-
-
-def _partial_struct(rtype: ResourceType[Any], data: Mapping[str, Any]) -> Any:
-    kept: dict[str, Any] = {
-        key: data[key] for key in ("apiVersion", "kind", "metadata") if key in data
-    }
-    for key, value in data.items():
-        if key in kept:
-            continue
-        try:
-            rtype.decode_dict({**kept, key: value})
-        except (msgspec.ValidationError, TypeError, ValueError):
-            continue
-        kept[key] = value
-    return rtype.decode_dict(kept)
 
 
 def decode(rtype: ResourceType[T], raw: bytes) -> T:
@@ -279,19 +257,18 @@ class Decoder(Generic[T]):
 
     def __init__(self, rtype: ResourceType[T]) -> None:
         self.rtype = rtype
-        self._model = issubclass(rtype.cls, BaseModel)
         self._picklable = True
 
     def prepare(self, raw: bytes) -> object:
         """What a store entry keeps to hand out copies: a pickle of the validated
-        object (user models), None (lightkube classes, decoded on read), or an
+        object, None (a built-in kind, built from `raw` on read), or an
         `Undecodable` with the problems."""
+        if self.rtype.builtin:
+            return None
         try:
             obj = self.rtype.decode_json(raw)
         except Exception as error:  # a model's own validator may raise anything
             return Undecodable(problems_of(error))
-        if not self._model:
-            return None
         if self._picklable:
             try:
                 return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)

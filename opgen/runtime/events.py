@@ -23,13 +23,14 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, cast
-
-from lightkube.resources.events_v1 import Event as EventResource
+from typing import TYPE_CHECKING, Any, Literal
 
 from opgen.runtime import ratelimit, resources
 from opgen.runtime.client import Client
 from opgen.runtime.errors import ApiError, TransportError
+
+if TYPE_CHECKING:
+    from opgen.api.k8s.events_v1 import Event
 
 __all__ = ["RBAC_HINT", "EventRecorder"]
 
@@ -50,7 +51,7 @@ def _micro_time(now: datetime.datetime) -> str:
 
 @dataclass
 class _Series:
-    event: EventResource
+    event: Event
     count: int
     last_seen: float
 
@@ -208,7 +209,9 @@ class EventRecorder:
         if related is not None:
             body["related"] = self._reference(related)
         # the series patches it by name only: its answer need not be decoded
-        event = await self.client.create(
-            cast(EventResource, EventResource.from_dict(body)), refresh=False
-        )
+        # imported here: op.k8s's events module loads core/v1, which a
+        # manager that records no Event need not pay for at start-up
+        from opgen.api.k8s.events_v1 import Event
+
+        event = await self.client.create(Event.model_validate(body), refresh=False)
         self._series[key] = _Series(event, 1, now)

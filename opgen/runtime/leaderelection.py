@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lightkube.resources.coordination_v1 import Lease
-
+from opgen.api.k8s.coordination_v1 import Lease
 from opgen.runtime import errors
 from opgen.runtime.resources import resource_type
 from opgen.runtime.seams import Reader, Writer

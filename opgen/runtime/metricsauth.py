@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from lightkube.resources.authentication_v1 import TokenReview
-from lightkube.resources.authorization_v1 import SubjectAccessReview
 
+from opgen.api.k8s.authentication_v1 import TokenReview
+from opgen.api.k8s.authorization_v1 import SubjectAccessReview
 from opgen.runtime import errors
 from opgen.runtime.probes import Request, Response
 from opgen.runtime.resources import resource_type

@@ -1,7 +1,7 @@
 """Reads that go straight to the API server: `client.uncached`, and the typed clients.
 
-Objects are decoded into the kind's class (the user's Pydantic model or the
-lightkube resource). `list` returns a `Page`: every matching object (fetched
+Objects are decoded into the kind's class (the user's model or an `op.k8s`
+kind). `list` returns a `Page`: every matching object (fetched
 in chunks of `LIST_PAGE_SIZE`, following `continue` tokens), or one page of
 `limit` objects and the token for the next. An object that does not fit the
 model makes `get` raise `DecodeError`; `list` leaves it out and names it in

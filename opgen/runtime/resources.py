@@ -1,19 +1,21 @@
 """What the runtime needs to know about a kind, whatever class describes it.
 
-The runtime handles two families of Python types: the user's Pydantic custom
-resources (`op.CustomResource` subclasses decorated with `@op.kind`) and
-lightkube's resource classes for built-in kinds (`lightkube.resources.core_v1.
-ConfigMap`, ...). `resource_type(cls)` turns either into a `ResourceType`:
-group, version, kind, plural, scope, subresources, and the functions that
-decode wire JSON into the class and encode an instance back.
+Every kind is a Pydantic model: the user's custom resources (`op.CustomResource`
+subclasses decorated with `@op.kind`) and Kubernetes' built-in kinds of
+`op.k8s` (`op.k8s.Deployment`, `op.k8s.ConfigMap`, ..., whose facts the API
+server's discovery gave when they were generated). `resource_type(cls)` turns
+either into a `ResourceType`: group, version, kind, plural, scope,
+subresources, and the functions that decode wire JSON into the class and
+encode an instance back.
 
 This module is the only place in the runtime that reads kind metadata, through
-`opgen.engine.reading` (the loader reads kinds through the same functions), so
-the coupling between the runtime and the user's types lives here.
+`opgen.engine.reading` and `opgen.engine.builtin` (the loader reads kinds
+through the same functions), so the coupling between the runtime and the
+types lives here.
 
 Objects are handled on the wire as JSON-compatible dicts; `metadata(obj)`
-returns an object's metadata in wire form (camelCase keys) for either family,
-which is what the helpers (finalizers, owner references, conditions) read.
+returns an object's metadata in wire form (camelCase keys), which is what the
+helpers (finalizers, owner references, conditions) read.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 import msgspec
-from lightkube.core import resource as lk_resource
 from pydantic import BaseModel
 
+from opgen.engine.builtin import BuiltinResource, builtin_resource
 from opgen.engine.reading import ResourceInfo, is_custom_resource, resource_info
+from opgen.runtime import construct
 
 __all__ = [
     "Encoder",
@@ -69,6 +72,8 @@ class ResourceType(Generic[T]):
     """One kind as the runtime sees it: REST coordinates plus codecs."""
 
     cls: type[T]
+    builtin: bool
+    """A kind of `op.k8s`: the API server validated what it sends of it."""
     group: str
     version: str
     kind: str
@@ -101,62 +106,66 @@ class ResourceType(Generic[T]):
 
 @functools.cache
 def _cached_resource_type(cls: type) -> ResourceType[Any]:
-    if isinstance(cls, type) and issubclass(cls, lk_resource.Resource):
-        return _lightkube_type(cls)
+    builtin = builtin_resource(cls)
+    if builtin is not None:
+        return _builtin_type(cast("type[BaseModel]", cls), builtin)
     if is_custom_resource(cls):
         return _model_type(cls)
     raise TypeError(
-        f"{cls!r} is not a Kubernetes kind: expected an opgen.api.CustomResource subclass "
-        "decorated with @op.kind, or a lightkube resource class"
+        f"{cls!r} is not a Kubernetes kind: expected a kind of op.k8s "
+        "(op.k8s.Deployment, ...) or an opgen.api.CustomResource subclass "
+        "decorated with @op.kind"
     )
 
 
 def resource_type(cls: type[T]) -> ResourceType[T]:
-    """The `ResourceType` for a user custom resource class or a lightkube resource class."""
+    """The `ResourceType` of a kind of `op.k8s` or of a user custom resource class."""
     return cast("ResourceType[T]", _cached_resource_type(cast(type, cls)))
 
 
-def _lightkube_type(cls: type) -> ResourceType[Any]:
-    info = lk_resource.api_info(cls)
-    if info.parent is not None:
-        raise TypeError(f"{cls.__name__} is a subresource, not a kind")
-    namespaced = issubclass(cls, lk_resource.NamespacedResource)
-    has_status = hasattr(cls, "Status") or "status" in getattr(
-        cls, "__struct_fields__", ()
-    )
-    scale_cls = getattr(cls, "Scale", None)
-    scale = (
-        ScalePaths(".spec.replicas", ".status.replicas")
-        if scale_cls is not None
-        else None
-    )
-    is_struct = issubclass(cls, msgspec.Struct)
+def _encoder(api_version: str, kind: str) -> Encoder[Any]:
+    def encode_obj(obj: Any, *, exclude_unset: bool = False) -> dict[str, Any]:
+        data = cast(
+            "dict[str, Any]",
+            obj.model_dump(
+                mode="json",
+                by_alias=True,
+                exclude_none=True,
+                exclude_unset=exclude_unset,
+            ),
+        )
+        data["apiVersion"] = api_version
+        data["kind"] = kind
+        return data
+
+    return encode_obj
+
+
+def _builtin_type(cls: type[BaseModel], facts: BuiltinResource) -> ResourceType[Any]:
+    # The API server validated what it sends of a built-in kind (construct.py).
+    build = construct.builder(cls)
 
     def decode_json(raw: bytes) -> Any:
-        if is_struct:
-            return msgspec.json.decode(raw, type=cls)
-        return cls(msgspec.json.decode(raw))
+        return build(msgspec.json.decode(raw))
 
-    def decode_dict(data: Mapping[str, Any]) -> Any:
-        if is_struct:
-            return msgspec.convert(data, cls)
-        return cls(dict(data))
-
-    def encode_obj(obj: Any, *, exclude_unset: bool = False) -> dict[str, Any]:
-        return cast("dict[str, Any]", msgspec.to_builtins(obj))
-
+    scale = (
+        ScalePaths(".spec.replicas", ".status.replicas")
+        if "scale" in facts.subresources
+        else None
+    )
     return ResourceType(
         cls=cls,
-        group=info.resource.group,
-        version=info.resource.version,
-        kind=info.resource.kind,
-        plural=info.plural,
-        namespaced=namespaced,
-        status_subresource=has_status,
+        builtin=True,
+        group=facts.group,
+        version=facts.version,
+        kind=facts.kind,
+        plural=facts.plural,
+        namespaced=facts.namespaced,
+        status_subresource="status" in facts.subresources,
         scale=scale,
         decode_json=decode_json,
-        decode_dict=decode_dict,
-        encode_obj=encode_obj,
+        decode_dict=build,
+        encode_obj=_encoder(facts.api_version, facts.kind),
     )
 
 
@@ -168,22 +177,9 @@ def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
         spec_path, status_path, selector_path = info.scale
         scale = ScalePaths(spec_path, status_path, selector_path)
 
-    def encode_obj(obj: Any, *, exclude_unset: bool = False) -> dict[str, Any]:
-        data = cast(
-            "dict[str, Any]",
-            obj.model_dump(
-                mode="json",
-                by_alias=True,
-                exclude_none=True,
-                exclude_unset=exclude_unset,
-            ),
-        )
-        data["apiVersion"] = info.api_version
-        data["kind"] = info.kind
-        return data
-
     return ResourceType(
         cls=cls,
+        builtin=False,
         group=info.group,
         version=info.version,
         kind=info.kind,
@@ -193,7 +189,7 @@ def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
         scale=scale,
         decode_json=cls.model_validate_json,
         decode_dict=cls.model_validate,
-        encode_obj=encode_obj,
+        encode_obj=_encoder(info.api_version, info.kind),
     )
 
 
@@ -221,7 +217,7 @@ def metadata(obj: object) -> dict[str, Any]:
         return meta.model_dump(mode="json", by_alias=True, exclude_none=True)
     if isinstance(meta, Mapping):
         return dict(meta)
-    return cast("dict[str, Any]", msgspec.to_builtins(meta))
+    raise TypeError(f"cannot read the metadata of a {type(obj).__name__}")
 
 
 def assign(target: T, source: T) -> T:
@@ -234,9 +230,6 @@ def assign(target: T, source: T) -> T:
         if extra is not None:
             object.__setattr__(target, "__pydantic_extra__", dict(extra))
         object.__setattr__(target, "__pydantic_fields_set__", set(source.__pydantic_fields_set__))  # type: ignore[attr-defined]
-    elif isinstance(target, msgspec.Struct):
-        for name in target.__struct_fields__:
-            setattr(target, name, getattr(source, name))
     elif isinstance(target, dict) and isinstance(source, Mapping):
         target.clear()
         target.update(source)
@@ -251,14 +244,17 @@ def set_metadata(obj: object, meta: Mapping[str, Any]) -> None:
     target: Any = obj
     if isinstance(obj, BaseModel):
         annotation = type(obj).model_fields["metadata"].annotation
-        meta_cls = type(current) if current is not None else annotation
-        target.metadata = cast("type[BaseModel]", meta_cls).model_validate(dict(meta))
-    elif isinstance(obj, msgspec.Struct):
-        from lightkube.models.meta_v1 import ObjectMeta
-
-        meta_type = type(current) if current is not None else ObjectMeta
-        target.metadata = msgspec.convert(dict(meta), meta_type)
+        meta_cls = type(current) if current is not None else _model_in(annotation)
+        target.metadata = meta_cls.model_validate(dict(meta))
     elif isinstance(obj, dict):
         obj["metadata"] = dict(meta)
     else:
         raise TypeError(f"cannot set metadata on a {type(obj).__name__}")
+
+
+def _model_in(annotation: Any) -> type[BaseModel]:
+    """The model of a field typed `Model` or `Model | None`."""
+    for candidate in (annotation, *typing.get_args(annotation)):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    raise TypeError(f"{annotation!r} is not a model type")

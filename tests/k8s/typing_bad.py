@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from lightkube.models.core_v1 import PodTemplateSpec as Template
-
 import opgen.api as op
-from opgen import runtime as rt
 from tests.k8s.workload_types import Workload
 
 
-def wrong(workload: Workload) -> None:
-    theirs: Template = workload.spec.head.template  # error: not lightkube's
-    ours: op.k8s.PodTemplateSpec = rt.convert(workload, Template)  # error: target
+def wrong(workload: Workload, deployment: op.k8s.Deployment) -> None:
+    theirs: op.k8s.PodSpec = workload.spec.head.template  # error: not a PodSpec
+    replicas: int = deployment.spec.replicas  # error: spec may be None
     workload.spec.head.replicas = "3"  # error: replicas
     port: op.k8s.ContainerPort = op.k8s.ServicePort(port=80)  # error: another type
-    print(theirs, ours, port)
+    print(theirs, replicas, port)

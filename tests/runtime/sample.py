@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import contextlib
 
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap
-
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap
 from tests.runtime.kinds import Widget, WidgetStatus
 
 

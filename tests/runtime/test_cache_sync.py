@@ -11,8 +11,8 @@ import gc
 from typing import Any
 
 import pytest
-from lightkube.resources.core_v1 import ConfigMap, Secret
 
+from opgen.api.k8s import ConfigMap, Secret
 from opgen.runtime.cache import Cache
 from opgen.runtime.metrics import Metrics
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual

@@ -16,10 +16,10 @@ import time
 
 import httpx2
 import pytest
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap
 
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap
 from opgen.runtime.workqueue import WorkQueue
 from opgen.testing import Environment
 from tests.runtime.helpers import eventually, manager_for, running, sample

@@ -16,9 +16,9 @@ import logging
 from typing import Any
 
 import pytest
-from lightkube.resources.events_v1 import Event as EventResource
 
 from opgen import runtime as rt
+from opgen.api.k8s.events_v1 import Event as EventResource
 from opgen.runtime.workqueue import WorkQueue
 from opgen.testing import Environment
 from tests.runtime import kinds, strict_kinds
@@ -180,7 +180,7 @@ async def test_an_object_that_no_longer_fits_is_an_outcome_of_its_own(
                 for e in await writer.list(EventResource, namespace)
                 if e.regarding is not None and e.regarding.name == "bad"
             ]
-            assert [(e.type, e.reason, e.reportingController) for e in events] == [
+            assert [(e.type, e.reason, e.reporting_controller) for e in events] == [
                 ("Warning", "DecodeFailed", "widget")
             ]
             assert events[0].note is not None and "spec.replicas" in events[0].note

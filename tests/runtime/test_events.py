@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap
-
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap
 
 
 class Clock:

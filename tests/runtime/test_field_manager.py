@@ -14,13 +14,12 @@ from typing import Any
 
 import msgspec
 import pytest
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.coordination_v1 import Lease
-from lightkube.resources.core_v1 import ConfigMap
-from lightkube.resources.events_v1 import Event
 
 import opgen.api as op
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap, Lease
+from opgen.api.k8s.events_v1 import Event
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
 from tests.runtime.kinds import Widget, WidgetSpec, WidgetStatus, widget

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap
-from lightkube.resources.events_v1 import Event
 
 import opgen.api as op
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap
+from opgen.api.k8s.events_v1 import Event
 from opgen.runtime.rest import RestClient
 from tests.runtime.kinds import Widget, WidgetSpec, widget
 

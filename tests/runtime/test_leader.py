@@ -154,7 +154,7 @@ async def test_leader_steps_down_when_renewal_fails(
     task = asyncio.create_task(manager.run(install_signal_handlers=False))
     try:
         await asyncio.wait_for(manager.elected.wait(), 20)
-        from lightkube.resources.coordination_v1 import Lease
+        from opgen.api.k8s import Lease
 
         # Someone else takes the Lease (e.g. after a network partition): renewals now fail.
         await manager.client.patch(

@@ -7,10 +7,10 @@ import asyncio
 
 import httpx2
 import pytest
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap
 
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap
 from opgen.testing import Environment
 from tests.runtime.helpers import manager_for, running
 

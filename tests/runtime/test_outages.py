@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap, Namespace
 
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap, Namespace
 from opgen.testing import Environment
 from tests.runtime.crds import generated_crds
 from tests.runtime.kinds import Widget, widget
@@ -176,7 +176,7 @@ async def test_after_a_sigkill_midway_a_new_process_converges_the_rest(
     assert sorted(configs) == sorted(f"w{i:03}-config" for i in range(total))
     for name, config in configs.items():
         assert config.metadata is not None
-        owners = config.metadata.ownerReferences or []
+        owners = config.metadata.owner_references or []
         assert [by_uid.get(o.uid) for o in owners] == [name.removesuffix("-config")]
     for w in widgets:
         name = str(w.metadata.name)
@@ -185,7 +185,7 @@ async def test_after_a_sigkill_midway_a_new_process_converges_the_rest(
             assert w.metadata.resource_version == version, f"{name} was written again"
             now = configs[f"{name}-config"]
             assert now.metadata is not None and config.metadata is not None
-            assert now.metadata.resourceVersion == config.metadata.resourceVersion
+            assert now.metadata.resource_version == config.metadata.resource_version
     assert noise(second.log()) == []
 
 

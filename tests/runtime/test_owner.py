@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap, Namespace
 
 import opgen.api as op
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap, Namespace
 from opgen.runtime import owner
 from tests.runtime.kinds import Gadget, WidgetSpec, widget
 
@@ -21,9 +21,9 @@ def test_sets_a_controller_reference_once() -> None:
     child = cm()
     owner.set_controller_reference(parent, child)
     owner.set_controller_reference(parent, child)  # idempotent
-    assert child.metadata is not None and child.metadata.ownerReferences is not None
-    (ref,) = child.metadata.ownerReferences
-    assert (ref.apiVersion, ref.kind, ref.name, ref.uid, ref.controller, ref.blockOwnerDeletion) == (
+    assert child.metadata is not None and child.metadata.owner_references is not None
+    (ref,) = child.metadata.owner_references
+    assert (ref.api_version, ref.kind, ref.name, ref.uid, ref.controller, ref.block_owner_deletion) == (
         "test.opgen.dev/v1", "Widget", "p", "uid-p", True, True,
     )  # fmt: skip
     assert owner.controller_of(child) is not None

@@ -7,10 +7,9 @@ from typing import Any
 
 import pytest
 from lightkube.config.kubeconfig import KubeConfig
-from lightkube.resources.core_v1 import ConfigMap
-from lightkube.resources.rbac_authorization_v1 import ClusterRole
 
 from opgen import runtime as rt
+from opgen.api.k8s import ClusterRole, ConfigMap
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import MAX_RETRIES, RestClient
 from opgen.runtime.seams import Answer

@@ -287,7 +287,7 @@ def test_controller_for_a_core_type(project: Path) -> None:
     controller = (
         project / "ray_operator/controller/deployment_controller.py"
     ).read_text()
-    assert "from lightkube.resources.apps_v1 import Deployment" in controller
+    assert "from opgen.api.k8s.apps_v1 import Deployment" in controller
     assert 'groups=["apps"]' in controller
     entry = load_project(project).resources[0]
     assert (entry.core, entry.api, entry.api_group, entry.plural) == (

@@ -95,14 +95,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sample_path.write_text(yaml.safe_dump(sample, sort_keys=False))
     project_opgen(root, blocks("3.", "sh")[0].strip())
 
-    # 4: imports, marker, setup, reconcile_spec, cleanup, helpers; make fmt.
-    imports, marker, setup_method, reconcile_spec, cleanup, helpers = blocks(
-        "4.", "python"
-    )
+    # 4: marker, setup, reconcile_spec, cleanup, helpers (op.k8s's kinds need
+    # no import); make fmt.
+    marker, setup_method, reconcile_spec, cleanup, helpers = blocks("4.", "python")
     controller = root / CONTROLLER
     source = controller.read_text()
-    anchor = "from opgen import runtime as rt\n"
-    source = source.replace(anchor, anchor + imports, 1)
     first_marker = source.index("@op.rbac(")
     source = source[:first_marker] + marker + source[first_marker:]
     for method in (setup_method, reconcile_spec, cleanup):

@@ -17,6 +17,7 @@ from lightkube.models.meta_v1 import ObjectMeta, OwnerReference
 from lightkube.resources.apiextensions_v1 import CustomResourceDefinition
 from lightkube.resources.core_v1 import ConfigMap, Namespace
 
+import opgen.api as op
 from opgen import runtime as rt
 from opgen.errors import EnvtestError
 from opgen.testing import Environment, find_binaries
@@ -336,7 +337,7 @@ async def test_the_apiserver_stays_down_until_started_again(
         rt.Client.from_kubeconfig(environment.lightkube_config()) as client,
     ):
         await client.create(
-            ConfigMap(metadata=ObjectMeta(name="kept", namespace="default"))
+            op.k8s.ConfigMap(metadata=op.ObjectMeta(name="kept", namespace="default"))
         )
         await environment.astop_apiserver()
         await environment.astop_apiserver()  # idempotent
@@ -344,14 +345,14 @@ async def test_the_apiserver_stays_down_until_started_again(
         assert set(environment.process_ids) == {"etcd"}
         for _ in range(3):  # down for as long as the test wants
             with pytest.raises(rt.TransportError) as down:
-                await client.uncached.get(ConfigMap, "kept", "default")
+                await client.uncached.get(op.k8s.ConfigMap, "kept", "default")
             assert down.value.failure in ("connect", "disconnected")
         await environment.astart_apiserver()
         await environment.astart_apiserver()  # idempotent
         assert environment.apiserver_running
         assert set(environment.process_ids) == {"etcd", "kube-apiserver"}
-        kept = await client.uncached.get(ConfigMap, "kept", "default")
-        assert kept.metadata is not None and kept.metadata.name == "kept"
+        kept = await client.uncached.get(op.k8s.ConfigMap, "kept", "default")
+        assert kept.metadata.name == "kept"
 
 
 def test_restart_apiserver_needs_a_started_local_control_plane(

@@ -12,12 +12,13 @@ from typing import Any
 
 import opgen.api as op
 import yaml
-from lightkube.resources.apps_v1 import Deployment
 from opgen import runtime as rt
 
 from ray_operator.api.v1.raycluster_types import RayCluster
 from ray_operator.api.v1alpha1 import raycluster_types as v1alpha1
 from ray_operator.controller import children
+
+Deployment = op.k8s.Deployment
 
 ROOT = Path(__file__).parents[1]
 SAMPLES = ROOT / "config/samples"
@@ -62,13 +63,13 @@ async def deployments(client: rt.Client, cluster: RayCluster) -> dict[str, Deplo
         namespace=cluster.metadata.namespace,
         labels={children.CLUSTER_LABEL: str(cluster.metadata.name)},
     )
-    return {str(d.metadata.name): d for d in found if d.metadata}
+    return {str(d.metadata.name): d for d in found}
 
 
 async def mark_ready(client: rt.Client, target: Deployment) -> None:
     """Report every pod of `target` updated and ready, as the Deployment controller
     would once the kubelet ran them (envtest runs neither)."""
-    assert target.metadata is not None and target.spec is not None
+    assert target.spec is not None
     replicas = target.spec.replicas or 0
     status = {
         "observedGeneration": target.metadata.generation,

@@ -65,7 +65,7 @@ def test_a_worker_deployment_runs_its_template_with_the_cluster_image() -> None:
         "ray.io/node-type": "worker",
         "ray.io/group": "small",
     }
-    assert deployment.spec.selector.matchLabels == labels
+    assert deployment.spec.selector.match_labels == labels
     template = deployment.spec.template
     assert template.metadata is not None and template.spec is not None
     assert template.metadata.labels == {"team": "ml", **labels}
@@ -114,7 +114,7 @@ def test_the_head_starts_ray_with_its_params_and_ports() -> None:
         "--dashboard-host=0.0.0.0",
         "--num-cpus=0",
     ]
-    assert [(p.name, p.containerPort) for p in ray.ports or ()] == [
+    assert [(p.name, p.container_port) for p in ray.ports or ()] == [
         ("gcs-server", 6379),
         ("dashboard", 8265),
         ("client", 10001),
@@ -131,7 +131,7 @@ def test_the_head_service_serves_the_ray_ports_by_name() -> None:
         "ray.io/node-type": "head",
         "ray.io/group": "head",
     }
-    assert [(p.name, p.port, p.targetPort) for p in service.spec.ports or ()] == [
+    assert [(p.name, p.port, p.target_port) for p in service.spec.ports or ()] == [
         ("gcs-server", 6379, "gcs-server"),
         ("dashboard", 8265, "dashboard"),
         ("client", 10001, "client"),

@@ -26,11 +26,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from lightkube.resources.apps_v1 import Deployment
-from lightkube.resources.core_v1 import Service
+import opgen.api as op
 from lightkube.utils.quantity import parse_quantity
 
-Child = Deployment | Service
+Child = op.k8s.Deployment | op.k8s.Service
 APPLIED_HASH = "ray.io/applied-hash"
 QUANTITY_MAPS = frozenset({"limits", "requests", "overhead"})
 """Maps whose values are quantities (resource requirements, pod overhead)."""
@@ -38,12 +37,11 @@ QUANTITY_MAPS = frozenset({"limits", "requests", "overhead"})
 
 def stamp(child: Child) -> None:
     """Set `child`'s `ray.io/applied-hash` annotation to the hash of the rest of it."""
-    assert child.metadata is not None  # the builders name every child
     annotations = {
         k: v for k, v in (child.metadata.annotations or {}).items() if k != APPLIED_HASH
     }
     child.metadata.annotations = annotations
-    body = json.dumps(child.to_dict(), sort_keys=True, separators=(",", ":"))
+    body = json.dumps(wire(child), sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(body.encode()).hexdigest()[:16]
     child.metadata.annotations = {**annotations, APPLIED_HASH: digest}
 
@@ -54,13 +52,17 @@ def up_to_date(live: Child, desired: Child) -> bool:
     return (
         applied is not None
         and applied == _applied_hash(live)
-        and holds(live.to_dict(), desired.to_dict())
+        and holds(wire(live), wire(desired))
     )
 
 
+def wire(child: Child) -> dict[str, Any]:
+    """`child` as the API server sees it: wire names, no unset fields."""
+    return child.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
 def _applied_hash(child: Child) -> str | None:
-    annotations = (child.metadata.annotations if child.metadata else None) or {}
-    return annotations.get(APPLIED_HASH)
+    return (child.metadata.annotations or {}).get(APPLIED_HASH)
 
 
 def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:

@@ -22,8 +22,7 @@ from __future__ import annotations
 import json
 import os
 
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap
+import opgen.api as op
 from opgen import runtime as rt
 
 from ray_operator.api.v1.raycluster_types import RayCluster
@@ -67,7 +66,9 @@ def record_data(cluster: RayCluster) -> dict[str, str]:
     }
 
 
-async def record(client: rt.Client, cluster: RayCluster, namespace: str) -> ConfigMap:
+async def record(
+    client: rt.Client, cluster: RayCluster, namespace: str
+) -> op.k8s.ConfigMap:
     """Write (or rewrite) `cluster`'s record in `namespace`; raises when it cannot."""
     labels = {
         CLUSTER_LABEL: str(cluster.metadata.name),
@@ -75,14 +76,15 @@ async def record(client: rt.Client, cluster: RayCluster, namespace: str) -> Conf
     }
     data = record_data(cluster)
 
-    def fill(config: ConfigMap) -> None:
-        assert config.metadata is not None
+    def fill(config: op.k8s.ConfigMap) -> None:
         config.metadata.labels = {**(config.metadata.labels or {}), **labels}
         config.data = data
 
     archived, _ = await rt.create_or_update(
         client,
-        ConfigMap(metadata=ObjectMeta(name=record_name(cluster), namespace=namespace)),
+        op.k8s.ConfigMap(
+            metadata=op.ObjectMeta(name=record_name(cluster), namespace=namespace)
+        ),
         fill,
         cached=False,  # the cache does not watch ConfigMaps; one read at deletion
     )

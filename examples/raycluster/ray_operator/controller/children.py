@@ -23,11 +23,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import opgen.api as op
-from lightkube.models.apps_v1 import DeploymentSpec
-from lightkube.models.core_v1 import PodTemplateSpec, ServicePort, ServiceSpec
-from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
-from lightkube.resources.apps_v1 import Deployment
-from lightkube.resources.core_v1 import Service
 from opgen import runtime as rt
 
 from ray_operator.api.v1.raycluster_types import RayCluster
@@ -106,13 +101,15 @@ def worker_pod(cluster: RayCluster, group: str) -> op.k8s.PodTemplateSpec:
     )
 
 
-def head_deployment(cluster: RayCluster, replicas: int) -> Deployment:
+def head_deployment(cluster: RayCluster, replicas: int) -> op.k8s.Deployment:
     """The head's Deployment with `replicas` pods (0 while suspended)."""
     pod = head_pod(cluster)
     return _deployment(cluster, head_name(cluster), "head", HEAD_GROUP, pod, replicas)
 
 
-def worker_deployment(cluster: RayCluster, group: str, replicas: int) -> Deployment:
+def worker_deployment(
+    cluster: RayCluster, group: str, replicas: int
+) -> op.k8s.Deployment:
     """Group `group`'s Deployment with `replicas` workers."""
     pod = worker_pod(cluster, group)
     return _deployment(
@@ -120,28 +117,28 @@ def worker_deployment(cluster: RayCluster, group: str, replicas: int) -> Deploym
     )
 
 
-def head_service(cluster: RayCluster) -> Service:
+def head_service(cluster: RayCluster) -> op.k8s.Service:
     """The head's Service: every port of its Ray container, by name."""
     pod = head_pod(cluster)
     assert pod.spec is not None  # ray_pod always gives the pod a spec
     ports = [
-        ServicePort(
+        op.k8s.ServicePort(
             name=port.name,
             port=port.container_port,
-            targetPort=port.name or port.container_port,
+            target_port=port.name or port.container_port,
             protocol=port.protocol,
         )
         for port in pod.spec.containers[0].ports or ()
     ]
     head = cluster.spec.head_group
     labels = selector_labels(cluster, "head", HEAD_GROUP)
-    service = Service(
-        metadata=ObjectMeta(
+    service = op.k8s.Service(
+        metadata=op.ObjectMeta(
             name=head_name(cluster),
             namespace=cluster.metadata.namespace,
             labels={**MANAGED_BY, **labels},
         ),
-        spec=ServiceSpec(
+        spec=op.k8s.ServiceSpec(
             type=head.service_type if head else "ClusterIP",
             selector=labels,
             ports=ports,
@@ -192,21 +189,21 @@ def _deployment(
     group: str,
     pod: op.k8s.PodTemplateSpec,
     replicas: int,
-) -> Deployment:
+) -> op.k8s.Deployment:
     labels = selector_labels(cluster, node_type, group)
     metadata = pod.metadata or op.ObjectMeta()
     metadata.labels = {**(metadata.labels or {}), **labels}
     pod.metadata = metadata
-    deployment = Deployment(
-        metadata=ObjectMeta(
+    deployment = op.k8s.Deployment(
+        metadata=op.ObjectMeta(
             name=name,
             namespace=cluster.metadata.namespace,
             labels={**MANAGED_BY, **labels},
         ),
-        spec=DeploymentSpec(
+        spec=op.k8s.DeploymentSpec(
             replicas=replicas,
-            selector=LabelSelector(matchLabels=labels),
-            template=rt.convert(pod, PodTemplateSpec),
+            selector=op.k8s.LabelSelector(match_labels=labels),
+            template=pod,
         ),
     )
     rt.owner.set_controller_reference(cluster, deployment)

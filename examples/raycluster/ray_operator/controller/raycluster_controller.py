@@ -27,8 +27,6 @@ from __future__ import annotations
 from typing import TypeVar
 
 import opgen.api as op
-from lightkube.resources.apps_v1 import Deployment
-from lightkube.resources.core_v1 import Service
 from opgen import runtime as rt
 
 from ray_operator.api.v1.raycluster_types import (
@@ -49,7 +47,7 @@ SUSPENDED = "Suspended"
 CONFLICT_RETRY = 60.0
 """Seconds before looking again at a child name someone else's object holds."""
 
-C = TypeVar("C", Deployment, Service)
+C = TypeVar("C", op.k8s.Deployment, op.k8s.Service)
 
 
 class ChildConflict(Exception):
@@ -114,7 +112,7 @@ class RayClusterReconciler:
             rt.Controller(
                 name="raycluster",
                 for_=rt.For(RayCluster),
-                owns=[rt.Owns(Deployment), rt.Owns(Service)],
+                owns=[rt.Owns(op.k8s.Deployment), rt.Owns(op.k8s.Service)],
                 reconciler=self,
                 options=options,
             )
@@ -152,7 +150,7 @@ class RayClusterReconciler:
 
     async def converge(
         self, obj: RayCluster
-    ) -> tuple[Deployment, dict[str, Deployment]]:
+    ) -> tuple[op.k8s.Deployment, dict[str, op.k8s.Deployment]]:
         """Make every child match the spec; the head and worker Deployments as stored."""
         spec = obj.spec
         name = children.head_name(obj)
@@ -160,14 +158,16 @@ class RayClusterReconciler:
         head = await self.ensure(
             obj,
             children.head_deployment(obj, head_replicas),
-            await self.live(Deployment, name, obj),
+            await self.live(op.k8s.Deployment, name, obj),
         )
         await self.ensure(
-            obj, children.head_service(obj), await self.live(Service, name, obj)
+            obj, children.head_service(obj), await self.live(op.k8s.Service, name, obj)
         )
-        workers: dict[str, Deployment] = {}
+        workers: dict[str, op.k8s.Deployment] = {}
         for group, share in spread(spec).items():
-            live = await self.live(Deployment, children.worker_name(obj, group), obj)
+            live = await self.live(
+                op.k8s.Deployment, children.worker_name(obj, group), obj
+            )
             replicas = 0 if spec.suspend else share
             if spec.upscaling_mode is UpscalingMode.CONSERVATIVE:
                 replicas = conservative_step(replicas, live)
@@ -189,9 +189,8 @@ class RayClusterReconciler:
         if live is not None:
             controller = rt.owner.controller_of(live)
             if controller is None or controller.get("uid") != obj.metadata.uid:
-                name = desired.metadata.name if desired.metadata else "?"
                 raise ChildConflict(
-                    f"{type(desired).__name__} {name} exists and is not this"
+                    f"{type(desired).__name__} {desired.metadata.name} exists and is not this"
                     " RayCluster's: delete or rename it"
                 )
             if applied.up_to_date(live, desired):
@@ -201,7 +200,7 @@ class RayClusterReconciler:
     async def remove_stale_groups(self, obj: RayCluster, groups: set[str]) -> None:
         """Delete the worker Deployments of groups the spec no longer has."""
         found = await self.client.list(
-            Deployment,
+            op.k8s.Deployment,
             namespace=obj.metadata.namespace,
             labels={
                 children.CLUSTER_LABEL: str(obj.metadata.name),
@@ -211,7 +210,7 @@ class RayClusterReconciler:
         for deployment in found:
             meta = deployment.metadata
             controller = rt.owner.controller_of(deployment)
-            group = ((meta.labels if meta else None) or {}).get(children.GROUP_LABEL)
+            group = (meta.labels or {}).get(children.GROUP_LABEL)
             if controller is None or controller.get("uid") != obj.metadata.uid:
                 continue
             if group not in groups:
@@ -221,14 +220,14 @@ class RayClusterReconciler:
                     type="Normal",
                     reason="GroupRemoved",
                     action="Delete",
-                    note=f"deleted Deployment {meta.name if meta else '?'}: its group"
+                    note=f"deleted Deployment {meta.name}: its group"
                     f" {group} is gone from the spec",
                 )
 
     async def cleanup(self, obj: RayCluster) -> None:
         """Write the cluster's record in the archive namespace (raises to be retried)."""
         record = await archive.record(self.client, obj, self.archive_namespace)
-        name = record.metadata.name if record.metadata else "?"
+        name = record.metadata.name
         await self.events.event(
             obj,
             type="Normal",
@@ -238,39 +237,38 @@ class RayClusterReconciler:
         )
 
 
-def conservative_step(target: int, live: Deployment | None) -> int:
+def conservative_step(target: int, live: op.k8s.Deployment | None) -> int:
     """Conservative upscaling: at most as many workers starting as are ready (at least one).
 
     Shrinking, and what the Deployment asks for already, are never held back."""
-    current = (live.spec.replicas if live and live.spec else None) or 0
-    ready = (live.status.readyReplicas if live and live.status else None) or 0
+    current = replicas_of(live) if live else 0
+    ready = ready_of(live) if live else 0
     if target <= current:
         return target
     return min(target, max(current, ready + max(ready, 1)))
 
 
-def replicas_of(deployment: Deployment) -> int:
+def replicas_of(deployment: op.k8s.Deployment) -> int:
     """What the Deployment asks for."""
     return (deployment.spec.replicas if deployment.spec else None) or 0
 
 
-def ready_of(deployment: Deployment) -> int:
+def ready_of(deployment: op.k8s.Deployment) -> int:
     """Its ready pods, as its status says."""
-    return (deployment.status.readyReplicas if deployment.status else None) or 0
+    return (deployment.status.ready_replicas if deployment.status else None) or 0
 
 
-def rolled_out(deployment: Deployment) -> bool:
+def rolled_out(deployment: op.k8s.Deployment) -> bool:
     """Whether the Deployment runs what it asks for: its latest spec observed,
     and all its pods updated and ready, none of an older template left."""
     status = deployment.status
-    meta = deployment.metadata
-    if status is None or meta is None:
+    if status is None:
         return False
     want = replicas_of(deployment)
     return (
-        (status.observedGeneration or 0) >= (meta.generation or 0)
-        and (status.updatedReplicas or 0) == want
-        and (status.readyReplicas or 0) == want
+        (status.observed_generation or 0) >= (deployment.metadata.generation or 0)
+        and (status.updated_replicas or 0) == want
+        and (status.ready_replicas or 0) == want
         and (status.replicas or 0) == want
     )
 
@@ -278,8 +276,8 @@ def rolled_out(deployment: Deployment) -> bool:
 def report(
     obj: RayCluster,
     status: RayClusterStatus,
-    head: Deployment,
-    workers: dict[str, Deployment],
+    head: op.k8s.Deployment,
+    workers: dict[str, op.k8s.Deployment],
 ) -> None:
     """Set the status fields the children tell, and the Suspended condition."""
     status.selector = children.worker_selector(obj)
@@ -309,7 +307,7 @@ def report(
 
 
 def outcome(
-    obj: RayCluster, head: Deployment, workers: dict[str, Deployment]
+    obj: RayCluster, head: op.k8s.Deployment, workers: dict[str, op.k8s.Deployment]
 ) -> rt.status.Outcome:
     """Where the cluster stands: Ready, or Progressing and why."""
     deployments = [head, *workers.values()]
@@ -329,14 +327,13 @@ def outcome(
         return rt.status.ready(
             f"the head and {ready} workers are ready", reason="AllPodsReady"
         )
-    names = ", ".join(str(d.metadata.name) for d in waiting if d.metadata)
+    names = ", ".join(str(d.metadata.name) for d in waiting)
     stale = [
         d
         for d in waiting
         if d.status is None
-        or (d.status.observedGeneration or 0)
-        < ((d.metadata and d.metadata.generation) or 0)
-        or (d.status.updatedReplicas or 0) < replicas_of(d)
+        or (d.status.observed_generation or 0) < (d.metadata.generation or 0)
+        or (d.status.updated_replicas or 0) < replicas_of(d)
     ]
     if stale:
         return rt.status.progressing(f"rolling out {names}", reason="RollingOut")

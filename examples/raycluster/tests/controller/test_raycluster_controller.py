@@ -17,12 +17,19 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from lightkube.models.apps_v1 import DeploymentSpec
-from lightkube.models.core_v1 import Container, PodSpec, PodTemplateSpec
-from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
-from lightkube.resources.apps_v1 import Deployment
-from lightkube.resources.core_v1 import ConfigMap, Namespace, Service
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import (
+    ConfigMap,
+    Container,
+    Deployment,
+    DeploymentSpec,
+    LabelSelector,
+    Namespace,
+    PodSpec,
+    PodTemplateSpec,
+    Service,
+)
 from opgen.testing import Environment, eventually, running_manager
 from rayclusters import (
     conditions,
@@ -349,7 +356,7 @@ async def test_a_name_another_object_holds_makes_the_cluster_degraded(
     squatter = Deployment(
         metadata=ObjectMeta(name="my-ray-head", namespace=namespace),
         spec=DeploymentSpec(
-            selector=LabelSelector(matchLabels={"app": "other"}),
+            selector=LabelSelector(match_labels={"app": "other"}),
             template=PodTemplateSpec(
                 metadata=ObjectMeta(labels={"app": "other"}),
                 spec=PodSpec(containers=[Container(name="app", image="busybox")]),

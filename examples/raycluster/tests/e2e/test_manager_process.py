@@ -30,10 +30,8 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import pytest
-from lightkube.resources.apps_v1 import Deployment
-from lightkube.resources.coordination_v1 import Lease
-from lightkube.resources.core_v1 import ConfigMap
 from opgen import runtime as rt
+from opgen.api.k8s import ConfigMap, Deployment, Lease
 from opgen.testing import (
     Environment,
     ManagerAccount,
@@ -234,7 +232,7 @@ async def test_the_manager_process_runs_a_raycluster_end_to_end(
     assert record.data is not None and record.data["name"] == NAME
 
     lease = await admin.uncached.get(Lease, LEASE, namespace)
-    assert lease.spec is not None and lease.spec.holderIdentity
+    assert lease.spec is not None and lease.spec.holder_identity
 
     deployed.process.terminate()
     output, _ = deployed.process.communicate(timeout=60)

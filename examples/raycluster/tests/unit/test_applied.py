@@ -12,10 +12,17 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from lightkube.resources.apps_v1 import Deployment
-from opgen import runtime as rt
+import opgen.api as op
 
-from ray_operator.controller.applied import APPLIED_HASH, holds, stamp, up_to_date
+from ray_operator.controller.applied import (
+    APPLIED_HASH,
+    holds,
+    stamp,
+    up_to_date,
+    wire,
+)
+
+Deployment = op.k8s.Deployment
 
 DESIRED: dict[str, Any] = {
     "apiVersion": "apps/v1",
@@ -65,20 +72,19 @@ def served(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def stamped() -> Deployment:
-    desired = rt.convert(copy.deepcopy(DESIRED), Deployment)
+    desired = Deployment.model_validate(copy.deepcopy(DESIRED))
     stamp(desired)
     return desired
 
 
 def test_a_served_copy_of_what_was_applied_is_up_to_date() -> None:
     desired = stamped()
-    live = rt.convert(served(desired.to_dict()), Deployment)
+    live = Deployment.model_validate(served(wire(desired)))
     assert up_to_date(live, desired)
 
 
 def test_the_stamp_is_the_same_for_the_same_object_and_ignores_itself() -> None:
     first, second = stamped(), stamped()
-    assert first.metadata and second.metadata
     assert first.metadata.annotations == second.metadata.annotations
     stamp(first)  # again, on an object that has the stamp already
     assert first.metadata.annotations == second.metadata.annotations
@@ -87,26 +93,26 @@ def test_the_stamp_is_the_same_for_the_same_object_and_ignores_itself() -> None:
 
 def test_a_change_to_a_field_the_operator_sets_is_seen() -> None:
     desired = stamped()
-    live = served(desired.to_dict())
+    live = served(wire(desired))
     live["spec"]["replicas"] = 5  # kubectl scale deployment my-ray-head --replicas=5
-    assert not up_to_date(rt.convert(live, Deployment), desired)
+    assert not up_to_date(Deployment.model_validate(live), desired)
 
 
 def test_a_field_the_operator_stopped_setting_is_seen_through_the_stamp() -> None:
     before = copy.deepcopy(DESIRED)
     before["spec"]["template"]["spec"]["containers"][0]["command"] = ["ray", "start"]
-    old = rt.convert(before, Deployment)
+    old = Deployment.model_validate(before)
     stamp(old)
-    live = rt.convert(served(old.to_dict()), Deployment)
+    live = Deployment.model_validate(served(wire(old)))
     desired = stamped()  # the same, without the command
     # The live spec has more, as it has defaults: only the stamp tells them apart.
-    assert holds(live.to_dict()["spec"], desired.to_dict()["spec"])
+    assert holds(wire(live)["spec"], wire(desired)["spec"])
     assert not up_to_date(live, desired)
 
 
 def test_an_object_without_the_stamp_is_not_up_to_date() -> None:
     desired = stamped()
-    live = rt.convert(served(DESIRED), Deployment)
+    live = Deployment.model_validate(served(DESIRED))
     assert not up_to_date(live, desired)
 
 

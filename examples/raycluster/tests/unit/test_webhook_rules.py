@@ -11,10 +11,9 @@ from decimal import Decimal
 
 import opgen.api as op
 import pytest
-from lightkube.models.core_v1 import ResourceQuotaSpec
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ResourceQuota
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ResourceQuota, ResourceQuotaSpec
 
 from ray_operator.api.v1.raycluster_types import (
     RayCluster,

@@ -27,7 +27,6 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 
 import opgen.api as op
-from lightkube.resources.core_v1 import ResourceQuota
 from lightkube.utils.quantity import parse_quantity
 from opgen import runtime as rt
 
@@ -161,7 +160,7 @@ class RayClusterValidator:
         """The rules every stored RayCluster meets; returns warnings."""
         if not obj.spec.suspend:
             quotas = await self.client.list(
-                ResourceQuota, namespace=obj.metadata.namespace
+                op.k8s.ResourceQuota, namespace=obj.metadata.namespace
             )
             for quota in quotas:
                 check_quota(obj, quota)
@@ -178,7 +177,7 @@ def deprecations(spec: v1.RayClusterSpec) -> list[str]:
     return []
 
 
-def check_quota(obj: RayCluster, quota: ResourceQuota) -> None:
+def check_quota(obj: RayCluster, quota: op.k8s.ResourceQuota) -> None:
     """Refuse `obj` when its pods alone exceed a hard limit of `quota`.
 
     Counted: the `pods` quota, and `requests.<resource>` (`cpu` and `memory`
@@ -194,10 +193,10 @@ def check_quota(obj: RayCluster, quota: ResourceQuota) -> None:
         need = needs.get(key)
         if need is None or need <= (parse_quantity(limit) or 0):
             continue
-        name = quota.metadata.name if quota.metadata else "?"
         raise rt.webhook.Denied(
             f"the cluster needs {key}={_number(need)} (head and "
-            f"{spread.declared_total(obj.spec)} workers); ResourceQuota {name} allows {limit}"
+            f"{spread.declared_total(obj.spec)} workers); ResourceQuota "
+            f"{quota.metadata.name} allows {limit}"
         )
 
 

@@ -1,0 +1,367 @@
+"""Benchmark: decoding built-in objects, op.k8s's models against lightkube's, side by side.
+
+    python -m benchmarks builtin_decode [-- --objects 10000 --repeats 5]
+
+Built-in objects are large (a Deployment as the API server answers it: managed
+fields, a pod template, status and conditions). Before issue 20 the runtime
+read them as lightkube's msgspec classes; now they are `op.k8s` models. For a
+Deployment and a Service, in one process, CPU time per object (median of
+`--repeats` runs of `--objects` decodes, with the range):
+
+- lightkube: `msgspec.json.decode(raw, type=Deployment)`, what the runtime did
+  on every cached read of a built-in object;
+- op.k8s validated: `Deployment.model_validate_json(raw)`, Pydantic's full
+  validation with opgen's marker checks;
+- op.k8s unpickled: `pickle.loads` of the validated object, what the runtime
+  does on a cached read of a custom resource;
+- op.k8s built: what the runtime does now on every read of a built-in object
+  (`opgen.runtime.resources`: the API server validated it, so it is built
+  without validating again, `opgen.runtime.construct`).
+
+Then the work the example's reconciler does per child on each reconcile
+besides the read: its wire form (lightkube's `to_dict()`, op.k8s's
+`model_dump`), which it hashes and compares with what it would apply; and the
+whole converged reconcile of the head Deployment both ways (read it, build
+what to apply, stamp it, compare), `--objects / 10` times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+_LABELS = {"ray.io/cluster": "demo", "ray.io/node-type": "head", "ray.io/group": "head"}
+_MANAGED = [
+    {
+        "manager": "ray-operator",
+        "operation": "Apply",
+        "apiVersion": "apps/v1",
+        "time": "2026-12-01T21:00:00Z",
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:metadata": {"f:labels": {"f:ray.io/cluster": {}}}},
+    },
+    {
+        "manager": "kube-controller-manager",
+        "operation": "Update",
+        "apiVersion": "apps/v1",
+        "time": "2026-12-01T21:00:05Z",
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:status": {"f:replicas": {}}},
+        "subresource": "status",
+    },
+]
+_METADATA = {
+    "namespace": "default",
+    "uid": "0a7c44d2-4a86-4bd0-9a39-4d7a1c0f2d11",
+    "resourceVersion": "48213",
+    "generation": 2,
+    "creationTimestamp": "2026-12-01T21:00:00Z",
+    "labels": {"app.kubernetes.io/managed-by": "ray-operator", **_LABELS},
+    "annotations": {"ray.io/applied-hash": "5d41402abc4b2a76"},
+    "ownerReferences": [
+        {
+            "apiVersion": "ray.io/v1",
+            "kind": "RayCluster",
+            "name": "demo",
+            "uid": "8e3c2b1a-0d7f-4f11-9b7e-2c6a1f0e9d55",
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ],
+    "managedFields": _MANAGED,
+}
+DEPLOYMENT: dict[str, Any] = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "demo-head", **_METADATA},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": _LABELS},
+        "template": {
+            "metadata": {"labels": _LABELS},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "ray-head",
+                        "image": "rayproject/ray:2.9.0",
+                        "command": ["ray", "start", "--head", "--block", "--port=6379"],
+                        "ports": [
+                            {
+                                "name": "gcs-server",
+                                "containerPort": 6379,
+                                "protocol": "TCP",
+                            },
+                            {
+                                "name": "dashboard",
+                                "containerPort": 8265,
+                                "protocol": "TCP",
+                            },
+                            {
+                                "name": "client",
+                                "containerPort": 10001,
+                                "protocol": "TCP",
+                            },
+                        ],
+                        "resources": {
+                            "limits": {"cpu": "1", "memory": "2Gi"},
+                            "requests": {"cpu": "500m", "memory": "1Gi"},
+                        },
+                        "env": [{"name": "RAY_CLUSTER", "value": "demo"}],
+                        "terminationMessagePath": "/dev/termination-log",
+                        "terminationMessagePolicy": "File",
+                        "imagePullPolicy": "IfNotPresent",
+                    }
+                ],
+                "restartPolicy": "Always",
+                "terminationGracePeriodSeconds": 30,
+                "dnsPolicy": "ClusterFirst",
+                "securityContext": {},
+                "schedulerName": "default-scheduler",
+            },
+        },
+        "strategy": {
+            "type": "RollingUpdate",
+            "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
+        },
+        "revisionHistoryLimit": 10,
+        "progressDeadlineSeconds": 600,
+    },
+    "status": {
+        "observedGeneration": 2,
+        "replicas": 1,
+        "updatedReplicas": 1,
+        "readyReplicas": 1,
+        "availableReplicas": 1,
+        "conditions": [
+            {
+                "type": "Available",
+                "status": "True",
+                "lastUpdateTime": "2026-12-01T21:00:05Z",
+                "lastTransitionTime": "2026-12-01T21:00:05Z",
+                "reason": "MinimumReplicasAvailable",
+                "message": "Deployment has minimum availability.",
+            },
+            {
+                "type": "Progressing",
+                "status": "True",
+                "lastUpdateTime": "2026-12-01T21:00:05Z",
+                "lastTransitionTime": "2026-12-01T21:00:00Z",
+                "reason": "NewReplicaSetAvailable",
+                "message": 'ReplicaSet "demo-head-5d8f7c9b4" has successfully progressed.',
+            },
+        ],
+    },
+}
+SERVICE: dict[str, Any] = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "demo-head", **_METADATA},
+    "spec": {
+        "type": "ClusterIP",
+        "selector": _LABELS,
+        "ports": [
+            {
+                "name": "gcs-server",
+                "port": 6379,
+                "targetPort": "gcs-server",
+                "protocol": "TCP",
+            },
+            {
+                "name": "dashboard",
+                "port": 8265,
+                "targetPort": "dashboard",
+                "protocol": "TCP",
+            },
+            {
+                "name": "client",
+                "port": 10001,
+                "targetPort": "client",
+                "protocol": "TCP",
+            },
+        ],
+        "clusterIP": "10.0.0.17",
+        "clusterIPs": ["10.0.0.17"],
+        "sessionAffinity": "None",
+        "ipFamilies": ["IPv4"],
+        "ipFamilyPolicy": "SingleStack",
+        "internalTrafficPolicy": "Cluster",
+    },
+    "status": {"loadBalancer": {}},
+}
+
+
+def _cpu_per_object(call: Callable[[], Any], objects: int, repeats: int) -> list[float]:
+    samples = []
+    for _ in range(repeats):
+        began = time.process_time()
+        for _ in range(objects):
+            call()
+        samples.append((time.process_time() - began) / objects * 1e6)
+    return samples
+
+
+def _row(name: str, samples: list[float], base: float | None) -> str:
+    median = statistics.median(samples)
+    ratio = f"{median / base:5.2f}x" if base else "      "
+    return f"  {name:<28} {median:8.1f} µs  ({min(samples):.1f}-{max(samples):.1f})  {ratio}"
+
+
+def _compare(label: str, data: dict[str, Any], objects: int, repeats: int) -> None:
+    import lightkube.resources.apps_v1 as lightkube_apps
+    import lightkube.resources.core_v1 as lightkube_core
+
+    import opgen.api as op
+    from opgen.runtime.resources import resource_type
+
+    lightkube_cls = getattr(lightkube_apps, label, None) or getattr(
+        lightkube_core, label
+    )
+    k8s_cls = getattr(op.k8s, label)
+    rtype = resource_type(k8s_cls)
+    raw = msgspec.json.encode(data)
+    validated = k8s_cls.model_validate_json(raw)
+    pickled = pickle.dumps(validated, protocol=pickle.HIGHEST_PROTOCOL)
+    built = rtype.decode_json(raw)
+    assert rtype.encode_obj(built) == rtype.encode_obj(validated)
+    lightkube_obj = msgspec.json.decode(raw, type=lightkube_cls)
+
+    print(f"{label} ({len(raw)} bytes of JSON), CPU per object, {objects} objects:")
+    base = _cpu_per_object(
+        lambda: msgspec.json.decode(raw, type=lightkube_cls), objects, repeats
+    )
+    print(_row("lightkube (msgspec)", base, None))
+    reference = statistics.median(base)
+    for name, call in (
+        ("op.k8s validated", lambda: k8s_cls.model_validate_json(raw)),
+        ("op.k8s unpickled", lambda: pickle.loads(pickled)),
+        ("op.k8s built (the runtime)", lambda: rtype.decode_json(raw)),
+    ):
+        print(_row(name, _cpu_per_object(call, objects, repeats), reference))
+    print(f"{label}'s wire form, CPU per object:")
+    wire = _cpu_per_object(lightkube_obj.to_dict, objects, repeats)
+    print(_row("lightkube to_dict()", wire, None))
+    dumped = _cpu_per_object(lambda: rtype.encode_obj(built), objects, repeats)
+    print(_row("op.k8s model_dump", dumped, statistics.median(wire)))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks builtin_decode")
+    parser.add_argument("--objects", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    options = parser.parse_args(argv or [])
+    for label, data in (("Deployment", DEPLOYMENT), ("Service", SERVICE)):
+        _compare(label, data, options.objects, options.repeats)
+    _reconcile_work(options.repeats, max(options.objects // 10, 100))
+
+
+def _reconcile_work(repeats: int, rounds: int) -> None:
+    """The converged reconcile of the example's head Deployment, both ways: read
+    the live child, build the desired one from the cluster's spec, stamp it, and
+    compare (`ray_operator.controller.applied`). The lightkube column is the
+    example before issue 20 (lightkube's classes, the pod template converted
+    with `model_dump` and `from_dict`), rebuilt here from its code."""
+    import copy
+    import hashlib
+    import json
+    import sys
+    from pathlib import Path
+
+    import yaml
+    from lightkube.models.apps_v1 import DeploymentSpec
+    from lightkube.models.core_v1 import PodTemplateSpec
+    from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
+    from lightkube.resources.apps_v1 import Deployment
+
+    from opgen.runtime.resources import resource_type
+
+    example = Path(__file__).parents[1] / "examples" / "generated"
+    sys.path.insert(0, str(example))
+    from ray_operator.api.v1.raycluster_types import RayCluster
+    from ray_operator.controller import applied, children
+
+    import opgen.api as op
+
+    sample = yaml.safe_load(
+        (example / "config/samples/ray_v1_raycluster.yaml").read_text()
+    )
+    cluster = RayCluster.model_validate(sample)
+    cluster.metadata = op.ObjectMeta(name="demo", namespace="default", uid="u1")
+    rtype = resource_type(op.k8s.Deployment)
+
+    def lightkube_desired() -> Any:
+        pod = children.head_pod(cluster)
+        labels = children.selector_labels(cluster, "head", children.HEAD_GROUP)
+        meta = pod.metadata or op.ObjectMeta()
+        meta.labels = {**(meta.labels or {}), **labels}
+        pod.metadata = meta
+        wire = pod.model_dump(mode="json", by_alias=True, exclude_none=True)
+        owner = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "name": "demo"}
+        return Deployment(
+            metadata=ObjectMeta(
+                name="demo-head",
+                namespace="default",
+                labels={**children.MANAGED_BY, **labels},
+                ownerReferences=[{**owner, "uid": "u1", "controller": True}],  # type: ignore[list-item]
+            ),
+            spec=DeploymentSpec(
+                replicas=1,
+                selector=LabelSelector(matchLabels=labels),
+                template=PodTemplateSpec.from_dict(wire),
+            ),
+        )
+
+    def lightkube_stamp(child: Any) -> None:
+        annotations = {
+            k: v
+            for k, v in (child.metadata.annotations or {}).items()
+            if k != applied.APPLIED_HASH
+        }
+        child.metadata.annotations = annotations
+        body = json.dumps(child.to_dict(), sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(body.encode()).hexdigest()[:16]
+        child.metadata.annotations = {**annotations, applied.APPLIED_HASH: digest}
+
+    def lightkube_up_to_date(live: Any, desired: Any) -> bool:
+        mine = (desired.metadata.annotations or {}).get(applied.APPLIED_HASH)
+        theirs = (live.metadata.annotations or {}).get(applied.APPLIED_HASH)
+        return mine == theirs and applied.holds(live.to_dict(), desired.to_dict())
+
+    def served(applied_body: dict[str, Any]) -> bytes:
+        """What the API server answers for the applied body: its metadata,
+        defaults and status added."""
+        body = copy.deepcopy(applied_body)
+        body["metadata"] = DEPLOYMENT["metadata"] | body["metadata"]
+        body["spec"].update(progressDeadlineSeconds=600, revisionHistoryLimit=10)
+        body["status"] = DEPLOYMENT["status"]
+        return msgspec.json.encode(body)
+
+    desired = children.head_deployment(cluster, 1)
+    applied.stamp(desired)
+    raw = served(applied.wire(desired))
+    lightkube_applied = lightkube_desired()
+    lightkube_stamp(lightkube_applied)
+    lightkube_raw = served(lightkube_applied.to_dict())
+
+    def lightkube_reconcile() -> None:
+        live = msgspec.json.decode(lightkube_raw, type=Deployment)
+        want = lightkube_desired()
+        lightkube_stamp(want)
+        assert lightkube_up_to_date(live, want)
+
+    def k8s_reconcile() -> None:
+        live = rtype.decode_json(raw)
+        want = children.head_deployment(cluster, 1)
+        applied.stamp(want)
+        assert applied.up_to_date(live, want)
+
+    print(f"A converged reconcile of the example's head Deployment ({len(raw)} bytes):")
+    base = _cpu_per_object(lightkube_reconcile, rounds, repeats)
+    print(_row("lightkube (before)", base, None))
+    mine = _cpu_per_object(k8s_reconcile, rounds, repeats)
+    print(_row("op.k8s (now)", mine, statistics.median(base)))

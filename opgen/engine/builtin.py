@@ -1,0 +1,74 @@
+"""The resource facts of Kubernetes' built-in kinds (`op.k8s.Deployment`, ...).
+
+`opgen.api.k8s` is generated from the API server: each class of a kind is
+decorated with `@resource(...)`, which records what the server's discovery
+says of it (group, version, plural, scope, subresources) on the class itself.
+The runtime addresses the kind with it, and the loader looks built-in kinds up
+by it; `builtin_resource(cls)` reads it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+__all__ = ["BuiltinResource", "builtin_resource", "resource"]
+
+C = TypeVar("C", bound=type)
+
+_ATTR = "__opgen_builtin_resource__"
+
+
+@dataclass(frozen=True)
+class BuiltinResource:
+    """One built-in kind as the API server's discovery describes it."""
+
+    group: str
+    """The API group, "" for the core group."""
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    subresources: tuple[str, ...] = ()
+    """`status`, `scale`, `log`, ... (what follows `plural/` in discovery)."""
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+def resource(
+    *,
+    group: str,
+    version: str,
+    plural: str,
+    scope: str = "Namespaced",
+    subresources: tuple[str, ...] = (),
+) -> Callable[[C], C]:
+    """Record a built-in kind's resource facts on its class (generated code only)."""
+    if scope not in ("Namespaced", "Cluster"):
+        raise ValueError(f"scope must be Namespaced or Cluster, not {scope!r}")
+
+    def decorate(cls: C) -> C:
+        facts = BuiltinResource(
+            group=group,
+            version=version,
+            kind=cls.__name__,
+            plural=plural,
+            namespaced=scope == "Namespaced",
+            subresources=subresources,
+        )
+        setattr(cls, _ATTR, facts)
+        return cls
+
+    return decorate
+
+
+def builtin_resource(cls: object) -> BuiltinResource | None:
+    """The facts `@resource` recorded on `cls` itself (not a subclass); None
+    for any other class."""
+    if not isinstance(cls, type):
+        return None
+    found = cls.__dict__.get(_ATTR)
+    return found if isinstance(found, BuiltinResource) else None

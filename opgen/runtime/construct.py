@@ -1,0 +1,148 @@
+"""Building a built-in kind's object from the API server's JSON without validating it again.
+
+The API server validates every built-in object (`op.k8s.Deployment`, ...)
+against the same Go types `op.k8s` was generated from before it stores or
+sends it, so validating its answers again in Python buys nothing and costs
+most of a read: Pydantic's validation of a Deployment, with opgen's marker
+checks, takes ~20 times as long as lightkube's msgspec decode did
+(`python -m benchmarks builtin_decode`). `builder(cls)` returns a function
+that builds the model tree from decoded JSON the way `model_construct` would,
+nested models included: fields by wire name, defaults for what is absent,
+unknown fields ignored. Only values that are not plain JSON (times,
+durations, ...) go through Pydantic, one field at a time.
+
+Used for built-in kinds only: a user's custom resource keeps full validation,
+as the API server does not re-validate stored custom objects.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import functools
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
+
+from pydantic import BaseModel, TypeAdapter
+from pydantic_core import PydanticUndefined
+from typing_extensions import TypeAliasType
+
+__all__ = ["builder"]
+
+Convert = Callable[[Any], Any]
+
+_PLAIN = (str, int, bool, float)
+_fromisoformat = datetime.datetime.fromisoformat
+_new = object.__new__
+_set = object.__setattr__
+_BUILDERS: dict[type[BaseModel], Convert] = {}
+
+
+def builder(cls: type[BaseModel]) -> Convert:
+    """A function from `cls`'s decoded wire form to an instance of `cls`."""
+    found = _BUILDERS.get(cls)
+    if found is not None:
+        return found
+    if getattr(cls, "__pydantic_fields_complete__", True) is False:
+        cls.model_rebuild(raise_errors=False)
+    by_key: dict[str, tuple[str, Convert | None]] = {}
+    defaults: dict[str, Any] = {}
+    copied: list[tuple[str, Any]] = []
+    factories: list[tuple[str, Callable[[], Any]]] = []
+
+    def build(data: Mapping[str, Any]) -> Any:
+        values = defaults.copy()
+        for name, value in copied:
+            values[name] = copy.deepcopy(value)
+        for name, factory in factories:
+            values[name] = factory()
+        given = set()
+        for key, value in data.items():
+            entry = by_key.get(key)
+            if entry is None:
+                continue
+            name, convert = entry
+            values[name] = value if convert is None or value is None else convert(value)
+            given.add(name)
+        obj = _new(cls)
+        _set(obj, "__dict__", values)
+        _set(obj, "__pydantic_fields_set__", given)
+        _set(obj, "__pydantic_extra__", None)
+        _set(obj, "__pydantic_private__", None)
+        return obj
+
+    _BUILDERS[cls] = build  # before the fields: a model may contain itself
+    for name, info in cls.model_fields.items():
+        annotation: Any = info.annotation
+        if info.metadata:
+            params = (annotation, *info.metadata)
+            annotation = Annotated[params]
+        convert = _converter(annotation)
+        by_key[info.alias or name] = (name, convert)
+        if info.default_factory is not None:
+            factories.append((name, info.default_factory))  # type: ignore[arg-type]
+        elif info.default is not PydanticUndefined:
+            if isinstance(info.default, list | dict | set):
+                copied.append((name, info.default))
+            else:
+                defaults[name] = info.default
+    return build
+
+
+def _converter(annotation: Any) -> Convert | None:
+    """How to turn a decoded JSON value into the field's type; None: as it is."""
+    shape = _bare(annotation)
+    if shape in _PLAIN or shape is Any:
+        return None
+    if isinstance(shape, type) and issubclass(shape, BaseModel):
+        return builder(shape)
+    origin = typing.get_origin(shape)
+    if origin is list:
+        item = _converter(typing.get_args(shape)[0])
+        if item is None:
+            return list
+        return lambda values: [item(v) for v in values]
+    if origin is dict:
+        value_of = _converter(typing.get_args(shape)[1])
+        if value_of is None:
+            return dict
+        return lambda values: {k: value_of(v) for k, v in values.items()}
+    if origin is typing.Union or origin is types.UnionType:
+        arguments = [a for a in typing.get_args(shape) if a is not type(None)]
+        if all(_bare(a) in _PLAIN for a in arguments):
+            return None  # int | str: JSON gives the right one
+    validate: Convert = TypeAdapter(annotation).validate_python
+    if shape is datetime.datetime:
+        return functools.partial(_time, validate)
+    return validate
+
+
+def _time(validate: Convert, value: Any) -> Any:
+    """An RFC 3339 time as the API server writes it (`2024-05-01T12:00:00Z`,
+    `...00.000001Z`), parsed in C; any other form through Pydantic."""
+    if type(value) is str and value.endswith("Z"):
+        try:
+            return _fromisoformat(value[:-1] + "+00:00")
+        except ValueError:
+            pass
+    return validate(value)
+
+
+def _bare(annotation: Any) -> Any:
+    """The type under aliases, `Annotated[...]` and `X | None`."""
+    while True:
+        if isinstance(annotation, TypeAliasType):
+            annotation = annotation.__value__
+            continue
+        origin = typing.get_origin(annotation)
+        if origin is Annotated:
+            annotation = typing.get_args(annotation)[0]
+            continue
+        if origin is typing.Union or origin is types.UnionType:
+            arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
+            if len(arguments) == 1:
+                annotation = arguments[0]
+                continue
+        return annotation
