@@ -226,8 +226,11 @@ class SchemaReader:
                     required=wire in required,
                 )
             )
+        # The node that holds the model carries its default (a field's own).
         facts = self.facts(
-            raw, exclude={"properties", "required", "description", "type"}, where=key
+            raw,
+            exclude={"properties", "required", "description", "type", "default"},
+            where=key,
         )
         self.models[key] = ModelDecl(
             key=key,

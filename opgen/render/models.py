@@ -328,33 +328,84 @@ def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> ModelField
     node = item.node
     expression, markers = _type_of(node, state, where=where)
     default = node.default
-    if default is not NO_DEFAULT and default in _EMPTY:
+    if default is not NO_DEFAULT and (
+        default in _EMPTY or _holds_classes(node, default)
+    ):
         markers.append(f"op.Default({_literal(default)})")
     if item.required and default is not NO_DEFAULT:
         markers.append("op.Required()")
     if markers:
         state.uses_annotated = True
         expression = f"Annotated[{expression}, {', '.join(markers)}]"
+    arguments: list[str] = []
     if default is not NO_DEFAULT:
-        value: str | None = _literal(default)
+        value: str | None = _python_value(node, default, state)
+        if _holds_classes(node, default):
+            # Made when a model is made: the class may be defined further down.
+            arguments.append(f"default_factory=lambda: {value}")
+        else:
+            arguments.append(str(value))
     elif item.required:
         value = None
     else:
         expression = f"{expression} | None"
         value = "None"
+        arguments.append(value)
     if to_camel(item.name) != item.wire_name or keyword.iskeyword(item.wire_name):
+        arguments.append(f"alias={_string(item.wire_name)}")
+    if len(arguments) == 1 and not arguments[0].startswith(("alias=", "default_")):
+        value = arguments[0]
+    elif arguments:
         state.uses_field = True
-        value = (
-            f"Field(alias={_string(item.wire_name)})"
-            if value is None
-            else f"Field({value}, alias={_string(item.wire_name)})"
-        )
+        value = f"Field({', '.join(arguments)})"
     return ModelFieldView(
         name=item.name,
         annotation=expression,
         default=value,
         docstring=_docstring(node.description, "    "),
     )
+
+
+def _holds_classes(node: Node, value: Any) -> bool:
+    """Whether the default `value` holds objects of classes: its Python value is
+    then made of instances, whose serialised form may differ from the CRD's
+    (the classes' own defaults filled in), so `op.Default` keeps the CRD's."""
+    shape = node.shape
+    if isinstance(shape, ModelRef | KnownType):
+        return isinstance(value, dict)
+    if isinstance(shape, ListOf) and isinstance(value, list):
+        return any(_holds_classes(shape.item, item) for item in value)
+    if isinstance(shape, MapOf) and isinstance(value, dict):
+        return any(_holds_classes(shape.value, item) for item in value.values())
+    return False
+
+
+def _python_value(node: Node, value: Any, state: _Module) -> str:
+    """A JSON default as a Python value of the node's type: objects of a class
+    as instances (`Status(observed_generation=-1)`), not dict literals."""
+    shape = node.shape
+    if isinstance(shape, ModelRef) and isinstance(value, dict):
+        model = state.models.named(shape.key)
+        fields = {item.wire_name: item for item in model.fields}
+        if set(value) <= set(fields):
+            arguments = ", ".join(
+                f"{fields[wire].name}={_python_value(fields[wire].node, v, state)}"
+                for wire, v in value.items()
+            )
+            return f"{state.reference(shape.key)}({arguments})"
+        return f"{state.reference(shape.key)}.model_validate({_literal(value)})"
+    if isinstance(shape, KnownType) and isinstance(value, dict):
+        return f"op.{shape.name}.model_validate({_literal(value)})"
+    if isinstance(shape, ListOf) and isinstance(value, list):
+        items = ", ".join(_python_value(shape.item, item, state) for item in value)
+        return f"[{items}]"
+    if isinstance(shape, MapOf) and isinstance(value, dict):
+        entries = ", ".join(
+            f"{_string(key)}: {_python_value(shape.value, item, state)}"
+            for key, item in value.items()
+        )
+        return "{" + entries + "}"
+    return _literal(value)
 
 
 def _type_of(node: Node, state: _Module, *, where: str = "") -> tuple[str, list[str]]:
