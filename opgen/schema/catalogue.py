@@ -11,7 +11,13 @@ whose schema the node is, so the imported field is typed
 The type's schema is the one opgen writes for it (this stage builds it, as
 for any field), compared without descriptions:
 
-- **the same** when every keyword matches, descriptions aside;
+- **the same** when every keyword matches, descriptions aside, where the
+  node's descriptions (if it has any) read like the type's, and the node has
+  at least three fields (counted all the way down), or a description word for
+  word the type's, or the field's name shares a word with the type's
+  (`secretRef`, LocalObjectReference): a lone `{name}` or a `{name, value}`
+  is many projects' own reference or variable before it is `PodOS` or
+  `HTTPHeader`;
 - **the same type from an older Kubernetes release** when every leaf of the
   node is in the type's schema with the same value, and what the type has
   beyond the node is what newer releases add: fields, defaults, list and map
@@ -78,6 +84,7 @@ _FIELD_KEYWORDS = frozenset(
 )
 """What a field may add to the schema of the type it holds (its markers)."""
 _MIN_FIELDS = 2
+_DISTINCTIVE_FIELDS = 3
 _MIN_COVERAGE = 0.6
 _VALUE_TYPES = frozenset(KNOWN.values()) - {"ObjectMeta"}
 
@@ -208,9 +215,19 @@ class TypeMatcher:
                 if outcome is None:
                     continue
                 newer, consumed = outcome
-                if not newer or (
-                    _enough(names, candidate.fields)
-                    and _documented_alike(raw, _described(position, embedded))
+                described = _described(position, embedded)
+                if (
+                    not newer
+                    and _documented_alike(raw, described)
+                    and (
+                        _distinctive(raw)
+                        or _agreement(raw, described) > 0
+                        or _affinity(candidate.name, _spelled_out(field)) > 0
+                    )
+                ) or (
+                    newer
+                    and _enough(names, candidate.fields)
+                    and _documented_alike(raw, described)
                 ):
                     found = Mapped(where, candidate.name, tuple(newer), embedded)
                     passed.append((position, found, consumed))
@@ -316,6 +333,30 @@ def _containing(names: frozenset[str]) -> frozenset[int]:
 
 def _enough(names: frozenset[str], fields: frozenset[str]) -> bool:
     return len(names) >= _MIN_FIELDS and len(names) >= _MIN_COVERAGE * len(fields)
+
+
+def _distinctive(node: Any) -> bool:
+    """Whether a node's shape alone says which type it is: at least
+    `_DISTINCTIVE_FIELDS` fields, counted all the way down. A `{name}` or a
+    `{name, value}` is many projects' own type (a reference to their kind, an
+    environment variable) before it is `PodOS` or `HTTPHeader`; such a node is
+    a type of opgen's only where the field's name says so."""
+    return _field_count(node) >= _DISTINCTIVE_FIELDS
+
+
+def _spelled_out(field: str) -> str:
+    """A field's name with a trailing `Ref` read as `Reference`."""
+    return field + "erence" if field.endswith("Ref") else field
+
+
+def _field_count(node: Any) -> int:
+    if not isinstance(node, dict):
+        return 0
+    properties = node.get("properties") or {}
+    count = len(properties) + sum(_field_count(sub) for sub in properties.values())
+    for key in ("items", "additionalProperties"):
+        count += _field_count(node.get(key))
+    return count
 
 
 def _documented_alike(node: Any, schema: Any) -> bool:
