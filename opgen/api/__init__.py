@@ -32,6 +32,7 @@ generator.
 from typing import TYPE_CHECKING
 
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
+from opgen.api._junctors import AllOf, AnyOf, Not, OneOf
 from opgen.api._kind import (
     crd_metadata,
     deprecated_version,
@@ -112,6 +113,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JSON",
+    "AllOf",
+    "AnyOf",
     "AtLeastOneOf",
     "AtMostOneOf",
     "Bytes",
@@ -147,9 +150,11 @@ __all__ = [
     "Minimum",
     "Model",
     "MultipleOf",
+    "Not",
     "Nullable",
     "ObjectMeta",
     "ObjectReference",
+    "OneOf",
     "Optional",
     "OwnerReference",
     "Pattern",

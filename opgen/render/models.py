@@ -504,6 +504,10 @@ def _markers(
             _Marker("MapType" if what == "map" else "StructType", (_string(v),))
         ],
         "x-kubernetes-validations": lambda v: [_rule(rule) for rule in v],
+        "oneOf": lambda v: [_Marker("OneOf", tuple(_literal(s) for s in v))],
+        "anyOf": lambda v: [_Marker("AnyOf", tuple(_literal(s) for s in v))],
+        "allOf": lambda v: [_Marker("AllOf", tuple(_literal(s) for s in v))],
+        "not": lambda v: [_Marker("Not", (_literal(v),))],
     }
     for keyword_ in ("minimum", "maximum"):
         if keyword_ in given:

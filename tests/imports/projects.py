@@ -169,10 +169,15 @@ class ImportedProject:
 def as_compared(crd: dict[str, Any]) -> dict[str, Any]:
     """`crd` as the API server stores and means it, with the differences
     docs/import.md allows taken out: the names the server defaults (singular,
-    `listKind`), an empty `subresources: {}` (none), and the root's type meta
-    (`apiVersion`, `kind`, `metadata` are every object's) in `required`."""
+    `listKind`), an empty `subresources: {}` (none), `preserveUnknownFields:
+    false` (the default), a conversion webhook (not imported), the order of
+    `required` lists, and the root's type meta (`apiVersion`, `kind`,
+    `metadata`: every object's, whatever the schema says)."""
     copied: dict[str, Any] = copy.deepcopy(crd)
     spec = copied["spec"]
+    spec.pop("conversion", None)
+    if spec.get("preserveUnknownFields") is False:
+        del spec["preserveUnknownFields"]
     names = spec["names"]
     names.setdefault("singular", names["kind"].lower())
     names.setdefault("listKind", f"{names['kind']}List")
@@ -180,6 +185,9 @@ def as_compared(crd: dict[str, Any]) -> dict[str, Any]:
         if version.get("subresources") == {}:
             del version["subresources"]
         root = version["schema"]["openAPIV3Schema"]
+        _sort_required(root)
+        for name in ("apiVersion", "kind", "metadata"):
+            (root.get("properties") or {}).pop(name, None)
         required = [
             name
             for name in root.get("required", [])
@@ -190,6 +198,19 @@ def as_compared(crd: dict[str, Any]) -> dict[str, Any]:
         else:
             root.pop("required", None)
     return copied
+
+
+def _sort_required(node: Any) -> None:
+    """`required` lists in name order (the server keeps them as given; their
+    order means nothing)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("required"), list):
+            node["required"] = sorted(node["required"])
+        for value in node.values():
+            _sort_required(value)
+    elif isinstance(node, list):
+        for value in node:
+            _sort_required(value)
 
 
 def _describes_nested_metadata(crd: dict[str, Any]) -> bool:
