@@ -29,6 +29,9 @@ for any field), compared without descriptions:
   the node has descriptions, at least half of them must read like the type's
   (most words shared), so that another project's condition type is not taken
   for `PersistentVolumeClaimCondition`;
+- a description inside the node worded otherwise than the type's is also
+  what another release differs by: it is listed with the fields that
+  release adds, and the type writes its own wording;
 - the node's own keywords that a field adds to its type (a `default`, CEL
   rules, `nullable`, ...) stay with the field.
 
@@ -216,6 +219,8 @@ class TypeMatcher:
                     continue
                 newer, consumed = outcome
                 described = _described(position, embedded)
+                if _has_descriptions(raw):
+                    newer = [*newer, *_reworded(raw, described, "")]
                 if (
                     not newer
                     and _documented_alike(raw, described)
@@ -342,6 +347,35 @@ def _distinctive(node: Any) -> bool:
     environment variable) before it is `PodOS` or `HTTPHeader`; such a node is
     a type of opgen's only where the field's name says so."""
     return _field_count(node) >= _DISTINCTIVE_FIELDS
+
+
+def _has_descriptions(node: Any) -> bool:
+    if isinstance(node, dict):
+        return any(
+            (key == "description" and isinstance(value, str))
+            or _has_descriptions(value)
+            for key, value in node.items()
+        )
+    if isinstance(node, list):
+        return any(_has_descriptions(value) for value in node)
+    return False
+
+
+def _reworded(node: Any, schema: Any, path: str) -> Iterator[str]:
+    """Paths inside `node` whose description is not the type's, word for word
+    (another release's wording): the type writes its own there."""
+    if not isinstance(node, dict) or not isinstance(schema, dict):
+        return
+    for name, sub in (node.get("properties") or {}).items():
+        theirs = (schema.get("properties") or {}).get(name)
+        if not isinstance(sub, dict) or not isinstance(theirs, dict):
+            continue
+        mine, other = sub.get("description"), theirs.get("description")
+        if str(mine or "").split() != str(other or "").split():
+            yield f"{path}.{name} description"
+        yield from _reworded(sub, theirs, f"{path}.{name}")
+    for key, suffix in (("items", "[*]"), ("additionalProperties", "{*}")):
+        yield from _reworded(node.get(key), schema.get(key), path + suffix)
 
 
 def _spelled_out(field: str) -> str:
