@@ -60,7 +60,7 @@ from opgen.openapi.parse import Recognised, SchemaNode
 from opgen.schema.build import model_schema
 from opgen.schema.options import EMBEDDED_OBJECT_META_SCHEMA, CrdOptions
 
-__all__ = ["Mapped", "TypeMatcher"]
+__all__ = ["Mapped", "TypeMatcher", "has_descriptions"]
 
 _NEWER_MAY_ADD = frozenset(
     {
@@ -189,8 +189,11 @@ class TypeMatcher:
     """The reader's `Recogniser` for one import: which object nodes are types
     opgen has. `mapped` lists every match, in reading order."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, described: bool = False) -> None:
         self.mapped: list[Mapped] = []
+        self.described = described
+        """The CRD has descriptions: a node without the type's is then
+        another release's (or a trimmed copy), as one worded otherwise is."""
 
     def __call__(self, raw: SchemaNode, where: str) -> Recognised | None:
         field = where.rsplit(".", 1)[-1] if "." in where else ""
@@ -219,7 +222,7 @@ class TypeMatcher:
                     continue
                 newer, consumed = outcome
                 described = _described(position, embedded)
-                if _has_descriptions(raw):
+                if self.described:
                     newer = [*newer, *_reworded(raw, described, "")]
                 if (
                     not newer
@@ -349,15 +352,16 @@ def _distinctive(node: Any) -> bool:
     return _field_count(node) >= _DISTINCTIVE_FIELDS
 
 
-def _has_descriptions(node: Any) -> bool:
+def has_descriptions(node: Any) -> bool:
+    """Whether a schema has a description anywhere."""
     if isinstance(node, dict):
         return any(
             (key == "description" and isinstance(value, str))
-            or _has_descriptions(value)
+            or has_descriptions(value)
             for key, value in node.items()
         )
     if isinstance(node, list):
-        return any(_has_descriptions(value) for value in node)
+        return any(has_descriptions(value) for value in node)
     return False
 
 
