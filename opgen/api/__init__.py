@@ -32,6 +32,7 @@ generator.
 from typing import TYPE_CHECKING
 
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
+from opgen.api._inapplicable import InapplicableKeywords
 from opgen.api._junctors import AllOf, AnyOf, Not, OneOf
 from opgen.api._kind import (
     crd_metadata,
@@ -133,6 +134,7 @@ __all__ = [
     "Float",
     "Format",
     "Immutable",
+    "InapplicableKeywords",
     "IntOrString",
     "Items",
     "ListMapKey",

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from opgen.api import InapplicableKeywords
 from opgen.engine.naming import pluralize, to_camel
 from opgen.errors import SchemaError
 from opgen.model.openapi import (
@@ -38,6 +39,7 @@ from opgen.model.openapi import (
     Node,
     ResourceDecl,
     Scalar,
+    Shape,
     Untyped,
 )
 from opgen.render.templating import render, render_statement
@@ -443,8 +445,37 @@ def _type_of(node: Node, state: _Module, *, where: str = "") -> tuple[str, list[
     else:  # pragma: no cover - the Shape union is closed
         raise TypeError(shape)
     what = "map" if isinstance(shape, MapOf) else "node"
+    inapplicable = _inapplicable(shape, facts)
     markers = [_marker_text(m) for m in _markers(tuple(facts.items()), what, where)]
+    if inapplicable:
+        arguments = ", ".join(f"{k}={_literal(v)}" for k, v in inapplicable)
+        markers.append(f"op.InapplicableKeywords({arguments})")
     return expression, markers
+
+
+def _inapplicable(shape: Shape, facts: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Takes out of `facts` the keywords that do not apply to the node's type
+    (`maxLength` on an array), which the server stores and ignores."""
+    json_type = (
+        shape.type
+        if isinstance(shape, Scalar)
+        else "array"
+        if isinstance(shape, ListOf)
+        else "object"
+        if isinstance(shape, MapOf | ModelRef)
+        else None
+    )
+    if json_type is None:
+        return []
+    applies_to = InapplicableKeywords.applies_to
+    found = [
+        (key, facts[key])
+        for key in sorted(facts)
+        if key in applies_to and json_type not in applies_to[key]
+    ]
+    for key, _ in found:
+        del facts[key]
+    return found
 
 
 def _nested(node: Node, state: _Module, where: str) -> str:
