@@ -3,14 +3,18 @@
 One test per class of failure issue 22 found on the CRDs people run (the
 corpus test, tests/imports/test_corpus.py, meets them in the projects' own
 files): object defaults, a missing `listKind`, two JSON names of one Python
-name, names that would shadow Python's or Pydantic's, and YAML that only a
-YAML 1.1 reader misreads.
+name, names that would shadow Python's or Pydantic's, YAML that only a YAML
+1.1 reader misreads, junctors (`oneOf`, `anyOf`, `allOf`, `not`) and keywords
+on nodes they do not apply to.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import pytest
+from pydantic import ValidationError
 
 from opgen.openapi.crd import crd_documents
 from tests.imports.crds import array, crd, integer, obj, root, string, version
@@ -148,3 +152,48 @@ spec:
     spec = schema["properties"]["spec"]["properties"]
     assert spec["matchType"]["enum"] == ["=", "!=", "=~"]
     assert spec["since"]["enum"] == ["2001-12-14", "1:20"]
+
+
+def test_junctors_are_kept_and_checked_as_the_server_checks_them(
+    tmp_path: Path,
+) -> None:
+    hashing = obj(
+        {"maglev": obj({"size": integer()}), "ringHash": obj({"size": integer()})},
+        oneOf=[{"required": ["maglev"]}, {"required": ["ringHash"]}],
+    )
+    spec = obj(
+        {
+            "hashing": hashing,
+            "port": integer(**{"not": {"enum": [0]}}),
+            "mode": string(anyOf=[{"enum": ["a"]}, {"pattern": "^x"}]),
+            "weights": array(integer(), allOf=[{"maxItems": 3}, {"minItems": 1}]),
+        }
+    )
+    original = _crd(spec)
+    project = ImportedProject.create(tmp_path / "p", [original])
+    _round_trip(project, original)
+    with project.imported(MODULE) as module:
+        module.WidgetSpec.model_validate(
+            {"hashing": {"maglev": {}}, "port": 1, "mode": "xyz", "weights": [1]}
+        )
+        for bad in (
+            {"hashing": {"maglev": {}, "ringHash": {}}},
+            {"hashing": {}},
+            {"port": 0},
+            {"mode": "b"},
+            {"weights": []},
+        ):
+            with pytest.raises(ValidationError):
+                module.WidgetSpec.model_validate(bad)
+
+
+def test_keywords_that_do_not_apply_to_a_node_are_kept(tmp_path: Path) -> None:
+    values = array(string(), maxLength=63, pattern="^[a-z]*$")
+    original = _crd(obj({"values": values}))
+    project = ImportedProject.create(tmp_path / "p", [original])
+    written = (project.root / "demo/imported/example_com/v1/__init__.py").read_text()
+    assert "op.InapplicableKeywords(maxLength=63" in written
+    _round_trip(project, original)
+    with project.imported(MODULE) as module:
+        long_values = ["x" * 100, "NOT-LOWER"]  # the server checks neither
+        assert module.WidgetSpec(values=long_values).values == long_values
