@@ -53,7 +53,11 @@ class _Junctor(Marker):
         return list(self.schemas)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._wire() == self._wire()  # type: ignore[attr-defined]
+        return (
+            isinstance(other, _Junctor)
+            and type(other) is type(self)
+            and other._wire() == self._wire()
+        )
 
     def __hash__(self) -> int:
         return hash((self.marker_name(), json.dumps(self._wire(), sort_keys=True)))

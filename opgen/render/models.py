@@ -386,16 +386,16 @@ def _python_value(node: Node, value: Any, state: _Module) -> str:
     """A JSON default as a Python value of the node's type: objects of a class
     as instances (`Status(observed_generation=-1)`), not dict literals."""
     shape = node.shape
-    if isinstance(shape, ModelRef) and isinstance(value, dict):
-        model = state.models.named(shape.key)
+    model = state.models.named(shape.key) if isinstance(shape, ModelRef) else None
+    if isinstance(model, ModelDecl) and isinstance(value, dict):
         fields = {item.wire_name: item for item in model.fields}
         if set(value) <= set(fields):
             arguments = ", ".join(
                 f"{fields[wire].name}={_python_value(fields[wire].node, v, state)}"
                 for wire, v in value.items()
             )
-            return f"{state.reference(shape.key)}({arguments})"
-        return f"{state.reference(shape.key)}.model_validate({_literal(value)})"
+            return f"{state.reference(model.key)}({arguments})"
+        return f"{state.reference(model.key)}.model_validate({_literal(value)})"
     if isinstance(shape, KnownType) and isinstance(value, dict):
         return f"op.{shape.name}.model_validate({_literal(value)})"
     if isinstance(shape, ListOf) and isinstance(value, list):
@@ -459,11 +459,11 @@ def _inapplicable(shape: Shape, facts: dict[str, Any]) -> list[tuple[str, Any]]:
     json_type = (
         shape.type
         if isinstance(shape, Scalar)
-        else "array"
-        if isinstance(shape, ListOf)
-        else "object"
-        if isinstance(shape, MapOf | ModelRef)
-        else None
+        else (
+            "array"
+            if isinstance(shape, ListOf)
+            else "object" if isinstance(shape, MapOf | ModelRef) else None
+        )
     )
     if json_type is None:
         return []

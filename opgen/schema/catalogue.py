@@ -356,8 +356,7 @@ def has_descriptions(node: Any) -> bool:
     """Whether a schema has a description anywhere."""
     if isinstance(node, dict):
         return any(
-            (key == "description" and isinstance(value, str))
-            or has_descriptions(value)
+            (key == "description" and isinstance(value, str)) or has_descriptions(value)
             for key, value in node.items()
         )
     if isinstance(node, list):

@@ -150,7 +150,10 @@ CORPUS: tuple[Published, ...] = (
         "Knative Serving",
         "knative.dev/serving",
         "v0.51.0",
-        ("config/core/300-resources/service.yaml", "config/core/300-resources/route.yaml"),
+        (
+            "config/core/300-resources/service.yaml",
+            "config/core/300-resources/route.yaml",
+        ),
         differences=tuple(
             f"spec.template.spec.{name}[*] description"
             for name in (

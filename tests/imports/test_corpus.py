@@ -104,7 +104,11 @@ def test_imported_packages_pass_mypy_and_import(corpus: dict[str, Imported]) -> 
     ]
     environment["PYTHONPATH"] = environment["MYPYPATH"]
     loaded = subprocess.run(
-        [sys.executable, "-c", f"import importlib\nfor m in {modules!r}: importlib.import_module(m)"],
+        [
+            sys.executable,
+            "-c",
+            f"import importlib\nfor m in {modules!r}: importlib.import_module(m)",
+        ],
         capture_output=True,
         text=True,
         env=environment,
