@@ -367,6 +367,20 @@ def _without_type_meta(
     return schema, diagnostics
 
 
+_KEPT_ANNOTATIONS = ("api-approved.kubernetes.io",)
+"""CRD annotations the API server requires (for a `*.k8s.io` or
+`*.kubernetes.io` group), kept on the imported kind so its CRD is again one
+the server accepts."""
+
+
+def _kept_annotations(document: CrdDocument) -> tuple[tuple[str, str], ...]:
+    metadata = document.body.get("metadata") or {}
+    annotations = metadata.get("annotations") or {}
+    return tuple(
+        (key, str(annotations[key])) for key in _KEPT_ANNOTATIONS if key in annotations
+    )
+
+
 def _resource(
     document: CrdDocument,
     entry: dict[str, Any],
@@ -382,6 +396,7 @@ def _resource(
         plural=document.plural,
         singular=str(names.get("singular") or document.kind.lower()),
         namespaced=document.spec.get("scope", "Namespaced") != "Cluster",
+        crd_annotations=_kept_annotations(document),
         short_names=tuple(names.get("shortNames") or ()),
         categories=tuple(names.get("categories") or ()),
         served=bool(entry.get("served", True)),

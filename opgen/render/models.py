@@ -322,6 +322,9 @@ def _kind_decorators(resource: ResourceDecl) -> list[str]:
     decorators += [
         f"op.selectable_field({_string(path)})" for path in resource.selectable_fields
     ]
+    if resource.crd_annotations:
+        annotations = _literal(dict(resource.crd_annotations))
+        decorators.append(f"op.crd_metadata(annotations={annotations})")
     return decorators
 
 

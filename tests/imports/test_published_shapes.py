@@ -17,6 +17,9 @@ import pytest
 from pydantic import ValidationError
 
 from opgen.openapi.crd import crd_documents
+from opgen.render.crd import crd_document
+from opgen.schema.check import inspect_crd
+from opgen.schema.options import CrdOptions
 from tests.imports.crds import array, crd, integer, obj, root, string, version
 from tests.imports.projects import ImportedProject
 
@@ -197,3 +200,19 @@ def test_keywords_that_do_not_apply_to_a_node_are_kept(tmp_path: Path) -> None:
     with project.imported(MODULE) as module:
         long_values = ["x" * 100, "NOT-LOWER"]  # the server checks neither
         assert module.WidgetSpec(values=long_values).values == long_values
+
+
+def test_the_approval_annotation_the_server_requires_is_kept(tmp_path: Path) -> None:
+    original = crd(
+        "gateway.networking.k8s.io",
+        "Route",
+        "routes",
+        [version("v1", root("A route.", obj({"host": string()})))],
+    )
+    approval = "https://github.com/kubernetes-sigs/gateway-api/pull/1"
+    original["metadata"]["annotations"]["api-approved.kubernetes.io"] = approval
+    project = ImportedProject.create(tmp_path / "p", [original])
+    kind = project.kinds()["routes.gateway.networking.k8s.io"]
+    ours, _, _ = crd_document(kind, CrdOptions())
+    assert ours["metadata"]["annotations"]["api-approved.kubernetes.io"] == approval
+    assert not inspect_crd(ours, {}, None).errors
