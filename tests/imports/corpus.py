@@ -1,4 +1,4 @@
-"""Published CRDs for the import's corpus test: 17 projects, at pinned versions.
+"""Published CRDs for the import's corpus test: 16 projects, at pinned versions.
 
 Each entry names a Go module at a version and files inside it, as the Go
 module proxy serves the module (`go mod download`, cached in GOMODCACHE, so a

@@ -1,4 +1,4 @@
-"""`opgen import crd` on the CRDs people run: 17 projects' published CRDs.
+"""`opgen import crd` on the CRDs people run: 16 projects' published CRDs.
 
 For each CRD of tests/imports/corpus.py (taken from the projects' Go modules
 at pinned versions, cached by Go): `opgen import crd` imports it, and the CRD
