@@ -32,6 +32,8 @@ generator.
 from typing import TYPE_CHECKING
 
 from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
+from opgen.api._inapplicable import InapplicableKeywords
+from opgen.api._junctors import AllOf, AnyOf, Not, OneOf
 from opgen.api._kind import (
     crd_metadata,
     deprecated_version,
@@ -112,6 +114,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JSON",
+    "AllOf",
+    "AnyOf",
     "AtLeastOneOf",
     "AtMostOneOf",
     "Bytes",
@@ -130,6 +134,7 @@ __all__ = [
     "Float",
     "Format",
     "Immutable",
+    "InapplicableKeywords",
     "IntOrString",
     "Items",
     "ListMapKey",
@@ -147,9 +152,11 @@ __all__ = [
     "Minimum",
     "Model",
     "MultipleOf",
+    "Not",
     "Nullable",
     "ObjectMeta",
     "ObjectReference",
+    "OneOf",
     "Optional",
     "OwnerReference",
     "Pattern",

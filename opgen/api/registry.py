@@ -9,7 +9,7 @@ no-op). Not for types files: the generator and opgen's docs tests read it.
 
 from __future__ import annotations
 
-from opgen.api import _cel, _shape, _structure, _validation
+from opgen.api import _cel, _inapplicable, _junctors, _shape, _structure, _validation
 from opgen.engine import kinds
 from opgen.engine.registry import MarkerRegistry
 
@@ -38,6 +38,11 @@ def default_registry() -> MarkerRegistry:
             _shape.MaxProperties,
             _shape.Type,
             _shape.Nullable,
+            _junctors.OneOf,
+            _junctors.AnyOf,
+            _junctors.AllOf,
+            _junctors.Not,
+            _inapplicable.InapplicableKeywords,
             # structure
             _structure.Required,
             _structure.Optional,

@@ -1,117 +1,82 @@
-"""Go's regular expressions (RE2) in Python.
+"""Go's regular expressions, judged and matched by RE2 itself.
 
-`go_regex` compiles a `pattern` so that Python's `re` matches as Go's RE2 does
-(ASCII classes, Go's `\\s`, `$` only at the very end); `re2_problem` says why
-the API server would refuse a pattern that Python accepts (look-arounds,
-back-references, ...).
+The API server compiles a schema's `pattern` with Go's `regexp` package, an
+implementation of RE2, and matches values with it. `go_regex` compiles a
+pattern with RE2 (the `google-re2` bindings of the C++ library Go's engine
+follows), so a pattern means what it means to the server: `(?i)` after the
+start, `*+` inside a class, POSIX classes, ASCII `\\w` and `\\s`, `$` only at
+the very end. `re2_problem` says why the server would refuse a pattern.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from typing import Protocol
 
-__all__ = ["go_regex", "re2_problem"]
+import re2  # type: ignore[import-untyped]
 
-_GO_SPACE = "\\t\\n\\f\\r "
-
-_POSIX_CLASSES = {
-    "alnum": "0-9A-Za-z",
-    "alpha": "A-Za-z",
-    "ascii": "\\x00-\\x7f",
-    "blank": "\\t ",
-    "cntrl": "\\x00-\\x1f\\x7f",
-    "digit": "0-9",
-    "graph": "!-~",
-    "lower": "a-z",
-    "print": " -~",
-    "punct": "!-/:-@\\[-`{-~",
-    "space": "\\t\\n\\v\\f\\r ",
-    "upper": "A-Z",
-    "word": "0-9A-Za-z_",
-    "xdigit": "0-9A-Fa-f",
-}
-"""RE2's `[[:name:]]` classes (ASCII), as the contents of a Python class."""
+__all__ = ["GoRegex", "GoRegexError", "GoRegexMatch", "go_regex", "re2_problem"]
 
 
-@functools.lru_cache(maxsize=512)
-def go_regex(pattern: str) -> re.Pattern[str]:
-    """`pattern` compiled to behave like Go's RE2 in Python's `re`.
-
-    Perl classes are ASCII-only (`re.ASCII`), `\\s` leaves out `\\v` as Go's
-    does, POSIX classes inside brackets (`[^[:punct:]\\s]`, which Python reads
-    as a class `[^[:punct:]` and the literals `\\s]`) become their ASCII ranges,
-    and `$` outside multi-line mode matches only at the very end (Python's `$`
-    also matches before a final newline). Raises `re.error` when Python cannot
-    compile it.
-    """
-    return re.compile(_translate(pattern), re.ASCII)
+class GoRegexError(ValueError):
+    """A pattern RE2 (so the API server) does not compile."""
 
 
-def _translate(pattern: str) -> str:
-    multiline = re.match(r"\(\?[a-zA-Z]*m", pattern) is not None
-    out: list[str] = []
-    in_class = False
-    class_start = 0
-    position = 0
-    while position < len(pattern):
-        char = pattern[position]
-        if char == "\\" and position + 1 < len(pattern):
-            escaped = pattern[position + 1]
-            if escaped == "s":
-                out.append(_GO_SPACE if in_class else f"[{_GO_SPACE}]")
-            elif escaped == "S" and not in_class:
-                out.append(f"[^{_GO_SPACE}]")
-            elif escaped == "z" and not in_class:
-                out.append("\\Z")
-            else:
-                out.append(char + escaped)
-            position += 2
-            continue
-        if in_class and pattern.startswith("[:", position):
-            end = pattern.find(":]", position + 2)
-            name = pattern[position + 2 : end] if end > 0 else ""
-            if name in _POSIX_CLASSES:
-                out.append(_POSIX_CLASSES[name])
-                position = end + 2
-                continue
-        if in_class:
-            # A `]` right after `[` or `[^` is a literal, as in Go.
-            if char == "]" and position > class_start:
-                in_class = False
-            out.append(char)
-        elif char == "[":
-            in_class = True
-            out.append(char)
-            if pattern[position + 1 : position + 2] == "^":
-                out.append("^")
-                position += 1
-            class_start = position + 1
-        elif char == "$" and not multiline:
-            out.append("\\Z")
-        else:
-            out.append(char)
-        position += 1
-    return "".join(out)
+class GoRegexMatch(Protocol):
+    def group(self, index: int = 0) -> str: ...
 
 
-_RE2_UNSUPPORTED = (
-    (re.compile(r"\(\?[=!]"), "look-ahead `(?=...)`/`(?!...)`"),
-    (re.compile(r"\(\?<[=!]"), "look-behind `(?<=...)`/`(?<!...)`"),
-    (re.compile(r"\(\?>"), "atomic groups `(?>...)`"),
-    (re.compile(r"\(\?P="), "named back-references `(?P=name)`"),
-    (re.compile(r"(?<!\\)\\[1-9]"), "back-references like `\\1`"),
-    (re.compile(r"[*+?}]\+"), "possessive quantifiers"),
-)
+class GoRegex(Protocol):
+    """A compiled pattern: `search` finds a match anywhere, as Go's MatchString."""
+
+    @property
+    def pattern(self) -> str: ...
+
+    def search(self, text: str) -> GoRegexMatch | None: ...
+
+
+def _options() -> object:
+    options = re2.Options()
+    options.log_errors = False  # the error is raised; RE2 would also print it
+    return options
+
+
+_OPTIONS = _options()
+
+
+@functools.lru_cache(maxsize=1024)
+def go_regex(pattern: str) -> GoRegex:
+    """`pattern` compiled as Go's `regexp.Compile` does; raises `GoRegexError`
+    (with RE2's reason) for a pattern the API server refuses."""
+    if _ANY_BYTE.search(pattern):
+        raise GoRegexError("invalid escape sequence: \\C")
+    try:
+        compiled: GoRegex = re2.compile(pattern, options=_OPTIONS)
+    except re2.error as error:
+        raise GoRegexError(_reason(error)) from None
+    return compiled
+
+
+_ANY_BYTE = re.compile(r"(?<!\\)(?:\\\\)*\\C")
+"""`\\C` (any byte), which C++'s RE2 has and Go's does not."""
+
+
+def _reason(error: Exception) -> str:
+    reason = error.args[0] if error.args else str(error)
+    if isinstance(reason, bytes):
+        reason = reason.decode("utf-8", "replace")
+    return str(reason)
 
 
 def re2_problem(pattern: str) -> str | None:
-    """Why the API server (Go's RE2) would refuse `pattern`, or None if it looks fine."""
+    """Why the API server (Go's RE2) would refuse `pattern`, or None."""
     try:
-        re.compile(pattern)
-    except re.error as error:
-        return f"it is not a valid regular expression ({error})"
-    for matcher, what in _RE2_UNSUPPORTED:
-        if matcher.search(pattern):
-            return f"it uses {what}, which Go's RE2 engine (used by the API server) does not support"
+        go_regex(pattern)
+    except GoRegexError as error:
+        return (
+            f"it is not a valid regular expression in RE2, the syntax the API "
+            f"server uses ({error}); RE2 has no look-arounds, back-references or "
+            "possessive quantifiers"
+        )
     return None

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
-from opgen.engine.goregex import go_regex
+from opgen.engine.goregex import GoRegexError, go_regex
 from opgen.engine.openapi import CHECKED_FORMATS
 
 __all__ = [
@@ -228,7 +227,7 @@ def _string(
     if isinstance(pattern, str) and pattern:
         try:
             compiled = go_regex(pattern)
-        except re.error:
+        except GoRegexError:
             return  # refused earlier by the structural checks
         if compiled.search(value) is None:
             problems.append(f"{where}: should match {pattern!r}")

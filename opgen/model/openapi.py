@@ -162,6 +162,9 @@ class ResourceDecl:
     scale: ScaleSubresource | None = None
     printer_columns: tuple[PrinterColumn, ...] = ()
     selectable_fields: tuple[str, ...] = ()
+    crd_annotations: tuple[tuple[str, str], ...] = ()
+    """Annotations of the CRD object the kind must carry again (the API
+    server's `api-approved.kubernetes.io` for `*.k8s.io` groups)."""
 
 
 @dataclass(frozen=True)

@@ -37,11 +37,50 @@ __all__ = [
     "ImportedVersion",
     "crd_documents",
     "read_crd",
+    "yaml_documents",
 ]
 
 CRD_API_VERSION = "apiextensions.k8s.io/v1"
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's loader where PyYAML has it: CRDs of a megabyte and more are common."""
+_NOT_IN_GO_YAML = frozenset({"tag:yaml.org,2002:value", "tag:yaml.org,2002:timestamp"})
+"""YAML 1.1 types PyYAML resolves plain scalars to that go-yaml (the API
+server's reader, through sigs.k8s.io/yaml) leaves strings: a bare `=` (the
+`value` type, which PyYAML then cannot construct) and timestamps."""
+
+
+class _ServerLoader(_BASE_LOADER):  # type: ignore[valid-type,misc]
+    """PyYAML's safe loader, reading plain scalars as go-yaml does."""
+
+    yaml_implicit_resolvers = {
+        first: [
+            (tag, regexp) for tag, regexp in resolvers if tag not in _NOT_IN_GO_YAML
+        ]
+        for first, resolvers in _BASE_LOADER.yaml_implicit_resolvers.items()
+    }
+
+
+def _number_or_sexagesimal(
+    construct: Callable[[yaml.SafeLoader, yaml.ScalarNode], Any],
+) -> Callable[[yaml.SafeLoader, yaml.ScalarNode], Any]:
+    """YAML 1.1's base-60 numbers (`1:20`) are strings to go-yaml."""
+
+    def constructed(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+        if ":" in str(node.value):
+            return loader.construct_scalar(node)
+        return construct(loader, node)
+
+    return constructed
+
+
+for _tag, _construct in (
+    ("tag:yaml.org,2002:int", yaml.SafeLoader.construct_yaml_int),
+    ("tag:yaml.org,2002:float", yaml.SafeLoader.construct_yaml_float),
+):
+    _ServerLoader.add_constructor(_tag, _number_or_sexagesimal(_construct))
+
+
+_LOADER = _ServerLoader
 _TYPE_META = ("apiVersion", "kind", "metadata")
 _SERVER_METADATA = (
     "creationTimestamp",
@@ -146,6 +185,11 @@ def crd_documents(text: str, source: str) -> list[CrdDocument]:
     return found
 
 
+def yaml_documents(text: str) -> list[Any]:
+    """The documents of a YAML stream, read as the API server reads YAML."""
+    return list(yaml.load_all(text, Loader=_LOADER))
+
+
 def _parse(text: str, source: str) -> list[Any]:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
@@ -156,7 +200,7 @@ def _parse(text: str, source: str) -> list[Any]:
         else:
             return value if isinstance(value, list) else [value]
     try:
-        return list(yaml.load_all(text, Loader=_LOADER))
+        return yaml_documents(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
@@ -323,6 +367,20 @@ def _without_type_meta(
     return schema, diagnostics
 
 
+_KEPT_ANNOTATIONS = ("api-approved.kubernetes.io",)
+"""CRD annotations the API server requires (for a `*.k8s.io` or
+`*.kubernetes.io` group), kept on the imported kind so its CRD is again one
+the server accepts."""
+
+
+def _kept_annotations(document: CrdDocument) -> tuple[tuple[str, str], ...]:
+    metadata = document.body.get("metadata") or {}
+    annotations = metadata.get("annotations") or {}
+    return tuple(
+        (key, str(annotations[key])) for key in _KEPT_ANNOTATIONS if key in annotations
+    )
+
+
 def _resource(
     document: CrdDocument,
     entry: dict[str, Any],
@@ -338,6 +396,7 @@ def _resource(
         plural=document.plural,
         singular=str(names.get("singular") or document.kind.lower()),
         namespaced=document.spec.get("scope", "Namespaced") != "Cluster",
+        crd_annotations=_kept_annotations(document),
         short_names=tuple(names.get("shortNames") or ()),
         categories=tuple(names.get("categories") or ()),
         served=bool(entry.get("served", True)),

@@ -30,6 +30,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from opgen.engine.naming import to_camel
 from opgen.engine.openapi import QUANTITY_PATTERN
 from opgen.errors import SchemaError
 from opgen.model.openapi import (
@@ -52,6 +53,7 @@ __all__ = [
     "Recognised",
     "Recogniser",
     "SchemaReader",
+    "attribute_names",
     "read_components",
     "read_schema",
     "snake_case",
@@ -78,10 +80,19 @@ _TYPES_DESCRIPTION = " description of the type"
 """Marks, among the keywords a shape accounts for, a description the type writes."""
 _RESERVED = frozenset(
     {
+        # Names the generated annotations use, which a field of the class body
+        # would shadow for the fields after it (`list: ...` then `list[str]`;
+        # resource.k8s.io's DeviceAttribute has a field called `bool`).
+        "bool",
+        "dict",
+        "float",
+        "int",
+        "list",
+        "op",
+        "str",
         # Names a Pydantic model cannot use for a field, or should not shadow.
         "construct",
         "copy",
-        "dict",
         "fields",
         "from_orm",
         "json",
@@ -92,13 +103,6 @@ _RESERVED = frozenset(
         "schema_json",
         "update_forward_refs",
         "validate",
-        # Types the class's annotations name: a field called `bool` would
-        # shadow `bool` in `bool | None` (resource.k8s.io's DeviceAttribute).
-        "bool",
-        "float",
-        "int",
-        "list",
-        "str",
     }
 )
 
@@ -154,6 +158,31 @@ def snake_case(wire_name: str) -> str:
     if name.startswith("model_"):
         name = f"{name}_"  # Pydantic reserves the model_ prefix
     return name
+
+
+def attribute_names(wire_names: Iterable[str]) -> dict[str, str]:
+    """The Python attribute of each of a model's JSON field names. Where two
+    would be one (`mirrorPercent` and `mirror_percent`), the name goes to the
+    field whose JSON name `op.Model`'s camelCase rule gives back from it
+    (`mirrorPercent`), else to the first in order, and the others get `_2`,
+    `_3`, ... (each keeps its JSON name as the alias)."""
+    wires = list(wire_names)
+    claims: dict[str, list[str]] = {}
+    for wire in wires:
+        claims.setdefault(snake_case(wire), []).append(wire)
+    taken = set(claims)
+    names: dict[str, str] = {}
+    for name, claimants in claims.items():
+        natural = [w for w in claimants if to_camel(name) == w]
+        ordered = natural[:1] + [w for w in claimants if w not in natural[:1]]
+        names[ordered[0]] = name
+        number = 2
+        for wire in ordered[1:]:
+            while f"{name}_{number}" in taken:
+                number += 1
+            names[wire] = f"{name}_{number}"
+            taken.add(names[wire])
+    return {wire: names[wire] for wire in wires}
 
 
 class SchemaReader:
@@ -216,15 +245,9 @@ class SchemaReader:
                 "which are not properties"
             )
         fields: list[FieldDecl] = []
-        python_names: dict[str, str] = {}
+        python_names = attribute_names(raw.get("properties", {}))
         for wire, sub in raw.get("properties", {}).items():
-            name = snake_case(wire)
-            if name in python_names:
-                raise SchemaError(
-                    f"{key}: the fields {python_names[name]!r} and {wire!r} "
-                    f"would both be the attribute {name!r}"
-                )
-            python_names[name] = wire
+            name = python_names[wire]
             fields.append(
                 FieldDecl(
                     name=name,
@@ -233,8 +256,11 @@ class SchemaReader:
                     required=wire in required,
                 )
             )
+        # The node that holds the model carries its default (a field's own).
         facts = self.facts(
-            raw, exclude={"properties", "required", "description", "type"}, where=key
+            raw,
+            exclude={"properties", "required", "description", "type", "default"},
+            where=key,
         )
         self.models[key] = ModelDecl(
             key=key,

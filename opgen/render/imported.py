@@ -45,7 +45,7 @@ from opgen.render.views import (
     project_view,
 )
 from opgen.render.yaml import dump_documents
-from opgen.schema.catalogue import Mapped, TypeMatcher
+from opgen.schema.catalogue import Mapped, TypeMatcher, has_descriptions
 from opgen.schema.check import inspect_crd
 from opgen.write.files import File
 
@@ -166,7 +166,12 @@ def imported_outputs(
                 hint="import it again with `opgen import crd FILE --force` to "
                 "record the versions it has",
             )
-        matchers = {version: TypeMatcher() for version in record.versions}
+        described = has_descriptions(
+            [version.get("schema") for version in document.spec["versions"]]
+        )
+        matchers = {
+            version: TypeMatcher(described=described) for version in record.versions
+        }
         read[record.crd] = read_crd(
             document,
             record.versions,

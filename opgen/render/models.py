@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from opgen.api import InapplicableKeywords
 from opgen.engine.naming import pluralize, to_camel
 from opgen.errors import SchemaError
 from opgen.model.openapi import (
@@ -40,6 +41,7 @@ from opgen.model.openapi import (
     Node,
     ResourceDecl,
     Scalar,
+    Shape,
     Untyped,
 )
 from opgen.render.templating import render, render_statement
@@ -355,6 +357,9 @@ def _kind_decorators(resource: ResourceDecl) -> list[str]:
     decorators += [
         f"op.selectable_field({_string(path)})" for path in resource.selectable_fields
     ]
+    if resource.crd_annotations:
+        annotations = _literal(dict(resource.crd_annotations))
+        decorators.append(f"op.crd_metadata(annotations={annotations})")
     return decorators
 
 
@@ -363,33 +368,84 @@ def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> ModelField
     node = item.node
     expression, markers = _type_of(node, state, where=where)
     default = node.default
-    if default is not NO_DEFAULT and default in _EMPTY:
+    if default is not NO_DEFAULT and (
+        default in _EMPTY or _holds_classes(node, default)
+    ):
         markers.append(f"op.Default({_literal(default)})")
     if item.required and default is not NO_DEFAULT:
         markers.append("op.Required()")
     if markers:
         state.uses_annotated = True
         expression = f"Annotated[{expression}, {', '.join(markers)}]"
+    arguments: list[str] = []
     if default is not NO_DEFAULT:
-        value: str | None = _literal(default)
+        value: str | None = _python_value(node, default, state)
+        if _holds_classes(node, default):
+            # Made when a model is made: the class may be defined further down.
+            arguments.append(f"default_factory=lambda: {value}")
+        else:
+            arguments.append(str(value))
     elif item.required:
         value = None
     else:
         expression = f"{expression} | None"
         value = "None"
+        arguments.append(value)
     if to_camel(item.name) != item.wire_name or keyword.iskeyword(item.wire_name):
+        arguments.append(f"alias={_string(item.wire_name)}")
+    if len(arguments) == 1 and not arguments[0].startswith(("alias=", "default_")):
+        value = arguments[0]
+    elif arguments:
         state.uses_field = True
-        value = (
-            f"Field(alias={_string(item.wire_name)})"
-            if value is None
-            else f"Field({value}, alias={_string(item.wire_name)})"
-        )
+        value = f"Field({', '.join(arguments)})"
     return ModelFieldView(
         name=item.name,
         annotation=expression,
         default=value,
         docstring=_docstring(node.description, "    "),
     )
+
+
+def _holds_classes(node: Node, value: Any) -> bool:
+    """Whether the default `value` holds objects of classes: its Python value is
+    then made of instances, whose serialised form may differ from the CRD's
+    (the classes' own defaults filled in), so `op.Default` keeps the CRD's."""
+    shape = node.shape
+    if isinstance(shape, ModelRef | KnownType):
+        return isinstance(value, dict)
+    if isinstance(shape, ListOf) and isinstance(value, list):
+        return any(_holds_classes(shape.item, item) for item in value)
+    if isinstance(shape, MapOf) and isinstance(value, dict):
+        return any(_holds_classes(shape.value, item) for item in value.values())
+    return False
+
+
+def _python_value(node: Node, value: Any, state: _Module) -> str:
+    """A JSON default as a Python value of the node's type: objects of a class
+    as instances (`Status(observed_generation=-1)`), not dict literals."""
+    shape = node.shape
+    model = state.models.named(shape.key) if isinstance(shape, ModelRef) else None
+    if isinstance(model, ModelDecl) and isinstance(value, dict):
+        fields = {item.wire_name: item for item in model.fields}
+        if set(value) <= set(fields):
+            arguments = ", ".join(
+                f"{fields[wire].name}={_python_value(fields[wire].node, v, state)}"
+                for wire, v in value.items()
+            )
+            return f"{state.reference(model.key)}({arguments})"
+        return f"{state.reference(model.key)}.model_validate({_literal(value)})"
+    if isinstance(shape, KnownType) and isinstance(value, dict):
+        return f"op.{shape.name}.model_validate({_literal(value)})"
+    if isinstance(shape, ListOf) and isinstance(value, list):
+        items = ", ".join(_python_value(shape.item, item, state) for item in value)
+        return f"[{items}]"
+    if isinstance(shape, MapOf) and isinstance(value, dict):
+        entries = ", ".join(
+            f"{_string(key)}: {_python_value(shape.value, item, state)}"
+            for key, item in value.items()
+        )
+        return "{" + entries + "}"
+    return _literal(value)
 
 
 def _type_of(node: Node, state: _Module, *, where: str = "") -> tuple[str, list[str]]:
@@ -427,8 +483,37 @@ def _type_of(node: Node, state: _Module, *, where: str = "") -> tuple[str, list[
     else:  # pragma: no cover - the Shape union is closed
         raise TypeError(shape)
     what = "map" if isinstance(shape, MapOf) else "node"
+    inapplicable = _inapplicable(shape, facts)
     markers = [_marker_text(m) for m in _markers(tuple(facts.items()), what, where)]
+    if inapplicable:
+        arguments = ", ".join(f"{k}={_literal(v)}" for k, v in inapplicable)
+        markers.append(f"op.InapplicableKeywords({arguments})")
     return expression, markers
+
+
+def _inapplicable(shape: Shape, facts: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Takes out of `facts` the keywords that do not apply to the node's type
+    (`maxLength` on an array), which the server stores and ignores."""
+    json_type = (
+        shape.type
+        if isinstance(shape, Scalar)
+        else (
+            "array"
+            if isinstance(shape, ListOf)
+            else "object" if isinstance(shape, MapOf | ModelRef) else None
+        )
+    )
+    if json_type is None:
+        return []
+    applies_to = InapplicableKeywords.applies_to
+    found = [
+        (key, facts[key])
+        for key in sorted(facts)
+        if key in applies_to and json_type not in applies_to[key]
+    ]
+    for key, _ in found:
+        del facts[key]
+    return found
 
 
 def _nested(node: Node, state: _Module, where: str) -> str:
@@ -488,6 +573,10 @@ def _markers(
             _Marker("MapType" if what == "map" else "StructType", (_string(v),))
         ],
         "x-kubernetes-validations": lambda v: [_rule(rule) for rule in v],
+        "oneOf": lambda v: [_Marker("OneOf", tuple(_literal(s) for s in v))],
+        "anyOf": lambda v: [_Marker("AnyOf", tuple(_literal(s) for s in v))],
+        "allOf": lambda v: [_Marker("AllOf", tuple(_literal(s) for s in v))],
+        "not": lambda v: [_Marker("Not", (_literal(v),))],
     }
     for keyword_ in ("minimum", "maximum"):
         if keyword_ in given:

@@ -11,7 +11,13 @@ whose schema the node is, so the imported field is typed
 The type's schema is the one opgen writes for it (this stage builds it, as
 for any field), compared without descriptions:
 
-- **the same** when every keyword matches, descriptions aside;
+- **the same** when every keyword matches, descriptions aside, where the
+  node's descriptions (if it has any) read like the type's, and the node has
+  at least three fields (counted all the way down), or a description word for
+  word the type's, or the field's name shares a word with the type's
+  (`secretRef`, LocalObjectReference): a lone `{name}` or a `{name, value}`
+  is many projects' own reference or variable before it is `PodOS` or
+  `HTTPHeader`;
 - **the same type from an older Kubernetes release** when every leaf of the
   node is in the type's schema with the same value, and what the type has
   beyond the node is what newer releases add: fields, defaults, list and map
@@ -23,6 +29,9 @@ for any field), compared without descriptions:
   the node has descriptions, at least half of them must read like the type's
   (most words shared), so that another project's condition type is not taken
   for `PersistentVolumeClaimCondition`;
+- a description inside the node worded otherwise than the type's is also
+  what another release differs by: it is listed with the fields that
+  release adds, and the type writes its own wording;
 - the node's own keywords that a field adds to its type (a `default`, CEL
   rules, `nullable`, ...) stay with the field.
 
@@ -51,7 +60,7 @@ from opgen.openapi.parse import Recognised, SchemaNode
 from opgen.schema.build import model_schema
 from opgen.schema.options import EMBEDDED_OBJECT_META_SCHEMA, CrdOptions
 
-__all__ = ["Mapped", "TypeMatcher"]
+__all__ = ["Mapped", "TypeMatcher", "has_descriptions"]
 
 _NEWER_MAY_ADD = frozenset(
     {
@@ -78,6 +87,7 @@ _FIELD_KEYWORDS = frozenset(
 )
 """What a field may add to the schema of the type it holds (its markers)."""
 _MIN_FIELDS = 2
+_DISTINCTIVE_FIELDS = 3
 _MIN_COVERAGE = 0.6
 _VALUE_TYPES = frozenset(KNOWN.values()) - {"ObjectMeta"}
 
@@ -179,8 +189,11 @@ class TypeMatcher:
     """The reader's `Recogniser` for one import: which object nodes are types
     opgen has. `mapped` lists every match, in reading order."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, described: bool = False) -> None:
         self.mapped: list[Mapped] = []
+        self.described = described
+        """The CRD has descriptions: a node without the type's is then
+        another release's (or a trimmed copy), as one worded otherwise is."""
 
     def __call__(self, raw: SchemaNode, where: str) -> Recognised | None:
         field = where.rsplit(".", 1)[-1] if "." in where else ""
@@ -208,9 +221,21 @@ class TypeMatcher:
                 if outcome is None:
                     continue
                 newer, consumed = outcome
-                if not newer or (
-                    _enough(names, candidate.fields)
-                    and _documented_alike(raw, _described(position, embedded))
+                described = _described(position, embedded)
+                if self.described:
+                    newer = [*newer, *_reworded(raw, described, "")]
+                if (
+                    not newer
+                    and _documented_alike(raw, described)
+                    and (
+                        _distinctive(raw)
+                        or _agreement(raw, described) > 0
+                        or _affinity(candidate.name, _spelled_out(field)) > 0
+                    )
+                ) or (
+                    newer
+                    and _enough(names, candidate.fields)
+                    and _documented_alike(raw, described)
                 ):
                     found = Mapped(where, candidate.name, tuple(newer), embedded)
                     passed.append((position, found, consumed))
@@ -316,6 +341,59 @@ def _containing(names: frozenset[str]) -> frozenset[int]:
 
 def _enough(names: frozenset[str], fields: frozenset[str]) -> bool:
     return len(names) >= _MIN_FIELDS and len(names) >= _MIN_COVERAGE * len(fields)
+
+
+def _distinctive(node: Any) -> bool:
+    """Whether a node's shape alone says which type it is: at least
+    `_DISTINCTIVE_FIELDS` fields, counted all the way down. A `{name}` or a
+    `{name, value}` is many projects' own type (a reference to their kind, an
+    environment variable) before it is `PodOS` or `HTTPHeader`; such a node is
+    a type of opgen's only where the field's name says so."""
+    return _field_count(node) >= _DISTINCTIVE_FIELDS
+
+
+def has_descriptions(node: Any) -> bool:
+    """Whether a schema has a description anywhere."""
+    if isinstance(node, dict):
+        return any(
+            (key == "description" and isinstance(value, str)) or has_descriptions(value)
+            for key, value in node.items()
+        )
+    if isinstance(node, list):
+        return any(has_descriptions(value) for value in node)
+    return False
+
+
+def _reworded(node: Any, schema: Any, path: str) -> Iterator[str]:
+    """Paths inside `node` whose description is not the type's, word for word
+    (another release's wording): the type writes its own there."""
+    if not isinstance(node, dict) or not isinstance(schema, dict):
+        return
+    for name, sub in (node.get("properties") or {}).items():
+        theirs = (schema.get("properties") or {}).get(name)
+        if not isinstance(sub, dict) or not isinstance(theirs, dict):
+            continue
+        mine, other = sub.get("description"), theirs.get("description")
+        if str(mine or "").split() != str(other or "").split():
+            yield f"{path}.{name} description"
+        yield from _reworded(sub, theirs, f"{path}.{name}")
+    for key, suffix in (("items", "[*]"), ("additionalProperties", "{*}")):
+        yield from _reworded(node.get(key), schema.get(key), path + suffix)
+
+
+def _spelled_out(field: str) -> str:
+    """A field's name with a trailing `Ref` read as `Reference`."""
+    return field + "erence" if field.endswith("Ref") else field
+
+
+def _field_count(node: Any) -> int:
+    if not isinstance(node, dict):
+        return 0
+    properties = node.get("properties") or {}
+    count = len(properties) + sum(_field_count(sub) for sub in properties.values())
+    for key in ("items", "additionalProperties"):
+        count += _field_count(node.get(key))
+    return count
 
 
 def _documented_alike(node: Any, schema: Any) -> bool:

@@ -9,6 +9,7 @@ modules (through opgen's loader, as a types file would be) and
 
 from __future__ import annotations
 
+import copy
 import importlib
 import os
 import sys
@@ -29,7 +30,7 @@ from opgen.render.crd import crd_document
 from opgen.schema.options import CrdOptions
 from tests.schema_paths import SchemaDiff, compare_crds
 
-__all__ = ["ImportedProject", "has_descriptions", "opgen"]
+__all__ = ["ImportedProject", "as_compared", "has_descriptions", "opgen"]
 
 PACKAGE = "demo"
 
@@ -64,21 +65,28 @@ def has_descriptions(crd: dict[str, Any]) -> bool:
 class ImportedProject:
     root: Path
     output: str
+    package: str = PACKAGE
 
     @classmethod
     def create(
-        cls, root: Path, crds: Sequence[dict[str, Any]], *flags: str
+        cls,
+        root: Path,
+        crds: Sequence[dict[str, Any]],
+        *flags: str,
+        package: str = PACKAGE,
     ) -> ImportedProject:
         root.mkdir(parents=True, exist_ok=True)
         code, output = opgen(
-            root, "init", "--domain", "example.com", "--project-name", PACKAGE
+            root,
+            *("init", "--domain", "example.com"),
+            *("--project-name", package.replace("_", "-")),
         )
         assert code == 0, output
         source = root.parent / f"{root.name}-crds.yaml"
         source.write_text(yaml.safe_dump_all(crds, sort_keys=False))
         code, output = opgen(root, "import", "crd", str(source), *flags)
         assert code == 0, output
-        return cls(root, output)
+        return cls(root, output, package)
 
     def add_own_kind(self, kind: str, types: str, reconciler: str) -> None:
         """`create api --group issuing --version v1 --kind KIND --no-controller`,
@@ -98,7 +106,7 @@ class ImportedProject:
     @property
     def modules(self) -> list[Path]:
         """The imported group/version modules (`<pkg>/imported/<group>/<version>`)."""
-        base = self.root / PACKAGE / "imported"
+        base = self.root / self.package / "imported"
         return sorted(
             path / "__init__.py"
             for group in base.iterdir()
@@ -109,7 +117,7 @@ class ImportedProject:
 
     def kinds(self) -> dict[str, Kind]:
         """The imported kinds by CRD name, with the classes of their versions."""
-        with importable(self.root, PACKAGE):
+        with importable(self.root, self.package):
             loaded = load_kinds(self.modules)
         return {kind.crd_name: kind for kind in loaded.kinds}
 
@@ -121,7 +129,7 @@ class ImportedProject:
             yield importlib.import_module(module)
         finally:
             sys.path.remove(str(self.root))
-            for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
+            for name in [n for n in sys.modules if n.split(".")[0] == self.package]:
                 del sys.modules[name]
 
     def round_trip(
@@ -140,7 +148,10 @@ class ImportedProject:
         )
         ours, _, _ = crd_document(kind, options)
         return compare_crds(
-            ours, crd, newer_subtrees=self.older_nodes(crd), theirs_name="the original"
+            as_compared(ours),
+            as_compared(crd),
+            newer_subtrees=self.older_nodes(crd),
+            theirs_name="the original",
         )
 
     def older_nodes(self, crd: dict[str, Any]) -> list[str]:
@@ -153,6 +164,53 @@ class ImportedProject:
                 if path.startswith(f"{kind}."):
                     found.append(path.removeprefix(f"{kind}."))
         return found
+
+
+def as_compared(crd: dict[str, Any]) -> dict[str, Any]:
+    """`crd` as the API server stores and means it, with the differences
+    docs/import.md allows taken out: the names the server defaults (singular,
+    `listKind`), an empty `subresources: {}` (none), `preserveUnknownFields:
+    false` (the default), a conversion webhook (not imported), the order of
+    `required` lists, and the root's type meta (`apiVersion`, `kind`,
+    `metadata`: every object's, whatever the schema says)."""
+    copied: dict[str, Any] = copy.deepcopy(crd)
+    spec = copied["spec"]
+    spec.pop("conversion", None)
+    if spec.get("preserveUnknownFields") is False:
+        del spec["preserveUnknownFields"]
+    names = spec["names"]
+    names.setdefault("singular", names["kind"].lower())
+    names.setdefault("listKind", f"{names['kind']}List")
+    for version in spec["versions"]:
+        if version.get("subresources") == {}:
+            del version["subresources"]
+        root = version["schema"]["openAPIV3Schema"]
+        _sort_required(root)
+        for name in ("apiVersion", "kind", "metadata"):
+            (root.get("properties") or {}).pop(name, None)
+        required = [
+            name
+            for name in root.get("required", [])
+            if name not in ("apiVersion", "kind", "metadata")
+        ]
+        if required:
+            root["required"] = required
+        else:
+            root.pop("required", None)
+    return copied
+
+
+def _sort_required(node: Any) -> None:
+    """`required` lists in name order (the server keeps them as given; their
+    order means nothing)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("required"), list):
+            node["required"] = sorted(node["required"])
+        for value in node.values():
+            _sort_required(value)
+    elif isinstance(node, list):
+        for value in node:
+            _sort_required(value)
 
 
 def _describes_nested_metadata(crd: dict[str, Any]) -> bool:

@@ -177,13 +177,6 @@ def _no_schema() -> dict[str, Any]:
     return crd
 
 
-def _one_of() -> dict[str, Any]:
-    crd = crds.quota()
-    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
-    spec["oneOf"] = [{"required": ["hard"]}, {"required": ["scopes"]}]
-    return crd
-
-
 def _not_structural() -> dict[str, Any]:
     crd = crds.quota()
     spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
@@ -237,11 +230,6 @@ def _one_package_two_groups() -> list[dict[str, Any]]:
         ),
         ("", "bad.yaml: holds no CustomResourceDefinition"),
         (
-            yaml.safe_dump(_one_of()),
-            "bad.yaml: document 1 (quotas.quota.example.com): version v1beta1: "
-            "Quota.spec: no opgen marker writes 'oneOf'",
-        ),
-        (
             yaml.safe_dump_all(_one_package_two_groups()),
             "bad.yaml: document 1 (quotas.foo-bar.io) and bad.yaml: document 2 "
             "(limits.foo.bar-io): the groups foo-bar.io and foo.bar-io make one "
@@ -255,7 +243,6 @@ def _one_package_two_groups() -> list[dict[str, Any]]:
         "not-structural",
         "v1beta1",
         "empty",
-        "no-marker",
         "one-package",
     ],
 )

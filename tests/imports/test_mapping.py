@@ -49,7 +49,8 @@ def test_the_schema_of_a_type_is_the_type_with_or_without_descriptions(
 ) -> None:
     node = k8s_schema(type_name, "A field's own documentation.")
     assert _match(node)[0] == expected
-    assert _match(_undocumented(node))[0] == expected
+    # A small type without descriptions is the type where the field says so.
+    assert _match(_undocumented(node), "K.spec.templateRef")[0] == expected
     mapped = _match(node)[1]
     assert mapped.newer_only == () and not mapped.embedded_object_meta
 
@@ -75,6 +76,19 @@ def test_an_older_release_is_the_type_with_what_the_release_adds_listed() -> Non
 def test_shapes_that_are_not_the_type_are_not_taken_for_it() -> None:
     # One field only: a CRD's own `{name}` is not a LocalObjectReference.
     assert _match(obj({"name": string()}))[0] is None
+    # Nor, by shape alone, PodOS or HTTPHeader: the field's name or the
+    # descriptions must say so.
+    reference = obj({"name": string("Name of the Secret.")}, "A secret.")
+    assert _match(reference, "K.spec.secretRef")[0] is None
+    assert _match(_undocumented(reference), "K.spec.os")[0] is None
+    variable = obj(
+        {
+            "name": string("Name is the name of the variable."),
+            "value": string("Value is the value of the variable."),
+        }
+    )
+    assert _match(variable, "K.spec.env[*]")[0] is None
+    assert _match(_undocumented(variable), "K.spec.info[*]")[0] is None
     # A condition of the project's own (reason and message optional) is not
     # metav1.Condition, whose schema requires them and bounds them.
     own_condition = k8s_item("Condition")

@@ -255,16 +255,6 @@ def test_components_follow_refs_and_known_types() -> None:
         (
             {
                 "type": "object",
-                "properties": {
-                    "podIP": {"type": "string"},
-                    "podIp": {"type": "string"},
-                },
-            },
-            "both be the attribute",
-        ),
-        (
-            {
-                "type": "object",
                 "properties": {"a": {"$ref": "#/components/schemas/missing"}},
             },
             "not defined",

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, find, settings
-from hypothesis import strategies as st
 
 from opgen.engine.duration import DURATION_PATTERN
 from opgen.engine.goregex import go_regex
+from tests.proof.sampling_regex import matching_text
 from tests.proof.values import UNCHECKED_FORMAT_SAMPLES, repair_cel
 
 __all__ = ["Violation", "minimal", "violations"]
@@ -36,7 +36,7 @@ def _shortest_match(pattern: str, low: int, high: int) -> str:
     """The smallest string (Hypothesis' shrinking order) matching a Go pattern."""
     if pattern == DURATION_PATTERN:
         return "1s"
-    strategy = st.from_regex(go_regex(pattern), fullmatch=True)
+    strategy = matching_text(pattern)
     found: str = find(
         strategy,
         lambda text: low <= len(text) <= high,

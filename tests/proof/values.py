@@ -26,8 +26,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from opgen.engine.duration import DURATION_PATTERN
-from opgen.engine.goregex import go_regex
 from opgen.engine.openapi import CHECKED_FORMATS
+from tests.proof.sampling_regex import matching_text
 
 __all__ = ["CEL_REPAIRS", "UNCHECKED_FORMAT_SAMPLES", "ObjectMaker", "body_for"]
 
@@ -236,7 +236,7 @@ class ObjectMaker:
         if pattern == DURATION_PATTERN:
             return str(self._draw(_DURATION))
         if pattern:
-            matching = st.from_regex(go_regex(pattern), fullmatch=True)
+            matching = matching_text(pattern)
             return str(
                 self._draw(matching.filter(lambda text: low <= len(text) <= high))
             )

@@ -98,7 +98,7 @@ CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
     ),
     "pattern RE2 cannot compile": (
         _field({"type": "string", "pattern": "(?<=a)b"}),
-        "look-behind",
+        "invalid perl operator: (?<=",
     ),
     # OpenAPI schema rules (pkg/apis/apiextensions/validation)
     "type null": (

@@ -112,7 +112,7 @@ def check_names(spec: dict[str, Any], report: Report) -> None:
             "spec.scope",
             f'Unsupported value: {scope!r}: supported values: "Cluster", "Namespaced"',
         )
-    names = spec.get("names", {})
+    names = _defaulted(spec.get("names", {}))
     for name in ("plural", "singular", "kind", "listKind"):
         if not names.get(name):
             report.error(child("spec.names", name), "Required value")
@@ -146,3 +146,17 @@ def check_names(spec: dict[str, Any], report: Report) -> None:
                     index(child("spec.names", name), position),
                     f"Invalid value: {value!r}: {problem}",
                 )
+
+
+def _defaulted(names: dict[str, Any]) -> dict[str, Any]:
+    """The names as the API server defaults them before it validates them: a
+    missing singular is the kind in lower case, a missing listKind `<kind>List`."""
+    kind = names.get("kind")
+    if not kind or not isinstance(kind, str):
+        return names
+    filled = dict(names)
+    if not filled.get("singular"):
+        filled["singular"] = kind.lower()
+    if not filled.get("listKind"):
+        filled["listKind"] = f"{kind}List"
+    return filled
