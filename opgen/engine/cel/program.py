@@ -1,0 +1,148 @@
+"""Compiling and running one CEL expression in Kubernetes' environment.
+
+The CEL engine is the `common-expression-language` package (the Rust `cel`
+crate; docs/markers.md has the measurement behind the choice). Kubernetes'
+libraries (`opgen.engine.cel.library`) are added to one context per thread;
+each evaluation sets the variables it needs (`self`, `oldSelf`) on it.
+
+On Python 3.10 the package has no wheels: `available()` is False there and
+callers say so (rules are then left to the API server).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from opgen.engine.cel.library import FUNCTIONS, NAMESPACES
+
+_cel: Any
+try:
+    import cel as _cel
+except ImportError:  # Python 3.10, or installed without the package
+    _cel = None
+
+__all__ = [
+    "NO_OLD_SELF",
+    "CelEvaluationError",
+    "CelSyntaxError",
+    "OptionalOf",
+    "available",
+    "compile_expression",
+    "evaluate",
+]
+
+MISSING_ENGINE = (
+    "CEL rules are not checked in Python: the 'common-expression-language' package "
+    "is not installed (it has wheels for Python 3.11 and later); "
+    "`pip install common-expression-language` to check them"
+)
+
+
+class CelSyntaxError(ValueError):
+    """An expression that does not parse; `line` and `column` count from 1."""
+
+    def __init__(self, expression: str, detail: str, line: int, column: int) -> None:
+        super().__init__(f"{detail} (line {line}, column {column})")
+        self.expression = expression
+        self.detail = detail
+        self.line = line
+        self.column = column
+
+
+class CelEvaluationError(ValueError):
+    """An expression that failed while running (no such key, overflow, ...)."""
+
+
+_POSITION = re.compile(r"<input>:(\d+):(\d+): (.*?)(?:\n|$)")
+
+
+def available() -> bool:
+    """Whether the CEL engine is installed."""
+    return _cel is not None
+
+
+@lru_cache(maxsize=4096)
+def compile_expression(expression: str) -> Any:
+    """The compiled program for `expression`; `CelSyntaxError` if it does not parse."""
+    if _cel is None:
+        raise CelEvaluationError(MISSING_ENGINE)
+    try:
+        return _cel.compile(expression)
+    except ValueError as error:
+        text = str(error)
+        found = _POSITION.search(text)
+        if found is None:
+            raise CelSyntaxError(expression, text, 1, 1) from None
+        raise CelSyntaxError(
+            expression, found.group(3), int(found.group(1)), int(found.group(2))
+        ) from None
+
+
+@dataclass(frozen=True)
+class _NoOldSelf:
+    """`oldSelf` of a rule with optionalOldSelf on a create: `optional.none()`."""
+
+
+NO_OLD_SELF = _NoOldSelf()
+
+
+@dataclass(frozen=True)
+class OptionalOf:
+    """`oldSelf` of a rule with optionalOldSelf on an update: `optional.of(value)`."""
+
+    value: Any
+
+
+class _Contexts(threading.local):
+    context: Any = None
+
+
+_CONTEXTS = _Contexts()
+
+
+def _context() -> Any:
+    context = _CONTEXTS.context
+    if context is None:
+        assert _cel is not None
+        context = _cel.Context()
+        for name, function in FUNCTIONS.items():
+            context.add_function(name, function)
+        for name, value in NAMESPACES.items():
+            context.add_variable(name, value)
+        _CONTEXTS.context = context
+    return context
+
+
+def _cel_value(value: Any) -> Any:
+    if value is NO_OLD_SELF:
+        assert _cel is not None
+        return _cel.OptionalValue.none()
+    if isinstance(value, OptionalOf):
+        assert _cel is not None
+        return _cel.OptionalValue.of(value.value)
+    return value
+
+
+def evaluate(expression: str, variables: dict[str, Any]) -> Any:
+    """Run `expression` with `variables` (wire values: dicts, lists, str, int, ...)."""
+    program = compile_expression(expression)
+    context = _context()
+    for name, value in variables.items():
+        context.add_variable(name, _cel_value(value))
+    try:
+        return program.execute(context)
+    except (RuntimeError, TypeError, ValueError, KeyError, IndexError) as error:
+        raise CelEvaluationError(_evaluation_message(error)) from None
+    except OverflowError:
+        raise CelEvaluationError("integer overflow") from None
+
+
+def _evaluation_message(error: BaseException) -> str:
+    if isinstance(error, KeyError):
+        return f"no such key: {error.args[0] if error.args else ''}"
+    text = str(error).split("\n", 1)[0]
+    return text
