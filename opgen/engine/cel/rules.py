@@ -24,6 +24,7 @@ from opgen.engine.cel.facts import uses_old_self
 from opgen.engine.cel.program import (
     NO_OLD_SELF,
     CelEvaluationError,
+    CelSyntaxError,
     OptionalOf,
     evaluate,
 )
@@ -160,6 +161,8 @@ def check_rules(
         field = str(rule.get("fieldPath") or "")
         try:
             passed = evaluate(expression, variables)
+        except CelSyntaxError:
+            continue  # optional syntax (`.?`) the engine cannot parse: the server's
         except CelEvaluationError as error:
             violations.append(
                 Violation(

@@ -1,0 +1,294 @@
+"""A CEL parser for checking rules: expressions to a small tree with positions.
+
+The CEL engine parses and runs expressions but shows no tree; opgen's rule
+check (`opgen.engine.cel.check`) needs one to find unknown fields, wrong types
+and functions the server does not offer, and where in the rule they are.
+This parser follows CEL's grammar (operators and precedence, member calls,
+indexing, list/map literals, the optional `.?`/`[?` forms, string and bytes
+literals with their prefixes); the engine stays the judge of syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Node", "ParseError", "parse"]
+
+
+@dataclass
+class Node:
+    """One node: `kind` is ident, select, call, index, literal, list, map or
+    struct; `position` the offset in the expression."""
+
+    kind: str
+    position: int
+    name: str = ""
+    """The identifier, selected field, function name, or literal's type."""
+    args: list[Node] = field(default_factory=list)
+    target: Node | None = None
+    """The operand (select, index) or receiver (a member call)."""
+    value: object = None
+    optional: bool = False
+
+
+class ParseError(ValueError):
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(message)
+        self.position = position
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<space>\s+|//[^\n]*)
+  | (?P<number>0[xX][0-9a-fA-F]+[uU]?|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+[uU]?)
+  | (?P<string>(?:[rR][bB]?|[bB][rR]?)?(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
+  | (?P<ident>[_a-zA-Z][_a-zA-Z0-9]*)
+  | (?P<op>\.\?|\[\?|==|!=|<=|>=|&&|\|\||[-+*/%!<>?:.,()\[\]{}])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+_RESERVED = frozenset(
+    {
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str
+    text: str
+    position: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    position = 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise ParseError(
+                f"token recognition error at: {text[position]!r}", position
+            )
+        kind = match.lastgroup or ""
+        if kind != "space":
+            tokens.append(_Token(kind, match.group(), position))
+        position = match.end()
+    tokens.append(_Token("end", "", len(text)))
+    return tokens
+
+
+_BINARY = [
+    ("||",),
+    ("&&",),
+    ("==", "!=", "<", "<=", ">", ">=", "in"),
+    ("+", "-"),
+    ("*", "/", "%"),
+]
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.tokens = _tokens(text)
+        self.at = 0
+
+    @property
+    def token(self) -> _Token:
+        return self.tokens[self.at]
+
+    def take(self, text: str | None = None) -> _Token:
+        token = self.token
+        if text is not None and token.text != text:
+            shown = token.text or "end of input"
+            raise ParseError(f"expected {text!r}, found {shown!r}", token.position)
+        self.at += 1
+        return token
+
+    def is_op(self, *texts: str) -> bool:
+        return self.token.kind in ("op", "ident") and self.token.text in texts
+
+    def expression(self) -> Node:
+        condition = self.binary(0)
+        if self.is_op("?"):
+            position = self.take().position
+            then = self.binary(0)
+            self.take(":")
+            otherwise = self.expression()
+            return Node("call", position, "_?_:_", [condition, then, otherwise])
+        return condition
+
+    def binary(self, level: int) -> Node:
+        if level == len(_BINARY):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.is_op(*_BINARY[level]):
+            operator = self.take()
+            right = self.binary(level + 1)
+            left = Node("call", operator.position, f"_{operator.text}_", [left, right])
+            if level == 2 and self.is_op(*_BINARY[level]):
+                # relations do not chain in CEL's grammar, but parse left to right
+                continue
+        return left
+
+    def unary(self) -> Node:
+        if self.is_op("!", "-"):
+            operator = self.take()
+            operand = self.unary()
+            if (
+                operator.text == "-"
+                and operand.kind == "literal"
+                and operand.name in ("int", "double")
+                and isinstance(operand.value, int | float)
+            ):
+                operand.value = -operand.value
+                operand.position = operator.position
+                return operand
+            return Node("call", operator.position, f"{operator.text}_", [operand])
+        return self.member()
+
+    def member(self) -> Node:
+        node = self.primary()
+        while True:
+            if self.is_op(".", ".?"):
+                optional = self.take().text == ".?"
+                name = self.take()
+                if name.kind != "ident":
+                    raise ParseError("expected a field name", name.position)
+                if self.is_op("(") and not optional:
+                    self.take()
+                    args = self.arguments(")")
+                    node = Node("call", name.position, name.text, args, target=node)
+                else:
+                    node = Node(
+                        "select",
+                        name.position,
+                        name.text,
+                        target=node,
+                        optional=optional,
+                    )
+            elif self.is_op("[", "[?"):
+                bracket = self.take()
+                index = self.expression()
+                self.take("]")
+                node = Node(
+                    "index",
+                    bracket.position,
+                    args=[index],
+                    target=node,
+                    optional=bracket.text == "[?",
+                )
+            else:
+                return node
+
+    def arguments(self, closing: str) -> list[Node]:
+        args: list[Node] = []
+        while not self.is_op(closing):
+            args.append(self.expression())
+            if not self.is_op(","):
+                break
+            self.take(",")
+        self.take(closing)
+        return args
+
+    def primary(self) -> Node:
+        token = self.token
+        if token.kind == "number":
+            self.take()
+            return _number(token)
+        if token.kind == "string":
+            self.take()
+            return Node(
+                "literal",
+                token.position,
+                "bytes" if "b" in _prefix(token.text) else "string",
+            )
+        if token.kind == "ident":
+            self.take()
+            if token.text in ("true", "false"):
+                return Node(
+                    "literal", token.position, "bool", value=token.text == "true"
+                )
+            if token.text == "null":
+                return Node("literal", token.position, "null")
+            if token.text in _RESERVED:
+                raise ParseError(f"reserved identifier: {token.text}", token.position)
+            if self.is_op("("):
+                self.take()
+                return Node("call", token.position, token.text, self.arguments(")"))
+            if self.is_op("{"):
+                self.take()
+                fields = self.entries()
+                return Node("struct", token.position, token.text, fields)
+            return Node("ident", token.position, token.text)
+        if self.is_op("."):
+            self.take()
+            return self.primary()
+        if self.is_op("("):
+            self.take()
+            inner = self.expression()
+            self.take(")")
+            return inner
+        if self.is_op("["):
+            self.take()
+            return Node("list", token.position, args=self.arguments("]"))
+        if self.is_op("{"):
+            self.take()
+            return Node("map", token.position, args=self.entries())
+        shown = token.text or "end of input"
+        raise ParseError(f"unexpected {shown!r}", token.position)
+
+    def entries(self) -> list[Node]:
+        entries: list[Node] = []
+        while not self.is_op("}"):
+            if self.is_op("?"):
+                self.take()
+            key = self.expression()
+            self.take(":")
+            entries.extend([key, self.expression()])
+            if not self.is_op(","):
+                break
+            self.take(",")
+        self.take("}")
+        return entries
+
+
+def _prefix(text: str) -> str:
+    return text[: len(text) - len(text.lstrip("rRbB"))].lower()
+
+
+def _number(token: _Token) -> Node:
+    text = token.text
+    if text[-1] in "uU":
+        return Node("literal", token.position, "uint", value=int(text[:-1], 0))
+    if text.lower().startswith("0x"):
+        return Node("literal", token.position, "int", value=int(text, 16))
+    if any(c in text for c in ".eE"):
+        return Node("literal", token.position, "double", value=float(text))
+    return Node("literal", token.position, "int", value=int(text))
+
+
+def parse(expression: str) -> Node:
+    """The tree of `expression`; `ParseError` (with an offset) if it is not CEL."""
+    parser = _Parser(expression)
+    node = parser.expression()
+    if parser.token.kind != "end":
+        raise ParseError(f"unexpected {parser.token.text!r}", parser.token.position)
+    return node
