@@ -15,7 +15,7 @@ from __future__ import annotations
 import types
 import typing
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, TypeVar
 
@@ -30,11 +30,12 @@ from opgen.engine.cel.rules import (
     Violation,
     check_rules,
     rule_mode,
-    transition_rules_deferred,
+    rules_deferred,
 )
+from opgen.engine.cel.syntax import Projection, project, self_projection
 from opgen.engine.markers import Marker, MarkerContext, Placement, SchemaNode, node_type
 from opgen.engine.naming import to_camel
-from opgen.engine.reading import field_markers, type_markers
+from opgen.engine.reading import field_markers, is_custom_resource, type_markers
 from opgen.engine.wire import to_wire_value
 from opgen.errors import MarkerError
 
@@ -47,6 +48,7 @@ __all__ = [
     "RuleCause",
     "enforce_rules",
     "rule_causes",
+    "validate_kind",
     "validate_update",
 ]
 
@@ -280,12 +282,19 @@ class _FieldRules:
     wire: str
     rules: tuple[SchemaNode, ...]
     item_rules: tuple[SchemaNode, ...]
+    reads: Projection
+    """What the rules read of the value (converting it to CEL is the costly part)."""
+    item_reads: Projection
 
 
 @dataclass(frozen=True)
 class _RulePlan:
     own: tuple[SchemaNode, ...]
     fields: tuple[_FieldRules, ...]
+    needed: frozenset[str] | None
+    """The Python fields the rules read (None: all); only these are dumped."""
+    reads: Projection
+    """What the model's own rules read of it."""
 
     @property
     def empty(self) -> bool:
@@ -327,10 +336,45 @@ def _rule_plan(cls: type) -> _RulePlan:
                 if isinstance(inner, Marker):
                     items.extend(_marker_rules(inner))
         if rules or items:
-            fields.append(_FieldRules(name, wire, tuple(rules), tuple(items)))
-    plan = _RulePlan(tuple(own), tuple(fields))
+            fields.append(
+                _FieldRules(
+                    name,
+                    wire,
+                    tuple(rules),
+                    tuple(items),
+                    _reads(rules),
+                    _reads(items),
+                )
+            )
+    reads = _reads(own)
+    plan = _RulePlan(tuple(own), tuple(fields), _needed(cls, reads, fields), reads)
     type.__setattr__(cls, "__opgen_rule_plan__", plan)
     return plan
+
+
+def _reads(rules: list[SchemaNode]) -> Projection:
+    return self_projection(
+        *(
+            str(text)
+            for rule in rules
+            for text in (rule.get("rule"), rule.get("messageExpression"))
+            if text
+        )
+    )
+
+
+def _needed(
+    cls: type, reads: Projection, fields: list[_FieldRules]
+) -> frozenset[str] | None:
+    if reads is None:
+        return None
+    by_wire = {
+        info.alias or to_camel(name): name
+        for name, info in getattr(cls, "model_fields", {}).items()
+    }
+    needed = {rules.name for rules in fields}
+    needed.update(by_wire[wire] for wire in reads if wire in by_wire)
+    return frozenset(needed)
 
 
 @dataclass(frozen=True)
@@ -374,26 +418,38 @@ def _violations(
         )
 
     olds = old if isinstance(old, dict) else {}
-    add(
-        check_rules(plan.own, wire, old=old, plain=plain, transitions=transitions),
-        base,
-    )
+    if plan.own:
+        seen = project(wire, plan.reads)
+        add(
+            check_rules(plan.own, seen, old=old, plain=plain, transitions=transitions),
+            base,
+        )
     for rules in plan.fields:
         if rules.wire not in wire:
             continue
         value = wire[rules.wire]
         where = _joined(base, rules.wire)
         previous = olds.get(rules.wire, ABSENT)
-        add(
-            check_rules(
-                rules.rules, value, old=previous, plain=plain, transitions=transitions
-            ),
-            where,
-        )
+        if rules.rules:
+            add(
+                check_rules(
+                    rules.rules,
+                    project(value, rules.reads),
+                    old=previous,
+                    plain=plain,
+                    transitions=transitions,
+                ),
+                where,
+            )
         if rules.item_rules and isinstance(value, list):
             for position, item in enumerate(value):
                 add(
-                    check_rules(rules.item_rules, item, plain=plain, transitions=False),
+                    check_rules(
+                        rules.item_rules,
+                        project(item, rules.item_reads),
+                        plain=plain,
+                        transitions=False,
+                    ),
                     f"{where}[{position}]",
                 )
     return causes
@@ -402,37 +458,65 @@ def _violations(
 _warned: set[type] = set()
 
 
+def _engine_missing(cls: type) -> bool:
+    if available():
+        return False
+    if cls not in _warned:
+        _warned.add(cls)
+        warnings.warn(f"{cls.__name__}: {MISSING_ENGINE}", stacklevel=3)
+    return True
+
+
+def _rule_problem(causes: list[RuleCause]) -> PydanticCustomError:
+    return PydanticCustomError(
+        "kubernetes_rule",
+        "{problem}",
+        {
+            "problem": "; ".join(
+                f"{c.field + ': ' if c.field else ''}{c.message}" for c in causes
+            ),
+            "causes": causes,
+        },
+    )
+
+
+def validate_kind(cls: type, data: Any, handler: Callable[[Any], Any]) -> Any:
+    """A kind's validation: its models built with their rules deferred, then every
+    rule of the object checked in one walk, so all failures are reported
+    together, as the server reports them."""
+    if rule_mode() != "create" or not is_custom_resource(cls):
+        return handler(data)
+    with rules_deferred():
+        obj = handler(data)
+    if _engine_missing(cls):
+        return obj
+    causes = _tree_causes(
+        cls, to_wire_value(obj), ABSENT, "", plain=True, transitions=True
+    )
+    if causes:
+        raise _rule_problem(causes)
+    return obj
+
+
 def enforce_rules(model: Any) -> None:
     """Evaluate a validated model's own CEL rules (those of its class and fields).
 
     Raises a Pydantic error carrying the causes (`rule_causes(error)` reads
-    them). Nested models check their own rules when they are validated.
+    them). Nested models check their own rules when they are validated; inside
+    a kind, the kind checks them all (`validate_kind`).
     """
-    mode = rule_mode()
-    if mode == "skip":
+    if rule_mode() != "create":
         return
     cls = type(model)
     plan = _rule_plan(cls)
-    if plan.empty:
+    if plan.empty or _engine_missing(cls):
         return
-    if not available():
-        if cls not in _warned:
-            _warned.add(cls)
-            warnings.warn(f"{cls.__name__}: {MISSING_ENGINE}", stacklevel=2)
-        return
-    wire = to_wire_value(model)
-    causes = _violations(plan, wire, ABSENT, plain=True, transitions=mode == "create")
+    wire = model.model_dump(
+        mode="json", by_alias=True, exclude_none=True, include=plan.needed
+    )
+    causes = _violations(plan, wire, ABSENT, plain=True, transitions=True)
     if causes:
-        raise PydanticCustomError(
-            "kubernetes_rule",
-            "{problem}",
-            {
-                "problem": "; ".join(
-                    f"{c.field + ': ' if c.field else ''}{c.message}" for c in causes
-                ),
-                "causes": causes,
-            },
-        )
+        raise _rule_problem(causes)
 
 
 def _unwrap(annotation: Any) -> Any:
@@ -458,29 +542,80 @@ def _model_class(annotation: Any) -> type | None:
     return None
 
 
-def _transition_causes(cls: type, new: Any, old: Any, base: str) -> list[RuleCause]:
+@dataclass(frozen=True)
+class _Child:
+    """A field holding nested models that have rules somewhere below."""
+
+    wire: str
+    shape: str
+    """`one` (a model), `list` (a list of models) or `map` (a map of models)."""
+    cls: type
+    keys: tuple[str, ...]
+    """A `map` list's keys (its items are paired by them on updates)."""
+
+
+def _children(cls: type, visiting: frozenset[type] = frozenset()) -> tuple[_Child, ...]:
+    """The fields of `cls` worth walking for rules, read once and kept on the class."""
+    cached = cls.__dict__.get("__opgen_rule_children__")
+    if isinstance(cached, tuple):
+        return cached
+    children: list[_Child] = []
+    for name, info in getattr(cls, "model_fields", {}).items():
+        wire = info.alias or to_camel(name)
+        shape, child = "one", _model_class(info.annotation)
+        if child is None:
+            unwrapped = _unwrap(info.annotation)
+            args = typing.get_args(unwrapped)
+            origin = typing.get_origin(unwrapped)
+            if origin is list and args:
+                shape, child = "list", _model_class(args[0])
+            elif origin is dict and len(args) == 2:
+                shape, child = "map", _model_class(args[1])
+        if child is None:
+            continue
+        if child not in visiting and not _has_rules(child, visiting | {cls}):
+            continue
+        keys = tuple(m.key for m in field_markers(info) if isinstance(m, ListMapKey))
+        children.append(_Child(wire, shape, child, keys))
+    found = tuple(children)
+    if not visiting:
+        type.__setattr__(cls, "__opgen_rule_children__", found)
+    return found
+
+
+def _has_rules(cls: type, visiting: frozenset[type] = frozenset()) -> bool:
+    return not _rule_plan(cls).empty or bool(_children(cls, visiting))
+
+
+def _tree_causes(
+    cls: type, new: Any, old: Any, base: str, *, plain: bool, transitions: bool
+) -> list[RuleCause]:
+    """Every failed rule of the object `new` of class `cls` (and of its nested
+    models), with `old` paired node by node the way the server pairs them."""
     if not isinstance(new, dict):
         return []
     plan = _rule_plan(cls)
-    causes = _violations(plan, new, old, plain=False, transitions=True, base=base)
+    causes = (
+        []
+        if plan.empty
+        else _violations(
+            plan, new, old, plain=plain, transitions=transitions, base=base
+        )
+    )
+    flags = {"plain": plain, "transitions": transitions}
     olds = old if isinstance(old, dict) else {}
-    for name, info in getattr(cls, "model_fields", {}).items():
-        wire = info.alias or to_camel(name)
-        if wire not in new:
+    for child in _children(cls):
+        value = new.get(child.wire)
+        if value is None:
             continue
-        value, previous = new[wire], olds.get(wire, ABSENT)
-        where = _joined(base, wire)
-        child = _model_class(info.annotation)
-        if child is not None:
-            causes += _transition_causes(child, value, previous, where)
-            continue
-        shape = _unwrap(info.annotation)
-        args = typing.get_args(shape)
-        origin = typing.get_origin(shape)
-        if origin is list and args and (item := _model_class(args[0])) is not None:
-            keys = [m.key for m in field_markers(info) if isinstance(m, ListMapKey)]
+        previous = olds.get(child.wire, ABSENT)
+        where = _joined(base, child.wire)
+        if child.shape == "one":
+            causes += _tree_causes(child.cls, value, previous, where, **flags)
+        elif child.shape == "list" and isinstance(value, list):
             keys = [
-                k if k in (value[0] if value else {}) else to_camel(k) for k in keys
+                k if k in (value[0] if value else {}) else to_camel(k)
+                for k in child.keys
             ]
             before: dict[tuple[Any, ...], Any] = {}
             if keys and isinstance(previous, list):
@@ -497,14 +632,18 @@ def _transition_causes(cls: type, new: Any, old: Any, base: str) -> list[RuleCau
                     if keys
                     else ABSENT
                 )
-                causes += _transition_causes(
-                    item, entry, matched, f"{where}[{position}]"
+                causes += _tree_causes(
+                    child.cls, entry, matched, f"{where}[{position}]", **flags
                 )
-        elif origin is dict and len(args) == 2 and (item := _model_class(args[1])):
+        elif child.shape == "map" and isinstance(value, dict):
             prior = previous if isinstance(previous, dict) else {}
             for key, entry in value.items():
-                causes += _transition_causes(
-                    item, entry, prior.get(key, ABSENT), f"{where}[{key}]"
+                causes += _tree_causes(
+                    child.cls,
+                    entry,
+                    prior.get(key, ABSENT),
+                    f"{where}[{key}]",
+                    **flags,
                 )
     return causes
 
@@ -538,11 +677,18 @@ def validate_update(old: ModelT, new: ModelT | Mapping[str, Any]) -> ModelT:
     """
     cls = type(old)
     data = to_wire_value(new) if isinstance(new, BaseModel) else dict(new)
-    with transition_rules_deferred():
+    with rules_deferred():
         obj = cls.model_validate(data)
-    if not available():
+    if _engine_missing(cls):
         return obj
-    causes = _transition_causes(cls, to_wire_value(obj), to_wire_value(old), "")
+    causes = _tree_causes(
+        cls,
+        to_wire_value(obj),
+        to_wire_value(old),
+        "",
+        plain=True,
+        transitions=True,
+    )
     if causes:
         raise _rule_error(cls.__name__, causes, data)
     return obj

@@ -95,11 +95,11 @@ def test_failed_rules_give_the_servers_message_field_and_reason() -> None:
     ]
     found = check_rules(rules, {"a": 3, "b": 2})
     assert [(v.field, v.cause_message(), v.reason) for v in found] == [
-        (".a", 'Invalid value: "object": a must not exceed b', "FieldValueInvalid"),
+        (".a", "Invalid value: a must not exceed b", "FieldValueInvalid"),
         ("", "Forbidden: failed rule: self.b > 5", "FieldValueForbidden"),
         (
             "",
-            'Invalid value: "object": no such key: c evaluating rule: self.c == 1',
+            "Invalid value: no such key: c evaluating rule: self.c == 1",
             "FieldValueInvalid",
         ),
     ]

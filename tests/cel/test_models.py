@@ -81,7 +81,7 @@ def test_field_rules_report_the_field_and_message() -> None:
     assert _causes(_body(name="web")) == [
         (
             "spec.name",
-            'Invalid value: "string": must start with app-',
+            'Invalid value: "web": must start with app-',
             "FieldValueInvalid",
         )
     ]
@@ -92,7 +92,7 @@ def test_message_expressions_are_evaluated() -> None:
     assert _causes(_body(name=name)) == [
         (
             "spec.name",
-            f'Invalid value: "string": name {name} is longer than 20 characters',
+            f'Invalid value: "{name}": name {name} is longer than 20 characters',
             "FieldValueInvalid",
         )
     ]
@@ -102,14 +102,14 @@ def test_rules_on_nested_models_apply_at_their_node_with_their_field_path() -> N
     assert _causes(_body(scaling={"minReplicas": 5, "maxReplicas": 1})) == [
         (
             "spec.scaling.minReplicas",
-            'Invalid value: "object": minReplicas must not exceed maxReplicas',
+            "Invalid value: minReplicas must not exceed maxReplicas",
             "FieldValueInvalid",
         )
     ]
     assert _causes(_body(groups=[{"name": "a"}, {"name": "b", "size": 3}])) == [
         (
             "spec.groups[1].size",
-            'Invalid value: "integer": must be even',
+            "Invalid value: 3: must be even",
             "FieldValueInvalid",
         )
     ]
@@ -129,7 +129,7 @@ def test_optional_old_self_runs_on_create_with_no_old_value() -> None:
     assert _causes(_body(replicas=3)) == [
         (
             "spec.replicas",
-            'Invalid value: "integer": must be 0 on creation',
+            "Invalid value: 3: must be 0 on creation",
             "FieldValueInvalid",
         )
     ]
@@ -147,12 +147,12 @@ def test_updates_check_transition_rules_against_the_old_object() -> None:
             old, _body(groups=[{"name": "b"}, {"name": "a", "zone": "z2"}])
         )
     assert [(c.field, c.message) for c in op.rule_causes(caught.value)] == [
-        ("spec.groups[1].zone", 'Invalid value: "string": field is immutable')
+        ("spec.groups[1].zone", 'Invalid value: "z2": field is immutable')
     ]
     with pytest.raises(ValidationError) as caught:
         op.validate_update(old, _body(groups=[{"name": "a"}]))
     assert [(c.field, c.message) for c in op.rule_causes(caught.value)] == [
-        ("spec.groups[0]", 'Invalid value: "object": field zone is immutable once set')
+        ("spec.groups[0]", "Invalid value: field zone is immutable once set")
     ]
 
 

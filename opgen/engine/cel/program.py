@@ -5,25 +5,46 @@ crate; docs/markers.md has the measurement behind the choice). Kubernetes'
 libraries (`opgen.engine.cel.library`) are added to one context per thread;
 each evaluation sets the variables it needs (`self`, `oldSelf`) on it.
 
-On Python 3.10 the package has no wheels: `available()` is False there and
-callers say so (rules are then left to the API server).
+The engine comes with the `cel` extra (and `testing`, `cli`): the runtime
+does not need it, since the API server checks every rule itself. Without it
+(or on Python 3.10, where the package has no wheels) `available()` is False
+and callers say so.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from opgen.engine.cel.library import FUNCTIONS, NAMESPACES
 
-_cel: Any
-try:
-    import cel as _cel
-except ImportError:  # Python 3.10, or installed without the package
-    _cel = None
+
+def _load_engine() -> Any:
+    """The engine's extension module (`cel.cel`), loaded without the package's
+    `__init__`, which imports its command line (typer, rich) on the way."""
+    spec = importlib.util.find_spec("cel")
+    if spec is None or not spec.submodule_search_locations:
+        return None  # Python 3.10, or opgen installed without the cel extra
+    for folder in spec.submodule_search_locations:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = Path(folder) / f"cel{suffix}"
+            if path.is_file():
+                loader = importlib.machinery.ExtensionFileLoader("cel.cel", str(path))
+                module_spec = importlib.util.spec_from_loader("cel.cel", loader)
+                assert module_spec is not None
+                module = importlib.util.module_from_spec(module_spec)
+                loader.exec_module(module)
+                return module
+    return None
+
+
+_cel: Any = _load_engine()
 
 __all__ = [
     "NO_OLD_SELF",
@@ -31,14 +52,16 @@ __all__ = [
     "CelSyntaxError",
     "OptionalOf",
     "available",
+    "bind",
     "compile_expression",
     "evaluate",
+    "run",
 ]
 
 MISSING_ENGINE = (
-    "CEL rules are not checked in Python: the 'common-expression-language' package "
-    "is not installed (it has wheels for Python 3.11 and later); "
-    "`pip install common-expression-language` to check them"
+    "CEL rules (op.Rule) are not checked in Python, only by the API server: the "
+    "CEL engine is not installed; `pip install 'opgen[cel]'` (Python 3.11 or "
+    "later) to check them"
 )
 
 
@@ -127,12 +150,25 @@ def _cel_value(value: Any) -> Any:
     return value
 
 
-def evaluate(expression: str, variables: dict[str, Any]) -> Any:
-    """Run `expression` with `variables` (wire values: dicts, lists, str, int, ...)."""
-    program = compile_expression(expression)
+def bind(variables: dict[str, Any]) -> None:
+    """Set variables for the `run`s that follow on this thread (converting a
+    value to CEL costs more than most rules: bind once, run each rule)."""
     context = _context()
     for name, value in variables.items():
         context.add_variable(name, _cel_value(value))
+
+
+def evaluate(expression: str, variables: dict[str, Any]) -> Any:
+    """Run `expression` with `variables` (wire values: dicts, lists, str, int, ...)."""
+    compile_expression(expression)
+    bind(variables)
+    return run(expression)
+
+
+def run(expression: str) -> Any:
+    """Run `expression` with the variables last bound on this thread."""
+    program = compile_expression(expression)
+    context = _context()
     try:
         return program.execute(context)
     except (RuntimeError, TypeError, ValueError, KeyError, IndexError) as error:

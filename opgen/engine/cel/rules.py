@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,8 @@ from opgen.engine.cel.program import (
     CelEvaluationError,
     CelSyntaxError,
     OptionalOf,
-    evaluate,
+    bind,
+    run,
 )
 
 __all__ = [
@@ -34,10 +36,10 @@ __all__ = [
     "Violation",
     "cause_message",
     "check_rules",
-    "json_type",
     "rule_mode",
+    "rules_deferred",
     "rules_skipped",
-    "transition_rules_deferred",
+    "shown_value",
 ]
 
 ABSENT: Any = object()
@@ -59,10 +61,10 @@ def rules_skipped() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def transition_rules_deferred() -> Iterator[None]:
-    """Within the block, models evaluate only the rules without `oldSelf` (the
-    update check evaluates the others once it has paired old and new nodes)."""
-    token = _MODE.set("update")
+def rules_deferred() -> Iterator[None]:
+    """Within the block, models leave their rules to whoever walks the whole
+    object afterwards (a kind's own validation, the update check)."""
+    token = _MODE.set("deferred")
     try:
         yield
     finally:
@@ -70,7 +72,7 @@ def transition_rules_deferred() -> Iterator[None]:
 
 
 def rule_mode() -> str:
-    """ "create" (every rule a create runs), "update" (no transition rules) or "skip"."""
+    """`create` (check the rules a create runs), `deferred` or `skip`."""
     return _MODE.get()
 
 
@@ -82,45 +84,46 @@ class Violation:
     message: str
     reason: str
     rule: str
-    value_type: str
+    shown: str | None
+    """The value as the cause's message shows it (None: left out)."""
 
     def cause_message(self) -> str:
         """The cause's message as the API server spells it."""
-        return cause_message(self.reason, self.value_type, self.message)
+        return cause_message(self.reason, self.shown, self.message)
 
 
-def cause_message(reason: str, value_type: str, message: str) -> str:
+def cause_message(reason: str, shown: str | None, message: str) -> str:
     """The message the API server puts in a cause for a failed rule."""
     if reason == "FieldValueForbidden":
         return f"Forbidden: {message}"
     if reason == "FieldValueRequired":
         return f"Required value: {message}"
     if reason == "FieldValueDuplicate":
-        return f'Duplicate value: "{value_type}"'
-    return f'Invalid value: "{value_type}": {message}'
+        return f"Duplicate value: {shown}" if shown is not None else "Duplicate value"
+    if shown is None:
+        return f"Invalid value: {message}"
+    return f"Invalid value: {shown}: {message}"
 
 
-def json_type(value: Any) -> str:
-    """The schema type the server names in a cause's message."""
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
+def shown_value(value: Any) -> str | None:
+    """A scalar as the server prints it in a cause (objects and lists are left out)."""
+    if isinstance(value, dict | list):
+        return None
     if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return "string"
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
-def _message(rule: dict[str, Any], variables: dict[str, Any]) -> str:
+def _message(rule: dict[str, Any]) -> str:
     expression = rule.get("messageExpression")
     if expression:
         try:
-            spelt = evaluate(str(expression), variables)
-        except CelEvaluationError:
+            spelt = run(str(expression))
+        except (CelEvaluationError, CelSyntaxError):
             spelt = None
         if isinstance(spelt, str) and spelt.strip() and "\n" not in spelt:
             return spelt
@@ -142,9 +145,12 @@ def check_rules(
     the rules without `oldSelf` if `plain`, the transition rules if
     `transitions` (with `old`, or with `optional.none()` when the rule allows)."""
     violations: list[Violation] = []
+    bound = False
     for rule in rules:
         expression = str(rule["rule"])
-        variables: dict[str, Any] = {"self": value}
+        variables: dict[str, Any] = {}
+        if not bound:
+            variables["self"] = value
         if uses_old_self(expression):
             if not transitions:
                 continue
@@ -160,7 +166,9 @@ def check_rules(
             continue
         field = str(rule.get("fieldPath") or "")
         try:
-            passed = evaluate(expression, variables)
+            bind(variables)
+            bound = True
+            passed = run(expression)
         except CelSyntaxError:
             continue  # optional syntax (`.?`) the engine cannot parse: the server's
         except CelEvaluationError as error:
@@ -170,7 +178,7 @@ def check_rules(
                     f"{error} evaluating rule: {expression}",
                     "FieldValueInvalid",
                     expression,
-                    json_type(value),
+                    shown_value(value),
                 )
             )
             continue
@@ -179,10 +187,10 @@ def check_rules(
         violations.append(
             Violation(
                 field,
-                _message(rule, variables),
+                _message(rule),
                 str(rule.get("reason") or "FieldValueInvalid"),
                 expression,
-                json_type(value),
+                None if field else shown_value(value),
             )
         )
     return violations

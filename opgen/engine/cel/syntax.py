@@ -292,3 +292,134 @@ def parse(expression: str) -> Node:
     if parser.token.kind != "end":
         raise ParseError(f"unexpected {parser.token.text!r}", parser.token.position)
     return node
+
+
+Projection = dict[str, "Projection"] | None
+"""The parts of `self` an expression reads: None is all of it; a dict maps the
+wire names it selects (`*` for every item or value) to what it reads of them."""
+
+_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_ESCAPES = (("__dot__", "."), ("__dash__", "-"), ("__slash__", "/"))
+
+
+def _wire_name(name: str) -> str:
+    if (
+        name.startswith("__")
+        and name.endswith("__")
+        and name[2:-2]
+        in _RESERVED
+        | {
+            "true",
+            "false",
+            "null",
+            "in",
+        }
+    ):
+        return name[2:-2]
+    for escaped, char in _ESCAPES:
+        name = name.replace(escaped, char)
+    return name.replace("__underscores__", "__")
+
+
+def merge(left: Projection, right: Projection) -> Projection:
+    """What two projections read together."""
+    if left is None or right is None:
+        return None
+    merged = dict(left)
+    for name, sub in right.items():
+        merged[name] = merge(merged[name], sub) if name in merged else sub
+    return merged
+
+
+def self_projection(*expressions: str) -> Projection:
+    """What the expressions read of `self` (None: all of it, or one does not parse)."""
+    root: dict[str, Projection] = {}
+    whole = False
+
+    def record(path: list[str], all_of_it: bool) -> None:
+        nonlocal whole
+        if not path:
+            whole = whole or all_of_it
+            return
+        node: dict[str, Projection] = root
+        for step in path[:-1]:
+            below = node.setdefault(step, {})
+            if below is None:
+                return
+            node = below
+        last = path[-1]
+        if all_of_it:
+            node[last] = None
+        elif last not in node:
+            node[last] = {}
+
+    def path_of(node: Node, scope: dict[str, list[str]]) -> list[str] | None:
+        if node.kind == "ident":
+            if node.name == "self":
+                return []
+            return scope.get(node.name)
+        if node.kind == "select" and node.target is not None and not node.optional:
+            base = path_of(node.target, scope)
+            return None if base is None else [*base, _wire_name(node.name)]
+        if node.kind == "index" and node.target is not None and not node.optional:
+            base = path_of(node.target, scope)
+            use(node.args[0], scope)
+            return None if base is None else [*base, "*"]
+        if node.kind == "call" and node.target is not None and node.name in _MACROS:
+            base = path_of(node.target, scope)
+            if base is not None:
+                record([*base, "*"], False)
+            inner = dict(scope)
+            if node.args and node.args[0].kind == "ident" and base is not None:
+                inner[node.args[0].name] = [*base, "*"]
+            elif node.args and node.args[0].kind == "ident":
+                inner.pop(node.args[0].name, None)
+                if base is None and node.target is not None:
+                    use(node.target, scope)
+            for arg in node.args[1:]:
+                use(arg, inner)
+            return None
+        if node.kind == "call" and node.name == "has" and node.target is None:
+            for arg in node.args:
+                found = path_of(arg, scope)
+                if found is not None:
+                    record(found, False)
+            return None
+        for child in node.args:
+            use(child, scope)
+        if node.target is not None:
+            use(node.target, scope)
+        return None
+
+    def use(node: Node, scope: dict[str, list[str]]) -> None:
+        found = path_of(node, scope)
+        if found is not None:
+            record(found, True)
+
+    for expression in expressions:
+        try:
+            use(parse(expression), {})
+        except ParseError:
+            return None
+    return None if whole else root
+
+
+def project(value: object, projection: Projection) -> object:
+    """The part of a wire value a projection reads."""
+    if projection is None:
+        return value
+    if isinstance(value, dict):
+        every = projection.get("*", {}) if "*" in projection else None
+        names = value.keys() if every is not None else projection.keys() & value.keys()
+        out = {}
+        for name in names:
+            sub = projection.get(name, {}) if name in projection else every
+            if every is not None and name in projection:
+                sub = merge(projection[name], every)
+            out[name] = project(value[name], sub)
+        return out
+    if isinstance(value, list):
+        if "*" in projection:
+            return [project(item, projection["*"]) for item in value]
+        return value
+    return value
