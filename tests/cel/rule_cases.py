@@ -13,7 +13,7 @@ from typing import Any
 
 from tests.schema.base_crd import base_crd, root_schema
 
-__all__ = ["BROKEN", "SCHEMA", "VALID", "crd_with_rule"]
+__all__ = ["BROKEN", "COSTLY", "SCHEMA", "VALID", "crd_with_rule"]
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -51,6 +51,7 @@ SCHEMA: dict[str, Any] = {
             "pattern": "^[0-9]+(Mi|Gi)?$",
         },
         "since": {"type": "string", "format": "date-time"},
+        "free": {"type": "array", "items": {"type": "string"}},
     },
 }
 
@@ -99,6 +100,17 @@ BROKEN: dict[str, tuple[str, str | None]] = {
     ),
 }
 
+COSTLY: dict[str, tuple[str, str | None]] = {
+    "sorting strings a macro made": ("self.groups.map(g, g.n).isSorted()", None),
+    "string() of an int in a message": (
+        "self.replicas < 100",
+        "'replicas is ' + string(self.replicas)",
+    ),
+    "matches over an unbounded list": ("self.free.all(f, f.matches('^a+$'))", None),
+}
+"""Rules that compile but cost more than the server allows: it refuses them,
+opgen warns at the rule."""
+
 VALID: dict[str, tuple[str, str | None]] = {
     "field rule": ("self.name.startsWith('app-')", None),
     "has guard": ("!has(self.replicas) || self.replicas >= 0", None),
@@ -113,10 +125,13 @@ VALID: dict[str, tuple[str, str | None]] = {
         "!has(self.since) || self.since > timestamp('2000-01-01T00:00:00Z')",
         None,
     ),
-    "list functions": ("self.groups.map(g, g.n).isSorted() || true", None),
+    "list functions": (
+        "self.tags.isSorted() && self.groups.map(g, g.size).sum() >= 0",
+        None,
+    ),
     "messageExpression": (
         "self.replicas < 100",
-        "'replicas is ' + string(self.replicas)",
+        "'name ' + self.name + ' has too many'",
     ),
     "namespaced function": ("strings.quote(self.name) != ''", None),
 }

@@ -431,11 +431,16 @@ class _Checker:
             return self.problem(
                 f"found no matching overload for 'size' applied to '({subject})'", node
             )
+        if name == "string" and args and args[0].kind != "string":
+            return CelType("string", size=UNBOUNDED)
         if name in ("split", "findAll") and receiver is not None:
             return CelType("list", _SCALAR["string"], size=receiver.size)
-        if name in ("sum", "min", "max") and subject.kind == "list":
-            self.cost += subject.size or 0
-            return subject.item or DYN
+        if name in ("isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "join"):
+            if subject.kind == "list":
+                items = subject.size if subject.size not in (None, UNBOUNDED) else 1
+                self.cost += items * _element_cost(subject.item or DYN)
+                if name in ("sum", "min", "max"):
+                    return subject.item or DYN
         if name == "ip":
             return CelType("ip")
         if name == "value" and receiver is not None and receiver.kind == "optional":
@@ -447,7 +452,15 @@ class _Checker:
     def has(self, node: Node) -> CelType:
         if len(node.args) != 1 or node.args[0].kind != "select":
             return self.problem("invalid argument to has() macro", node)
-        self.visit(node.args[0])
+        selected = node.args[0]
+        assert selected.target is not None
+        operand = self.visit(selected.target)
+        before = len(self.problems)
+        self.field_of(operand, selected.name, selected)
+        # the server places a has() problem at the macro, not at the selection
+        for position in range(before, len(self.problems)):
+            found = self.problems[position]
+            self.problems[position] = CelProblem(found.message, node.position)
         return _SCALAR["bool"]
 
     def macro(self, node: Node) -> CelType:
@@ -463,9 +476,9 @@ class _Checker:
             element, size = DYN, None
         else:
             return self.problem(
-                f"expression of type '{operand}' cannot be the range of a comprehension "
+                f"expression of type '{operand}' cannot be range of a comprehension "
                 "(must be list, map, or dynamic)",
-                node,
+                node.target,
             )
         before = self.cost
         self.scopes.append({node.args[0].name: element})
@@ -476,19 +489,23 @@ class _Checker:
         if node.name in ("all", "exists", "exists_one"):
             return _SCALAR["bool"]
         if node.name == "filter":
-            return CelType("list", element, size=size)
-        return CelType("list", bodies[-1] if bodies else DYN, size=size)
+            return CelType("list", _unbounded(element), size=size)
+        return CelType("list", _unbounded(bodies[-1]) if bodies else DYN, size=size)
 
     def operator(self, node: Node) -> CelType:
         args = [self.visit(arg) for arg in node.args]
         name = node.name
-        if name in ("_&&_", "_||_", "!_"):
+        if name == "!_":
+            if args[0].kind not in ("bool", "dyn"):
+                return self.problem(
+                    f"found no matching overload for '!_' applied to '({args[0]})'",
+                    node,
+                )
+            return _SCALAR["bool"]
+        if name in ("_&&_", "_||_"):
             for arg, kind in zip(node.args, args, strict=True):
                 if kind.kind not in ("bool", "dyn"):
-                    return self.problem(
-                        f"found no matching overload for '{name}' applied to '({kind})'",
-                        arg,
-                    )
+                    return self.problem(f"expected type 'bool' but found '{kind}'", arg)
             return _SCALAR["bool"]
         if name == "_?_:_":
             if args[0].kind not in ("bool", "dyn"):
@@ -530,13 +547,16 @@ class _Checker:
         if not known:
             return left if left.kind != "dyn" else right
         if name == "_+_":
-            if left == right and left.kind in (
-                "int",
-                "uint",
-                "double",
-                "string",
-                "bytes",
-            ):
+            if left.kind == right.kind and left.kind in ("string", "bytes"):
+                if UNBOUNDED in (left.size, right.size):
+                    self.cost += _HUGE
+                    return CelType(left.kind, size=UNBOUNDED)
+                total = (left.size or MAX_REQUEST_BYTES) + (
+                    right.size or MAX_REQUEST_BYTES
+                )
+                self.cost += total // 10 + 1
+                return CelType(left.kind, size=total)
+            if left == right and left.kind in ("int", "uint", "double"):
                 return left
             if left.kind == "list" and right.kind == "list":
                 return CelType("list", left.item if left.item == right.item else DYN)
@@ -563,9 +583,32 @@ class _Checker:
         return self.problem(f"found no matching overload for {shown}", node)
 
 
+UNBOUNDED = -1
+"""A size cel-go's estimator cannot bound (a macro's output items, `string(x)`):
+anything that walks such a value is estimated at the largest cost."""
+_HUGE = 2**63
+
+
 def _string_cost(kind: CelType) -> int:
+    if kind.size == UNBOUNDED:
+        return _HUGE
     size = kind.size if kind.size is not None else MAX_REQUEST_BYTES
     return size // 10 + 1
+
+
+def _element_cost(kind: CelType) -> int:
+    if kind.kind in ("string", "bytes"):
+        return _string_cost(kind)
+    if kind.kind in ("list", "map") and kind.size == UNBOUNDED:
+        return _HUGE
+    return 1
+
+
+def _unbounded(kind: CelType) -> CelType:
+    """A value as cel-go's estimator sees it after a macro produced it."""
+    if kind.kind in ("string", "bytes", "list", "map"):
+        return CelType(kind.kind, kind.item, kind.schema, UNBOUNDED)
+    return kind
 
 
 def check_expression(
@@ -603,7 +646,7 @@ def check_expression(
     result = checker.visit(tree)
     checked.problems.extend(checker.problems)
     checked.result = result
-    checked.cost = checker.cost
+    checked.cost = min(checker.cost, _HUGE)
     if not checker.problems:
         wanted = "string" if message_expression else "bool"
         if result.kind not in (wanted, "dyn"):

@@ -168,18 +168,21 @@ class _Parser:
         node = self.primary()
         while True:
             if self.is_op(".", ".?"):
-                optional = self.take().text == ".?"
+                dot = self.take()
+                optional = dot.text == ".?"
                 name = self.take()
                 if name.kind != "ident":
                     raise ParseError("expected a field name", name.position)
                 if self.is_op("(") and not optional:
-                    self.take()
+                    # CEL places a call at its opening parenthesis
+                    opening = self.take().position
                     args = self.arguments(")")
-                    node = Node("call", name.position, name.text, args, target=node)
+                    node = Node("call", opening, name.text, args, target=node)
                 else:
+                    # ... and a field selection at its dot
                     node = Node(
                         "select",
-                        name.position,
+                        dot.position,
                         name.text,
                         target=node,
                         optional=optional,
@@ -231,8 +234,8 @@ class _Parser:
             if token.text in _RESERVED:
                 raise ParseError(f"reserved identifier: {token.text}", token.position)
             if self.is_op("("):
-                self.take()
-                return Node("call", token.position, token.text, self.arguments(")"))
+                opening = self.take().position
+                return Node("call", opening, token.text, self.arguments(")"))
             if self.is_op("{"):
                 self.take()
                 fields = self.entries()
