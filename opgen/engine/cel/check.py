@@ -230,6 +230,9 @@ _STRING_METHODS = {
     "format",
     "reverse",
 }
+_LIST_WALKS = frozenset(
+    {"isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "join"}
+)
 _FAMILY = {
     "int": "number",
     "uint": "number",
@@ -435,12 +438,11 @@ class _Checker:
             return CelType("string", size=UNBOUNDED)
         if name in ("split", "findAll") and receiver is not None:
             return CelType("list", _SCALAR["string"], size=receiver.size)
-        if name in ("isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "join"):
-            if subject.kind == "list":
-                items = subject.size if subject.size not in (None, UNBOUNDED) else 1
-                self.cost += items * _element_cost(subject.item or DYN)
-                if name in ("sum", "min", "max"):
-                    return subject.item or DYN
+        if name in _LIST_WALKS and subject.kind == "list":
+            items = subject.size if subject.size not in (None, UNBOUNDED) else 1
+            self.cost += items * _element_cost(subject.item or DYN)
+            if name in ("sum", "min", "max"):
+                return subject.item or DYN
         if name == "ip":
             return CelType("ip")
         if name == "value" and receiver is not None and receiver.kind == "optional":
