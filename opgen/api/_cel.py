@@ -22,7 +22,7 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticCustomError
 
-from opgen.api._structure import ListMapKey
+from opgen.api._structure import Default, ListMapKey
 from opgen.engine.cel import REASONS, cel_field, uses_old_self
 from opgen.engine.cel.program import MISSING_ENGINE, available
 from opgen.engine.cel.rules import (
@@ -458,6 +458,54 @@ def _violations(
 _warned: set[type] = set()
 
 
+_EMPTY_DEFAULTS: tuple[Any, ...] = ("", [], {})
+
+
+def _unsent_empties(cls: type) -> tuple[str, ...]:
+    """Fields whose default is empty and so not in the CRD (docs/markers.md):
+    the server does not see them unless the object sets them."""
+    cached = cls.__dict__.get("__opgen_unsent_empties__")
+    if isinstance(cached, tuple):
+        return cached
+    found = []
+    for name, info in getattr(cls, "model_fields", {}).items():
+        if info.is_required():
+            continue
+        default = info.get_default(call_default_factory=True)
+        empty = any(default == e and type(default) is type(e) for e in _EMPTY_DEFAULTS)
+        if empty and not any(isinstance(m, Default) for m in field_markers(info)):
+            found.append(name)
+    names = tuple(found)
+    type.__setattr__(cls, "__opgen_unsent_empties__", names)
+    return names
+
+
+def server_view(model: Any, wire: Any) -> Any:
+    """`wire` (the model's dump) as the server sees the object it came from:
+    empty defaults the object did not set are left out, as on the wire."""
+    if isinstance(model, BaseModel) and isinstance(wire, dict):
+        unset = [
+            name
+            for name in _unsent_empties(type(model))
+            if name not in model.model_fields_set
+        ]
+        fields = type(model).model_fields
+        for name in unset:
+            wire.pop(fields[name].alias or to_camel(name), None)
+        for name, info in fields.items():
+            key = info.alias or to_camel(name)
+            if key in wire:
+                server_view(getattr(model, name), wire[key])
+    elif isinstance(model, list | tuple) and isinstance(wire, list):
+        for item, dumped in zip(model, wire, strict=False):
+            server_view(item, dumped)
+    elif isinstance(model, dict) and isinstance(wire, dict):
+        for key, item in model.items():
+            if key in wire:
+                server_view(item, wire[key])
+    return wire
+
+
 def _engine_missing(cls: type) -> bool:
     if available():
         return False
@@ -491,7 +539,12 @@ def validate_kind(cls: type, data: Any, handler: Callable[[Any], Any]) -> Any:
     if _engine_missing(cls):
         return obj
     causes = _tree_causes(
-        cls, to_wire_value(obj), ABSENT, "", plain=True, transitions=True
+        cls,
+        server_view(obj, to_wire_value(obj)),
+        ABSENT,
+        "",
+        plain=True,
+        transitions=True,
     )
     if causes:
         raise _rule_problem(causes)
@@ -511,8 +564,11 @@ def enforce_rules(model: Any) -> None:
     plan = _rule_plan(cls)
     if plan.empty or _engine_missing(cls):
         return
-    wire = model.model_dump(
-        mode="json", by_alias=True, exclude_none=True, include=plan.needed
+    wire = server_view(
+        model,
+        model.model_dump(
+            mode="json", by_alias=True, exclude_none=True, include=plan.needed
+        ),
     )
     causes = _violations(plan, wire, ABSENT, plain=True, transitions=True)
     if causes:
@@ -683,8 +739,8 @@ def validate_update(old: ModelT, new: ModelT | Mapping[str, Any]) -> ModelT:
         return obj
     causes = _tree_causes(
         cls,
-        to_wire_value(obj),
-        to_wire_value(old),
+        server_view(obj, to_wire_value(obj)),
+        server_view(old, to_wire_value(old)),
         "",
         plain=True,
         transitions=True,
