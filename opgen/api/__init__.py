@@ -31,7 +31,16 @@ generator.
 
 from typing import TYPE_CHECKING
 
-from opgen.api._cel import AtLeastOneOf, AtMostOneOf, ExactlyOneOf, Immutable, Rule
+from opgen.api._cel import (
+    AtLeastOneOf,
+    AtMostOneOf,
+    ExactlyOneOf,
+    Immutable,
+    Rule,
+    RuleCause,
+    rule_causes,
+    validate_update,
+)
 from opgen.api._inapplicable import InapplicableKeywords
 from opgen.api._junctors import AllOf, AnyOf, Not, OneOf
 from opgen.api._kind import (
@@ -165,6 +174,7 @@ __all__ = [
     "RawExtension",
     "Required",
     "Rule",
+    "RuleCause",
     "Schemaless",
     "StructType",
     "Time",
@@ -178,12 +188,14 @@ __all__ = [
     "kind",
     "print_column",
     "rbac",
+    "rule_causes",
     "selectable_field",
     "skip_version",
     "storage_version",
     "subresource_scale",
     "subresource_status",
     "unserved_version",
+    "validate_update",
     "webhook",
 ]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, model_validator
 from typing_extensions import Self
 
+from opgen.api._cel import enforce_rules
 from opgen.api._enforce import enforce_model
 from opgen.engine.naming import to_camel
 
@@ -33,4 +34,5 @@ class Model(BaseModel):
     @model_validator(mode="after")
     def _opgen_markers(self) -> Self:
         enforce_model(self)
+        enforce_rules(self)
         return self

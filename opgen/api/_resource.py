@@ -13,10 +13,11 @@ import functools
 import typing
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from pydantic import Field, create_model, model_validator
+from pydantic import Field, ModelWrapValidatorHandler, create_model, model_validator
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
+from opgen.api._cel import validate_kind
 from opgen.api._meta import ObjectMeta
 from opgen.api._model import Model
 from opgen.engine.reading import kind_markers
@@ -88,6 +89,13 @@ class CustomResource(Model, Generic[SpecT, StatusT]):
         if "kind" not in filled:
             filled["kind"] = cls.__name__
         return filled
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _opgen_rules(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        # Every CEL rule of the object in one walk, all failures reported together.
+        result: Self = validate_kind(cls, data, handler)
+        return result
 
     @model_validator(mode="after")
     def _scale_replicas(self) -> Self:

@@ -9,7 +9,8 @@ step with an outcome of its own:
 - `Decoder.prepare(raw)` runs once per stored version, when the informer stores
   it. A user model (Pydantic) is validated then and kept as a pickle of the
   validated object; an object that does not fit is kept as its problems
-  (`Undecodable`).
+  (`Undecodable`). CEL rules (`op.Rule`) are not evaluated again: the server
+  judged the object when it was written (`rules_skipped`).
 - `Decoder.fresh(entry)` runs on every cached read. A valid object is unpickled:
   a fresh, mutable tree (reconcilers may change what they read), built without
   validating again — several times cheaper than `model_validate_json`
@@ -41,6 +42,7 @@ from typing import Annotated, Any, Generic, TypeVar, cast
 import msgspec
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from opgen.engine.cel.rules import rules_skipped
 from opgen.runtime import resources
 from opgen.runtime.resources import ResourceType
 
@@ -220,7 +222,8 @@ def _partial_model(cls: type[BaseModel], data: Mapping[str, Any]) -> BaseModel:
 def decode(rtype: ResourceType[T], raw: bytes) -> T:
     """Decode an object the API server sent; `DecodeError` when it does not fit."""
     try:
-        return rtype.decode_json(raw)
+        with rules_skipped():
+            return rtype.decode_json(raw)
     except Exception as error:  # a model's own validator may raise anything
         raise DecodeError(rtype, raw, problems_of(error)) from error
 
@@ -228,7 +231,8 @@ def decode(rtype: ResourceType[T], raw: bytes) -> T:
 def decode_dict(rtype: ResourceType[T], data: Mapping[str, Any]) -> T:
     """`decode` for an object already parsed from JSON (a list item, a watch event)."""
     try:
-        return rtype.decode_dict(data)
+        with rules_skipped():
+            return rtype.decode_dict(data)
     except Exception as error:  # a model's own validator may raise anything
         raw = msgspec.json.encode(data)
         raise DecodeError(rtype, raw, problems_of(error)) from error
@@ -266,7 +270,8 @@ class Decoder(Generic[T]):
         if self.rtype.builtin:
             return None
         try:
-            obj = self.rtype.decode_json(raw)
+            with rules_skipped():
+                obj = self.rtype.decode_json(raw)
         except Exception as error:  # a model's own validator may raise anything
             return Undecodable(problems_of(error))
         if self._picklable:

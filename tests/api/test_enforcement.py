@@ -281,13 +281,15 @@ def test_required_marker_refuses_none() -> None:
         Spec()
 
 
-def test_cel_rules_stay_with_the_api_server() -> None:
+def test_cel_rules_are_enforced_too() -> None:
+    # tests/cel has the rest: Kubernetes' CEL environment, causes, updates.
     @op.Rule("self.minReplicas <= self.maxReplicas", message="min <= max")
     class Scaling(op.Model):
         min_replicas: int = 0
         max_replicas: int = 10
 
-    assert Scaling(min_replicas=5, max_replicas=1).min_replicas == 5
+    with pytest.raises(ValidationError, match="min <= max"):
+        Scaling(min_replicas=5, max_replicas=1)
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,9 @@
 """CEL rules, Immutable and one-of groups, as a real API server enforces them.
 
 Each refusal is checked for the field path and the message the marker
-declares. One-of groups are enforced by the Pydantic models too (same
-message); `op.Rule` expressions are not evaluated in Python, which these
-tests state explicitly (docs/testing.md, the supported subset).
+declares, and the models refuse the same objects with the same causes
+(`op.rule_causes`: field, message and reason as the server spells them);
+`op.validate_update` refuses the same updates.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+import opgen.api as op
 from tests.proof.api import RawApi, Verdict
 from tests.proof.catalogue import ProofCrd, crd_by_name, resource_path
 
@@ -36,6 +37,19 @@ def _create(
     entry = crd_by_name(crd)
     path = resource_path(entry, entry.storage_version, namespace)
     return api.create(path, _body(entry, "cel", spec), dry_run=dry_run)
+
+
+def _model_causes(crd: str, spec: dict[str, Any]) -> set[tuple[str, str, str]]:
+    entry = crd_by_name(crd)
+    try:
+        entry.model(entry.storage_version).model_validate(_body(entry, "cel", spec))
+    except ValidationError as error:
+        return {(c.field, c.message, c.reason) for c in op.rule_causes(error)}
+    return set()
+
+
+def _server_causes(verdict: Verdict) -> set[tuple[str, str, str]]:
+    return {(c.field, c.message, c.reason) for c in verdict.causes}
 
 
 def _pydantic_accepts(crd: str, spec: dict[str, Any]) -> bool:
@@ -103,8 +117,7 @@ def test_rules_are_refused_with_their_path_and_message(
     verdict = _create(raw_api, proof_namespace, crd, spec)
     assert not verdict.accepted
     assert verdict.has_cause(field, message), [str(c) for c in verdict.causes]
-    # op.Rule is CEL: evaluated by the API server only (outside the subset).
-    assert _pydantic_accepts(crd, spec)
+    assert _model_causes(crd, spec) == _server_causes(verdict)
 
 
 def test_the_valid_object_passes_every_rule(
@@ -202,9 +215,20 @@ def test_immutable_fields_refuse_changes_on_update(
 
     unchanged = _update(raw_api, proof_namespace, stored, original)
     assert unchanged.accepted, unchanged
-    # Python cannot see the old object: Immutable is the server's alone.
+    # The model alone cannot see the old object; op.validate_update can.
     model = entry.model(entry.storage_version)
     model.model_validate({**stored, "spec": {"storageClass": "slow"}})
+    old = model.model_validate(stored)
+    for refused, spec in (
+        (changed, {**original, "storageClass": "slow"}),
+        (renamed, {**original, "volumeName": "other"}),
+        (removed, {"storageClass": "fast"}),
+    ):
+        with pytest.raises(ValidationError) as caught:
+            op.validate_update(old, {**stored, "spec": spec})
+        found = {(c.field, c.message, c.reason) for c in op.rule_causes(caught.value)}
+        assert found == _server_causes(refused)
+    op.validate_update(old, {**stored, "spec": original})
 
 
 def test_transition_rules_allow_changes_after_creation(
@@ -224,3 +248,8 @@ def test_transition_rules_allow_changes_after_creation(
         path, {**stored, "spec": {**stored["spec"], "replicas": 5}}
     )
     assert updated.accepted, updated  # "must be 0 on creation" only
+    model = entry.model(entry.storage_version)
+    op.validate_update(
+        model.model_validate(stored),
+        {**stored, "spec": {**stored["spec"], "replicas": 5}},
+    )

@@ -70,11 +70,6 @@ DIFFERENCES: dict[str, tuple[str, dict[str, Any], tuple[bool, bool]]] = {
         {"endpoint": "not a uri", "replicas": 1},
         (True, False),
     ),
-    "CEL rules are the server's": (
-        "rulecases.cases.opgen.dev",
-        {"name": "web", "scaling": {}},
-        (True, False),
-    ),
 }
 
 

@@ -3,7 +3,7 @@
 The `reason`s a validation rule may give (`REASONS`), whether an expression is
 a transition rule (`uses_old_self`), and how a property name is spelt inside
 an expression (`cel_field`: reserved words and `.`, `-`, `/` are escaped).
-The expressions themselves are compiled by the API server.
+The engine that compiles and runs them is in `program` and `rules`.
 """
 
 from __future__ import annotations

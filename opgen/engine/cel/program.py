@@ -1,0 +1,184 @@
+"""Compiling and running one CEL expression in Kubernetes' environment.
+
+The CEL engine is the `common-expression-language` package (the Rust `cel`
+crate; docs/markers.md has the measurement behind the choice). Kubernetes'
+libraries (`opgen.engine.cel.library`) are added to one context per thread;
+each evaluation sets the variables it needs (`self`, `oldSelf`) on it.
+
+The engine comes with the `cel` extra (and `testing`, `cli`): the runtime
+does not need it, since the API server checks every rule itself. Without it
+(or on Python 3.10, where the package has no wheels) `available()` is False
+and callers say so.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from opgen.engine.cel.library import FUNCTIONS, NAMESPACES
+
+
+def _load_engine() -> Any:
+    """The engine's extension module (`cel.cel`), loaded without the package's
+    `__init__`, which imports its command line (typer, rich) on the way."""
+    spec = importlib.util.find_spec("cel")
+    if spec is None or not spec.submodule_search_locations:
+        return None  # Python 3.10, or opgen installed without the cel extra
+    for folder in spec.submodule_search_locations:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = Path(folder) / f"cel{suffix}"
+            if path.is_file():
+                loader = importlib.machinery.ExtensionFileLoader("cel.cel", str(path))
+                module_spec = importlib.util.spec_from_loader("cel.cel", loader)
+                assert module_spec is not None
+                module = importlib.util.module_from_spec(module_spec)
+                loader.exec_module(module)
+                return module
+    return None
+
+
+_cel: Any = _load_engine()
+
+__all__ = [
+    "NO_OLD_SELF",
+    "CelEvaluationError",
+    "CelSyntaxError",
+    "OptionalOf",
+    "available",
+    "bind",
+    "compile_expression",
+    "evaluate",
+    "run",
+]
+
+MISSING_ENGINE = (
+    "CEL rules (op.Rule) are not checked in Python, only by the API server: the "
+    "CEL engine is not installed; `pip install 'opgen[cel]'` (Python 3.11 or "
+    "later) to check them"
+)
+
+
+class CelSyntaxError(ValueError):
+    """An expression that does not parse; `line` and `column` count from 1."""
+
+    def __init__(self, expression: str, detail: str, line: int, column: int) -> None:
+        super().__init__(f"{detail} (line {line}, column {column})")
+        self.expression = expression
+        self.detail = detail
+        self.line = line
+        self.column = column
+
+
+class CelEvaluationError(ValueError):
+    """An expression that failed while running (no such key, overflow, ...)."""
+
+
+_POSITION = re.compile(r"<input>:(\d+):(\d+): (.*?)(?:\n|$)")
+
+
+def available() -> bool:
+    """Whether the CEL engine is installed."""
+    return _cel is not None
+
+
+@lru_cache(maxsize=4096)
+def compile_expression(expression: str) -> Any:
+    """The compiled program for `expression`; `CelSyntaxError` if it does not parse."""
+    if _cel is None:
+        raise CelEvaluationError(MISSING_ENGINE)
+    try:
+        return _cel.compile(expression)
+    except ValueError as error:
+        text = str(error)
+        found = _POSITION.search(text)
+        if found is None:
+            raise CelSyntaxError(expression, text, 1, 1) from None
+        raise CelSyntaxError(
+            expression, found.group(3), int(found.group(1)), int(found.group(2))
+        ) from None
+
+
+@dataclass(frozen=True)
+class _NoOldSelf:
+    """`oldSelf` of a rule with optionalOldSelf on a create: `optional.none()`."""
+
+
+NO_OLD_SELF = _NoOldSelf()
+
+
+@dataclass(frozen=True)
+class OptionalOf:
+    """`oldSelf` of a rule with optionalOldSelf on an update: `optional.of(value)`."""
+
+    value: Any
+
+
+class _Contexts(threading.local):
+    context: Any = None
+
+
+_CONTEXTS = _Contexts()
+
+
+def _context() -> Any:
+    context = _CONTEXTS.context
+    if context is None:
+        assert _cel is not None
+        context = _cel.Context()
+        for name, function in FUNCTIONS.items():
+            context.add_function(name, function)
+        for name, value in NAMESPACES.items():
+            context.add_variable(name, value)
+        _CONTEXTS.context = context
+    return context
+
+
+def _cel_value(value: Any) -> Any:
+    if value is NO_OLD_SELF:
+        assert _cel is not None
+        return _cel.OptionalValue.none()
+    if isinstance(value, OptionalOf):
+        assert _cel is not None
+        return _cel.OptionalValue.of(value.value)
+    return value
+
+
+def bind(variables: dict[str, Any]) -> None:
+    """Set variables for the `run`s that follow on this thread (converting a
+    value to CEL costs more than most rules: bind once, run each rule)."""
+    context = _context()
+    for name, value in variables.items():
+        context.add_variable(name, _cel_value(value))
+
+
+def evaluate(expression: str, variables: dict[str, Any]) -> Any:
+    """Run `expression` with `variables` (wire values: dicts, lists, str, int, ...)."""
+    compile_expression(expression)
+    bind(variables)
+    return run(expression)
+
+
+def run(expression: str) -> Any:
+    """Run `expression` with the variables last bound on this thread."""
+    program = compile_expression(expression)
+    context = _context()
+    try:
+        return program.execute(context)
+    except (RuntimeError, TypeError, ValueError, KeyError, IndexError) as error:
+        raise CelEvaluationError(_evaluation_message(error)) from None
+    except OverflowError:
+        raise CelEvaluationError("integer overflow") from None
+
+
+def _evaluation_message(error: BaseException) -> str:
+    if isinstance(error, KeyError):
+        return f"no such key: {error.args[0] if error.args else ''}"
+    text = str(error).split("\n", 1)[0]
+    return text

@@ -1,0 +1,1 @@
+"""Tests of CEL rules: Kubernetes' environment, the models' checks, opgen's compile step."""

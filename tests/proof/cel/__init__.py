@@ -1,0 +1,1 @@
+"""Kinds with CEL rules for the property test against the API server."""
