@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from typing import Protocol
 
 import re2  # type: ignore[import-untyped]
@@ -34,6 +35,8 @@ class GoRegex(Protocol):
     def pattern(self) -> str: ...
 
     def search(self, text: str) -> GoRegexMatch | None: ...
+
+    def finditer(self, text: str) -> Iterator[GoRegexMatch]: ...
 
 
 def _options() -> object:

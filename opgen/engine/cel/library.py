@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from opgen.engine.goregex import GoRegex, GoRegexError, go_regex
+
 __all__ = ["FUNCTIONS", "NAMESPACES", "CelFunctionError"]
 
 
@@ -307,19 +309,12 @@ def _find_all(text: Any, pattern: Any, *limit: Any) -> list[str]:
     return found[:count] if count > 0 else found
 
 
-_REGEX_CACHE: dict[str, re.Pattern[str]] = {}
-
-
-def _regex(pattern: Any) -> re.Pattern[str]:
-    pattern = _need_str("regex", pattern)
-    compiled = _REGEX_CACHE.get(pattern)
-    if compiled is None:
-        try:
-            compiled = re.compile(pattern)
-        except re.error as error:
-            raise CelFunctionError(f"invalid regex {pattern!r}: {error}") from error
-        _REGEX_CACHE[pattern] = compiled
-    return compiled
+def _regex(pattern: Any) -> GoRegex:
+    """`pattern` compiled as the API server's CEL library compiles it (RE2)."""
+    try:
+        return go_regex(_need_str("regex", pattern))
+    except GoRegexError as error:
+        raise CelFunctionError(f"invalid regex {pattern!r}: {error}") from error
 
 
 # ---- quantity -----------------------------------------------------------------
