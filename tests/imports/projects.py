@@ -10,7 +10,6 @@ modules (through opgen's loader, as a types file would be) and
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -36,12 +35,7 @@ PACKAGE = "demo"
 
 def opgen(root: Path, *args: str, stdin: str | None = None) -> tuple[int, str]:
     """Run the command line in `root`: (exit code, stdout and stderr)."""
-    previous = Path.cwd()
-    os.chdir(root)
-    try:
-        result = CliRunner().invoke(app, list(args), input=stdin)
-    finally:
-        os.chdir(previous)
+    result = CliRunner().invoke(app, ["-C", str(root), *args], input=stdin)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.output
