@@ -73,7 +73,7 @@ def crd(
     Nothing is written unless every CRD passes the API server's validation
     rules; files whose content is unchanged are left alone.
     """
-    from opgen.load import display_path, load_kinds
+    from opgen.load import RunContext, display_path, load_kinds
     from opgen.render.crd import render_crds
     from opgen.schema.options import CrdOptions
     from opgen.write import apply
@@ -82,8 +82,9 @@ def crd(
         max_description_length=max_description_length,
         embedded_object_meta=embedded_object_meta,
     )
-    loaded = load_kinds(types)
-    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("."), options)
+    run = RunContext()
+    loaded = load_kinds(types, run)
+    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("."), options, run=run)
     warn([*loaded.diagnostics, *diagnostics])
     changed = {file.path for file in apply(files, out)}
     for file in files:

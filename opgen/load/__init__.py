@@ -12,7 +12,8 @@ classes its files define (the reconcilers `op.rbac` decorates), both in
 `project`; `builtin_kinds(module)` reads the kinds a lightkube module defines,
 for controllers of built-in types (`builtin`). While a file runs, Pydantic reads
 no attribute docstrings; `docstrings` reads them once per file for the schema
-stage.
+stage. What a run caches it keeps in the `RunContext` the caller hands in
+(`context`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from opgen.errors import Diagnostic, LoadError
 from opgen.load.builtin import BuiltinKind, builtin_kinds
+from opgen.load.context import RunContext
 from opgen.load.discover import FoundKind, discover
 from opgen.load.imports import display_path, import_module_from_path
 from opgen.load.merge import merge_kinds
@@ -32,6 +34,7 @@ from opgen.model.kinds import Kind
 __all__ = [
     "BuiltinKind",
     "LoadedKinds",
+    "RunContext",
     "builtin_kinds",
     "display_path",
     "import_module_from_path",
@@ -49,18 +52,19 @@ class LoadedKinds:
     diagnostics: tuple[Diagnostic, ...] = field(default=())
 
 
-def load_kinds(paths: Sequence[Path]) -> LoadedKinds:
+def load_kinds(paths: Sequence[Path], run: RunContext | None = None) -> LoadedKinds:
     """Import the types files and return their kinds, sorted by (group, kind)."""
+    run = RunContext() if run is None else run
     found: list[FoundKind] = []
     diagnostics: list[Diagnostic] = []
-    seen_classes: set[int] = set()
+    seen_classes: set[type] = set()
     for path in paths:
-        module = import_module_from_path(path)
+        module = import_module_from_path(path, run)
         in_module, warnings = discover(module)
         diagnostics.extend(warnings)
         for item in in_module:
-            if id(item.version.model) not in seen_classes:
-                seen_classes.add(id(item.version.model))
+            if item.version.model not in seen_classes:
+                seen_classes.add(item.version.model)
                 found.append(item)
     if not found:
         shown = ", ".join(display_path(p) for p in paths) or "(no files)"

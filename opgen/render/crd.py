@@ -17,6 +17,7 @@ from typing import Any
 
 from opgen import __version__
 from opgen.errors import Diagnostic, Location, SchemaError
+from opgen.load.context import RunContext
 from opgen.model.kinds import VERSION_ANNOTATION, Kind, KindVersion, crd_file_name
 from opgen.model.webhooks import Conversion
 from opgen.render.webhook import conversion_section
@@ -35,11 +36,14 @@ def render_crds(
     options: CrdOptions = DEFAULT_OPTIONS,
     *,
     conversions: Sequence[Conversion] = (),
+    run: RunContext | None = None,
 ) -> tuple[list[File], list[Diagnostic]]:
     """One checked CRD file per kind under `out_dir`, and the warnings met on the way.
 
     A kind with `conversions` converts its versions by webhook (`spec.conversion`).
+    `run` is the context the kinds were loaded in.
     """
+    run = RunContext() if run is None else run
     files: list[File] = []
     diagnostics: list[Diagnostic] = []
     owners: dict[str, Kind] = {}
@@ -57,6 +61,7 @@ def render_crds(
             kind,
             options,
             conversion_section(kind, [c for c in conversions if _converts(c, kind)]),
+            run,
         )
         diagnostics.extend(warnings)
         diagnostics.extend(check_crd(document, origins, _kind_location(kind)))
@@ -77,6 +82,7 @@ def crd_document(
     kind: Kind,
     options: CrdOptions = DEFAULT_OPTIONS,
     conversion: dict[str, Any] | None = None,
+    run: RunContext | None = None,
 ) -> tuple[dict[str, Any], dict[int, Location], list[Diagnostic]]:
     """The CRD of `kind` as plain data, the origin of its schema nodes, and warnings;
     `conversion` is its `spec.conversion`, when it converts by webhook."""
@@ -84,7 +90,7 @@ def crd_document(
     diagnostics: list[Diagnostic] = []
     versions: list[dict[str, Any]] = []
     for version in kind.versions:
-        built = build_version_schema(version.model, options)
+        built = build_version_schema(version.model, options, run)
         origins.update(built.origins)
         diagnostics.extend(built.diagnostics)
         versions.append(_version_entry(version, built.schema))

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.errors import Diagnostic
-from opgen.load import LoadedKinds, importable, load_classes, load_kinds
+from opgen.load import LoadedKinds, RunContext, importable, load_classes, load_kinds
 from opgen.project.config import PROJECT_FILE, Project
 from opgen.project.consistency import check_kinds
 from opgen.project.follow import follow_kinds
@@ -65,13 +65,14 @@ class Outputs:
 
 def project_outputs(root: Path, project: Project, *, everything: bool) -> Outputs:
     """The output of `opgen generate` (`everything`) or `opgen generate manifests`."""
+    run = RunContext()
     with importable(root, project.package):
         sources = api_sources(root, project)
         # A project without types files (just initialised, or with controllers
         # for built-in types only) has no CRDs.
-        loaded = load_kinds(sources) if sources else LoadedKinds(kinds=())
-        controllers = load_classes(controller_files(root, project))
-        handlers = load_classes(webhook_files(root, project))
+        loaded = load_kinds(sources, run) if sources else LoadedKinds(kinds=())
+        controllers = load_classes(controller_files(root, project), run)
+        handlers = load_classes(webhook_files(root, project), run)
         # As controller-gen reads +kubebuilder:rbac wherever it looks: a webhook
         # handler that reads other objects declares that permission too.
         rules = rules_of([*controllers, *handlers])
@@ -82,7 +83,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         embedded_object_meta=project.crd.embedded_object_meta,
     )
     crds, diagnostics = render_crds(
-        loaded.kinds, CRD_BASES, options, conversions=webhooks.conversions
+        loaded.kinds, CRD_BASES, options, conversions=webhooks.conversions, run=run
     )
     role = project_role(rules, project)
     files = [*crds, role]

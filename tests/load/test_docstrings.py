@@ -13,7 +13,7 @@ import sys
 import textwrap
 from pathlib import Path, PurePosixPath
 
-from opgen.load import load_kinds
+from opgen.load import RunContext, load_kinds
 from opgen.load.discover import discover
 from opgen.load.merge import merge_kinds
 from opgen.render.crd import render_crds
@@ -90,15 +90,16 @@ TYPES = textwrap.dedent('''\
     ''')
 
 
-def crds_of(kinds: object) -> list[str]:
-    files, _ = render_crds(kinds, PurePosixPath("."))  # type: ignore[arg-type]
+def crds_of(kinds: object, run: RunContext | None = None) -> list[str]:
+    files, _ = render_crds(kinds, PurePosixPath("."), run=run)  # type: ignore[arg-type]
     return [file.content for file in files]
 
 
 def test_loader_docstrings_equal_pydantic_s(tmp_path: Path) -> None:
     path = tmp_path / "doc_cases_types.py"
     path.write_text(TYPES, encoding="utf-8")
-    through_loader = crds_of(load_kinds([path]).kinds)
+    run = RunContext()
+    through_loader = crds_of(load_kinds([path], run).kinds, run)
 
     spec = importlib.util.spec_from_file_location("doc_cases_plain", path)
     assert spec is not None and spec.loader is not None
