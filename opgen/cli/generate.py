@@ -74,7 +74,7 @@ def crd(
     rules; files whose content is unchanged are left alone.
     """
     from opgen.load import RunContext, display_path, load_kinds
-    from opgen.render.crd import render_crds
+    from opgen.pipeline import crds
     from opgen.schema.options import CrdOptions
     from opgen.write import apply
 
@@ -84,7 +84,7 @@ def crd(
     )
     run = RunContext()
     loaded = load_kinds(types, run)
-    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("."), options, run=run)
+    files, diagnostics = crds(loaded, PurePosixPath("."), options, run=run)
     warn([*loaded.diagnostics, *diagnostics])
     changed = {file.path for file in apply(files, out)}
     for file in files:
@@ -120,8 +120,8 @@ def _run(plan: Plan, *, check: bool, dry_run: bool) -> None:
 
 
 def _generate(command: str, *, everything: bool, check: bool, dry_run: bool) -> None:
+    from opgen.pipeline import project_outputs
     from opgen.project import load_project, require_project_root
-    from opgen.render.generate import project_outputs
     from opgen.write import plan
 
     root = Path.cwd()

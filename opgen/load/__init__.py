@@ -18,9 +18,10 @@ stage. What a run caches it keeps in the `RunContext` the caller hands in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from opgen.errors import Diagnostic, LoadError
 from opgen.load.builtin import BuiltinKind, builtin_kinds
@@ -29,7 +30,7 @@ from opgen.load.discover import FoundKind, discover
 from opgen.load.imports import display_path, import_module_from_path
 from opgen.load.merge import merge_kinds
 from opgen.load.project import importable, load_classes
-from opgen.model.kinds import Kind
+from opgen.model.kinds import Kind, VersionKey
 
 __all__ = [
     "BuiltinKind",
@@ -46,10 +47,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LoadedKinds:
-    """The kinds found in some types files, and warnings about them."""
+    """The kinds found in some types files, the class of each version, and warnings.
+
+    `kinds` is the IR every later stage reads; `models` is for the schema stage
+    alone, which turns each version's class into its schema."""
 
     kinds: tuple[Kind, ...]
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    models: Mapping[VersionKey, type[Any]] = field(default_factory=dict)
 
 
 def load_kinds(paths: Sequence[Path], run: RunContext | None = None) -> LoadedKinds:
@@ -63,8 +68,8 @@ def load_kinds(paths: Sequence[Path], run: RunContext | None = None) -> LoadedKi
         in_module, warnings = discover(module)
         diagnostics.extend(warnings)
         for item in in_module:
-            if item.version.model not in seen_classes:
-                seen_classes.add(item.version.model)
+            if item.model not in seen_classes:
+                seen_classes.add(item.model)
                 found.append(item)
     if not found:
         shown = ", ".join(display_path(p) for p in paths) or "(no files)"
@@ -74,4 +79,12 @@ def load_kinds(paths: Sequence[Path], run: RunContext | None = None) -> LoadedKi
         )
     kinds, merge_warnings = merge_kinds(found)
     diagnostics.extend(merge_warnings)
-    return LoadedKinds(kinds=tuple(kinds), diagnostics=tuple(diagnostics))
+    classes = {(i.info.group, i.info.kind, i.info.version): i.model for i in found}
+    models = {
+        kind.key(version): classes[kind.key(version)]
+        for kind in kinds
+        for version in kind.versions
+    }
+    return LoadedKinds(
+        kinds=tuple(kinds), diagnostics=tuple(diagnostics), models=models
+    )

@@ -34,11 +34,13 @@ __all__ = ["FoundKind", "discover"]
 
 @dataclass(frozen=True)
 class FoundKind:
-    """One class with `@op.kind`: its version and the names it asks for."""
+    """One class with `@op.kind`: its version, the names it asks for, and the class."""
 
     info: ResourceInfo
     version: KindVersion
     markers: KindMarkers
+    model: type[Any]
+    """The `op.CustomResource` subclass; only the loader's result carries it on."""
 
 
 def _source(cls: type[Any], module: ModuleType) -> SourceRef:
@@ -71,7 +73,10 @@ def discover(module: ModuleType) -> tuple[list[FoundKind], list[Diagnostic]]:
         info = resource_info(cls)
         found.append(
             FoundKind(
-                info=info, version=_version(cls, info, markers, source), markers=markers
+                info=info,
+                version=_version(info, markers, source),
+                markers=markers,
+                model=cls,
             )
         )
     return found, diagnostics
@@ -83,7 +88,6 @@ def _looks_like_a_kind(cls: type[Any], classes: list[type[Any]]) -> bool:
 
 
 def _version(
-    cls: type[Any],
     info: ResourceInfo,
     markers: KindMarkers,
     source: SourceRef,
@@ -92,7 +96,6 @@ def _version(
     return KindVersion(
         version=info.version,
         source=source,
-        model=cls,
         served=not markers.unserved,
         storage=markers.storage,
         deprecated=markers.deprecated is not None,

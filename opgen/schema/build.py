@@ -9,6 +9,7 @@ stages ask for the same one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,7 @@ from pydantic.errors import PydanticSchemaGenerationError
 from opgen.engine.markers import FLOAT_FLAG, OBJECT_META_FLAG, SchemaNode
 from opgen.errors import Diagnostic, Location, OpgenError, SchemaError
 from opgen.load.context import RunContext
-from opgen.model.kinds import source_file
+from opgen.model.kinds import VersionKey, source_file
 from opgen.schema.flatten import INTERNAL_KEYS, Flattener
 from opgen.schema.generator import KubeJsonSchema
 from opgen.schema.options import DEFAULT_OPTIONS, CrdOptions, apply_options
@@ -28,6 +29,7 @@ __all__ = [
     "KIND_DESCRIPTION",
     "VersionSchema",
     "build_version_schema",
+    "kind_schemas",
     "model_schema",
 ]
 
@@ -89,6 +91,19 @@ def build_version_schema(
     result = VersionSchema(root, flattened.origins, tuple(flattened.diagnostics))
     run.schemas[(model, options)] = result
     return result
+
+
+def kind_schemas(
+    models: Mapping[VersionKey, type[Any]],
+    options: CrdOptions = DEFAULT_OPTIONS,
+    run: RunContext | None = None,
+) -> dict[VersionKey, VersionSchema]:
+    """The schema of every version the loader found (`LoadedKinds.models`), by
+    (group, kind, version)."""
+    run = RunContext() if run is None else run
+    return {
+        key: build_version_schema(model, options, run) for key, model in models.items()
+    }
 
 
 def model_schema(

@@ -22,13 +22,13 @@ import yaml
 from typer.testing import CliRunner
 
 from opgen.cli import app
-from opgen.load import importable, load_kinds
+from opgen.load import LoadedKinds, importable, load_kinds
 from opgen.model.kinds import Kind
-from opgen.render.crd import crd_document
+from opgen.pipeline import crd_of
 from opgen.schema.options import CrdOptions
 from tests.schema_paths import SchemaDiff, compare_crds
 
-__all__ = ["ImportedProject", "has_descriptions", "opgen"]
+__all__ = ["ImportedProject", "by_crd_name", "has_descriptions", "opgen"]
 
 PACKAGE = "demo"
 
@@ -39,6 +39,11 @@ def opgen(root: Path, *args: str, stdin: str | None = None) -> tuple[int, str]:
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.output
+
+
+def by_crd_name(loaded: LoadedKinds) -> dict[str, Kind]:
+    """The loaded kinds by CRD name."""
+    return {kind.crd_name: kind for kind in loaded.kinds}
 
 
 def has_descriptions(crd: dict[str, Any]) -> bool:
@@ -101,11 +106,10 @@ class ImportedProject:
             if (path / "__init__.py").is_file()
         )
 
-    def kinds(self) -> dict[str, Kind]:
-        """The imported kinds by CRD name, with the classes of their versions."""
+    def loaded(self) -> LoadedKinds:
+        """The imported kinds, with the classes of their versions."""
         with importable(self.root, PACKAGE):
-            loaded = load_kinds(self.modules)
-        return {kind.crd_name: kind for kind in loaded.kinds}
+            return load_kinds(self.modules)
 
     @contextmanager
     def imported(self, module: str) -> Iterator[ModuleType]:
@@ -119,7 +123,7 @@ class ImportedProject:
                 del sys.modules[name]
 
     def round_trip(
-        self, crd: dict[str, Any], *, kinds: dict[str, Kind] | None = None
+        self, crd: dict[str, Any], *, loaded: LoadedKinds | None = None
     ) -> SchemaDiff:
         """Generate the CRD from the imported types and compare it with `crd`.
 
@@ -127,12 +131,13 @@ class ImportedProject:
         none, nested metadata described when it describes it. Inside nodes the
         import typed as an older release of an op.k8s type, what the pinned
         release adds is listed apart."""
-        kind = (kinds or self.kinds())[crd["metadata"]["name"]]
+        loaded = loaded or self.loaded()
+        kind = by_crd_name(loaded)[crd["metadata"]["name"]]
         options = CrdOptions(
             max_description_length=None if has_descriptions(crd) else 0,
             embedded_object_meta=_describes_nested_metadata(crd),
         )
-        ours, _, _ = crd_document(kind, options)
+        ours, _, _ = crd_of(loaded, kind, options)
         return compare_crds(
             ours, crd, newer_subtrees=self.older_nodes(crd), theirs_name="the original"
         )
