@@ -4,9 +4,10 @@ The one place that knows the order of the stages and hands each the IR the
 one before built. `opgen.cli` calls it and applies the files it returns;
 nothing below it calls back up.
 
-- `crds(loaded, out_dir, options)`: the CRD files of loaded kinds (`opgen
-  generate crd`, and anyone holding `load_kinds`' result); `crd_of(loaded,
-  kind, options)` one kind's CRD as data;
+- `types_file_crds(paths, out_dir, options)`: `opgen generate crd`, the CRD
+  files of standalone types files; `crds(loaded, out_dir, options)` those of
+  kinds already loaded, and `crd_of(loaded, kind, options)` one kind's CRD as
+  data;
 - `project_outputs(root, project, everything=)`: what `opgen generate`
   (`everything`) or `opgen generate manifests` produces in a project, and
   what it removes.
@@ -64,7 +65,7 @@ from opgen.schema import kind_schemas
 from opgen.schema.options import DEFAULT_OPTIONS, CrdOptions
 from opgen.write.files import File, Removal
 
-__all__ = ["Outputs", "crd_of", "crds", "project_outputs"]
+__all__ = ["Outputs", "crd_of", "crds", "project_outputs", "types_file_crds"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,17 @@ def crds(
     `run` is the context the kinds were loaded in (its docstrings and schemas)."""
     schemas = kind_schemas(loaded.models, options, run)
     return render_crds(loaded.kinds, schemas, out_dir, conversions=conversions)
+
+
+def types_file_crds(
+    paths: Sequence[Path], out_dir: PurePosixPath, options: CrdOptions = DEFAULT_OPTIONS
+) -> tuple[list[File], list[Diagnostic]]:
+    """`opgen generate crd`: the CRD files of the kinds in standalone types files,
+    and every warning met loading and rendering them."""
+    run = RunContext()
+    loaded = load_kinds(paths, run)
+    files, diagnostics = crds(loaded, out_dir, options, run=run)
+    return files, [*loaded.diagnostics, *diagnostics]
 
 
 def crd_of(

@@ -73,8 +73,8 @@ def crd(
     Nothing is written unless every CRD passes the API server's validation
     rules; files whose content is unchanged are left alone.
     """
-    from opgen.load import RunContext, display_path, load_kinds
-    from opgen.pipeline import crds
+    from opgen.load import display_path
+    from opgen.pipeline import types_file_crds
     from opgen.schema.options import CrdOptions
     from opgen.write import apply
 
@@ -82,10 +82,8 @@ def crd(
         max_description_length=max_description_length,
         embedded_object_meta=embedded_object_meta,
     )
-    run = RunContext()
-    loaded = load_kinds(types, run)
-    files, diagnostics = crds(loaded, PurePosixPath("."), options, run=run)
-    warn([*loaded.diagnostics, *diagnostics])
+    files, diagnostics = types_file_crds(types, PurePosixPath("."), options)
+    warn(diagnostics)
     changed = {file.path for file in apply(files, out)}
     for file in files:
         target = display_path(file.target(out))
