@@ -35,35 +35,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opgen.errors import Diagnostic, Location
-from opgen.load import LoadedKinds, RunContext, importable, load_classes, load_kinds
-from opgen.load.handlers import rules_of, webhooks_of
+from opgen.load import LoadedKinds, RunContext, load_kinds
 from opgen.model.kinds import Kind
-from opgen.model.webhooks import Conversion, Webhooks
-from opgen.project.config import PROJECT_FILE, Project
-from opgen.project.consistency import check_kinds
-from opgen.project.follow import follow_kinds
-from opgen.project.imported import stored_crds
-from opgen.project.layout import CRD_BASES
-from opgen.project.removal import stale_outputs
-from opgen.project.sources import (
-    api_sources,
-    chart_values,
-    controller_files,
-    webhook_files,
-)
-from opgen.render.chart import chart_files
-from opgen.render.client import render_clients
+from opgen.model.webhooks import Conversion
 from opgen.render.crd import crd_document, render_crds
-from opgen.render.imported import imported_outputs
-from opgen.render.rbac import project_role
-from opgen.render.scaffold import injected_files, project_file
-from opgen.render.webhook import render_webhook_manifests
 from opgen.schema import kind_schemas
 from opgen.schema.options import DEFAULT_OPTIONS, CrdOptions
 from opgen.write.files import File, Removal
+
+if TYPE_CHECKING:
+    from opgen.project.config import Project
 
 __all__ = ["Outputs", "crd_of", "crds", "project_outputs", "types_file_crds"]
 
@@ -116,6 +100,29 @@ def crd_of(
 
 def project_outputs(root: Path, project: Project, *, everything: bool) -> Outputs:
     """The output of `opgen generate` (`everything`) or `opgen generate manifests`."""
+    # Imported here: `opgen generate crd` needs none of them (jinja2, black).
+    from opgen.load import importable, load_classes
+    from opgen.load.handlers import rules_of, webhooks_of
+    from opgen.model.webhooks import Webhooks
+    from opgen.project.config import PROJECT_FILE
+    from opgen.project.consistency import check_kinds
+    from opgen.project.follow import follow_kinds
+    from opgen.project.imported import stored_crds
+    from opgen.project.layout import CRD_BASES
+    from opgen.project.removal import stale_outputs
+    from opgen.project.sources import (
+        api_sources,
+        chart_values,
+        controller_files,
+        webhook_files,
+    )
+    from opgen.render.chart import chart_files
+    from opgen.render.client import render_clients
+    from opgen.render.imported import imported_outputs
+    from opgen.render.rbac import project_role
+    from opgen.render.scaffold import injected_files, project_file
+    from opgen.render.webhook import render_webhook_manifests
+
     run = RunContext()
     with importable(root, project.package):
         sources = api_sources(root, project)
