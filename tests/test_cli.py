@@ -38,6 +38,51 @@ def test_unknown_option_is_a_usage_error() -> None:
     assert result.exit_code == 2
 
 
+# --- -C DIR: as if started in DIR ----------------------------------------------
+
+EXAMPLE_TYPES = Path(__file__).resolve().parents[1] / "examples" / "standalone"
+
+
+def test_dash_c_resolves_paths_against_dir_and_names_them_relative_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    (work / "api").mkdir(parents=True)
+    (work / "api" / "types.py").write_text(
+        (EXAMPLE_TYPES / "raycluster_types.py").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+
+    result = CliRunner().invoke(
+        app, ["-C", str(tmp_path), "-C", "work", "generate", "crd",
+              "--types", "api/types.py", "--out", "crds"],
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    assert result.output == "wrote crds/ray.io_rayclusters.yaml\n"
+    assert (work / "crds" / "ray.io_rayclusters.yaml").is_file()
+    assert not (elsewhere / "crds").exists()
+    assert Path.cwd() == elsewhere
+
+
+def test_dash_c_names_a_missing_file_relative_to_dir(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["-C", str(tmp_path), "generate", "crd", "--types", "gone.py", "--out", "o"],
+    )
+    assert result.exit_code == 1
+    assert "error: gone.py: no such file" in result.output
+
+
+def test_dash_c_refuses_a_missing_directory(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["-C", str(tmp_path / "nope"), "generate"])
+    assert result.exit_code == 1
+    assert f"error: -C {tmp_path / 'nope'}: no such directory" in result.output
+
+
 # --- docs/cli.md follows the app -------------------------------------------------
 
 CLI_DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"

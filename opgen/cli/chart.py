@@ -22,9 +22,9 @@ def create_chart(
     From then on `opgen generate` rewrites the chart's templates with the CRDs
     and RBAC it writes; the values you set in values.yaml are kept.
     """
+    from opgen.pipeline import project_outputs
     from opgen.project import load_project, require_project_root
     from opgen.project.layout import CHART_DIR
-    from opgen.render.generate import project_outputs
     from opgen.render.scaffold import project_file
     from opgen.write import plan
 

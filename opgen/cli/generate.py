@@ -73,8 +73,8 @@ def crd(
     Nothing is written unless every CRD passes the API server's validation
     rules; files whose content is unchanged are left alone.
     """
-    from opgen.load import display_path, load_kinds
-    from opgen.render.crd import render_crds
+    from opgen.load import display_path
+    from opgen.pipeline import types_file_crds
     from opgen.schema.options import CrdOptions
     from opgen.write import apply
 
@@ -82,9 +82,8 @@ def crd(
         max_description_length=max_description_length,
         embedded_object_meta=embedded_object_meta,
     )
-    loaded = load_kinds(types)
-    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("."), options)
-    warn([*loaded.diagnostics, *diagnostics])
+    files, diagnostics = types_file_crds(types, PurePosixPath("."), options)
+    warn(diagnostics)
     changed = {file.path for file in apply(files, out)}
     for file in files:
         target = display_path(file.target(out))
@@ -119,8 +118,8 @@ def _run(plan: Plan, *, check: bool, dry_run: bool) -> None:
 
 
 def _generate(command: str, *, everything: bool, check: bool, dry_run: bool) -> None:
+    from opgen.pipeline import project_outputs
     from opgen.project import load_project, require_project_root
-    from opgen.render.generate import project_outputs
     from opgen.write import plan
 
     root = Path.cwd()

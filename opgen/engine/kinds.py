@@ -20,6 +20,7 @@ from opgen.engine.recording import (
     record_on_class,
 )
 from opgen.errors import Location, MarkerError
+from opgen.model.kinds import KindNames, KindVersion, Scope
 
 __all__ = [
     "CrdMetadata",
@@ -218,18 +219,62 @@ class KindMarkers:
 
 @dataclass(frozen=True)
 class ResourceInfo:
-    """What clients and the runtime need to address a kind."""
+    """One version of a kind as its class declares it, in the IR's own values.
+
+    `names`, `scope` and `kind_version` are the `opgen.model.kinds` values the
+    loader puts into the `Kind` it builds; clients and the runtime address the
+    kind through the properties below, read from the same values, so the CRD,
+    the typed clients and the runtime share one description of a kind."""
 
     group: str
-    version: str
-    kind: str
-    plural: str
-    singular: str
-    namespaced: bool
-    status_subresource: bool
-    scale: tuple[str, str, str | None] | None
-    short_names: tuple[str, ...]
-    categories: tuple[str, ...]
+    names: KindNames
+    scope: Scope
+    kind_version: KindVersion
+    """This version's flags, subresources, columns and selectable fields."""
+
+    @property
+    def version(self) -> str:
+        return self.kind_version.version
+
+    @property
+    def kind(self) -> str:
+        return self.names.kind
+
+    @property
+    def plural(self) -> str:
+        return self.names.plural
+
+    @property
+    def singular(self) -> str:
+        return self.names.singular
+
+    @property
+    def short_names(self) -> tuple[str, ...]:
+        return self.names.short_names
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return self.names.categories
+
+    @property
+    def namespaced(self) -> bool:
+        return self.scope == "Namespaced"
+
+    @property
+    def status_subresource(self) -> bool:
+        return self.kind_version.status_subresource
+
+    @property
+    def scale(self) -> tuple[str, str, str | None] | None:
+        """`/scale`'s (spec replicas, status replicas, label selector) paths."""
+        scale = self.kind_version.scale
+        if scale is None:
+            return None
+        return (
+            scale.spec_replicas_path,
+            scale.status_replicas_path,
+            scale.label_selector_path,
+        )
 
     @property
     def api_version(self) -> str:

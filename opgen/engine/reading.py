@@ -65,7 +65,14 @@ from opgen.engine.recording import (
     recorded_on_class,
 )
 from opgen.errors import Location, MarkerError
-from opgen.model.kinds import source_file
+from opgen.model.kinds import (
+    KindNames,
+    KindVersion,
+    PrinterColumn,
+    ScaleSubresource,
+    SourceRef,
+    source_file,
+)
 from opgen.model.rbac import RbacRule
 from opgen.model.webhooks import Declaration
 
@@ -165,26 +172,57 @@ def resource_info(cls: type) -> ResourceInfo:
             hint="decorate it with @op.kind(group=..., version=...)",
         )
     kind_name = cls.__name__
-    scale = markers.scale
-    return ResourceInfo(
-        group=decl.group,
-        version=decl.version,
+    names = KindNames(
         kind=kind_name,
         plural=decl.plural or pluralize(kind_name),
         singular=decl.singular or kind_name.lower(),
-        namespaced=decl.scope == "Namespaced",
+        list_kind=f"{kind_name}List",
+        short_names=decl.short_names,
+        categories=decl.categories,
+    )
+    return ResourceInfo(
+        group=decl.group,
+        names=names,
+        scope=decl.scope,
+        kind_version=_kind_version(cls, decl.version, markers),
+    )
+
+
+def _kind_version(cls: type, version: str, markers: KindMarkers) -> KindVersion:
+    """The IR of one version, from its kind-level markers: the one place marker
+    values become IR values."""
+    scale = markers.scale
+    return KindVersion(
+        version=version,
+        source=SourceRef(
+            file=source_file(cls) or "", module=cls.__module__, cls=cls.__qualname__
+        ),
+        served=not markers.unserved,
+        storage=markers.storage,
+        deprecated=markers.deprecated is not None,
+        deprecation_warning=markers.deprecated.warning if markers.deprecated else None,
         status_subresource=markers.status,
         scale=(
-            (
-                scale.spec_replicas_path,
-                scale.status_replicas_path,
-                scale.label_selector_path,
+            ScaleSubresource(
+                spec_replicas_path=scale.spec_replicas_path,
+                status_replicas_path=scale.status_replicas_path,
+                label_selector_path=scale.label_selector_path,
             )
             if scale
             else None
         ),
-        short_names=decl.short_names,
-        categories=decl.categories,
+        printer_columns=tuple(
+            PrinterColumn(
+                name=column.name,
+                type=column.type,
+                json_path=column.json_path,
+                description=column.description,
+                format=column.format,
+                priority=column.column_priority,
+            )
+            for column in markers.columns
+        ),
+        selectable_fields=tuple(item.json_path for item in markers.selectable_fields),
     )
 
 

@@ -1,5 +1,8 @@
 """Find the kinds a loaded module defines and describe each as a `KindVersion`.
 
+`resource_info(cls)` already gives each class's facts as IR values (`KindNames`,
+scope, `KindVersion`); discovery adds where the class is, as users see it.
+
 A kind is a class defined in the module (not imported into it) that carries
 `@op.kind`. Kind-level decorators are read through `opgen.engine.reading`
 (`kind_markers`, `resource_info`), the functions the runtime reads kinds
@@ -8,6 +11,7 @@ with, so the CRD and the runtime can never disagree.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -21,24 +25,26 @@ from opgen.engine.reading import (
 )
 from opgen.errors import Diagnostic, Location
 from opgen.load.imports import display_path
-from opgen.model.kinds import (
-    KindVersion,
-    PrinterColumn,
-    ScaleSubresource,
-    SourceRef,
-    source_file,
-)
+from opgen.model.kinds import KindVersion, SourceRef, source_file
 
 __all__ = ["FoundKind", "discover"]
 
 
 @dataclass(frozen=True)
 class FoundKind:
-    """One class with `@op.kind`: its version and the names it asks for."""
+    """One class with `@op.kind`: its version, the names it asks for, and the class."""
 
     info: ResourceInfo
-    version: KindVersion
+    """The kind as the class declares it, in the IR's values (`opgen.engine.reading`)."""
+    source: SourceRef
+    """Where the class is, as users are shown it."""
     markers: KindMarkers
+    model: type[Any]
+    """The `op.CustomResource` subclass; only the loader's result carries it on."""
+
+    @property
+    def version(self) -> KindVersion:
+        return dataclasses.replace(self.info.kind_version, source=self.source)
 
 
 def _source(cls: type[Any], module: ModuleType) -> SourceRef:
@@ -69,54 +75,10 @@ def discover(module: ModuleType) -> tuple[list[FoundKind], list[Diagnostic]]:
                 )
             continue
         info = resource_info(cls)
-        found.append(
-            FoundKind(
-                info=info, version=_version(cls, info, markers, source), markers=markers
-            )
-        )
+        found.append(FoundKind(info=info, source=source, markers=markers, model=cls))
     return found, diagnostics
 
 
 def _looks_like_a_kind(cls: type[Any], classes: list[type[Any]]) -> bool:
     """A CustomResource subclass nobody in the module derives from (not a base class)."""
     return not any(other is not cls and issubclass(other, cls) for other in classes)
-
-
-def _version(
-    cls: type[Any],
-    info: ResourceInfo,
-    markers: KindMarkers,
-    source: SourceRef,
-) -> KindVersion:
-    scale = markers.scale
-    return KindVersion(
-        version=info.version,
-        source=source,
-        model=cls,
-        served=not markers.unserved,
-        storage=markers.storage,
-        deprecated=markers.deprecated is not None,
-        deprecation_warning=markers.deprecated.warning if markers.deprecated else None,
-        status_subresource=markers.status,
-        scale=(
-            ScaleSubresource(
-                spec_replicas_path=scale.spec_replicas_path,
-                status_replicas_path=scale.status_replicas_path,
-                label_selector_path=scale.label_selector_path,
-            )
-            if scale
-            else None
-        ),
-        printer_columns=tuple(
-            PrinterColumn(
-                name=column.name,
-                type=column.type,
-                json_path=column.json_path,
-                description=column.description,
-                format=column.format,
-                priority=column.column_priority,
-            )
-            for column in markers.columns
-        ),
-        selectable_fields=tuple(item.json_path for item in markers.selectable_fields),
-    )

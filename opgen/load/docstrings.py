@@ -7,7 +7,9 @@ re-parses the class — which cost the generator about half the time of
 importing a types file with many kinds. So while the loader executes the
 user's files (`deferred()`), opgen's own base models ask Pydantic for no
 docstrings; the schema stage then adds each description Pydantic would have
-added (`for_class`), from one `ast` parse per file.
+added (`field_docstring`), from one `ast` parse per file per run (the run's
+`RunContext` keeps the parsed files: the docstrings reach the schema stage as
+data read from the source, never through the classes' Pydantic settings).
 
 The rule is Pydantic's: a string literal statement directly after an annotated
 assignment to a name in the class body documents that attribute; the text is
@@ -20,31 +22,29 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from opgen.load.context import ClassDefinition, RunContext
+from opgen.model.kinds import source_file
+
 __all__ = ["deferred", "field_docstring", "register_module"]
 
-_Definition = tuple[tuple[str, ...], dict[str, str]]
-"""A class statement's annotated names, in order, and its attribute docstrings."""
-_BY_FILE: dict[Path, tuple[tuple[int, int], dict[str, list[_Definition]]]] = {}
-_MODULE_FILES: dict[str, Path] = {}
 _CONFIG_KEY = "use_attribute_docstrings"
 
 
-def register_module(module: ModuleType) -> None:
+def register_module(module: ModuleType, run: RunContext) -> None:
     """Remember where a user module's classes come from (the loader takes user
     modules out of `sys.modules` after importing them)."""
     file = getattr(module, "__file__", None)
     if file:
-        _MODULE_FILES[module.__name__] = Path(file).resolve()
+        run.module_files[module.__name__] = Path(file).resolve()
 
 
-def _definition(body: list[ast.stmt]) -> _Definition:
+def _definition(body: list[ast.stmt]) -> ClassDefinition:
     names: list[str] = []
     docs: dict[str, str] = {}
     for statement, following in itertools.pairwise([*body, None]):
@@ -63,9 +63,9 @@ def _definition(body: list[ast.stmt]) -> _Definition:
     return tuple(names), docs
 
 
-def _classes(tree: ast.Module) -> dict[str, list[_Definition]]:
+def _classes(tree: ast.Module) -> dict[str, list[ClassDefinition]]:
     """Every class statement's definition by qualified name (a name can repeat)."""
-    found: dict[str, list[_Definition]] = {}
+    found: dict[str, list[ClassDefinition]] = {}
 
     def walk(body: list[ast.stmt], prefix: str) -> None:
         for statement in body:
@@ -97,36 +97,38 @@ def _direct_definitions(
                 yield from _direct_definitions(child)
 
 
-def _file_of(cls: type[Any]) -> Path | None:
-    known = _MODULE_FILES.get(cls.__module__)
+def _file_of(cls: type[Any], run: RunContext) -> Path | None:
+    """Where `cls` was written: as this run loaded it, else as the loader or its
+    module says (a class loaded by another run)."""
+    known = run.module_files.get(cls.__module__)
     if known is not None:
         return known
-    file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    file = source_file(cls)
     return Path(file).resolve() if file else None
 
 
-def _parsed(file: Path) -> dict[str, list[_Definition]]:
+def _parsed(file: Path, run: RunContext) -> dict[str, list[ClassDefinition]]:
     status = file.stat()
     stamp = (status.st_mtime_ns, status.st_size)
-    cached = _BY_FILE.get(file)
+    cached = run.class_definitions.get(file)
     if cached is None or cached[0] != stamp:
         tree = ast.parse(file.read_bytes(), filename=str(file))
         cached = (stamp, _classes(tree))
-        _BY_FILE[file] = cached
+        run.class_definitions[file] = cached
     return cached[1]
 
 
-def _for_class(cls: type[Any]) -> dict[str, str]:
+def _for_class(cls: type[Any], run: RunContext) -> dict[str, str]:
     """The attribute docstrings written in the body of `cls`, by attribute name.
 
     A class name written twice in a file (in the branches of an `if`, say) is
     told apart by the names the class annotates; between statements that
     annotate the same names the first wins."""
-    file = _file_of(cls)
+    file = _file_of(cls, run)
     if file is None or file.suffix != ".py":
         return {}
     try:
-        definitions = _parsed(file).get(cls.__qualname__, [])
+        definitions = _parsed(file, run).get(cls.__qualname__, [])
     except (OSError, SyntaxError, ValueError):
         return {}
     if len(definitions) > 1:
@@ -135,7 +137,7 @@ def _for_class(cls: type[Any]) -> dict[str, str]:
     return definitions[0][1] if definitions else {}
 
 
-def field_docstring(cls: type[Any], field: str) -> str | None:
+def field_docstring(cls: type[Any], field: str, run: RunContext) -> str | None:
     """The docstring Pydantic would have given `field` of model `cls`, when it was
     created under `deferred()` (None otherwise, or when there is none): the one in
     the body of the class in `cls`'s MRO that annotates `field`."""
@@ -144,7 +146,7 @@ def field_docstring(cls: type[Any], field: str) -> str | None:
             config = getattr(klass, "model_config", None) or {}
             if _CONFIG_KEY not in config or config[_CONFIG_KEY] is not None:
                 return None  # Pydantic read it, or the model asks for none
-            return _for_class(klass).get(field)
+            return _for_class(klass, run).get(field)
     return None
 
 

@@ -5,7 +5,8 @@ dotted name with the package's parent on `sys.path`; a lone file under its
 stem. While a file executes, every user module loaded so far is visible in
 `sys.modules`, so sibling imports find the already executed module instead of
 running the file again; afterwards the user modules are taken out again and
-kept in a private cache keyed by file (a file edited since is executed anew). Pydantic models whose forward
+kept, by file, in the run's `RunContext` (a file edited since is executed anew;
+the next run executes every file anew). Pydantic models whose forward
 references were left open are completed before that, so they never need the
 module again.
 
@@ -35,17 +36,13 @@ from pydantic.errors import PydanticSchemaGenerationError
 from opgen.api import Model
 from opgen.errors import LoadError, Location, OpgenError
 from opgen.load import docstrings
+from opgen.load.context import RunContext, Stamp
 from opgen.load.pydantic_errors import schema_generation_error
 from opgen.load.sourcelines import symbol_at
 from opgen.model.kinds import SOURCE_FILE_ATTR
 
 __all__ = ["display_path", "import_module_from_path"]
 
-_BY_FILE: dict[Path, tuple[tuple[int, int], ModuleType]] = {}
-"""Executed user modules by file, with the (mtime, size) they were executed at."""
-_BY_NAME: dict[str, tuple[ModuleType, Path]] = {}
-"""Executed user modules by name, with their resolved file (resolved once: the
-check before every later import is then a comparison and a stat)."""
 _SYSTEM_DIRS = tuple(
     Path(p).resolve()
     for key in ("stdlib", "platstdlib", "purelib", "platlib")
@@ -65,8 +62,11 @@ def display_path(path: Path | str) -> str:
     return str(path) if relative.startswith("..") else relative
 
 
-def import_module_from_path(path: Path | str) -> ModuleType:
-    """Execute the Python file at `path` (once per process) and return its module."""
+def import_module_from_path(
+    path: Path | str, run: RunContext | None = None
+) -> ModuleType:
+    """Execute the Python file at `path` (once per `run`) and return its module."""
+    run = RunContext() if run is None else run
     file = Path(path)
     if not file.is_file():
         raise LoadError(f"{display_path(file)}: no such file")
@@ -75,11 +75,15 @@ def import_module_from_path(path: Path | str) -> ModuleType:
             f"{display_path(file)}: not a Python file (expected a .py file)"
         )
     file = file.resolve()
-    cached = _BY_FILE.get(file)
+    cached = run.modules_by_file.get(file)
     if cached is not None and cached[0] == _stamp(file):
         return cached[1]
-    root, name = _module_name(file)
-    with _user_modules_visible(root), _on_sys_path(root), docstrings.deferred(Model):
+    root, name = _module_name(file, run)
+    with (
+        _user_modules_visible(root, run),
+        _on_sys_path(root),
+        docstrings.deferred(Model),
+    ):
         before = set(sys.modules)
         try:
             module = _execute(file, name)
@@ -88,24 +92,28 @@ def import_module_from_path(path: Path | str) -> ModuleType:
                 if _is_user_module(sys.modules[added], root):
                     del sys.modules[added]
             raise
-        _adopt_new_modules(before, root)
-    _BY_FILE[file] = (_stamp(file), module)
+        _adopt_new_modules(before, root, run)
+    run.modules_by_file[file] = (_stamp(file), module)
     return module
 
 
-def _stamp(file: Path) -> tuple[int, int]:
+def _stamp(file: Path) -> Stamp:
     """What tells an edited file from the one already executed."""
     status = file.stat()
     return status.st_mtime_ns, status.st_size
 
 
-def _module_name(file: Path) -> tuple[Path, str]:
+def _module_name(file: Path, run: RunContext) -> tuple[Path, str]:
     parts = [] if file.stem == "__init__" else [file.stem]  # a package is its folder
     directory = file.parent
     while (directory / "__init__.py").is_file():
         parts.insert(0, directory.name)
         directory = directory.parent
-    if len(parts) == 1 and parts[0] in sys.modules and parts[0] not in _BY_NAME:
+    if (
+        len(parts) == 1
+        and parts[0] in sys.modules
+        and parts[0] not in run.modules_by_name
+    ):
         digest = hashlib.sha256(str(file).encode()).hexdigest()[:8]
         parts = [f"_opgen_user_{digest}_{file.stem}"]
     return directory, ".".join(parts)
@@ -125,7 +133,7 @@ def _on_sys_path(root: Path) -> Iterator[None]:
 
 
 @contextmanager
-def _user_modules_visible(root: Path) -> Iterator[None]:
+def _user_modules_visible(root: Path, run: RunContext) -> Iterator[None]:
     """Put the user modules already executed from below `root` back in `sys.modules`.
 
     Only those from the same root, and only while their file is unchanged: a
@@ -134,8 +142,8 @@ def _user_modules_visible(root: Path) -> Iterator[None]:
     """
     restored = {
         name: module
-        for name, (module, file) in _BY_NAME.items()
-        if name not in sys.modules and _is_current(module, file, root)
+        for name, (module, file) in run.modules_by_name.items()
+        if name not in sys.modules and _is_current(module, file, root, run)
     }
     sys.modules.update(restored)
     try:
@@ -146,11 +154,11 @@ def _user_modules_visible(root: Path) -> Iterator[None]:
                 del sys.modules[name]
 
 
-def _is_current(module: ModuleType, file: Path, root: Path) -> bool:
+def _is_current(module: ModuleType, file: Path, root: Path, run: RunContext) -> bool:
     """`module` was executed from `file`, below `root`, which has not changed since."""
     if not file.is_relative_to(root) or file == root:
         return False
-    cached = _BY_FILE.get(file)
+    cached = run.modules_by_file.get(file)
     if cached is None or cached[1] is not module:
         return False
     try:
@@ -256,7 +264,7 @@ def _is_user_module(module: ModuleType | None, root: Path) -> bool:
     return root in resolved.parents and not _is_system(resolved)
 
 
-def _adopt_new_modules(before: set[str], root: Path) -> None:
+def _adopt_new_modules(before: set[str], root: Path, run: RunContext) -> None:
     """Complete, tag and cache the user modules this import added; take them out of sys.modules."""
     added = [
         name
@@ -265,13 +273,13 @@ def _adopt_new_modules(before: set[str], root: Path) -> None:
     ]
     for name in added:
         module = sys.modules[name]
-        docstrings.register_module(module)
+        docstrings.register_module(module, run)
         _complete_models(module)
     for name in added:
         module = sys.modules.pop(name)
         file = Path(str(module.__file__)).resolve()  # a user module has a file
-        _BY_NAME[name] = (module, file)
-        _BY_FILE[file] = (_stamp(file), module)
+        run.modules_by_name[name] = (module, file)
+        run.modules_by_file[file] = (_stamp(file), module)
 
 
 def _complete_models(module: ModuleType) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from opgen.errors import Diagnostic, LoadError, Location
 from opgen.load.discover import FoundKind
-from opgen.model.kinds import Kind, KindNames, KindVersion
+from opgen.model.kinds import Kind, KindVersion
 
 __all__ = ["merge_kinds"]
 
@@ -80,15 +80,8 @@ def _merge_one(
     annotations, labels = _metadata(kind_name, group, kept)
     return Kind(
         group=group,
-        names=KindNames(
-            kind=kind_name,
-            plural=first.plural,
-            singular=first.singular,
-            list_kind=f"{kind_name}List",
-            short_names=first.short_names,
-            categories=first.categories,
-        ),
-        scope="Namespaced" if first.namespaced else "Cluster",
+        names=first.names,
+        scope=first.scope,
         versions=versions,
         annotations=annotations,
         labels=labels,

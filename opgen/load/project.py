@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from opgen.load.context import RunContext
 from opgen.load.imports import import_module_from_path
 
 __all__ = ["importable", "load_classes"]
@@ -41,11 +42,12 @@ def _forget(package: str) -> None:
         del sys.modules[name]
 
 
-def load_classes(paths: Sequence[Path]) -> list[type]:
+def load_classes(paths: Sequence[Path], run: RunContext | None = None) -> list[type]:
     """Classes defined in the modules at `paths`, in module then definition order."""
+    run = RunContext() if run is None else run
     classes: list[type] = []
     for path in paths:
-        module = import_module_from_path(path)
+        module = import_module_from_path(path, run)
         classes.extend(
             obj
             for obj in vars(module).values()

@@ -8,6 +8,9 @@ from typing import Literal
 
 Scope = Literal["Namespaced", "Cluster"]
 
+VersionKey = tuple[str, str, str]
+"""(group, kind, version): one version of one kind, as stages key what they know of it."""
+
 SOURCE_FILE_ATTR = "__opgen_source_file__"
 """Set by the loader on the classes of user modules: their file, as shown to users."""
 
@@ -79,8 +82,7 @@ class KindVersion:
 
     version: str
     source: SourceRef
-    model: type
-    """The `opgen.api.CustomResource` subclass; the schema stage reads it."""
+    """The class that defines it (the loader keeps the class itself, for the schema stage)."""
     served: bool = True
     storage: bool = False
     """True when the version carries `op.storage_version()` or is the only version."""
@@ -118,3 +120,8 @@ class Kind:
 
     def version(self, name: str) -> KindVersion:
         return next(v for v in self.versions if v.version == name)
+
+    def key(self, version: KindVersion | str) -> VersionKey:
+        """The (group, kind, version) of one of its versions."""
+        name = version if isinstance(version, str) else version.version
+        return (self.group, self.names.kind, name)

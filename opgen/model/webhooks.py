@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from opgen.model.kinds import SourceRef
+from opgen.model.kinds import Kind, SourceRef
 
 FailurePolicy = Literal["Fail", "Ignore"]
 SideEffects = Literal["None", "NoneOnDryRun"]
@@ -75,3 +75,19 @@ class Conversion:
 
 
 Declaration = AdmissionWebhook | Conversion
+
+
+@dataclass(frozen=True)
+class Webhooks:
+    """Every declaration found in a project's webhook modules (the loader checks
+    that no two clash)."""
+
+    admission: tuple[AdmissionWebhook, ...] = ()
+    conversions: tuple[Conversion, ...] = ()
+
+    def conversions_of(self, kind: Kind) -> tuple[Conversion, ...]:
+        return tuple(
+            c
+            for c in self.conversions
+            if (c.group, c.kind) == (kind.group, kind.names.kind)
+        )

@@ -1,6 +1,7 @@
 """CustomResourceDefinitions as data, checked, and dumped as controller-gen does.
 
-`render_crds(kinds, out_dir)` builds one CRD per kind (`crd_document`), runs the
+`render_crds(kinds, schemas, out_dir)` builds one CRD per kind (`crd_document`)
+from the IR and the schema stage's schema of each version, runs the
 checker on it (so nothing the API server would refuse is ever written) and
 returns one `File` per CRD, named `<group>_<plural>.yaml`, whose single
 document starts with `---`. `CrdOptions` are controller-gen's `maxDescLen`
@@ -11,19 +12,24 @@ where controller-gen writes its own version.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
 from opgen import __version__
 from opgen.errors import Diagnostic, Location, SchemaError
-from opgen.model.kinds import VERSION_ANNOTATION, Kind, KindVersion, crd_file_name
+from opgen.model.kinds import (
+    VERSION_ANNOTATION,
+    Kind,
+    KindVersion,
+    VersionKey,
+    crd_file_name,
+)
 from opgen.model.webhooks import Conversion
 from opgen.render.webhook import conversion_section
 from opgen.render.yaml import dump_documents
-from opgen.schema import build_version_schema
+from opgen.schema import VersionSchema
 from opgen.schema.check import check_crd
-from opgen.schema.options import DEFAULT_OPTIONS, CrdOptions
 from opgen.write.files import File
 
 __all__ = ["VERSION_ANNOTATION", "crd_document", "render_crds"]
@@ -31,14 +37,15 @@ __all__ = ["VERSION_ANNOTATION", "crd_document", "render_crds"]
 
 def render_crds(
     kinds: Sequence[Kind],
+    schemas: Mapping[VersionKey, VersionSchema],
     out_dir: PurePosixPath,
-    options: CrdOptions = DEFAULT_OPTIONS,
     *,
     conversions: Sequence[Conversion] = (),
 ) -> tuple[list[File], list[Diagnostic]]:
     """One checked CRD file per kind under `out_dir`, and the warnings met on the way.
 
-    A kind with `conversions` converts its versions by webhook (`spec.conversion`).
+    `schemas` holds every version's schema; a kind with `conversions` converts
+    its versions by webhook (`spec.conversion`).
     """
     files: list[File] = []
     diagnostics: list[Diagnostic] = []
@@ -55,7 +62,7 @@ def render_crds(
         owners[name] = kind
         document, origins, warnings = crd_document(
             kind,
-            options,
+            schemas,
             conversion_section(kind, [c for c in conversions if _converts(c, kind)]),
         )
         diagnostics.extend(warnings)
@@ -75,16 +82,17 @@ def _kind_location(kind: Kind) -> Location:
 
 def crd_document(
     kind: Kind,
-    options: CrdOptions = DEFAULT_OPTIONS,
+    schemas: Mapping[VersionKey, VersionSchema],
     conversion: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[int, Location], list[Diagnostic]]:
     """The CRD of `kind` as plain data, the origin of its schema nodes, and warnings;
-    `conversion` is its `spec.conversion`, when it converts by webhook."""
+    `schemas` holds the schema of each of its versions, `conversion` is its
+    `spec.conversion`, when it converts by webhook."""
     origins: dict[int, Location] = {}
     diagnostics: list[Diagnostic] = []
     versions: list[dict[str, Any]] = []
     for version in kind.versions:
-        built = build_version_schema(version.model, options)
+        built = schemas[kind.key(version)]
         origins.update(built.origins)
         diagnostics.extend(built.diagnostics)
         versions.append(_version_entry(version, built.schema))

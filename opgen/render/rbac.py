@@ -33,7 +33,6 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from opgen.engine.reading import rbac_rules
 from opgen.model.rbac import RbacRule
 from opgen.project.config import Project
 from opgen.render.yaml import dump_documents
@@ -243,11 +242,3 @@ def project_role(rules: Sequence[RbacRule], project: Project) -> File:
         namespaced_default=MANAGER_NAMESPACE if project.namespaced else None,
         bind=scaffolded,
     )
-
-
-def rules_of(classes: Sequence[type]) -> list[RbacRule]:
-    """Every `op.rbac` rule on `classes`, class by class in the order given."""
-    rules: list[RbacRule] = []
-    for cls in classes:
-        rules.extend(rbac_rules(cls))
-    return rules

@@ -17,14 +17,12 @@ both are errors naming the handler class.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
-from opgen.engine.reading import webhook_declarations
 from opgen.errors import Location, MarkerError
 from opgen.model.kinds import Kind
-from opgen.model.webhooks import CONVERSION_PATH, AdmissionWebhook, Conversion
+from opgen.model.webhooks import CONVERSION_PATH, AdmissionWebhook, Conversion, Webhooks
 from opgen.project.layout import GENERATED_MARK, WEBHOOK_MANIFESTS
 from opgen.render.rbac import MANAGER_NAMESPACE
 from opgen.render.yaml import dump_documents
@@ -36,7 +34,6 @@ __all__ = [
     "Webhooks",
     "conversion_section",
     "render_webhook_manifests",
-    "webhooks_of",
 ]
 
 MANIFESTS_FILE = WEBHOOK_MANIFESTS
@@ -51,60 +48,9 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
-class Webhooks:
-    """Every declaration found in a project's webhook modules."""
-
-    admission: tuple[AdmissionWebhook, ...] = ()
-    conversions: tuple[Conversion, ...] = ()
-
-    def conversions_of(self, kind: Kind) -> tuple[Conversion, ...]:
-        return tuple(
-            c
-            for c in self.conversions
-            if (c.group, c.kind) == (kind.group, kind.names.kind)
-        )
-
-
 def _where(declaration: AdmissionWebhook | Conversion) -> Location:
     source = declaration.source
     return Location(file=source.file, cls=source.cls) if source else Location()
-
-
-def webhooks_of(classes: Iterable[type]) -> Webhooks:
-    """The declarations on `classes`, checked for clashing paths and names."""
-    admission: list[AdmissionWebhook] = []
-    conversions: list[Conversion] = []
-    for cls in classes:
-        for declaration in webhook_declarations(cls):
-            if isinstance(declaration, AdmissionWebhook):
-                admission.append(declaration)
-            else:
-                conversions.append(declaration)
-    seen: dict[tuple[str, str], AdmissionWebhook] = {}
-    for webhook in admission:
-        for key in (("path", webhook.path), ("name", webhook.name)):
-            other = seen.get(key)
-            if other is not None:
-                other_cls = other.source.cls if other.source else "another class"
-                raise MarkerError(
-                    f"@op.webhook: {key[0]} {key[1]!r} is also declared by {other_cls}",
-                    location=_where(webhook),
-                    hint=f"give each webhook its own {key[0]}=",
-                )
-            seen[key] = webhook
-    spokes: dict[tuple[str, str, str], Conversion] = {}
-    for conversion in conversions:
-        spoke = (conversion.group, conversion.kind, conversion.spoke_version)
-        if spoke in spokes:
-            raise MarkerError(
-                f"@op.conversion: {conversion.kind} {conversion.spoke_version} has two "
-                "conversions",
-                location=_where(conversion),
-                hint="keep one @op.conversion per spoke version",
-            )
-        spokes[spoke] = conversion
-    return Webhooks(tuple(admission), tuple(conversions))
 
 
 def _webhook_entry(webhook: AdmissionWebhook) -> dict[str, Any]:

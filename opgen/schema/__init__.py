@@ -17,6 +17,6 @@ the engine's too (`opgen.engine.openapi`, `goregex`, `values`, `cel`,
 `naming`), shared with the models' own enforcement.
 """
 
-from opgen.schema.build import VersionSchema, build_version_schema
+from opgen.schema.build import VersionSchema, build_version_schema, kind_schemas
 
-__all__ = ["VersionSchema", "build_version_schema"]
+__all__ = ["VersionSchema", "build_version_schema", "kind_schemas"]

@@ -2,12 +2,14 @@
 
 `build_version_schema(model)` runs the whole schema stage for one
 `CustomResource` class and returns plain data, the origin of every node (for
-the checker's error messages) and warnings. Schemas are cached per class:
-Pydantic does not cache JSON schemas and several stages ask for the same one.
+the checker's error messages) and warnings. Schemas are cached per class in
+the run's `RunContext`: Pydantic does not cache JSON schemas and several
+stages ask for the same one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +18,8 @@ from pydantic.errors import PydanticSchemaGenerationError
 
 from opgen.engine.markers import FLOAT_FLAG, OBJECT_META_FLAG, SchemaNode
 from opgen.errors import Diagnostic, Location, OpgenError, SchemaError
-from opgen.model.kinds import source_file
+from opgen.load.context import RunContext
+from opgen.model.kinds import VersionKey, source_file
 from opgen.schema.flatten import INTERNAL_KEYS, Flattener
 from opgen.schema.generator import KubeJsonSchema
 from opgen.schema.options import DEFAULT_OPTIONS, CrdOptions, apply_options
@@ -26,6 +29,7 @@ __all__ = [
     "KIND_DESCRIPTION",
     "VersionSchema",
     "build_version_schema",
+    "kind_schemas",
     "model_schema",
 ]
 
@@ -59,18 +63,18 @@ class VersionSchema:
         return self.origins.get(id(node))
 
 
-_CACHE: dict[tuple[type[Any], CrdOptions], VersionSchema] = {}
-
-
 def build_version_schema(
-    model: type[Any], options: CrdOptions = DEFAULT_OPTIONS
+    model: type[Any],
+    options: CrdOptions = DEFAULT_OPTIONS,
+    run: RunContext | None = None,
 ) -> VersionSchema:
-    """The openAPIV3Schema for a CustomResource class (cached per class and options)."""
-    cached = _CACHE.get((model, options))
+    """The openAPIV3Schema for a CustomResource class (cached in `run` per class and options)."""
+    run = RunContext() if run is None else run
+    cached: VersionSchema | None = run.schemas.get((model, options))
     if cached is not None:
         return cached
     location = Location(file=source_file(model), cls=model.__qualname__)
-    generator = KubeJsonSchema()
+    generator = KubeJsonSchema(run)
     try:
         raw = generator.generate(model.__pydantic_core_schema__, mode="validation")
     except OpgenError:
@@ -85,16 +89,33 @@ def build_version_schema(
     root = _wrap_root(flattened.schema, flattened.origins, location)
     _finish(root, flattened.origins, options)
     result = VersionSchema(root, flattened.origins, tuple(flattened.diagnostics))
-    _CACHE[(model, options)] = result
+    run.schemas[(model, options)] = result
     return result
 
 
-def model_schema(model: type[Any], options: CrdOptions = DEFAULT_OPTIONS) -> SchemaNode:
+def kind_schemas(
+    models: Mapping[VersionKey, type[Any]],
+    options: CrdOptions = DEFAULT_OPTIONS,
+    run: RunContext | None = None,
+) -> dict[VersionKey, VersionSchema]:
+    """The schema of every version the loader found (`LoadedKinds.models`), by
+    (group, kind, version)."""
+    run = RunContext() if run is None else run
+    return {
+        key: build_version_schema(model, options, run) for key, model in models.items()
+    }
+
+
+def model_schema(
+    model: type[Any],
+    options: CrdOptions = DEFAULT_OPTIONS,
+    run: RunContext | None = None,
+) -> SchemaNode:
     """The structural schema of a model wherever a field holds it (no root
     wrapping): what a CRD shows for a field of this type, without the field's
     own description and markers."""
     location = Location(file=source_file(model), cls=model.__qualname__)
-    generator = KubeJsonSchema()
+    generator = KubeJsonSchema(RunContext() if run is None else run)
     raw = generator.generate(model.__pydantic_core_schema__, mode="validation")
     flattened = Flattener(raw, generator).flatten(location)
     _finish(flattened.schema, flattened.origins, options)

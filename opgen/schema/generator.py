@@ -36,6 +36,7 @@ from opgen.engine.values import json_type
 from opgen.engine.wire import to_wire_value
 from opgen.errors import Location, SchemaError
 from opgen.load import docstrings
+from opgen.load.context import RunContext
 from opgen.model.kinds import source_file
 from opgen.schema import annotated
 
@@ -65,10 +66,14 @@ class PendingMarker:
 
 
 class KubeJsonSchema(GenerateJsonSchema):
-    """Single-use generator (as all Pydantic generators): one per kind version."""
+    """Single-use generator (as all Pydantic generators): one per kind version.
 
-    def __init__(self) -> None:
+    `run` is the run's context, where the loader left the user modules' files and
+    the attribute docstrings are read from (see `opgen.load.docstrings`)."""
+
+    def __init__(self, run: RunContext | None = None) -> None:
         super().__init__(by_alias=True)
+        self.run = RunContext() if run is None else run
         self.pending: list[PendingMarker] = []
         self.classes: list[type[Any]] = []
         self._class_index: dict[type[Any], int] = {}
@@ -150,7 +155,7 @@ class KubeJsonSchema(GenerateJsonSchema):
         # The attribute docstring, where the loader kept Pydantic from reading it:
         # where Pydantic puts it, and an explicit Field(description=) still wins
         # (Pydantic applies it over this node).
-        doc = docstrings.field_docstring(cls, name) if name else None
+        doc = docstrings.field_docstring(cls, name, self.run) if name else None
         if doc is not None and "description" not in json_schema:
             json_schema = {**json_schema, "description": doc}
         return json_schema

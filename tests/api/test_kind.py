@@ -7,6 +7,7 @@ import pytest
 import opgen.api as op
 from opgen.engine.reading import ResourceInfo, kind_markers, resource_info
 from opgen.errors import MarkerError
+from opgen.model.kinds import KindNames, ScaleSubresource
 
 
 class Spec(op.Model):
@@ -40,19 +41,43 @@ class NetworkPolicy(op.CustomResource[Spec, None]):
 
 def test_resource_info() -> None:
     info = resource_info(RayCluster)
-    assert info == ResourceInfo(
-        group="ray.io",
-        version="v1",
+    assert isinstance(info, ResourceInfo)
+    assert (
+        info.group,
+        info.version,
+        info.kind,
+        info.plural,
+        info.singular,
+        info.namespaced,
+        info.status_subresource,
+        info.scale,
+        info.short_names,
+        info.categories,
+    ) == (
+        "ray.io",
+        "v1",
+        "RayCluster",
+        "rayclusters",
+        "raycluster",
+        True,
+        True,
+        (".spec.replicas", ".status.replicas", ".status.selector"),
+        ("rayc",),
+        ("ray",),
+    )
+    assert info.api_version == "ray.io/v1"
+    # The same values the loader puts into the kind's IR.
+    assert info.names == KindNames(
         kind="RayCluster",
         plural="rayclusters",
         singular="raycluster",
-        namespaced=True,
-        status_subresource=True,
-        scale=(".spec.replicas", ".status.replicas", ".status.selector"),
+        list_kind="RayClusterList",
         short_names=("rayc",),
         categories=("ray",),
     )
-    assert info.api_version == "ray.io/v1"
+    assert info.kind_version.scale == ScaleSubresource(
+        ".spec.replicas", ".status.replicas", ".status.selector"
+    )
 
 
 def test_resource_info_with_explicit_names() -> None:

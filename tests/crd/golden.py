@@ -17,7 +17,8 @@ import yaml
 
 from opgen import __version__
 from opgen.load import load_kinds
-from opgen.render.crd import VERSION_ANNOTATION, render_crds
+from opgen.pipeline import crds
+from opgen.render.crd import VERSION_ANNOTATION
 
 HERE = Path(__file__).parent
 CASES_DIR = HERE / "cases"
@@ -38,7 +39,7 @@ def case_files() -> list[Path]:
 def generated() -> dict[str, str]:
     """File name → content of every CRD the cases produce."""
     loaded = load_kinds(case_files())
-    files, _ = render_crds(loaded.kinds, PurePosixPath("."))
+    files, _ = crds(loaded, PurePosixPath("."))
     return {file.path.name: file.content for file in files}
 
 

@@ -27,7 +27,7 @@ import yaml
 from opgen import __version__
 from opgen.errors import Diagnostic
 from opgen.load import load_kinds
-from opgen.render.crd import render_crds
+from opgen.pipeline import crds
 from opgen.render.yaml import dump_documents
 from tests.gotools import controller_gen_crds
 from tests.schema_paths import compare_crds
@@ -89,7 +89,7 @@ def _spec(document: dict[str, Any]) -> dict[str, Any]:
 
 def _full(name: str) -> tuple[str, list[Diagnostic]]:
     loaded = load_kinds([HERE / file for file in PORTS[name]])
-    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("."))
+    files, diagnostics = crds(loaded, PurePosixPath("."))
     assert [file.path.name for file in files] == [name]
     return files[0].content, [*loaded.diagnostics, *diagnostics]
 

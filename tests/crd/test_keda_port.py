@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from opgen.load import load_kinds
-from opgen.render.crd import render_crds
+from opgen.pipeline import crds
 from opgen.schema.options import CrdOptions
 from tests.gotools import published_file
 from tests.schema_paths import compare_crds
@@ -36,9 +36,7 @@ def test_the_port_matches_kedas_published_crd() -> None:
         published_file(KEDA_MODULE, KEDA_VERSION, CRD), Loader=yaml.CSafeLoader
     )
     loaded = load_kinds([TYPES])
-    (file,), _ = render_crds(
-        loaded.kinds, PurePosixPath("."), CrdOptions(embedded_object_meta=True)
-    )
+    (file,), _ = crds(loaded, PurePosixPath("."), CrdOptions(embedded_object_meta=True))
     assert file.path.name == "keda.sh_scaledjobs.yaml"
     ours = yaml.safe_load(file.content)
     diff = compare_crds(ours, theirs, core_subtrees=["spec.jobTargetRef"])

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from opgen.cli import app
 from opgen.load import load_kinds
-from opgen.render.crd import crd_document
+from opgen.pipeline import crd_of
 from opgen.schema.options import CrdOptions, truncate_description
 
 TYPES = Path(__file__).parent / "cases" / "special_types.py"
@@ -43,8 +43,9 @@ def test_a_negative_length_is_refused() -> None:
 
 
 def _object_meta_case(options: CrdOptions) -> dict[str, object]:
-    kinds = {k.names.kind: k for k in load_kinds([TYPES]).kinds}
-    document, _, _ = crd_document(kinds["ObjectMetaCase"], options)
+    loaded = load_kinds([TYPES])
+    kinds = {k.names.kind: k for k in loaded.kinds}
+    document, _, _ = crd_of(loaded, kinds["ObjectMetaCase"], options)
     schema = document["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     template: dict[str, object] = schema["properties"]["spec"]["properties"][
         "template"
@@ -72,9 +73,10 @@ def test_nested_object_meta_is_an_object_unless_embedded_object_meta() -> None:
 
 
 def test_zero_drops_every_description_the_root_included() -> None:
-    kinds = {k.names.kind: k for k in load_kinds([TYPES]).kinds}
-    document, _, _ = crd_document(
-        kinds["ConditionsCase"], CrdOptions(max_description_length=0)
+    loaded = load_kinds([TYPES])
+    kinds = {k.names.kind: k for k in loaded.kinds}
+    document, _, _ = crd_of(
+        loaded, kinds["ConditionsCase"], CrdOptions(max_description_length=0)
     )
     assert "description" not in str(document["spec"]["versions"])
 

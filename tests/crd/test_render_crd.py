@@ -11,7 +11,8 @@ from opgen import __version__
 from opgen.errors import SchemaError
 from opgen.load import load_kinds
 from opgen.model.kinds import crd_file_name
-from opgen.render.crd import VERSION_ANNOTATION, crd_document, render_crds
+from opgen.pipeline import crd_of, crds
+from opgen.render.crd import VERSION_ANNOTATION
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "standalone" / "raycluster_types.py"
@@ -19,7 +20,7 @@ EXAMPLE = ROOT / "examples" / "standalone" / "raycluster_types.py"
 
 def test_the_example() -> None:
     loaded = load_kinds([EXAMPLE])
-    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("config/crd/bases"))
+    files, diagnostics = crds(loaded, PurePosixPath("config/crd/bases"))
     assert loaded.diagnostics == () and diagnostics == []
     (file,) = files
     assert file.path == PurePosixPath("config/crd/bases/ray.io_rayclusters.yaml")
@@ -70,8 +71,9 @@ def test_minimal_version_has_no_optional_keys(tmp_path: Path) -> None:
         "class Bare(op.CustomResource[Spec, None]):\n    pass\n",
         encoding="utf-8",
     )
-    (kind,) = load_kinds([file]).kinds
-    document, origins, warnings = crd_document(kind)
+    loaded = load_kinds([file])
+    (kind,) = loaded.kinds
+    document, origins, warnings = crd_of(loaded, kind)
     (version,) = document["spec"]["versions"]
     assert set(version) == {"name", "schema", "served", "storage"}
     assert set(document["spec"]["names"]) == {"kind", "listKind", "plural", "singular"}
@@ -94,4 +96,4 @@ def test_two_kinds_with_one_crd_name_are_refused(tmp_path: Path) -> None:
     with pytest.raises(
         SchemaError, match=r"both make the CRD things\.clash\.example\.com"
     ):
-        render_crds(load_kinds([file]).kinds, PurePosixPath("."))
+        crds(load_kinds([file]), PurePosixPath("."))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,28 +23,28 @@ import yaml
 from typer.testing import CliRunner
 
 from opgen.cli import app
-from opgen.load import importable, load_kinds
+from opgen.load import LoadedKinds, importable, load_kinds
 from opgen.model.kinds import Kind
-from opgen.render.crd import crd_document
+from opgen.pipeline import crd_of
 from opgen.schema.options import CrdOptions
 from tests.schema_paths import SchemaDiff, compare_crds
 
-__all__ = ["ImportedProject", "as_compared", "has_descriptions", "opgen"]
+__all__ = ["ImportedProject", "as_compared", "by_crd_name", "has_descriptions", "opgen"]
 
 PACKAGE = "demo"
 
 
 def opgen(root: Path, *args: str, stdin: str | None = None) -> tuple[int, str]:
     """Run the command line in `root`: (exit code, stdout and stderr)."""
-    previous = Path.cwd()
-    os.chdir(root)
-    try:
-        result = CliRunner().invoke(app, list(args), input=stdin)
-    finally:
-        os.chdir(previous)
+    result = CliRunner().invoke(app, ["-C", str(root), *args], input=stdin)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.output
+
+
+def by_crd_name(loaded: LoadedKinds) -> dict[str, Kind]:
+    """The loaded kinds by CRD name."""
+    return {kind.crd_name: kind for kind in loaded.kinds}
 
 
 def has_descriptions(crd: dict[str, Any]) -> bool:
@@ -115,11 +114,10 @@ class ImportedProject:
             if (path / "__init__.py").is_file()
         )
 
-    def kinds(self) -> dict[str, Kind]:
-        """The imported kinds by CRD name, with the classes of their versions."""
+    def loaded(self) -> LoadedKinds:
+        """The imported kinds, with the classes of their versions."""
         with importable(self.root, self.package):
-            loaded = load_kinds(self.modules)
-        return {kind.crd_name: kind for kind in loaded.kinds}
+            return load_kinds(self.modules)
 
     @contextmanager
     def imported(self, module: str) -> Iterator[ModuleType]:
@@ -133,7 +131,7 @@ class ImportedProject:
                 del sys.modules[name]
 
     def round_trip(
-        self, crd: dict[str, Any], *, kinds: dict[str, Kind] | None = None
+        self, crd: dict[str, Any], *, loaded: LoadedKinds | None = None
     ) -> SchemaDiff:
         """Generate the CRD from the imported types and compare it with `crd`.
 
@@ -141,12 +139,13 @@ class ImportedProject:
         none, nested metadata described when it describes it. Inside nodes the
         import typed as an older release of an op.k8s type, what the pinned
         release adds is listed apart."""
-        kind = (kinds or self.kinds())[crd["metadata"]["name"]]
+        loaded = loaded or self.loaded()
+        kind = by_crd_name(loaded)[crd["metadata"]["name"]]
         options = CrdOptions(
             max_description_length=None if has_descriptions(crd) else 0,
             embedded_object_meta=_describes_nested_metadata(crd),
         )
-        ours, _, _ = crd_document(kind, options)
+        ours, _, _ = crd_of(loaded, kind, options)
         return compare_crds(
             as_compared(ours),
             as_compared(crd),

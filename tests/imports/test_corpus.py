@@ -76,11 +76,11 @@ def test_the_corpus_is_broad() -> None:
 def test_published_crds_import_and_come_back(corpus: _Corpus, entry: Published) -> None:
     imported = corpus[entry.project]
     assert imported.project is not None, imported.refused
-    kinds = imported.project.kinds()
+    loaded = imported.project.loaded()
     failures = []
     known: set[str] = set()
     for crd in imported.crds:
-        diff = imported.project.round_trip(crd, kinds=kinds)
+        diff = imported.project.round_trip(crd, loaded=loaded)
         name = f"{entry.project} {entry.version} {crd['metadata']['name']}"
         print(diff.summary(name))
         differing = []

@@ -22,11 +22,11 @@ from pydantic import ValidationError
 
 import opgen.api as op
 from opgen import runtime as rt
-from opgen.model.kinds import Kind
+from opgen.load import LoadedKinds
 from opgen.runtime.rest import RestClient
 from opgen.testing import Environment
 from tests.imports import crds
-from tests.imports.projects import ImportedProject
+from tests.imports.projects import ImportedProject, by_crd_name
 from tests.proof.api import RawApi, opened, scratch_namespace
 from tests.proof.catalogue import ProofCrd
 from tests.proof.drawn import draw_and_compare, scaled
@@ -52,14 +52,14 @@ def _cases() -> list[tuple[str, str]]:
 @pytest.fixture(scope="module")
 def imported(
     tmp_path_factory: pytest.TempPathFactory, envtest: Environment
-) -> tuple[ImportedProject, dict[str, Kind]]:
+) -> tuple[ImportedProject, LoadedKinds]:
     everything = crds.all_crds()
     originals = [everything[name] for name in NAMES]
     envtest.install_crds(originals)
     project = ImportedProject.create(
         tmp_path_factory.mktemp("imports-on-envtest") / "project", originals
     )
-    return project, project.kinds()
+    return project, project.loaded()
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def verdict_namespace(raw_api: RawApi) -> Iterator[str]:
 
 @pytest.mark.parametrize(("name", "version"), _cases())
 def test_imported_models_and_the_server_agree(
-    imported: tuple[ImportedProject, dict[str, Kind]],
+    imported: tuple[ImportedProject, LoadedKinds],
     raw_api: RawApi,
     verdict_namespace: str,
     name: str,
@@ -84,7 +84,8 @@ def test_imported_models_and_the_server_agree(
 ) -> None:
     original = crds.all_crds()[name]
     crd_name = original["metadata"]["name"]
-    entry = ProofCrd(crd_name, f"imported {name}", original, imported[1][crd_name])
+    kind = by_crd_name(imported[1])[crd_name]
+    entry = ProofCrd(crd_name, f"imported {name}", original, kind, imported[1])
     examples = LARGE_EXAMPLES if name == "runner" else EXAMPLES
     drawn = draw_and_compare(
         raw_api, entry, version, verdict_namespace, examples=examples
@@ -100,7 +101,7 @@ def test_imported_models_and_the_server_agree(
 
 
 async def test_objects_go_through_the_generated_typed_clients(
-    imported: tuple[ImportedProject, dict[str, Kind]],
+    imported: tuple[ImportedProject, LoadedKinds],
     envtest: Environment,
     namespace: str,
 ) -> None:
@@ -153,7 +154,7 @@ async def test_objects_go_through_the_generated_typed_clients(
 
 
 def test_the_imported_copy_installs_like_the_original(
-    imported: tuple[ImportedProject, dict[str, Kind]], envtest: Environment
+    imported: tuple[ImportedProject, LoadedKinds], envtest: Environment
 ) -> None:
     project, _ = imported
     copies = sorted(Path(project.root, "config", "imported").glob("*.yaml"))

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from opgen.load import load_kinds
-from opgen.render.crd import crd_document
+from opgen.pipeline import crd_of
 from opgen.schema.options import CrdOptions
 from tests.gotools import controller_gen_crds
 from tests.schema_paths import compare_crds
@@ -166,8 +166,7 @@ def _python_source() -> str:
 def probe_kind(tmp_path_factory: pytest.TempPathFactory) -> Any:
     path = tmp_path_factory.mktemp("probe") / "probe_types.py"
     path.write_text(_python_source())
-    (kind,) = load_kinds([Path(path)]).kinds
-    return kind
+    return load_kinds([Path(path)])
 
 
 CASES = {
@@ -187,7 +186,8 @@ CASES = {
 def test_opgen_writes_what_controller_gen_writes(probe_kind: Any, case: str) -> None:
     go_options, options = CASES[case]
     (theirs,) = controller_gen_crds(_go_source(), options=go_options)
-    ours, _, _ = crd_document(probe_kind, options)
+    (kind,) = probe_kind.kinds
+    ours, _, _ = crd_of(probe_kind, kind, options)
     diff = compare_crds(ours, theirs)
     print(diff.summary(f"all op.k8s types, {case}"))
     unexplained = [

@@ -24,7 +24,7 @@ import opgen.api as op
 from opgen import runtime as rt
 from opgen.errors import Diagnostic
 from opgen.load import load_kinds
-from opgen.render.crd import render_crds
+from opgen.pipeline import crds
 from opgen.runtime.rest import RestClient
 from opgen.schema.options import CrdOptions
 from opgen.testing import Environment
@@ -169,8 +169,8 @@ def _template() -> dict[str, Any]:
 
 def _generate() -> tuple[dict[str, Any], list[Diagnostic]]:
     loaded = load_kinds([TYPES])
-    files, diagnostics = render_crds(
-        loaded.kinds, PurePosixPath("."), CrdOptions(embedded_object_meta=True)
+    files, diagnostics = crds(
+        loaded, PurePosixPath("."), CrdOptions(embedded_object_meta=True)
     )
     (crd,) = files
     document: dict[str, Any] = yaml.safe_load(crd.content)

@@ -13,10 +13,10 @@ import sys
 import textwrap
 from pathlib import Path, PurePosixPath
 
-from opgen.load import load_kinds
+from opgen.load import LoadedKinds, RunContext, load_kinds
 from opgen.load.discover import discover
 from opgen.load.merge import merge_kinds
-from opgen.render.crd import render_crds
+from opgen.pipeline import crds
 
 TYPES = textwrap.dedent('''\
     """Docstring cases."""
@@ -90,15 +90,16 @@ TYPES = textwrap.dedent('''\
     ''')
 
 
-def crds_of(kinds: object) -> list[str]:
-    files, _ = render_crds(kinds, PurePosixPath("."))  # type: ignore[arg-type]
+def crds_of(loaded: LoadedKinds, run: RunContext | None = None) -> list[str]:
+    files, _ = crds(loaded, PurePosixPath("."), run=run)
     return [file.content for file in files]
 
 
 def test_loader_docstrings_equal_pydantic_s(tmp_path: Path) -> None:
     path = tmp_path / "doc_cases_types.py"
     path.write_text(TYPES, encoding="utf-8")
-    through_loader = crds_of(load_kinds([path]).kinds)
+    run = RunContext()
+    through_loader = crds_of(load_kinds([path], run), run)
 
     spec = importlib.util.spec_from_file_location("doc_cases_plain", path)
     assert spec is not None and spec.loader is not None
@@ -108,7 +109,8 @@ def test_loader_docstrings_equal_pydantic_s(tmp_path: Path) -> None:
         spec.loader.exec_module(module)
         found, _ = discover(module)
         kinds, _ = merge_kinds(found)
-        by_pydantic = crds_of(tuple(kinds))
+        models = {(f.info.group, f.info.kind, f.info.version): f.model for f in found}
+        by_pydantic = crds_of(LoadedKinds(tuple(kinds), models=models))
     finally:
         del sys.modules[spec.name]
 

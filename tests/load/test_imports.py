@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from opgen.errors import LoadError, MarkerError
-from opgen.load import import_module_from_path
+from opgen.load import RunContext, import_module_from_path
 
 
 def _write(path: Path, text: str) -> Path:
@@ -18,7 +18,7 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def test_executes_once_and_leaves_sys_modules_alone(tmp_path: Path) -> None:
+def test_executes_once_per_run_and_leaves_sys_modules_alone(tmp_path: Path) -> None:
     log = tmp_path / "log.txt"
     file = _write(
         tmp_path / "counted_types.py",
@@ -26,12 +26,15 @@ def test_executes_once_and_leaves_sys_modules_alone(tmp_path: Path) -> None:
     )
     before = set(sys.modules)
     path_before = list(sys.path)
-    first = import_module_from_path(file)
-    second = import_module_from_path(str(file))
+    run = RunContext()
+    first = import_module_from_path(file, run)
+    second = import_module_from_path(str(file), run)
     assert first is second and first.VALUE == 1
     assert log.read_text() == "x"
     assert set(sys.modules) - before == set()
     assert sys.path == path_before
+    next_run = import_module_from_path(file, RunContext())
+    assert next_run is not first and log.read_text() == "xx"
 
 
 def test_sibling_modules_are_shared_not_re_executed(tmp_path: Path) -> None:
@@ -42,9 +45,10 @@ def test_sibling_modules_are_shared_not_re_executed(tmp_path: Path) -> None:
     )
     a = _write(tmp_path / "a_types.py", "import shared_common\nX = shared_common.X\n")
     b = _write(tmp_path / "b_types.py", "import shared_common\nX = shared_common.X\n")
-    module_a = import_module_from_path(a)
-    module_b = import_module_from_path(b)
-    common = import_module_from_path(tmp_path / "shared_common.py")
+    run = RunContext()
+    module_a = import_module_from_path(a, run)
+    module_b = import_module_from_path(b, run)
+    common = import_module_from_path(tmp_path / "shared_common.py", run)
     assert module_a.X is module_b.X is common.X
     assert log.read_text() == "c"
     assert "shared_common" not in sys.modules

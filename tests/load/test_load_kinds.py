@@ -71,7 +71,7 @@ def test_one_kind_in_full(tmp_path: Path) -> None:
     assert version.source.cls == "Widget" and version.source.file.endswith(
         "full_types.py"
     )
-    assert version.model.__name__ == "Widget"
+    assert loaded.models[kind.key(version)].__name__ == "Widget"
 
 
 def test_versions_merge_sorted_by_name(tmp_path: Path) -> None:

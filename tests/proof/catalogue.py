@@ -19,9 +19,9 @@ from typing import Any
 
 import yaml
 
-from opgen.load import load_kinds
+from opgen.load import LoadedKinds, load_kinds
 from opgen.model.kinds import Kind
-from opgen.render.crd import render_crds
+from opgen.pipeline import crds
 from tests.crd import golden
 
 __all__ = [
@@ -45,6 +45,7 @@ class ProofCrd:
     origin: str
     body: dict[str, Any]
     kind: Kind
+    loaded: LoadedKinds
 
     @property
     def group(self) -> str:
@@ -69,10 +70,10 @@ class ProofCrd:
 
     def model(self, version: str) -> type[Any]:
         """The `op.CustomResource` class of one version."""
-        for kind_version in self.kind.versions:
-            if kind_version.version == version:
-                return kind_version.model
-        raise KeyError(f"{self.name} has no version {version}")
+        try:
+            return self.loaded.models[self.kind.key(version)]
+        except KeyError:
+            raise KeyError(f"{self.name} has no version {version}") from None
 
     def has_status_subresource(self, version: str) -> bool:
         """With /status on, the server ignores `status` in creates and updates."""
@@ -100,20 +101,23 @@ def _by_crd_name(kinds: tuple[Kind, ...]) -> dict[str, Kind]:
 def catalogue() -> tuple[ProofCrd, ...]:
     """All CRDs, sorted by name: golden, CronJob port, example."""
     entries: list[ProofCrd] = []
-    golden_kinds = _by_crd_name(load_kinds(golden.case_files()).kinds)
+    golden_loaded = load_kinds(golden.case_files())
+    golden_kinds = _by_crd_name(golden_loaded.kinds)
     for path in golden.golden_crd_paths():
         body = _read(path)
         name = body["metadata"]["name"]
-        entries.append(ProofCrd(name, path.name, body, golden_kinds[name]))
+        entries.append(
+            ProofCrd(name, path.name, body, golden_kinds[name], golden_loaded)
+        )
     for paths in (sorted(CRONJOB_DIR.glob("*.py")), [EXAMPLE]):
         loaded = load_kinds(paths)
-        files, _ = render_crds(loaded.kinds, PurePosixPath("."))
+        files, _ = crds(loaded, PurePosixPath("."))
         kinds = _by_crd_name(loaded.kinds)
         for file in files:
             body = yaml.safe_load(file.content)
             name = body["metadata"]["name"]
             origin = EXAMPLE.name if paths == [EXAMPLE] else f"cronjob/{file.path}"
-            entries.append(ProofCrd(name, origin, body, kinds[name]))
+            entries.append(ProofCrd(name, origin, body, kinds[name], loaded))
     return tuple(sorted(entries, key=lambda entry: entry.name))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from opgen.load import load_kinds
-from opgen.render.crd import render_crds
+from opgen.pipeline import crds
 
 KINDS_FILE = Path(__file__).with_name("kinds.py")
 
@@ -20,7 +20,7 @@ KINDS_FILE = Path(__file__).with_name("kinds.py")
 def generated_crds() -> list[dict[str, Any]]:
     """The CRDs of every kind in kinds.py, as the engine renders them (warnings are errors)."""
     loaded = load_kinds([KINDS_FILE])
-    files, diagnostics = render_crds(loaded.kinds, PurePosixPath("."))
+    files, diagnostics = crds(loaded, PurePosixPath("."))
     warnings = [*loaded.diagnostics, *diagnostics]
     if warnings:
         raise AssertionError(f"the test kinds give warnings: {warnings}")

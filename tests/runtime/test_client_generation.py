@@ -6,7 +6,6 @@ drift found by `--check`, and modules left in emptied folders removed.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -32,12 +31,7 @@ class Bar(op.CustomResource[BarSpec, None]):
 
 
 def opgen(root: Path, *args: str) -> tuple[int, str]:
-    previous = Path.cwd()
-    os.chdir(root)
-    try:
-        result = CliRunner().invoke(app, list(args))
-    finally:
-        os.chdir(previous)
+    result = CliRunner().invoke(app, ["-C", str(root), *args])
     return result.exit_code, result.output
 
 

@@ -9,7 +9,6 @@ and `typed_demo/api/v1/zz_generated_client.py`, whose `WidgetClient` and
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -92,12 +91,7 @@ class TypedProject:
 
 
 def opgen(root: Path, *args: str) -> None:
-    previous = Path.cwd()
-    os.chdir(root)
-    try:
-        result = CliRunner().invoke(app, list(args))
-    finally:
-        os.chdir(previous)
+    result = CliRunner().invoke(app, ["-C", str(root), *args])
     assert result.exit_code == 0, f"opgen {' '.join(args)}: {result.output}"
 
 

@@ -27,12 +27,7 @@ class Run:
 
 def opgen(cwd: Path, *args: str) -> Run:
     """Run the opgen CLI in `cwd` (in-process)."""
-    previous = Path.cwd()
-    os.chdir(cwd)
-    try:
-        result = CliRunner().invoke(app, list(args), catch_exceptions=False)
-    finally:
-        os.chdir(previous)
+    result = CliRunner().invoke(app, ["-C", str(cwd), *args], catch_exceptions=False)
     return Run(result.exit_code, result.stdout, result.stderr)
 
 

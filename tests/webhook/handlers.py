@@ -11,8 +11,9 @@ import yaml
 import opgen.api as op
 from opgen import runtime as rt
 from opgen.load import load_kinds
-from opgen.render.crd import render_crds
-from opgen.render.webhook import webhook_documents, webhooks_of
+from opgen.load.handlers import webhooks_of
+from opgen.pipeline import crds
+from opgen.render.webhook import webhook_documents
 from tests.webhook import kinds_v1, kinds_v1alpha1
 from tests.webhook.kinds_v1 import Crash, Gizmo, Latch, Lock, Pet
 
@@ -128,8 +129,8 @@ def setup(manager: rt.Manager) -> None:
 def generated_crds() -> list[dict[str, Any]]:
     """The kinds' CRDs as opgen renders them, Gizmo's with its conversion."""
     loaded = load_kinds(KIND_FILES)
-    files, diagnostics = render_crds(
-        loaded.kinds, PurePosixPath("."), conversions=WEBHOOKS.conversions
+    files, diagnostics = crds(
+        loaded, PurePosixPath("."), conversions=WEBHOOKS.conversions
     )
     assert not [*loaded.diagnostics, *diagnostics]
     return [yaml.safe_load(file.content) for file in files]

@@ -10,12 +10,9 @@ import yaml
 import opgen.api as op
 from opgen.errors import MarkerError
 from opgen.load import load_kinds
+from opgen.load.handlers import webhooks_of
 from opgen.model.kinds import Kind
-from opgen.render.webhook import (
-    conversion_section,
-    render_webhook_manifests,
-    webhooks_of,
-)
+from opgen.render.webhook import conversion_section, render_webhook_manifests
 from tests.webhook import handlers, kinds_v1alpha1
 from tests.webhook.kinds_v1 import Gizmo, Pet
 
