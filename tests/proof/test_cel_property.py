@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 import opgen.api as op
 from opgen.load import load_kinds
-from opgen.render.crd import render_crds
+from opgen.pipeline import crds
 from opgen.testing import Environment
 from tests.proof.api import RawApi, Verdict
 from tests.proof.drawn import scaled
@@ -41,9 +41,12 @@ Causes = set[tuple[str, str, str]]
 @pytest.fixture(scope="module")
 def cel_kinds(envtest: Environment) -> dict[str, type[Any]]:
     loaded = load_kinds([KINDS])
-    files, _ = render_crds(loaded.kinds, PurePosixPath("."))
+    files, _ = crds(loaded, PurePosixPath("."))
     envtest.install_crds([yaml.safe_load(file.content) for file in files])
-    return {kind.names.kind: kind.versions[0].model for kind in loaded.kinds}
+    return {
+        kind.names.kind: loaded.models[kind.key(kind.versions[0])]
+        for kind in loaded.kinds
+    }
 
 
 _PLURALS = {"Cluster": "clusters", "Values": "values"}
