@@ -12,7 +12,7 @@ import sys
 import typer
 
 from opgen import __version__
-from opgen.cli import edit, envtest, generate, imports, scaffold, webhook
+from opgen.cli import edit, envtest, generate, imports, install, scaffold, webhook
 from opgen.cli._app import app
 
 __all__ = ["app", "main"]
@@ -23,6 +23,7 @@ edit.register(app)
 imports.register(app)
 envtest.register(app)
 webhook.register(app)
+install.register(app)
 
 
 def _version_callback(value: bool) -> None:

@@ -17,6 +17,7 @@ conversion property test must catch a converter that drops a field.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,29 @@ def test_the_conversion_test_catches_a_dropped_field(project: Path) -> None:
 def test_its_own_tests_pass(project: Path) -> None:
     out = run_project_tests(project)
     assert "passed" in out and "failed" not in out, out
+
+
+def test_make_remembers_where_opgen_came_from(tmp_path: Path) -> None:
+    """`make setup OPGEN_PACKAGE=...` once; test-e2e and wheelhouse install the same."""
+    root = tmp_path / "remembers"
+    root.mkdir()
+    ok(root, "init", "--domain", "example.com")
+    (root / ".venv/bin").mkdir(parents=True)
+    (root / ".venv/bin/.installed").touch()
+    (root / ".venv/opgen-package").write_text("/src/opgen-checkout\n")
+    dry = subprocess.run(
+        ["make", "-n", "test-e2e", "wheelhouse"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    installs = [
+        line
+        for line in dry.splitlines()
+        if "/bin/pip install" in line or "--wheel-dir wheelhouse" in line
+    ]
+    assert len(installs) == 2, dry
+    assert all("/src/opgen-checkout" in line for line in installs), dry
+    makefile = (root / "Makefile").read_text()
+    assert "echo '$(OPGEN_PACKAGE)' > $(VENV)/opgen-package" in makefile
