@@ -7,7 +7,6 @@ import logging
 from typing import Any
 
 import pytest
-
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ConfigMap
 
