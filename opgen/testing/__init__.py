@@ -22,6 +22,7 @@ Two jobs, two packages, and the pytest plugin that joins them:
   conversion loses no field either way, on objects drawn (`drawing`) from
   the CRD's schemas;
 - `names`: `object_name(base, namespace)`, a short name unique to a test;
+- `writes`: `recording_writes(client)`, every write a block sends;
 - `logs`: the log tail that errors of both jobs quote.
 
 The names below are the public surface; import them from `opgen.testing`.
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from opgen.testing.conversion import assert_round_trips
     from opgen.testing.managers import eventually, running_manager
     from opgen.testing.names import object_name
+    from opgen.testing.writes import recording_writes
 
 # Names resolve on first use (PEP 562), so `opgen envtest --help` and other light
 # users of `opgen.testing.binaries` do not pay for lightkube, yaml and cryptography.
@@ -73,6 +75,7 @@ _HOME = {
     "eventually": "managers",
     "running_manager": "managers",
     "object_name": "names",
+    "recording_writes": "writes",
     "ETCD_MIN_VERSION": "binaries",
     "KUBERNETES_VERSION": "binaries",
     "KubernetesVersion": "binaries",
@@ -105,6 +108,7 @@ __all__ = [
     "load_crds",
     "object_name",
     "obtain_binaries",
+    "recording_writes",
     "running_manager",
     "verify_binaries",
 ]

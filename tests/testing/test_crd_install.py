@@ -49,7 +49,7 @@ def converting_crd(plural: str) -> dict[str, Any]:
 def live(envtest: Environment, name: str) -> dict[str, Any]:
     client = Client(config=KubeConfig.from_file(envtest.kubeconfig_path))
     crd = client.get(CustomResourceDefinition, name)
-    return crd.to_dict()  # type: ignore[no-any-return]
+    return crd.to_dict()
 
 
 def client_config(crd: dict[str, Any]) -> dict[str, Any]:

@@ -184,10 +184,10 @@ def unpublish(published: Published) -> None:
             config["current-context"] = published.previous_context
         else:
             config.pop("current-context", None)
-    if published.created or _says_nothing(config):
-        if not any(config[s] for s in ("clusters", "users", "contexts")):
-            path.unlink()
-            return
+    empty = not any(config[s] for s in ("clusters", "users", "contexts"))
+    if empty and (published.created or _says_nothing(config)):
+        path.unlink()
+        return
     _write(path, config)
 
 
