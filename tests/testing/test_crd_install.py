@@ -24,6 +24,7 @@ from opgen.errors import EnvtestError
 from opgen.testing import Environment
 from opgen.testing.controlplane.crdinstall import connect, install_project_crds
 from opgen.testing.controlplane.crds import CrdDocument
+from opgen.testing.controlplane.pki import generate_pki
 from opgen.testing.controlplane.webhooks import LocalWebhooks, patch_conversion
 from tests.testing.crd_samples import widget_crd
 
@@ -58,7 +59,7 @@ def client_config(crd: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.envtest
 def test_the_loop_on_a_running_cluster_with_local_webhooks(
-    envtest: Environment,
+    envtest: Environment, tmp_path: Path
 ) -> None:
     crd = converting_crd("sprockets")
     name = crd["metadata"]["name"]
@@ -81,7 +82,7 @@ def test_the_loop_on_a_running_cluster_with_local_webhooks(
         host="127.0.0.1",
         port=9443,
         cert_dir=Path(),
-        ca_pem=b"-----BEGIN CERTIFICATE-----\n",
+        ca_pem=generate_pki(tmp_path).ca_pem,
         configurations=(),
     )
     assert patch_conversion(cluster.client, [name], local) == [name]

@@ -52,7 +52,7 @@ class _Crd(lightkube_resource.GlobalResource, Generic):  # type: ignore[misc]
             "apiextensions.k8s.io", "v1", "CustomResourceDefinition"
         ),
         plural="customresourcedefinitions",
-        verbs=["create", "get", "update"],
+        verbs=["get", "post", "put"],
     )
 
 
