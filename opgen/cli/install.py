@@ -1,4 +1,5 @@
-"""`opgen install-crds`: a project's CRDs into the cluster in the kubeconfig (`make install`).
+"""`opgen install-crds`: a project's CRDs into the cluster in the kubeconfig (`make install`);
+`opgen check-cluster`: whether that cluster answers (`make run`'s first step).
 
 The work is `opgen.testing.controlplane.crdinstall`'s: create or replace
 each CRD whole, keeping a conversion `opgen webhook install-local` pointed
@@ -81,6 +82,27 @@ def install_crds(
         typer.echo(f"{crd.action} CustomResourceDefinition {crd.name}{where}")
 
 
+@reports_errors
+def check_cluster(
+    kubeconfig: Annotated[
+        Path | None,
+        typer.Option(
+            "--kubeconfig",
+            help="Kubeconfig of the cluster (default: $KUBECONFIG, else ~/.kube/config).",
+        ),
+    ] = None,
+    context: Annotated[
+        str | None, typer.Option("--context", help="Kubeconfig context to use.")
+    ] = None,
+) -> None:
+    """Check that the cluster in the kubeconfig answers (`make run`'s first step)."""
+    from opgen.testing.controlplane.crdinstall import check_reachable, connect
+
+    cluster = connect(kubeconfig, context)
+    check_reachable(cluster)
+    typer.echo(f"the cluster at {cluster.server} answers")
+
+
 def _is_crd(document: Any) -> bool:
     return (
         isinstance(document, dict)
@@ -89,5 +111,6 @@ def _is_crd(document: Any) -> bool:
 
 
 def register(app: typer.Typer) -> None:
-    """Add `opgen install-crds` to the root app."""
+    """Add `opgen install-crds` and `opgen check-cluster` to the root app."""
     app.command("install-crds")(install_crds)
+    app.command("check-cluster")(check_cluster)

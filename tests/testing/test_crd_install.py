@@ -122,7 +122,8 @@ def test_no_cluster_is_one_clear_error(tmp_path: Path) -> None:
     assert str(missing) in str(error.value) and "make cluster" in str(error.value)
 
 
-def test_a_cluster_that_does_not_answer_is_named(tmp_path: Path) -> None:
+def stale_kubeconfig(tmp_path: Path) -> Path:
+    """A kubeconfig whose server nothing listens on (a stopped `make cluster`)."""
     config = tmp_path / "config"
     config.write_text(
         yaml.safe_dump(
@@ -138,6 +139,11 @@ def test_a_cluster_that_does_not_answer_is_named(tmp_path: Path) -> None:
             }
         )
     )
+    return config
+
+
+def test_a_cluster_that_does_not_answer_is_named(tmp_path: Path) -> None:
+    config = stale_kubeconfig(tmp_path)
     out = CliRunner().invoke(
         app,
         ["install-crds", "--kubeconfig", str(config), "-"],
@@ -146,3 +152,31 @@ def test_a_cluster_that_does_not_answer_is_named(tmp_path: Path) -> None:
     assert out.exit_code == 1
     assert "cannot reach the cluster at https://127.0.0.1:9" in out.stderr
     assert "make cluster" in out.stderr and "Traceback" not in out.output
+
+
+def test_make_run_without_a_kubeconfig_says_so_and_exits(tmp_path: Path) -> None:
+    out = CliRunner().invoke(
+        app,
+        ["check-cluster"],
+        env={"KUBECONFIG": str(tmp_path / "none"), "HOME": str(tmp_path)},
+    )
+    assert out.exit_code == 1
+    assert str(tmp_path / "none") in out.stderr and "make cluster" in out.stderr
+    assert "Traceback" not in out.output
+
+
+def test_make_run_with_a_stale_context_names_the_server(tmp_path: Path) -> None:
+    config = stale_kubeconfig(tmp_path)
+    out = CliRunner().invoke(app, ["check-cluster", "--kubeconfig", str(config)])
+    assert out.exit_code == 1
+    assert "cannot reach the cluster at https://127.0.0.1:9" in out.stderr
+    assert "make cluster" in out.stderr and "Traceback" not in out.output
+
+
+@pytest.mark.envtest
+def test_a_running_cluster_answers(envtest: Environment) -> None:
+    out = CliRunner().invoke(
+        app, ["check-cluster", "--kubeconfig", str(envtest.kubeconfig_path)]
+    )
+    assert out.exit_code == 0, out.output
+    assert "answers" in out.stdout

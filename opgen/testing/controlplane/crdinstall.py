@@ -1,5 +1,9 @@
 """Installing a project's CRDs into a running cluster: what `make install` runs.
 
+(`connect` and `check_reachable` also serve `make run`'s first step: no
+kubeconfig, or a server that does not answer, is one error pointing to
+`make cluster`, within seconds.)
+
 Each CRD is created, or replaced whole (an update of the entire object, as
 `kubectl replace` does), so the cluster ends with exactly the CRD
 `opgen generate` wrote, whoever installed it before: `make cluster`'s
@@ -38,12 +42,15 @@ __all__ = [
     "FIELD_MANAGER",
     "Cluster",
     "Installed",
+    "check_reachable",
     "connect",
     "install_project_crds",
 ]
 
 FIELD_MANAGER = "opgen"
 _ATTEMPTS = 5
+_TIMEOUT = 10.0
+"""Seconds to connect, and between bytes of an answer: a stale context fails soon."""
 
 
 class _Crd(lightkube_resource.GlobalResource, Generic):  # type: ignore[misc]
@@ -53,6 +60,14 @@ class _Crd(lightkube_resource.GlobalResource, Generic):  # type: ignore[misc]
         ),
         plural="customresourcedefinitions",
         verbs=["get", "post", "put"],
+    )
+
+
+class _Namespace(lightkube_resource.GlobalResource, Generic):  # type: ignore[misc]
+    _api_info: ClassVar[lightkube_resource.ApiInfo] = lightkube_resource.ApiInfo(  # type: ignore[misc]
+        resource=lightkube_resource.ResourceDef("", "v1", "Namespace"),
+        plural="namespaces",
+        verbs=["get"],
     )
 
 
@@ -84,7 +99,11 @@ def connect(kubeconfig: Path | None, context: str | None) -> Cluster:
         single = config.get(context_name=context)
         if single is None:
             raise ConfigError("it has no current context")
-        client = Client(config=single, field_manager=FIELD_MANAGER)
+        client = Client(
+            config=single,
+            field_manager=FIELD_MANAGER,
+            timeout=httpx2.Timeout(_TIMEOUT),
+        )
         return Cluster(client, str(single.cluster.server))
     except (ConfigError, OSError, AssertionError) as error:
         where = kubeconfig or "$KUBECONFIG or ~/.kube/config"
@@ -93,6 +112,25 @@ def connect(kubeconfig: Path | None, context: str | None) -> Cluster:
             hint="start a local one with `make cluster` (in another terminal), "
             "or point KUBECONFIG at a cluster",
         ) from None
+
+
+def check_reachable(cluster: Cluster) -> None:
+    """Return once the API server answers one request (any status: a refusal is
+    an answer); an `EnvtestError` naming the server when it does not."""
+    try:
+        cluster.client.get(_Namespace, "default")
+    except ApiError:
+        return
+    except httpx2.TransportError as error:
+        raise _unreachable(cluster, error) from None
+
+
+def _unreachable(cluster: Cluster, error: Exception) -> EnvtestError:
+    return EnvtestError(
+        f"cannot reach the cluster at {cluster.server}: {error}",
+        hint="is it running? start a local one with `make cluster` (in another "
+        "terminal), or switch kubectl's context to a running cluster",
+    )
 
 
 def install_project_crds(
@@ -120,11 +158,7 @@ def _install(cluster: Cluster, crd: CrdDocument, local_conversion: bool) -> Inst
                 action = "replaced"
             return Installed(crd.name, action, _target(body))
         except httpx2.TransportError as error:
-            raise EnvtestError(
-                f"cannot reach the cluster at {cluster.server}: {error}",
-                hint="is it running? start a local one with `make cluster`, "
-                "or switch kubectl's context to a running cluster",
-            ) from None
+            raise _unreachable(cluster, error) from None
         except ApiError as error:
             if error.status.code == 409:  # changed (or created) meanwhile: read again
                 continue
