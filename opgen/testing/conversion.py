@@ -43,7 +43,7 @@ def assert_round_trips(
     converter: object,
     *,
     crds: Iterable[CrdSource] = (DEFAULT_CRD_DIR,),
-    examples: int = 100,
+    examples: int = 25,
 ) -> None:
     """Fail when `converter` (an `@op.conversion` class's instance) loses or changes
     a field of an object converted to the other version and back, in either

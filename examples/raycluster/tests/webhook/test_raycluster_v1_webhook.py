@@ -19,7 +19,7 @@ from lightkube.models.core_v1 import ResourceQuotaSpec
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ResourceQuota
 from opgen import runtime as rt
-from opgen.testing import Environment
+from opgen.testing import Environment, assert_round_trips
 from rayclusters import fetch, flat_sample, kubectl, sample, sample_document
 
 # +opgen:scaffold:imports
@@ -27,6 +27,7 @@ from ray_operator.api.v1.raycluster_types import RayCluster
 from ray_operator.api.v1alpha1 import raycluster_types as v1alpha1
 from ray_operator.webhook.v1.raycluster_webhook import (
     RayClusterDefaulter,
+    RayClusterV1alpha1Conversion,
     RayClusterValidator,
 )
 
@@ -235,6 +236,13 @@ async def test_a_v1_cluster_reads_back_as_v1alpha1_and_round_trips(
     back = await fetch(client, "my-ray", namespace)
     assert back.spec == created.spec
     assert (back.metadata.labels or {})["touched"] == "v1alpha1"
+
+
+def test_v1alpha1_conversion_loses_no_field() -> None:
+    """v1alpha1 → v1 → v1alpha1 and v1 → v1alpha1 → v1 give back what was sent, on
+    objects drawn from both versions' schemas (fields only v1 has ride in the
+    annotation the runtime keeps)."""
+    assert_round_trips(RayClusterV1alpha1Conversion())
 
 
 # +opgen:insert:tests
