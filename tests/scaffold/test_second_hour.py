@@ -264,3 +264,26 @@ def test_make_remembers_where_opgen_came_from(tmp_path: Path) -> None:
     assert all("/src/opgen-checkout" in line for line in installs), dry
     makefile = (root / "Makefile").read_text()
     assert "echo '$(OPGEN_PACKAGE)' > $(VENV)/opgen-package" in makefile
+
+
+def test_make_run_and_test_generate_once(tmp_path: Path) -> None:
+    """One `opgen generate` per target, so its warnings (a CRD over 256 KiB) print once."""
+    root = tmp_path / "once"
+    root.mkdir()
+    ok(root, "init", "--domain", "example.com")
+    (root / ".venv/bin").mkdir(parents=True)
+    (root / ".venv/bin/.installed").touch()
+    for target in ("run", "test", "test-e2e", "build", "build-installer"):
+        dry = subprocess.run(
+            ["make", "-n", target],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        runs = [line for line in dry.splitlines() if "/opgen generate" in line]
+        assert len(runs) == 1, (target, dry)
+    dry = subprocess.run(
+        ["make", "-n", "run"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+    assert dry.index("opgen check-cluster") < dry.index("python -m")
