@@ -122,6 +122,13 @@ def _utc(value: object) -> object:
     return value
 
 
+def _whole_seconds(value: datetime.datetime) -> datetime.datetime:
+    # The API server keeps a Time to the second: holding more would make a value
+    # read back differ from the one written, and a status holding it be patched
+    # on every reconcile.
+    return value.replace(microsecond=0)
+
+
 def _rfc3339(value: datetime.datetime) -> str:
     return rfc3339(value)
 
@@ -133,10 +140,12 @@ def _rfc3339_micro(value: datetime.datetime) -> str:
 Time = Annotated[
     datetime.datetime,
     BeforeValidator(_utc),
+    AfterValidator(_whole_seconds),
     PlainSerializer(_rfc3339, return_type=str, when_used="json"),
     KnownSchema({"type": "string", "format": "date-time"}),
 ]
-"""A timestamp (`metav1.Time`): RFC 3339 in UTC with second precision, `2024-05-01T12:00:00Z`."""
+"""A timestamp (`metav1.Time`): RFC 3339 in UTC with second precision, `2024-05-01T12:00:00Z`;
+held to the second, as the API server stores it."""
 
 MicroTime = Annotated[
     datetime.datetime,

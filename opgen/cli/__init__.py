@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from opgen import __version__
-from opgen.cli import edit, envtest, generate, imports, scaffold, webhook
+from opgen.cli import edit, envtest, generate, imports, install, scaffold, webhook
 from opgen.cli._app import app, fail
 
 __all__ = ["app", "main"]
@@ -26,6 +26,7 @@ edit.register(app)
 imports.register(app)
 envtest.register(app)
 webhook.register(app)
+install.register(app)
 
 
 def _version_callback(value: bool) -> None:

@@ -205,10 +205,12 @@ def run(
 
     root = Path.cwd()
     namespace = None
+    webhooks = False
     if (root / PROJECT_FILE).is_file():
         project = load_project(root)  # checks PROJECT, as every command does
         if project.namespaced:
             namespace = f"{project.project_name}-system"
+        webhooks = project.has_webhooks
     paths = list(crds) if crds else _default_crds(root)
     environ = dict(os.environ)
     binaries = _obtain(KUBERNETES_VERSION, bin_dir, environ, controller_manager=True)
@@ -217,7 +219,7 @@ def run(
         paths,
         kubeconfig if kubeconfig is not None else kubectl_kubeconfig_path(environ),
         merge=kubeconfig is None,
-        ready=lambda info: _report_ready(info, namespace, binaries.kubectl),
+        ready=lambda info: _report_ready(info, namespace, binaries.kubectl, webhooks),
         notice=_progress,
         environ=environ,
     )
@@ -230,7 +232,7 @@ def _default_crds(root: Path) -> list[Path]:
 
 
 def _report_ready(
-    info: ClusterInfo, namespace: str | None, kubectl: Path | None
+    info: ClusterInfo, namespace: str | None, kubectl: Path | None, webhooks: bool
 ) -> None:
     """What is running, where its kubeconfig is, and what to do next."""
     published = info.kubeconfig
@@ -274,6 +276,11 @@ def _report_ready(
     typer.echo("In another terminal:")
     if namespace:
         typer.echo(f"  {env}{kubectl_command} create namespace {namespace}")
+    if webhooks:
+        typer.echo(
+            f"  {env}make install-local-webhooks WEBHOOK_HOST=127.0.0.1"
+            "   # the API server calls make run's webhooks"
+        )
     typer.echo(
         f"  {env}{watch}make run        # the manager, against this control plane"
     )

@@ -118,8 +118,9 @@ def install_local(
     flag = "" if cert_dir is None else f" ARGS=--webhook-cert-path={folder}"
     typer.echo(
         f"\nThe API server now calls {installed.webhooks.url('')} (certificates in "
-        f"{folder}). Run the manager with `make run{flag}`; afterwards "
-        "`opgen webhook uninstall-local` and `make install` restore the cluster."
+        f"{folder}). Run the manager with `make run{flag}` (`make install` keeps "
+        "the conversions here); afterwards `make uninstall-local-webhooks` "
+        "restores the cluster."
     )
 
 
@@ -141,7 +142,8 @@ def uninstall_local(
     for kind, name in removed:
         typer.echo(f"deleted {kind} {name}")
     typer.echo(
-        "\nRun `make install` to point the CRDs' conversion back at the in-cluster Service."
+        "\nRun `opgen install-crds --service` (`make uninstall-local-webhooks` does) "
+        "to point the CRDs' conversion back at the in-cluster Service."
     )
 
 

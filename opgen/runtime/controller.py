@@ -34,6 +34,7 @@ from opgen.runtime import errors, predicates
 from opgen.runtime.cache import Cache
 from opgen.runtime.decoding import DecodeError, Undecodable
 from opgen.runtime.events import EventRecorder
+from opgen.runtime.hotloop import HotLoops
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.ratelimit import RateLimiter, default_controller_rate_limiter
@@ -116,6 +117,7 @@ class Controller:
         self._workers: list[asyncio.Task[None]] = []
         self._metrics: Metrics | None = None
         self._events: EventRecorder | None = None
+        self.hot_loops = HotLoops()
 
     @property
     def need_leader_election(self) -> bool:
@@ -326,10 +328,27 @@ class Controller:
                 queue.add_after(request, delay)
             else:
                 outcome = "success"
+                self._notice_hot_loop(request, metrics)
         finally:
             active.dec()
             metrics.reconcile_time.labels(self.name).observe(time.monotonic() - started)
         metrics.reconcile_total.labels(self.name, outcome).inc()
+
+    def _notice_hot_loop(self, request: Request, metrics: Metrics) -> None:
+        count = self.hot_loops.reconciled(request)
+        if count is None:
+            return
+        metrics.hot_loops.labels(self.name).inc()
+        if self.hot_loops.warning_due():
+            log.warning(
+                "%s was reconciled %d times in %.0fs without asking to be requeued: "
+                "does the reconciler write something on every pass (an owned object, "
+                "the status)? Each write brings the next reconcile",
+                request,
+                count,
+                self.hot_loops.window,
+                extra={"controller": self.name, "request": str(request)},
+            )
 
     async def _record_undecodable(self, error: DecodeError) -> None:
         if self._events is None:

@@ -4,7 +4,8 @@ Nothing becomes an Event unless code calls `recorder.event(...)` — logs never
 do. The manager's role needs `create` and `patch` on events.k8s.io `events`
 (`RBAC_HINT`, which the scaffolded reconciler carries); without them each
 Event is refused with 403, logged as a warning naming that marker, and
-counted in `failed`. A repeat of the same event (same object, type, reason, action and note)
+counted in `failed` (a 403 because the object's namespace is being deleted
+is only logged at info: no marker would help). A repeat of the same event (same object, type, reason, action and note)
 within `dedup_window` updates the existing Event's `series` instead of
 creating a new one; each object may produce `burst` events, then one per
 `refill_seconds` (client-go's spam filter numbers); the rest are dropped and
@@ -43,6 +44,19 @@ RBAC_HINT = '@op.rbac(groups=["events.k8s.io"], resources=["events"], verbs=["cr
 
 _FORGET_EVERY = 60.0
 """Seconds between two sweeps of what the recorder remembers."""
+
+
+def _namespace_terminating(error: ApiError) -> bool:
+    """A 403 because the namespace is being deleted, not for want of RBAC."""
+    details = error.status.get("details") or {}
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return (
+        any(
+            isinstance(cause, dict) and cause.get("reason") == "NamespaceTerminating"
+            for cause in causes or ()
+        )
+        or "because it is being terminated" in error.message
+    )
 
 
 def _micro_time(now: datetime.datetime) -> str:
@@ -102,7 +116,11 @@ class EventRecorder:
             await self._record(regarding, type, reason, note[:1024], action, related)
         except ApiError as error:
             self.failed += 1
-            if error.code == 403:
+            if error.code == 403 and _namespace_terminating(error):
+                log.info(
+                    "not recording event %s: its namespace is being deleted", reason
+                )
+            elif error.code == 403:
                 log.warning(
                     "could not record event %s: %s; the manager's role needs %s "
                     "(add it to the reconciler, then run opgen generate)",

@@ -62,6 +62,12 @@ class Metrics:
             buckets=_RECONCILE_BUCKETS,
             registry=r,
         )
+        self.hot_loops = Counter(
+            "opgen_controller_hot_loops_total",
+            "Objects reconciled again and again without asking to be (opgen.runtime.hotloop)",
+            ["controller"],
+            registry=r,
+        )
         self.max_concurrent = Gauge(
             "controller_runtime_max_concurrent_reconciles",
             "Maximum number of concurrent reconciles per controller",

@@ -230,13 +230,18 @@ async def write_if_changed(
     *,
     refresh: bool = True,
 ) -> bool:
-    """Merge-patch `status` to `obj`'s /status subresource unless it equals `before`;
-    True when it wrote (and refreshed `obj`, unless `refresh=False`)."""
-    if status == before:
+    """Merge-patch `status` to `obj`'s /status subresource unless it equals `before`
+    on the wire (a time set in memory to the microsecond is stored to the second:
+    no change); True when it wrote (and refreshed `obj`, unless `refresh=False`)."""
+    if _wire(status) == _wire(before):
         return False
     obj.status = status
     await client.patch_status(obj, refresh=refresh)
     return True
+
+
+def _wire(status: BaseModel) -> Any:
+    return status.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def _failure(error: Exception) -> Outcome:

@@ -18,6 +18,11 @@ Two jobs, two packages, and the pytest plugin that joins them:
 - `managers`: `running_manager` runs an `opgen.runtime.Manager` for a block of
   a test, `eventually` waits for what it does; `Environment.deploy_rbac` (in
   `controlplane.rbac`) gives it the generated project's ServiceAccount;
+- `conversion`: `assert_round_trips(converter)`, the property test that a
+  conversion loses no field either way, on objects drawn (`drawing`) from
+  the CRD's schemas;
+- `names`: `object_name(base, namespace)`, a short name unique to a test;
+- `writes`: `recording_writes(client)`, every write a block sends;
 - `logs`: the log tail that errors of both jobs quote.
 
 The names below are the public surface; import them from `opgen.testing`.
@@ -45,7 +50,10 @@ if TYPE_CHECKING:
     from opgen.testing.controlplane.rbac import ManagerAccount
     from opgen.testing.controlplane.webhookmanager import WebhookManager
     from opgen.testing.controlplane.webhooks import LocalWebhooks, WebhookInstallOptions
+    from opgen.testing.conversion import assert_round_trips
     from opgen.testing.managers import eventually, running_manager
+    from opgen.testing.names import object_name
+    from opgen.testing.writes import recording_writes
 
 # Names resolve on first use (PEP 562), so `opgen envtest --help` and other light
 # users of `opgen.testing.binaries` do not pay for lightkube, yaml and cryptography.
@@ -63,8 +71,11 @@ _HOME = {
     "WebhookInstallOptions": "controlplane.webhooks",
     "WebhookManager": "controlplane.webhookmanager",
     "ManagerAccount": "controlplane.rbac",
+    "assert_round_trips": "conversion",
     "eventually": "managers",
     "running_manager": "managers",
+    "object_name": "names",
+    "recording_writes": "writes",
     "ETCD_MIN_VERSION": "binaries",
     "KUBERNETES_VERSION": "binaries",
     "KubernetesVersion": "binaries",
@@ -90,11 +101,14 @@ __all__ = [
     "ManagerAccount",
     "WebhookInstallOptions",
     "WebhookManager",
+    "assert_round_trips",
     "cache_root",
     "eventually",
     "find_binaries",
     "load_crds",
+    "object_name",
     "obtain_binaries",
+    "recording_writes",
     "running_manager",
     "verify_binaries",
 ]

@@ -99,7 +99,11 @@ def _spans(lines: list[str], path: str) -> dict[str, _Span]:
                 raise ScaffoldError(
                     f"scaffold marker '{marker}' has no begin line above it",
                     location=where,
-                    hint=f"restore '# {MARKER_PREFIX}{name}' above the region",
+                    hint=(
+                        f"restore '# {MARKER_PREFIX}{name}' above the region "
+                        "(an import sorter moves markers it may sort: keep an import "
+                        "region between '# isort: off' and '# isort: on' lines)"
+                    ),
                 )
             spans[name] = _Span(opened.pop(name), index)
     for name, index in opened.items():

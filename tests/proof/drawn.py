@@ -1,7 +1,7 @@
 """The property test's loop: draw bodies for one kind version, compare verdicts.
 
 `draw_and_compare(api, entry, version, namespace, examples=)` draws request
-bodies from the version's schema with Hypothesis (`values.ObjectMaker`, half
+bodies from the version's schema with Hypothesis (`opgen.testing.drawing.ObjectMaker`, half
 valid, half with constraints broken), within the CRD's supported subset
 (`subset.outside_for`), sends each to the kind's model and to the server
 (`verdicts.compare`) and returns every outcome. tests/proof's property test
@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from opgen.testing.drawing import ObjectMaker, body_for
 from tests.proof.api import RawApi
 from tests.proof.catalogue import ProofCrd
 from tests.proof.subset import outside_for
-from tests.proof.values import ObjectMaker, body_for
+from tests.proof.values import CEL_REPAIRS
 from tests.proof.verdicts import Comparison, compare
 
 __all__ = ["Drawn", "Outcome", "draw_and_compare", "scaled"]
@@ -100,6 +101,7 @@ def draw_and_compare(
             always=outside.always,
             keep=outside.keep,
             fixed=outside.fixed,
+            repairs=CEL_REPAIRS,
         )
         body = body_for(
             maker,

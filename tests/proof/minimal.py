@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, find, settings
 
 from opgen.engine.duration import DURATION_PATTERN
 from opgen.engine.goregex import go_regex
-from tests.proof.sampling_regex import matching_text
+from opgen.testing.sampling_regex import matching_text
 from tests.proof.values import UNCHECKED_FORMAT_SAMPLES, repair_cel
 
 __all__ = ["Violation", "minimal", "violations"]

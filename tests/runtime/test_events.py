@@ -3,7 +3,10 @@ matters (no API server: a fake client records the writes, a fake clock runs time
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+import pytest
 
 from opgen import runtime as rt
 from opgen.api import ObjectMeta
@@ -68,3 +71,57 @@ async def test_series_and_rate_limits_are_forgotten_once_idle() -> None:
     assert (writes.created, writes.patched) == (3002, 1)
     await event(7)
     assert (writes.created, writes.patched) == (3002, 2), "dedup still works"
+
+
+class Refusing(Writes):
+    """The API server refusing every Event with `error`."""
+
+    def __init__(self, error: rt.ApiError) -> None:
+        super().__init__()
+        self.error = error
+
+    async def create(self, obj: Any, *, refresh: bool = True) -> Any:
+        raise self.error
+
+
+TERMINATING = rt.ApiError(
+    403,
+    'events.events.k8s.io "cm1.1" is forbidden: unable to create new content in '
+    "namespace ns because it is being terminated",
+    reason="Forbidden",
+    status={
+        "details": {
+            "causes": [
+                {
+                    "reason": "NamespaceTerminating",
+                    "message": "namespace ns is being terminated",
+                }
+            ]
+        }
+    },
+)
+NO_RBAC = rt.ApiError(
+    403,
+    'events.events.k8s.io is forbidden: User "system:serviceaccount:x:y" cannot '
+    'create resource "events"',
+    reason="Forbidden",
+)
+
+
+@pytest.mark.parametrize(
+    ("error", "rbac_hint"), [(TERMINATING, False), (NO_RBAC, True)]
+)
+async def test_the_rbac_hint_is_given_only_when_rbac_is_missing(
+    caplog: pytest.LogCaptureFixture, error: rt.ApiError, rbac_hint: bool
+) -> None:
+    recorder = rt.EventRecorder(
+        Refusing(error), reporting_controller="test"  # type: ignore[arg-type]
+    )
+    with caplog.at_level(logging.INFO, logger="opgen.runtime"):
+        await recorder.event(
+            _object(1), type="Normal", reason="Synced", note="ok", action="Reconcile"
+        )
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert ("@op.rbac" in logged) is rbac_hint, logged
+    assert ("namespace is being deleted" in logged) is not rbac_hint, logged
+    assert recorder.failed == 1

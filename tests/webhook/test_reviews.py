@@ -151,9 +151,17 @@ def test_an_object_of_another_kind_or_shape_is_refused_with_400() -> None:
     assert response["allowed"] is False and response["status"]["code"] == 400
     assert "admits Pet" in response["status"]["message"]
     request = _pet_request(spec={"name": 5, "age": "old"})
-    _, response = _run(handler, review("AdmissionReview", request))
+    _, response = _run(_admission(PetValidator()), review("AdmissionReview", request))
     assert response["status"]["code"] == 400
     assert "spec.age" in response["status"]["message"]
+
+
+def test_a_defaulter_passes_what_it_cannot_decode_to_the_schema() -> None:
+    """The API server's schema validation runs after the defaulters and names the
+    field as the user wrote it: the defaulter lets the object through unchanged."""
+    request = _pet_request(spec={"name": 5, "age": "old"})
+    _, response = _run(_admission(PetDefaulter()), review("AdmissionReview", request))
+    assert response == {"uid": "r-1", "allowed": True}
 
 
 def test_a_refusal_without_causes_is_forbidden_and_warnings_pass_through() -> None:

@@ -17,11 +17,13 @@ from collections.abc import Sequence
 
 from opgen import runtime as rt
 
+# isort: off
 # +opgen:scaffold:imports
 from ray_operator.controller.raycluster_controller import RayClusterReconciler
 from ray_operator.webhook.v1 import raycluster_webhook as raycluster_v1_webhook
 
 # +opgen:scaffold:imports:end
+# isort: on
 
 log = logging.getLogger("ray_operator")
 

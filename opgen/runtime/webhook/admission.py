@@ -2,7 +2,9 @@
 
 A defaulter receives the object decoded as its kind's Python class and
 changes it in place; the answer carries a JSON patch of exactly those changes
-on the JSON the API server sent (no patch at all when nothing changed).
+on the JSON the API server sent (no patch at all when nothing changed). An
+object that does not decode passes unchanged: the API server's schema
+validation, which runs after the defaulters, refuses it with its own message.
 A validator's `validate_create(obj)`, `validate_update(old, new)` and
 `validate_delete(obj)` return warnings (shown by `kubectl`) and refuse by
 raising `Denied`. Any other exception refuses the request with its message,
@@ -219,7 +221,22 @@ class AdmissionHandler:
         if operation not in ("CREATE", "UPDATE"):
             return {"allowed": True}
         sent = request.get("object")
-        obj = self._decode(request, "object")
+        if isinstance(sent, dict):
+            try:
+                obj = self.rtype.decode_dict(sent)
+            except (ValidationError, ValueError, TypeError) as error:
+                # The schema's own check runs after the defaulters and says what
+                # is wrong as the user wrote it; a refusal here would hide that.
+                log.info(
+                    "%s: not defaulting an object that is not a valid %s, for the "
+                    "API server's validation to explain: %s",
+                    self.what,
+                    self.declaration.kind,
+                    _brief(error),
+                )
+                return {"allowed": True}
+        else:
+            obj = self._decode(request, "object")
         before = self.rtype.encode_obj(obj)
         await self.handler.default(obj)  # type: ignore[attr-defined]
         after = self.rtype.encode_obj(obj)

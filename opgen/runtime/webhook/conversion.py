@@ -142,6 +142,11 @@ class ConversionHandler:
         response = {"convertedObjects": converted, "result": {"status": "Success"}}
         return Answer(200, _review(uid, response))
 
+    def convert(self, raw: Mapping[str, Any], desired: str) -> dict[str, Any]:
+        """`raw` (wire JSON) as `desired` (`group/version`), as a review converts it;
+        ConversionFailure when it cannot be converted."""
+        return self._convert(copy.deepcopy(dict(raw)), desired)
+
     def _convert(self, raw: object, desired: str) -> dict[str, Any]:
         if not isinstance(raw, dict):
             raise ConversionFailure(f"an object to convert is a {type(raw).__name__}")

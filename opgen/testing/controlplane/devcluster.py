@@ -14,7 +14,7 @@ user of that name) into the kubeconfig kubectl uses (the first file of
 `$KUBECONFIG`, else `~/.kube/config`) and makes it the current context,
 as `kind create cluster` does; stopping removes the three entries and
 switches back to the context that was current before (a file that did not
-exist before is removed). With `kubeconfig=PATH` a standalone file is written
+exist before, or that held nothing, is removed). With `kubeconfig=PATH` a standalone file is written
 there instead, and removed at the end.
 """
 
@@ -184,12 +184,18 @@ def unpublish(published: Published) -> None:
             config["current-context"] = published.previous_context
         else:
             config.pop("current-context", None)
-    if published.created and not any(
-        config[s] for s in ("clusters", "users", "contexts")
-    ):
+    empty = not any(config[s] for s in ("clusters", "users", "contexts"))
+    if empty and (published.created or _says_nothing(config)):
         path.unlink()
         return
     _write(path, config)
+
+
+def _says_nothing(config: Mapping[str, Any]) -> bool:
+    """A kubeconfig with no entries, context, preferences or extensions (an empty
+    file before `publish`): kubectl needs no such file, so none is left behind."""
+    ignored = {"apiVersion", "kind", "clusters", "users", "contexts"}
+    return not any(value for key, value in config.items() if key not in ignored)
 
 
 @contextlib.contextmanager

@@ -1,8 +1,9 @@
 """A Go pattern in Python's `re`, for Hypothesis to draw strings from.
 
 `st.from_regex` takes Python patterns only. opgen judges and matches patterns
-with RE2 (`opgen.engine.goregex`); the tests translate a pattern for
-Hypothesis and keep the strings RE2 matches (`matching_text`).
+with RE2 (`opgen.engine.goregex`); drawing objects from a schema
+(`opgen.testing.drawing`, the proof tests) translates a pattern for Hypothesis
+and keeps the strings RE2 matches (`matching_text`).
 """
 
 from __future__ import annotations
