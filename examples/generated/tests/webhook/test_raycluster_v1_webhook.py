@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 import yaml
-from lightkube.models.core_v1 import ResourceQuotaSpec
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ResourceQuota
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ResourceQuota, ResourceQuotaSpec
 from opgen.testing import Environment, assert_round_trips
 from rayclusters import fetch, flat_sample, kubectl, sample, sample_document
 
