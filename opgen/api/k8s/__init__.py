@@ -1388,7 +1388,6 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "JSON",
     "KUBERNETES_VERSION",
     "APIService",
     "APIServiceCondition",
@@ -1613,6 +1612,7 @@ __all__ = [
     "IngressStatus",
     "IngressTLS",
     "IntOrString",
+    "JSON",
     "JSONPatch",
     "JSONSchemaProps",
     "JSONSchemaURL",
