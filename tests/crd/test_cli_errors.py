@@ -106,7 +106,7 @@ CASES: dict[str, tuple[str, str]] = {
         HEADER
         + "class Spec(op.Model):\n    x: Annotated[str, op.Pattern(r'^(?!x)')]\n"
         + _kind(),
-        "Go's RE2 engine",
+        "not a valid regular expression in RE2, the syntax the API server uses",
     ),
     "recursive type": (
         HEADER
@@ -206,7 +206,7 @@ CASES: dict[str, tuple[str, str]] = {
         + "class Spec(op.Model):\n"
         + "    names: list[Annotated[str, op.Rule('self == oldSelf')]] = []\n"
         + _kind(),
-        "oldSelf cannot be used on the uncorrelatable portion of the schema",
+        "oldSelf is only available on correlatable nodes",
     ),
     "bad CEL reason": (
         HEADER
