@@ -124,8 +124,19 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
             )
             for leaf in sorted(set(homes.values()))
         ),
-        exports=tuple(sorted([*homes, *known, *_modules(defined)])),
+        exports=tuple(
+            sorted(
+                ["KUBERNETES_VERSION", *homes, *known, *_modules(defined)],
+                key=_export_order,
+            )
+        ),
     )
     init = render("models/k8s_init.py.j2", module=view)
     files.append(File(path=_DIRECTORY / "__init__.py", content=init))
     return sorted(files, key=lambda file: file.path)
+
+
+def _export_order(name: str) -> tuple[int, str]:
+    """How ruff sorts `__all__` (RUF022): constants, classes, the rest, each
+    case-sensitively (unlike imports, which isort orders ignoring case)."""
+    return import_order(name)[0], name

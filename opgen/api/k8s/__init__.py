@@ -1388,6 +1388,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "JSON",
     "KUBERNETES_VERSION",
     "APIService",
     "APIServiceCondition",
@@ -1612,7 +1613,6 @@ __all__ = [
     "IngressStatus",
     "IngressTLS",
     "IntOrString",
-    "JSON",
     "JSONPatch",
     "JSONSchemaProps",
     "JSONSchemaURL",
