@@ -83,10 +83,10 @@ _ENGINE = textwrap.dedent("""\
     import sys, time
     from pathlib import Path, PurePosixPath
     from opgen.load import load_kinds
-    from opgen.render.crd import render_crds
+    from opgen.pipeline import crds
     start = time.perf_counter()
     loaded = load_kinds([Path(sys.argv[1])])
-    files, _ = render_crds(loaded.kinds, PurePosixPath("."))
+    files, _ = crds(loaded, PurePosixPath("."))
     elapsed = time.perf_counter() - start
     print(f"{elapsed:.6f} {len(files)} {sum(len(f.content) for f in files)}")
     """)

@@ -76,7 +76,7 @@ def _types_file(version: str) -> str:
 def generated_crd(directory: Path) -> dict[str, Any]:
     """The benchmark's CRD, as opgen generates it without descriptions."""
     from opgen.load import load_kinds
-    from opgen.render.crd import crd_document
+    from opgen.pipeline import crd_of
     from opgen.schema.options import CrdOptions
 
     paths = []
@@ -84,8 +84,9 @@ def generated_crd(directory: Path) -> dict[str, Any]:
         path = directory / f"platform_{version}.py"
         path.write_text(_types_file(version), encoding="utf-8")
         paths.append(path)
-    (kind,) = load_kinds(paths).kinds
-    document, _, _ = crd_document(kind, CrdOptions(max_description_length=0))
+    loaded = load_kinds(paths)
+    (kind,) = loaded.kinds
+    document, _, _ = crd_of(loaded, kind, CrdOptions(max_description_length=0))
     return document
 
 

@@ -458,6 +458,11 @@ class _Shaper:
             description=_without_enum_paragraph(node.description),
             default=node.default if top else NO_DEFAULT,
         )
+        if not isinstance(shape, ListOf) and node.fact("x-kubernetes-list-type"):
+            # A `+listType` on a `[]byte` field (APIServiceSpec.caBundle): the
+            # server's OpenAPI keeps it on the string, controller-gen drops it.
+            facts = [(k, v) for k, v in node.facts if k != "x-kubernetes-list-type"]
+            node = dataclasses.replace(node, facts=tuple(facts))
         if isinstance(shape, Scalar):
             alias = self.alias(key, go_type)
             if alias is not None:

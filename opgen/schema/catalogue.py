@@ -114,6 +114,11 @@ class _Candidate:
     fields: frozenset[str]
 
 
+_OUTSIDE_K8S_API = frozenset({"apiextensions_v1", "apiregistration_v1"})
+"""op.k8s modules whose Go types are not in k8s.io/api (apiextensions-apiserver,
+kube-aggregator): CRDs do not embed them, and JSONSchemaProps is recursive."""
+
+
 @functools.cache
 def _candidates() -> tuple[_Candidate, ...]:
     import opgen.api as op
@@ -126,6 +131,7 @@ def _candidates() -> tuple[_Candidate, ...]:
             not inspect.isclass(value)
             or not issubclass(value, op.Model)
             or name == "ObjectMeta"
+            or value.__module__.rsplit(".", 1)[-1] in _OUTSIDE_K8S_API
         ):
             continue
         fields = frozenset(

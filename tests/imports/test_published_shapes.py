@@ -17,11 +17,11 @@ import pytest
 from pydantic import ValidationError
 
 from opgen.openapi.crd import crd_documents
-from opgen.render.crd import crd_document
+from opgen.pipeline import crd_of
 from opgen.schema.check import inspect_crd
 from opgen.schema.options import CrdOptions
 from tests.imports.crds import array, crd, integer, obj, root, string, version
-from tests.imports.projects import ImportedProject
+from tests.imports.projects import ImportedProject, by_crd_name
 
 MODULE = "demo.imported.example_com.v1"
 
@@ -212,7 +212,8 @@ def test_the_approval_annotation_the_server_requires_is_kept(tmp_path: Path) -> 
     approval = "https://github.com/kubernetes-sigs/gateway-api/pull/1"
     original["metadata"]["annotations"]["api-approved.kubernetes.io"] = approval
     project = ImportedProject.create(tmp_path / "p", [original])
-    kind = project.kinds()["routes.gateway.networking.k8s.io"]
-    ours, _, _ = crd_document(kind, CrdOptions())
+    loaded = project.loaded()
+    kind = by_crd_name(loaded)["routes.gateway.networking.k8s.io"]
+    ours, _, _ = crd_of(loaded, kind, CrdOptions())
     assert ours["metadata"]["annotations"]["api-approved.kubernetes.io"] == approval
     assert not inspect_crd(ours, {}, None).errors

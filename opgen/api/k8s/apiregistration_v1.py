@@ -92,7 +92,7 @@ class APIServiceCondition(op.Model):
 class APIServiceSpec(op.Model):
     """APIServiceSpec contains information for locating and communicating with a server. Only https is supported, though you are able to disable certificate verification."""
 
-    ca_bundle: Annotated[op.Bytes, op.ListType("atomic")] | None = None
+    ca_bundle: op.Bytes | None = None
     """CABundle is a PEM encoded CA bundle which will be used to validate an API server's serving certificate. If unspecified, system trust roots on the apiserver are used."""
     group: str | None = None
     """Group is the API group name this server hosts"""
