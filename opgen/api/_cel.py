@@ -538,13 +538,11 @@ def validate_kind(cls: type, data: Any, handler: Callable[[Any], Any]) -> Any:
         obj = handler(data)
     if _engine_missing(cls):
         return obj
+    read = obj.model_dump(
+        mode="json", by_alias=True, exclude_none=True, include=_rule_include(cls)
+    )
     causes = _tree_causes(
-        cls,
-        server_view(obj, to_wire_value(obj)),
-        ABSENT,
-        "",
-        plain=True,
-        transitions=True,
+        cls, server_view(obj, read), ABSENT, "", plain=True, transitions=True
     )
     if causes:
         raise _rule_problem(causes)
@@ -641,6 +639,33 @@ def _children(cls: type, visiting: frozenset[type] = frozenset()) -> tuple[_Chil
 
 def _has_rules(cls: type, visiting: frozenset[type] = frozenset()) -> bool:
     return not _rule_plan(cls).empty or bool(_children(cls, visiting))
+
+
+def _rule_include(
+    cls: type, visiting: frozenset[type] = frozenset()
+) -> dict[str, Any] | None:
+    """What of an object of class `cls` its rules and its nested models'
+    rules read, as `model_dump`'s `include` (None: all of it): dumping the
+    rest costs more than the rules. Read once and kept on the class."""
+    cached = cls.__dict__.get("__opgen_rule_include__")
+    if isinstance(cached, dict):
+        return cached
+    plan = _rule_plan(cls)
+    if plan.needed is None or cls in visiting:
+        return None
+    fields = getattr(cls, "model_fields", {})
+    by_wire = {info.alias or to_camel(name): name for name, info in fields.items()}
+    include: dict[str, Any] = {name: True for name in plan.needed}
+    for child in _children(cls):
+        name = by_wire[child.wire]
+        if name in include:
+            continue
+        below = _rule_include(child.cls, visiting | {cls})
+        read = True if below is None else below
+        include[name] = read if child.shape == "one" else {"__all__": read}
+    if not visiting:
+        type.__setattr__(cls, "__opgen_rule_include__", include)
+    return include
 
 
 def _tree_causes(
