@@ -222,3 +222,36 @@ def test_a_kind_checks_rules_deep_in_maps_and_lists_as_the_server_sees_them() ->
         ("spec.spare[1]", "Invalid value: labels set empty"),
         ("spec.spare[1].size", "Invalid value: -1: must be positive"),
     ]
+
+
+class Entry(op.Model):
+    name: str
+    labels: dict[str, str] = {}
+
+
+@op.Rule("size(self.entries) <= 2", message="at most 2 entries")
+@op.Rule("!has(self.labels) || self.labels.size() <= size(self.entries[0].name)")
+class Ledger(op.Model):
+    entries: list[Entry] = []
+    labels: dict[str, str] = {}
+
+
+def test_sizes_count_items_keys_and_characters_of_what_the_rule_reads() -> None:
+    # The models hand a rule only the parts of an object it reads; for size()
+    # that is how many items or keys there are, not their contents.
+    assert Ledger.model_validate({"entries": [{"name": "a", "labels": {"k": "v"}}]})
+    with pytest.raises(ValidationError) as caught:
+        Ledger.model_validate({"entries": [{"name": n} for n in "abc"]})
+    assert [c.message for c in op.rule_causes(caught.value)] == [
+        "Invalid value: at most 2 entries"
+    ]
+    with pytest.raises(ValidationError) as caught:
+        Ledger.model_validate(
+            {"entries": [{"name": "a"}], "labels": {"k": "", "l": ""}}
+        )
+    assert [c.rule for c in op.rule_causes(caught.value)] == [
+        "!has(self.labels) || self.labels.size() <= size(self.entries[0].name)"
+    ]
+    assert Ledger.model_validate(
+        {"entries": [{"name": "ab"}], "labels": {"k": "", "l": ""}}
+    )
