@@ -12,6 +12,9 @@ map values by key). `rule_causes(error)` lists failed rules as the server's
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import enum
 import types
 import typing
 import warnings
@@ -480,6 +483,56 @@ def _unsent_empties(cls: type) -> tuple[str, ...]:
     return names
 
 
+_SCALARS = (
+    str,
+    int,
+    float,
+    bytes,
+    type(None),
+    enum.Enum,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    decimal.Decimal,
+)
+
+
+def _may_hold_models(annotation: Any) -> bool:
+    """Whether a field's value can hold a model (a `dict[str, str]` cannot)."""
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        if issubclass(annotation, BaseModel):
+            return True
+        return not issubclass(annotation, _SCALARS)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return False
+    if origin is Annotated:
+        return _may_hold_models(typing.get_args(annotation)[0])
+    if origin is not None:
+        return any(
+            _may_hold_models(arg)
+            for arg in typing.get_args(annotation)
+            if arg is not Ellipsis
+        )
+    if hasattr(annotation, "__value__"):
+        return _may_hold_models(annotation.__value__)
+    return annotation is not None and annotation is not type(None)
+
+
+def _model_holders(cls: type) -> tuple[tuple[str, str], ...]:
+    """The fields (name, wire key) of `cls` that can hold models, kept on the class."""
+    cached = cls.__dict__.get("__opgen_model_holders__")
+    if isinstance(cached, tuple):
+        return cached
+    holders = tuple(
+        (name, info.alias or to_camel(name))
+        for name, info in getattr(cls, "model_fields", {}).items()
+        if _may_hold_models(info.annotation)
+    )
+    type.__setattr__(cls, "__opgen_model_holders__", holders)
+    return holders
+
+
 def server_view(model: Any, wire: Any) -> Any:
     """`wire` (the model's dump) as the server sees the object it came from:
     empty defaults the object did not set are left out, as on the wire."""
@@ -492,8 +545,7 @@ def server_view(model: Any, wire: Any) -> Any:
         fields = type(model).model_fields
         for name in unset:
             wire.pop(fields[name].alias or to_camel(name), None)
-        for name, info in fields.items():
-            key = info.alias or to_camel(name)
+        for name, key in _model_holders(type(model)):
             if key in wire:
                 server_view(getattr(model, name), wire[key])
     elif isinstance(model, list | tuple) and isinstance(wire, list):
