@@ -12,6 +12,9 @@ map values by key). `rule_causes(error)` lists failed rules as the server's
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import enum
 import types
 import typing
 import warnings
@@ -480,6 +483,56 @@ def _unsent_empties(cls: type) -> tuple[str, ...]:
     return names
 
 
+_SCALARS = (
+    str,
+    int,
+    float,
+    bytes,
+    type(None),
+    enum.Enum,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    decimal.Decimal,
+)
+
+
+def _may_hold_models(annotation: Any) -> bool:
+    """Whether a field's value can hold a model (a `dict[str, str]` cannot)."""
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        if issubclass(annotation, BaseModel):
+            return True
+        return not issubclass(annotation, _SCALARS)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return False
+    if origin is Annotated:
+        return _may_hold_models(typing.get_args(annotation)[0])
+    if origin is not None:
+        return any(
+            _may_hold_models(arg)
+            for arg in typing.get_args(annotation)
+            if arg is not Ellipsis
+        )
+    if hasattr(annotation, "__value__"):
+        return _may_hold_models(annotation.__value__)
+    return annotation is not None and annotation is not type(None)
+
+
+def _model_holders(cls: type) -> tuple[tuple[str, str], ...]:
+    """The fields (name, wire key) of `cls` that can hold models, kept on the class."""
+    cached = cls.__dict__.get("__opgen_model_holders__")
+    if isinstance(cached, tuple):
+        return cached
+    holders = tuple(
+        (name, info.alias or to_camel(name))
+        for name, info in getattr(cls, "model_fields", {}).items()
+        if _may_hold_models(info.annotation)
+    )
+    type.__setattr__(cls, "__opgen_model_holders__", holders)
+    return holders
+
+
 def server_view(model: Any, wire: Any) -> Any:
     """`wire` (the model's dump) as the server sees the object it came from:
     empty defaults the object did not set are left out, as on the wire."""
@@ -492,8 +545,7 @@ def server_view(model: Any, wire: Any) -> Any:
         fields = type(model).model_fields
         for name in unset:
             wire.pop(fields[name].alias or to_camel(name), None)
-        for name, info in fields.items():
-            key = info.alias or to_camel(name)
+        for name, key in _model_holders(type(model)):
             if key in wire:
                 server_view(getattr(model, name), wire[key])
     elif isinstance(model, list | tuple) and isinstance(wire, list):
@@ -538,13 +590,11 @@ def validate_kind(cls: type, data: Any, handler: Callable[[Any], Any]) -> Any:
         obj = handler(data)
     if _engine_missing(cls):
         return obj
+    read = obj.model_dump(
+        mode="json", by_alias=True, exclude_none=True, include=_rule_include(cls)
+    )
     causes = _tree_causes(
-        cls,
-        server_view(obj, to_wire_value(obj)),
-        ABSENT,
-        "",
-        plain=True,
-        transitions=True,
+        cls, server_view(obj, read), ABSENT, "", plain=True, transitions=True
     )
     if causes:
         raise _rule_problem(causes)
@@ -641,6 +691,33 @@ def _children(cls: type, visiting: frozenset[type] = frozenset()) -> tuple[_Chil
 
 def _has_rules(cls: type, visiting: frozenset[type] = frozenset()) -> bool:
     return not _rule_plan(cls).empty or bool(_children(cls, visiting))
+
+
+def _rule_include(
+    cls: type, visiting: frozenset[type] = frozenset()
+) -> dict[str, Any] | None:
+    """What of an object of class `cls` its rules and its nested models'
+    rules read, as `model_dump`'s `include` (None: all of it): dumping the
+    rest costs more than the rules. Read once and kept on the class."""
+    cached = cls.__dict__.get("__opgen_rule_include__")
+    if isinstance(cached, dict):
+        return cached
+    plan = _rule_plan(cls)
+    if plan.needed is None or cls in visiting:
+        return None
+    fields = getattr(cls, "model_fields", {})
+    by_wire = {info.alias or to_camel(name): name for name, info in fields.items()}
+    include: dict[str, Any] = {name: True for name in plan.needed}
+    for child in _children(cls):
+        name = by_wire[child.wire]
+        if name in include:
+            continue
+        below = _rule_include(child.cls, visiting | {cls})
+        read = True if below is None else below
+        include[name] = read if child.shape == "one" else {"__all__": read}
+    if not visiting:
+        type.__setattr__(cls, "__opgen_rule_include__", include)
+    return include
 
 
 def _tree_causes(

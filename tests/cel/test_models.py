@@ -172,3 +172,86 @@ def test_objects_decoded_from_the_server_are_not_checked_again() -> None:
     assert decoder.fresh(stored, decoder.prepare(stored)).spec.replicas == 4
     with pytest.raises(ValidationError):
         Widget.model_validate_json(stored)
+
+
+@op.Rule("!has(self.labels) || size(self.labels) > 0", message="labels set empty")
+class Pool(op.Model):
+    labels: dict[str, str] = {}
+    size: Annotated[int, op.Rule("self > 0", message="must be positive")] = 1
+
+
+@op.Rule("self.primary in self.pools", message="primary must name a pool")
+class FleetSpec(op.Model):
+    primary: str
+    pools: dict[str, Pool] = {}
+    notes: str = ""
+    spare: list[Pool] = []
+
+
+@op.kind(group="cel.opgen.dev", version="v1")
+class Fleet(op.CustomResource[FleetSpec, None]):
+    """Rules in maps and lists of models, reading fields with empty defaults."""
+
+
+def _fleet_causes(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    body = {"apiVersion": "cel.opgen.dev/v1", "kind": "Fleet", "spec": spec}
+    with pytest.raises(ValidationError) as caught:
+        Fleet.model_validate(body)
+    return [(c.field, c.message) for c in op.rule_causes(caught.value)]
+
+
+def test_a_kind_checks_rules_deep_in_maps_and_lists_as_the_server_sees_them() -> None:
+    # An unset empty default is left out, as on the wire; set explicitly, it is
+    # there for the rules to read (what the kind dumps for its rules is only
+    # what they read, so this pins that nothing they read is left out).
+    valid = {"primary": "a", "pools": {"a": {}}, "spare": [{}], "notes": "n"}
+    fleet = Fleet.model_validate(
+        {"apiVersion": "cel.opgen.dev/v1", "kind": "Fleet", "spec": valid}
+    )
+    assert fleet.spec.pools["a"].labels == {}
+    assert _fleet_causes(
+        {
+            "primary": "b",
+            "pools": {"a": {"labels": {}}, "c": {"size": 0}},
+            "spare": [{}, {"labels": {}, "size": -1}],
+        }
+    ) == [
+        ("spec", "Invalid value: primary must name a pool"),
+        ("spec.pools[a]", "Invalid value: labels set empty"),
+        ("spec.pools[c].size", "Invalid value: 0: must be positive"),
+        ("spec.spare[1]", "Invalid value: labels set empty"),
+        ("spec.spare[1].size", "Invalid value: -1: must be positive"),
+    ]
+
+
+class Entry(op.Model):
+    name: str
+    labels: dict[str, str] = {}
+
+
+@op.Rule("size(self.entries) <= 2", message="at most 2 entries")
+@op.Rule("!has(self.labels) || self.labels.size() <= size(self.entries[0].name)")
+class Ledger(op.Model):
+    entries: list[Entry] = []
+    labels: dict[str, str] = {}
+
+
+def test_sizes_count_items_keys_and_characters_of_what_the_rule_reads() -> None:
+    # The models hand a rule only the parts of an object it reads; for size()
+    # that is how many items or keys there are, not their contents.
+    assert Ledger.model_validate({"entries": [{"name": "a", "labels": {"k": "v"}}]})
+    with pytest.raises(ValidationError) as caught:
+        Ledger.model_validate({"entries": [{"name": n} for n in "abc"]})
+    assert [c.message for c in op.rule_causes(caught.value)] == [
+        "Invalid value: at most 2 entries"
+    ]
+    with pytest.raises(ValidationError) as caught:
+        Ledger.model_validate(
+            {"entries": [{"name": "a"}], "labels": {"k": "", "l": ""}}
+        )
+    assert [c.rule for c in op.rule_causes(caught.value)] == [
+        "!has(self.labels) || self.labels.size() <= size(self.entries[0].name)"
+    ]
+    assert Ledger.model_validate(
+        {"entries": [{"name": "ab"}], "labels": {"k": "", "l": ""}}
+    )

@@ -9,6 +9,7 @@ The engine that compiles and runs them is in `program` and `rules`.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["REASONS", "cel_field", "uses_old_self"]
 
@@ -22,6 +23,7 @@ REASONS = (
 _OLD_SELF = re.compile(r"\boldSelf\b")
 
 
+@lru_cache(maxsize=4096)
 def uses_old_self(expression: str) -> bool:
     """Whether a CEL expression mentions `oldSelf` (makes it a transition rule)."""
     return bool(_OLD_SELF.search(expression))

@@ -382,6 +382,14 @@ def self_projection(*expressions: str) -> Projection:
             for arg in node.args[1:]:
                 use(arg, inner)
             return None
+        if node.kind == "call" and node.name == "size":
+            # a size reads how many items, keys or characters, not the items
+            operands = [node.target] if node.target is not None else node.args
+            if len(operands) == 1 and len(node.args) == (node.target is None):
+                base = path_of(operands[0], scope)
+                if base is not None:
+                    record([*base, "*"], False)
+                    return None
         if node.kind == "call" and node.name == "has" and node.target is None:
             for arg in node.args:
                 found = path_of(arg, scope)
