@@ -85,7 +85,7 @@ def test_the_loop_on_a_running_cluster_with_local_webhooks(
         ca_pem=generate_pki(tmp_path).ca_pem,
         configurations=(),
     )
-    assert patch_conversion(cluster.client, [name], local) == [name]
+    assert patch_conversion(envtest.client(), [name], local) == [name]
     (installed,) = install_project_crds(cluster, [CrdDocument(edited, "edited")])
     assert installed.conversion == "https://127.0.0.1:9443/convert"
     config = client_config(live(envtest, name))

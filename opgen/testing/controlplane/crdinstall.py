@@ -25,18 +25,20 @@ Two things the cluster set are kept:
 from __future__ import annotations
 
 import copy
+import json
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-import httpx2
-from lightkube import ApiError, Client, ConfigError, KubeConfig
-from lightkube.core import resource as lightkube_resource
-from lightkube.generic_resource import Generic
+from lightkube import ConfigError
 
 from opgen.errors import EnvtestError
-from opgen.testing.controlplane.crds import CrdDocument
+from opgen.runtime.errors import TransportError
+from opgen.runtime.kubeconfig import SingleConfig, load_config
+from opgen.runtime.transport import Transport
+from opgen.testing.controlplane.crds import CRDS_PATH, CrdDocument, message_of, run
 
 __all__ = [
     "FIELD_MANAGER",
@@ -53,24 +55,6 @@ _TIMEOUT = 10.0
 """Seconds to connect, and between bytes of an answer: a stale context fails soon."""
 
 
-class _Crd(lightkube_resource.GlobalResource, Generic):  # type: ignore[misc]
-    _api_info: ClassVar[lightkube_resource.ApiInfo] = lightkube_resource.ApiInfo(  # type: ignore[misc]
-        resource=lightkube_resource.ResourceDef(
-            "apiextensions.k8s.io", "v1", "CustomResourceDefinition"
-        ),
-        plural="customresourcedefinitions",
-        verbs=["get", "post", "put"],
-    )
-
-
-class _Namespace(lightkube_resource.GlobalResource, Generic):  # type: ignore[misc]
-    _api_info: ClassVar[lightkube_resource.ApiInfo] = lightkube_resource.ApiInfo(  # type: ignore[misc]
-        resource=lightkube_resource.ResourceDef("", "v1", "Namespace"),
-        plural="namespaces",
-        verbs=["get"],
-    )
-
-
 @dataclass(frozen=True)
 class Installed:
     """One CRD: its name, `created` or `replaced`, and where its conversion calls
@@ -83,9 +67,9 @@ class Installed:
 
 @dataclass(frozen=True)
 class Cluster:
-    """A client and the server it talks to (for messages)."""
+    """The context to talk to and the server it names (for messages)."""
 
-    client: Client
+    config: SingleConfig
     server: str
 
 
@@ -93,18 +77,8 @@ def connect(kubeconfig: Path | None, context: str | None) -> Cluster:
     """The cluster of `kubeconfig` (default: $KUBECONFIG, else ~/.kube/config)
     and `context`; an `EnvtestError` when there is none."""
     try:
-        config = (
-            KubeConfig.from_file(kubeconfig) if kubeconfig else KubeConfig.from_env()
-        )
-        single = config.get(context_name=context)
-        if single is None:
-            raise ConfigError("it has no current context")
-        client = Client(
-            config=single,
-            field_manager=FIELD_MANAGER,
-            timeout=httpx2.Timeout(_TIMEOUT),
-        )
-        return Cluster(client, str(single.cluster.server))
+        config = load_config(kubeconfig, context=context)
+        return Cluster(config, str(config.cluster.server))
     except (ConfigError, OSError, AssertionError) as error:
         where = kubeconfig or "$KUBECONFIG or ~/.kube/config"
         raise EnvtestError(
@@ -117,12 +91,11 @@ def connect(kubeconfig: Path | None, context: str | None) -> Cluster:
 def check_reachable(cluster: Cluster) -> None:
     """Return once the API server answers one request (any status: a refusal is
     an answer); an `EnvtestError` naming the server when it does not."""
-    try:
-        cluster.client.get(_Namespace, "default")
-    except ApiError:
-        return
-    except httpx2.TransportError as error:
-        raise _unreachable(cluster, error) from None
+
+    async def ask(transport: Transport) -> None:
+        await transport.send("GET", "/api/v1/namespaces/default")
+
+    _with_transport(cluster, ask)
 
 
 def _unreachable(cluster: Cluster, error: Exception) -> EnvtestError:
@@ -133,54 +106,74 @@ def _unreachable(cluster: Cluster, error: Exception) -> EnvtestError:
     )
 
 
+def _with_transport(cluster: Cluster, work: Any) -> Any:
+    """Run `work(transport)` on a transport of its own; no answer at all is an
+    `EnvtestError` naming the server."""
+
+    async def session() -> Any:
+        transport = Transport(cluster.config, timeout=_TIMEOUT)
+        try:
+            return await work(transport)
+        finally:
+            await transport.aclose()
+
+    try:
+        return run(session())
+    except TransportError as error:
+        raise _unreachable(cluster, error) from None
+
+
 def install_project_crds(
     cluster: Cluster, documents: Iterable[CrdDocument], *, local_conversion: bool = True
 ) -> list[Installed]:
     """Create or replace each CRD as above; the API server's refusal, or no
     answer, is an `EnvtestError` naming the CRD or the server."""
-    return [_install(cluster, crd, local_conversion) for crd in documents]
+    crds = list(documents)
+
+    async def install(transport: Transport) -> list[Installed]:
+        return [await _install(transport, crd, local_conversion) for crd in crds]
+
+    result: list[Installed] = _with_transport(cluster, install)
+    return result
 
 
-def _install(cluster: Cluster, crd: CrdDocument, local_conversion: bool) -> Installed:
-    client = cluster.client
+_MANAGED = "?" + urllib.parse.urlencode({"fieldManager": FIELD_MANAGER})
+
+
+async def _install(
+    transport: Transport, crd: CrdDocument, local_conversion: bool
+) -> Installed:
+    path = f"{CRDS_PATH}/{urllib.parse.quote(crd.name, safe='')}"
     for _ in range(_ATTEMPTS):
-        try:
-            live = _live(client, crd.name)
-            body = _wanted(crd.body, live, local_conversion)
-            if live is None:
-                client.create(_Crd(**body), field_manager=FIELD_MANAGER)
-                action = "created"
-            else:
-                body["metadata"]["resourceVersion"] = live["metadata"][
-                    "resourceVersion"
-                ]
-                client.replace(_Crd(**body), field_manager=FIELD_MANAGER)
-                action = "replaced"
-            return Installed(crd.name, action, _target(body))
-        except httpx2.TransportError as error:
-            raise _unreachable(cluster, error) from None
-        except ApiError as error:
-            if error.status.code == 409:  # changed (or created) meanwhile: read again
-                continue
-            raise EnvtestError(
-                f"the API server rejected CRD {crd.name} ({crd.origin}): "
-                f"{error.status.message}",
-                hint="fix the CRD (or the types it is generated from) as the message says",
-            ) from error
+        found = await transport.send("GET", path)
+        if found.status not in (200, 404):
+            raise _rejected(crd, found.body)
+        live = json.loads(found.body) if found.status == 200 else None
+        body = _wanted(crd.body, live, local_conversion)
+        if live is None:
+            method, target, action = "POST", CRDS_PATH, "created"
+        else:
+            body["metadata"]["resourceVersion"] = live["metadata"]["resourceVersion"]
+            method, target, action = "PUT", path, "replaced"
+        answer = await transport.send(
+            method, target + _MANAGED, body=json.dumps(body).encode()
+        )
+        if answer.status == 409:  # changed (or created) meanwhile: read again
+            continue
+        if answer.status >= 400:
+            raise _rejected(crd, answer.body)
+        return Installed(crd.name, action, _target(body))
     raise EnvtestError(
         f"CRD {crd.name} kept changing while it was being replaced",
         hint="run `make install` again",
     )
 
 
-def _live(client: Client, name: str) -> dict[str, Any] | None:
-    try:
-        found: Mapping[str, Any] = client.get(_Crd, name)
-    except ApiError as error:
-        if error.status.code == 404:
-            return None
-        raise
-    return copy.deepcopy(dict(found))
+def _rejected(crd: CrdDocument, body: bytes) -> EnvtestError:
+    return EnvtestError(
+        f"the API server rejected CRD {crd.name} ({crd.origin}): {message_of(body)}",
+        hint="fix the CRD (or the types it is generated from) as the message says",
+    )
 
 
 def _client_config(body: Mapping[str, Any]) -> dict[str, Any] | None:

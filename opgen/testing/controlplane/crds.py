@@ -36,6 +36,8 @@ __all__ = [
     "CrdSource",
     "install_crds",
     "load_crds",
+    "message_of",
+    "run",
     "uninstall_crds",
 ]
 
@@ -122,7 +124,7 @@ def _conditions(crd: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     }
 
 
-def _message(body: bytes) -> str:
+def message_of(body: bytes) -> str:
     """The `message` of a `Status` answer, else the answer itself."""
     try:
         status = json.loads(body)
@@ -133,7 +135,7 @@ def _message(body: bytes) -> str:
     return body.decode("utf-8", "replace")[:500]
 
 
-def _run(work: Coroutine[Any, Any, T]) -> T:
+def run(work: Coroutine[Any, Any, T]) -> T:
     """Run `work` on an event loop of its own (a caller may be running one)."""
     with concurrent.futures.ThreadPoolExecutor(1) as worker:
         return worker.submit(asyncio.run, work).result()
@@ -149,7 +151,7 @@ async def _wait_established(
     while True:
         answer = await transport.send("GET", _crd_path(crd.name))
         if answer.status != 200:
-            raise EnvtestError(f"cannot read CRD {crd.name}: {_message(answer.body)}")
+            raise EnvtestError(f"cannot read CRD {crd.name}: {message_of(answer.body)}")
         conditions = _conditions(json.loads(answer.body))
         names = conditions.get("NamesAccepted")
         if names is not None and names.get("status") == "False":
@@ -181,7 +183,7 @@ async def _wait_served(transport: Transport, crd: CrdDocument, deadline: float) 
             if answer.status != 404 or time.monotonic() >= deadline:
                 raise EnvtestError(
                     f"{crd.name} version {version['name']} is Established but not served: "
-                    f"{answer.status} {_message(answer.body)}"
+                    f"{answer.status} {message_of(answer.body)}"
                 )
             await asyncio.sleep(POLL_SECONDS)
 
@@ -191,7 +193,7 @@ def install_crds(
 ) -> list[str]:
     """Apply every CRD, then wait until each is Established and served; return their names.
     `config`: the admin's kubeconfig."""
-    return _run(_install(config, load_crds(sources), timeout))
+    return run(_install(config, load_crds(sources), timeout))
 
 
 async def _install(
@@ -211,7 +213,7 @@ async def _install(
             )
             if answer.status >= 400:
                 raise EnvtestError(
-                    f"the API server rejected CRD {crd.name} ({crd.origin}): {_message(answer.body)}",
+                    f"the API server rejected CRD {crd.name} ({crd.origin}): {message_of(answer.body)}",
                     hint="fix the CRD (or the types it is generated from) as the message says",
                 )
         deadline = time.monotonic() + timeout
@@ -228,7 +230,7 @@ def uninstall_crds(
 ) -> None:
     """Delete the CRDs (and so all their objects) and wait until they are gone.
     `config`: the admin's kubeconfig."""
-    _run(_uninstall(config, load_crds(sources), timeout))
+    run(_uninstall(config, load_crds(sources), timeout))
 
 
 async def _uninstall(
@@ -240,7 +242,7 @@ async def _uninstall(
             answer = await transport.send("DELETE", _crd_path(crd.name))
             if answer.status >= 400 and answer.status != 404:
                 raise EnvtestError(
-                    f"cannot delete CRD {crd.name}: {_message(answer.body)}"
+                    f"cannot delete CRD {crd.name}: {message_of(answer.body)}"
                 )
         deadline = time.monotonic() + timeout
         for crd in crds:
@@ -250,7 +252,7 @@ async def _uninstall(
                     break
                 if answer.status >= 400:
                     raise EnvtestError(
-                        f"cannot read CRD {crd.name}: {_message(answer.body)}"
+                        f"cannot read CRD {crd.name}: {message_of(answer.body)}"
                     )
                 if time.monotonic() >= deadline:
                     raise EnvtestError(f"CRD {crd.name} was not deleted in time")
