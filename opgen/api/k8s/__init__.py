@@ -36,7 +36,6 @@ DO NOT EDIT: regenerate with `make core-types`.
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -1282,100 +1281,100 @@ _MODULES = frozenset(
 
 def _module(home: str) -> ModuleType:
     if home == "admissionregistration_v1":
-        from opgen.api.k8s import admissionregistration_v1
+        import opgen.api.k8s.admissionregistration_v1
 
-        return admissionregistration_v1
+        return opgen.api.k8s.admissionregistration_v1
     if home == "apiextensions_v1":
-        from opgen.api.k8s import apiextensions_v1
+        import opgen.api.k8s.apiextensions_v1
 
-        return apiextensions_v1
+        return opgen.api.k8s.apiextensions_v1
     if home == "apiregistration_v1":
-        from opgen.api.k8s import apiregistration_v1
+        import opgen.api.k8s.apiregistration_v1
 
-        return apiregistration_v1
+        return opgen.api.k8s.apiregistration_v1
     if home == "apps_v1":
-        from opgen.api.k8s import apps_v1
+        import opgen.api.k8s.apps_v1
 
-        return apps_v1
+        return opgen.api.k8s.apps_v1
     if home == "authentication_v1":
-        from opgen.api.k8s import authentication_v1
+        import opgen.api.k8s.authentication_v1
 
-        return authentication_v1
+        return opgen.api.k8s.authentication_v1
     if home == "authorization_v1":
-        from opgen.api.k8s import authorization_v1
+        import opgen.api.k8s.authorization_v1
 
-        return authorization_v1
+        return opgen.api.k8s.authorization_v1
     if home == "autoscaling_v2":
-        from opgen.api.k8s import autoscaling_v2
+        import opgen.api.k8s.autoscaling_v2
 
-        return autoscaling_v2
+        return opgen.api.k8s.autoscaling_v2
     if home == "batch_v1":
-        from opgen.api.k8s import batch_v1
+        import opgen.api.k8s.batch_v1
 
-        return batch_v1
+        return opgen.api.k8s.batch_v1
     if home == "certificates_v1":
-        from opgen.api.k8s import certificates_v1
+        import opgen.api.k8s.certificates_v1
 
-        return certificates_v1
+        return opgen.api.k8s.certificates_v1
     if home == "coordination_v1":
-        from opgen.api.k8s import coordination_v1
+        import opgen.api.k8s.coordination_v1
 
-        return coordination_v1
+        return opgen.api.k8s.coordination_v1
     if home == "core_v1":
-        from opgen.api.k8s import core_v1
+        import opgen.api.k8s.core_v1
 
-        return core_v1
+        return opgen.api.k8s.core_v1
     if home == "discovery_v1":
-        from opgen.api.k8s import discovery_v1
+        import opgen.api.k8s.discovery_v1
 
-        return discovery_v1
+        return opgen.api.k8s.discovery_v1
     if home == "events_v1":
-        from opgen.api.k8s import events_v1
+        import opgen.api.k8s.events_v1
 
-        return events_v1
+        return opgen.api.k8s.events_v1
     if home == "flowcontrol_v1":
-        from opgen.api.k8s import flowcontrol_v1
+        import opgen.api.k8s.flowcontrol_v1
 
-        return flowcontrol_v1
+        return opgen.api.k8s.flowcontrol_v1
     if home == "meta_v1":
-        from opgen.api.k8s import meta_v1
+        import opgen.api.k8s.meta_v1
 
-        return meta_v1
+        return opgen.api.k8s.meta_v1
     if home == "networking_v1":
-        from opgen.api.k8s import networking_v1
+        import opgen.api.k8s.networking_v1
 
-        return networking_v1
+        return opgen.api.k8s.networking_v1
     if home == "node_v1":
-        from opgen.api.k8s import node_v1
+        import opgen.api.k8s.node_v1
 
-        return node_v1
+        return opgen.api.k8s.node_v1
     if home == "policy_v1":
-        from opgen.api.k8s import policy_v1
+        import opgen.api.k8s.policy_v1
 
-        return policy_v1
+        return opgen.api.k8s.policy_v1
     if home == "rbac_v1":
-        from opgen.api.k8s import rbac_v1
+        import opgen.api.k8s.rbac_v1
 
-        return rbac_v1
+        return opgen.api.k8s.rbac_v1
     if home == "resource_v1":
-        from opgen.api.k8s import resource_v1
+        import opgen.api.k8s.resource_v1
 
-        return resource_v1
+        return opgen.api.k8s.resource_v1
     if home == "scheduling_v1":
-        from opgen.api.k8s import scheduling_v1
+        import opgen.api.k8s.scheduling_v1
 
-        return scheduling_v1
+        return opgen.api.k8s.scheduling_v1
     if home == "storage_v1":
-        from opgen.api.k8s import storage_v1
+        import opgen.api.k8s.storage_v1
 
-        return storage_v1
+        return opgen.api.k8s.storage_v1
     raise AttributeError(f"module 'opgen.api.k8s' has no module {home!r}")
 
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None and name in _MODULES:
-        return importlib.import_module(f"{__name__}.{name}")
+        return _module(name)
     if home is None:
         raise AttributeError(f"module 'opgen.api.k8s' has no attribute {name!r}")
     value = getattr(_module(home), name)
