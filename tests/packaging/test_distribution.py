@@ -160,7 +160,19 @@ def test_the_runtime_requirements_leave_the_generator_to_the_cli_extra(
     assert runtime >= {"pydantic", "lightkube", "cryptography", "prometheus-client"}
     assert not runtime & CLI_ONLY
     assert requirement_names(metadata, "cli") >= CLI_ONLY
-    assert set(metadata.get_all("Provides-Extra") or []) == {"cli", "testing", "dev"}
+    assert set(metadata.get_all("Provides-Extra") or []) == {
+        "cel",
+        "cli",
+        "testing",
+        "dev",
+    }
+    # The CEL engine's package requires typer: it stays out of the runtime install.
+    assert "common-expression-language" not in runtime
+    assert any(
+        requirement.startswith("common-expression-language")
+        and "extra == 'cel'" in requirement
+        for requirement in metadata.get_all("Requires-Dist") or []
+    )
 
 
 @pytest.mark.slow
