@@ -173,8 +173,14 @@ def test_read_render_generate_gives_the_schema_back(
     spec = SCHEMA["properties"]["spec"]
     assert schema["properties"]["spec"] == spec
     # The models validate like the schema says.
-    good = widgets.WidgetSpec(image="nginx", ports=[{"name": "http", "port": "http"}])
+    good = widgets.WidgetSpec(
+        image="nginx", min_replicas=1, ports=[{"name": "http", "port": "http"}]
+    )
     assert good.mode == "Safe" and good.ports[0].protocol == "TCP"
+    # The rule reads minReplicas unguarded: without it, the server (and the
+    # models) answer "no such key".
+    with pytest.raises(ValueError, match="no such key: minReplicas"):
+        widgets.WidgetSpec(image="nginx", ports=[])
     with pytest.raises(ValueError):
         widgets.WidgetSpec(image="", ports=[])
 
