@@ -120,3 +120,10 @@ def test_transition_rules_need_an_old_value_unless_optional() -> None:
     ]
     assert [v.message for v in check_rules(optional, 3)] == ["must be 0 on creation"]
     assert check_rules(optional, 3, old=0) == []
+
+
+def test_size_counts_a_strings_code_points_as_the_server_does() -> None:
+    # The engine's own size() counts UTF-8 bytes; "é" and "ß" are one character.
+    assert evaluate("self.size() == 2 && size(self) == 2", {"self": "aé"}) is True
+    assert evaluate("self.all(x, x.size() == 1)", {"self": ["ß", "x"]}) is True
+    assert evaluate("'size(' + self == 'size(ß'", {"self": "ß"}) is True

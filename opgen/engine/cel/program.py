@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import itertools
 import re
 import threading
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from opgen.engine.cel.library import FUNCTIONS, NAMESPACES
+from opgen.engine.cel.syntax import tokens
 
 
 def _load_engine() -> Any:
@@ -88,13 +90,36 @@ def available() -> bool:
     return _cel is not None
 
 
+_SIZE = "k8sSize"
+"""What `size` runs as: the engine counts a string's bytes, CEL (and the API
+server) its code points; lists, maps and bytes count as the engine does."""
+
+
+def _size(value: Any) -> int:
+    return len(value)
+
+
+def _engine_source(expression: str) -> str:
+    """`expression` with every call of `size` (`size(x)`, `x.size()`) calling
+    `k8sSize` instead; the rest, string literals included, as written."""
+    found = tokens(expression)
+    pieces: list[str] = []
+    done = 0
+    for token, following in itertools.pairwise(found):
+        if token.kind == "ident" and token.text == "size" and following.text == "(":
+            pieces += [expression[done : token.position], _SIZE]
+            done = token.position + len(token.text)
+    return "".join([*pieces, expression[done:]])
+
+
 @lru_cache(maxsize=4096)
 def compile_expression(expression: str) -> Any:
     """The compiled program for `expression`; `CelSyntaxError` if it does not parse."""
     if _cel is None:
         raise CelEvaluationError(MISSING_ENGINE)
     try:
-        return _cel.compile(expression)
+        _cel.compile(expression)  # errors point into the expression as written
+        return _cel.compile(_engine_source(expression))
     except ValueError as error:
         text = str(error)
         found = _POSITION.search(text)
@@ -134,6 +159,7 @@ def _context() -> Any:
         context = _cel.Context()
         for name, function in FUNCTIONS.items():
             context.add_function(name, function)
+        context.add_function(_SIZE, _size)
         for name, value in NAMESPACES.items():
             context.add_variable(name, value)
         _CONTEXTS.context = context

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Node", "ParseError", "parse"]
+__all__ = ["Node", "ParseError", "parse", "tokens"]
 
 
 @dataclass
@@ -73,14 +73,14 @@ _RESERVED = frozenset(
 
 
 @dataclass(frozen=True)
-class _Token:
+class Token:
     kind: str
     text: str
     position: int
 
 
-def _tokens(text: str) -> list[_Token]:
-    tokens: list[_Token] = []
+def tokens(text: str) -> list[Token]:
+    tokens: list[Token] = []
     position = 0
     while position < len(text):
         match = _TOKEN.match(text, position)
@@ -90,9 +90,9 @@ def _tokens(text: str) -> list[_Token]:
             )
         kind = match.lastgroup or ""
         if kind != "space":
-            tokens.append(_Token(kind, match.group(), position))
+            tokens.append(Token(kind, match.group(), position))
         position = match.end()
-    tokens.append(_Token("end", "", len(text)))
+    tokens.append(Token("end", "", len(text)))
     return tokens
 
 
@@ -107,14 +107,14 @@ _BINARY = [
 
 class _Parser:
     def __init__(self, text: str) -> None:
-        self.tokens = _tokens(text)
+        self.tokens = tokens(text)
         self.at = 0
 
     @property
-    def token(self) -> _Token:
+    def token(self) -> Token:
         return self.tokens[self.at]
 
-    def take(self, text: str | None = None) -> _Token:
+    def take(self, text: str | None = None) -> Token:
         token = self.token
         if text is not None and token.text != text:
             shown = token.text or "end of input"
@@ -277,7 +277,7 @@ def _prefix(text: str) -> str:
     return text[: len(text) - len(text.lstrip("rRbB"))].lower()
 
 
-def _number(token: _Token) -> Node:
+def _number(token: Token) -> Node:
     text = token.text
     if text[-1] in "uU":
         return Node("literal", token.position, "uint", value=int(text[:-1], 0))
