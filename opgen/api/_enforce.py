@@ -12,8 +12,8 @@ model instead, and `op.Model` runs `enforce_model` after validation:
   server requires it, so None is refused (unless the field is also
   `op.Nullable()`: the server takes null there).
 
-What the API server alone can judge stays with it: CEL rules (`op.Rule`,
-`op.Immutable`) are not evaluated in Python.
+CEL rules (`op.Rule`, `op.Immutable`) are evaluated by `opgen.api._cel`, on
+the whole object at once, as the server does.
 """
 
 from __future__ import annotations
