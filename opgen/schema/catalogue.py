@@ -253,13 +253,17 @@ class TypeMatcher:
         if len(passed) > 1:
             # Types of the same shape: their documentation, then the field's name.
             context = f"{field} {raw.get('description', '')}"
-            passed.sort(
-                key=lambda item: (
-                    -_agreement(raw, _described(item[0], item[1].embedded_object_meta)),
-                    -_affinity(item[1].name, context),
-                    item[1].name,
-                )
-            )
+
+            def evidence(item: tuple[int, Mapped, frozenset[str]]) -> tuple[int, int]:
+                described = _described(item[0], item[1].embedded_object_meta)
+                return -_agreement(raw, described), -_affinity(item[1].name, context)
+
+            passed.sort(key=lambda item: (*evidence(item), item[1].name))
+            if fewest and evidence(passed[0]) == evidence(passed[1]):
+                # Several older releases' types fit (DaemonSetCondition,
+                # DeploymentCondition, ...) and nothing tells them apart: the
+                # node is the project's own type (KEDA's condition).
+                return None
         position, found, consumed = passed[0]
         theirs = _described(position, found.embedded_object_meta).get("description")
         mine = raw.get("description")
