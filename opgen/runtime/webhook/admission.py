@@ -27,6 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
+from opgen.engine.cel.rules import rules_skipped
 from opgen.model.webhooks import AdmissionWebhook
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType, resource_type
@@ -185,9 +186,12 @@ class AdmissionHandler:
     async def _respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
         self._check_kind(request)
         operation = request.get("operation")
-        if self.declaration.mutating:
-            return await self._default(request, operation)
-        return await self._validate(request, operation)
+        # CEL rules are the API server's to check here: after the defaulters,
+        # and before any validating webhook (in the version of the request).
+        with rules_skipped():
+            if self.declaration.mutating:
+                return await self._default(request, operation)
+            return await self._validate(request, operation)
 
     def _check_kind(self, request: Mapping[str, Any]) -> None:
         kind = request.get("kind")

@@ -39,6 +39,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
+from opgen.engine.cel.rules import rules_skipped
 from opgen.model.webhooks import Conversion
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import resource_type
@@ -130,7 +131,8 @@ class ConversionHandler:
             return Answer(400, _review(bad.uid, _failure(bad.message)))
         uid = str(request["uid"])
         try:
-            converted = [self._convert(obj, desired) for obj in objects]
+            with rules_skipped():  # see _decode
+                converted = [self._convert(obj, desired) for obj in objects]
         except ConversionFailure as failure:
             log.warning("/convert: %s", failure)
             return Answer(200, _review(uid, _failure(str(failure))))
@@ -145,7 +147,8 @@ class ConversionHandler:
     def convert(self, raw: Mapping[str, Any], desired: str) -> dict[str, Any]:
         """`raw` (wire JSON) as `desired` (`group/version`), as a review converts it;
         ConversionFailure when it cannot be converted."""
-        return self._convert(copy.deepcopy(dict(raw)), desired)
+        with rules_skipped():  # see _decode
+            return self._convert(copy.deepcopy(dict(raw)), desired)
 
     def _convert(self, raw: object, desired: str) -> dict[str, Any]:
         if not isinstance(raw, dict):
@@ -236,6 +239,9 @@ def _request_parts(request: Mapping[str, Any]) -> tuple[str, list[Any]]:
 
 def _decode(cls: type, raw: dict[str, Any]) -> Any:
     try:
+        # Converting is not validating: the server checks a write's CEL rules
+        # in the version it was made in, never a converted copy's (the
+        # converters' own objects included: every conversion runs so).
         return resource_type(cls).decode_dict(raw)
     except (ValidationError, ValueError, TypeError) as error:
         name = _metadata(raw).get("name", "")

@@ -10,8 +10,9 @@ from typing import Any
 
 import opgen.api as op
 
-from ray_operator.api.v1.raycluster_types import RayCluster, RayClusterSpec
+from ray_operator.api.v1.raycluster_types import RayCluster
 from ray_operator.controller.archive import record_data, record_name
+from rayclusters import sample
 
 DELETED = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
 
@@ -26,7 +27,8 @@ def metadata() -> op.ObjectMeta:
 
 
 def test_the_record_holds_the_spec_and_is_named_after_the_uid() -> None:
-    cluster = RayCluster(metadata=metadata(), spec=RayClusterSpec(worker_replicas=3))
+    cluster = sample("my-ray", "team-a")  # a spec its CEL rules accept
+    cluster.metadata = metadata()
     data = record_data(cluster)
     assert record_name(cluster) == "raycluster.team-a.my-ray.01234567"
     assert (data["namespace"], data["name"], data["uid"]) == (
@@ -35,7 +37,9 @@ def test_the_record_holds_the_spec_and_is_named_after_the_uid() -> None:
         "0123456789abcdef",
     )
     assert data["deletedAt"] == "2026-01-02T03:04:05+00:00"
-    assert json.loads(data["spec.json"])["workerReplicas"] == 3
+    assert (
+        json.loads(data["spec.json"])["workerReplicas"] == cluster.spec.worker_replicas
+    )
     assert json.loads(data["status.json"]) == {}
 
 
