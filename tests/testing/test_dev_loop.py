@@ -29,7 +29,7 @@ def info(tmp_path: Path) -> ClusterInfo:
 def test_next_steps_mention_local_webhooks_when_there_are_webhooks(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], webhooks: bool
 ) -> None:
-    _report_ready(info(tmp_path), None, webhooks)
+    _report_ready(info(tmp_path), None, None, webhooks)
     out = capsys.readouterr().out
     steps = out[out.index("In another terminal:") :]
     assert ("make install-local-webhooks WEBHOOK_HOST=127.0.0.1" in steps) is webhooks

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap
-
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap
 from opgen.testing import recording_writes
 
 
