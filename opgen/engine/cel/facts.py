@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["REASONS", "cel_field", "uses_old_self"]
+__all__ = ["REASONS", "RESERVED_WORDS", "cel_field", "uses_old_self"]
 
 REASONS = (
     "FieldValueInvalid",
@@ -29,7 +29,7 @@ def uses_old_self(expression: str) -> bool:
     return bool(_OLD_SELF.search(expression))
 
 
-_CEL_RESERVED = frozenset(
+RESERVED_WORDS = frozenset(
     {
         "true",
         "false",
@@ -58,7 +58,7 @@ _CEL_RESERVED = frozenset(
 
 def cel_field(name: str) -> str:
     """A property name as CEL must spell it (`namespace` → `__namespace__`)."""
-    if name in _CEL_RESERVED:
+    if name in RESERVED_WORDS:
         return f"__{name}__"
     escaped = name.replace("__", "__underscores__")
     for char, word in ((".", "dot"), ("-", "dash"), ("/", "slash")):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from opgen.engine.cel.facts import RESERVED_WORDS
+
 __all__ = ["Node", "ParseError", "parse", "tokens"]
 
 
@@ -49,27 +51,8 @@ _TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 
-_RESERVED = frozenset(
-    {
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    }
-)
+_RESERVED = RESERVED_WORDS - {"true", "false", "null", "in"}
+"""Reserved words that are not literals or operators (those parse as such)."""
 
 
 @dataclass(frozen=True)
