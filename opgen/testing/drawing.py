@@ -40,6 +40,8 @@ __all__ = [
     "Repair",
     "apply_repairs",
     "body_for",
+    "one_of_group",
+    "scale_replica_paths",
 ]
 
 T = TypeVar("T")
@@ -161,6 +163,9 @@ class ObjectMaker:
     """Fields always given this value."""
     repairs: Mapping[str, Repair] | None = None
     """How to satisfy each CEL rule (None: rules are left alone)."""
+    int32: frozenset[str] = frozenset()
+    """Integer fields held to int32 without saying so in their schema (the scale
+    subresource's replica paths: `scale_replica_paths`)."""
     breaks: list[str] = field(default_factory=list)
 
     def repair(self, node: Node, value: Any) -> Any:
@@ -181,6 +186,26 @@ class ObjectMaker:
         self.breaks.append(f"{path}: {what}")
         return True
 
+    def _one_of(self, node: Node, path: str, value: dict[str, Any]) -> dict[str, Any]:
+        """`value` with each one-of group of `node` (op.ExactlyOneOf, AtMostOneOf,
+        AtLeastOneOf) satisfied, unless this draw breaks it."""
+        properties: dict[str, Node] = node.get("properties") or {}
+        for rule in node.get("x-kubernetes-validations") or []:
+            group = one_of_group(str(rule.get("rule", "")))
+            if group is None:
+                continue
+            names, at_least, at_most = group
+            present = [name for name in names if name in value]
+            if at_most and len(present) > 1 and not self._break(path, "oneOf"):
+                value = {k: v for k, v in value.items() if k not in present[1:]}
+            elif at_least and not present and not self._break(path, "oneOf"):
+                first = names[0]
+                value = {
+                    **value,
+                    first: self.value(properties[first], f"{path}.{first}"),
+                }
+        return value
+
     def value(self, node: Node, path: str) -> Any:
         if _generic(path) in self.fixed:
             return self.fixed[_generic(path)]
@@ -191,7 +216,7 @@ class ObjectMaker:
         else:
             kind = node.get("type")
             if kind == "object" or (kind is None and node.get("properties")):
-                value = self._object(node, path)
+                value = self._one_of(node, path, self._object(node, path))
             elif kind == "array":
                 value = self._array(node, path)
             elif kind == "string":
@@ -272,7 +297,11 @@ class ObjectMaker:
         return low, high
 
     def _integer(self, node: Node, path: str) -> int:
-        limits = _INT32 if node.get("format") == "int32" else _INT64
+        limits = (
+            _INT32
+            if node.get("format") == "int32" or _generic(path) in self.int32
+            else _INT64
+        )
         if node.get("format") == "int32" and self._break(path, "int32"):
             return int(self._draw(st.sampled_from([2**31, -(2**31) - 1, 2**40])))
         low_f, high_f = self._bounds(node, limits[0], limits[1])
@@ -423,6 +452,26 @@ def _identity(item: Any, list_type: Any, keys: list[str]) -> Any:
 _ONE_OF = re.compile(
     r"^\(has\(self\.\w+\)\?1:0\)(\+\(has\(self\.\w+\)\?1:0\))+ (<=|==) 1$|^has\(self\.\w+\)(\|\|has\(self\.\w+\))+$"
 )
+_HAS = re.compile(r"has\(self\.(\w+)\)")
+
+
+def one_of_group(rule: str) -> tuple[list[str], bool, bool] | None:
+    """The fields of an op.*OneOf rule, whether at least one and whether at most
+    one must be set; None for any other rule."""
+    if not _ONE_OF.match(rule):
+        return None
+    names = _HAS.findall(rule)
+    if "||" in rule:
+        return names, True, False
+    return names, rule.endswith("== 1"), True
+
+
+def scale_replica_paths(version: Mapping[str, Any]) -> frozenset[str]:
+    """The wire paths a CRD version's scale subresource reads replicas from
+    (`spec.replicas`): the server holds them to int32 whatever their schema says."""
+    scale = (version.get("subresources") or {}).get("scale") or {}
+    paths = (scale.get(key) for key in ("specReplicasPath", "statusReplicasPath"))
+    return frozenset(path.lstrip(".") for path in paths if path)
 
 
 def apply_repairs(repairs: Mapping[str, Repair], node: Node, value: Any) -> Any:

@@ -75,10 +75,16 @@ class ProofCrd:
         except KeyError:
             raise KeyError(f"{self.name} has no version {version}") from None
 
+    def version(self, version: str) -> dict[str, Any]:
+        """The CRD's entry for `version` (spec.versions[*])."""
+        entry: dict[str, Any] = next(
+            v for v in self.body["spec"]["versions"] if v["name"] == version
+        )
+        return entry
+
     def has_status_subresource(self, version: str) -> bool:
         """With /status on, the server ignores `status` in creates and updates."""
-        entry = next(v for v in self.body["spec"]["versions"] if v["name"] == version)
-        return "status" in (entry.get("subresources") or {})
+        return "status" in (self.version(version).get("subresources") or {})
 
     def schema(self, version: str) -> dict[str, Any]:
         for entry in self.body["spec"]["versions"]:

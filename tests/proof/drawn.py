@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from opgen.testing.drawing import ObjectMaker, body_for
+from opgen.testing.drawing import ObjectMaker, body_for, scale_replica_paths
 from tests.proof.api import RawApi
 from tests.proof.catalogue import ProofCrd
 from tests.proof.subset import outside_for
@@ -82,6 +82,7 @@ def draw_and_compare(
     skip = (
         frozenset({"status"}) if entry.has_status_subresource(version) else frozenset()
     )
+    int32 = scale_replica_paths(entry.version(version))
     drawn = Drawn()
 
     @settings(
@@ -102,6 +103,7 @@ def draw_and_compare(
             keep=outside.keep,
             fixed=outside.fixed,
             repairs=CEL_REPAIRS,
+            int32=int32,
         )
         body = body_for(
             maker,

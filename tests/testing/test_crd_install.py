@@ -61,7 +61,7 @@ def client_config(crd: dict[str, Any]) -> dict[str, Any]:
 def test_the_loop_on_a_running_cluster_with_local_webhooks(
     envtest: Environment, tmp_path: Path
 ) -> None:
-    crd = converting_crd("sprockets")
+    crd = converting_crd("ratchets")
     name = crd["metadata"]["name"]
     envtest.install_crds([crd])  # as `make cluster` does
     cluster = connect(envtest.kubeconfig_path, None)

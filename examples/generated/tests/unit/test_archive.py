@@ -9,10 +9,10 @@ import json
 from typing import Any
 
 import opgen.api as op
+from rayclusters import sample
 
 from ray_operator.api.v1.raycluster_types import RayCluster
 from ray_operator.controller.archive import record_data, record_name
-from rayclusters import sample
 
 DELETED = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
 
