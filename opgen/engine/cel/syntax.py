@@ -201,11 +201,8 @@ class _Parser:
             return _number(token)
         if token.kind == "string":
             self.take()
-            return Node(
-                "literal",
-                token.position,
-                "bytes" if "b" in _prefix(token.text) else "string",
-            )
+            kind = "bytes" if "b" in _prefix(token.text) else "string"
+            return Node("literal", token.position, kind, value=_literal_text(token))
         if token.kind == "ident":
             self.take()
             if token.text in ("true", "false"):
@@ -258,6 +255,52 @@ class _Parser:
 
 def _prefix(text: str) -> str:
     return text[: len(text) - len(text.lstrip("rRbB"))].lower()
+
+
+_ESCAPE = re.compile(
+    r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2}|.)", re.DOTALL
+)
+_SIMPLE_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+}
+
+
+def _escaped(text: str) -> str:
+    """One escape sequence (without its backslash) as the character it stands for."""
+    if text[0] in "xXuU":
+        return chr(int(text[1:], 16))
+    if text[0] in "0123" and len(text) == 3:
+        return chr(int(text, 8))
+    return _SIMPLE_ESCAPES.get(text, text)
+
+
+def _literal_text(token: Token) -> str | bytes:
+    """A string literal's value (bytes for a bytes literal)."""
+    prefix = _prefix(token.text)
+    body = token.text[len(prefix) :]
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
+    inner = body[len(quote) : len(body) - len(quote)]
+    raw, as_bytes = "r" in prefix, "b" in prefix
+    if raw:
+        return inner.encode() if as_bytes else inner
+    pieces: list[bytes] = []
+    done = 0
+    for found in _ESCAPE.finditer(inner):
+        pieces.append(inner[done : found.start()].encode())
+        char = _escaped(found.group()[1:])
+        # in a bytes literal, \x and octal escapes stand for one byte each
+        single = as_bytes and found.group()[1] in "xX01234567" and ord(char) < 256
+        pieces.append(bytes([ord(char)]) if single else char.encode())
+        done = found.end()
+    pieces.append(inner[done:].encode())
+    value = b"".join(pieces)
+    return value if as_bytes else value.decode("utf-8", "replace")
 
 
 def _number(token: Token) -> Node:
