@@ -79,6 +79,9 @@ PROBE_SCHEMA: dict[str, Any] = {
 }
 
 COSTS: dict[str, int] = {
+    "self.?tags.orValue([]).size() < 3": 15,
+    "self.?name.orValue('').startsWith('a')": 4,
+    "sets.contains(has(self.tags) ? self.tags : [], ['a'])": 32,
     "self.name.startsWith('app-')": 3,
     "!has(self.replicas) || self.replicas >= 0": 5,
     "self.tags.all(t, t.size() <= 10)": 63,
@@ -129,6 +132,8 @@ COSTS: dict[str, int] = {
 """Rule -> the cost kube-apiserver 1.36 estimates for it, read from its refusals."""
 
 LARGE: tuple[str, ...] = (
+    # orValue's result has no size the estimator knows: a list of any length
+    "sets.contains(self.?tags.orValue([]), ['a'])",
     "self.free.exists(f, f == 'x')",
     "self.nums.all(n, n >= 0)",
     "self.anymap.all(k, !k.contains('*'))",

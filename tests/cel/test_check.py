@@ -53,7 +53,13 @@ def test_costly_rules_are_warned_about() -> None:
     assert bounded.cost < STATIC_RULE_COST_LIMIT
 
 
-def test_optional_syntax_is_left_to_the_server_with_a_warning() -> None:
+def test_optional_selection_is_checked_and_run() -> None:
     report = inspect_crd(crd_with_rule("self.?name.orValue('') != 'x'", None), {}, None)
-    assert report.errors == []
-    assert any("optional syntax" in p.detail for p in report.warnings)
+    assert report.errors == [] and report.warnings == []
+
+
+def test_optional_list_and_map_items_are_left_to_the_server_with_a_warning() -> None:
+    for rule in ("[?self.?name].size() <= 1", "{?'a': self.?name}.size() <= 1"):
+        report = inspect_crd(crd_with_rule(rule, None), {}, None)
+        assert report.errors == [], rule
+        assert any("optional items" in p.detail for p in report.warnings), rule

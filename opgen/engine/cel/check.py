@@ -570,7 +570,7 @@ def check_expression(
         try:
             compile_expression(expression)
         except CelSyntaxError as error:
-            if ".?" not in expression and "[?" not in expression:
+            if "unsupported syntax" not in error.detail:
                 offset = _offset(expression, error.line, error.column)
                 detail = error.detail
                 if not detail.startswith("Syntax error"):
