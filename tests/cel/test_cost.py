@@ -142,3 +142,8 @@ def test_rules_just_under_the_crd_budget_pass() -> None:
     crd = crd_with_rules(UNDER_CRD_BUDGET)
     assert sum(c.cost for c in rule_costs(root_schema(crd))) == 84_974_734
     assert inspect_crd(crd, {}, None).errors == []
+
+
+@pytest.mark.parametrize("rule", sorted(ROOT_COSTS))
+def test_rules_on_an_embedded_resource_root_compile(rule: str) -> None:
+    assert inspect_crd(probe_crd(rule, 1, root=True), {}, None).errors == []
