@@ -79,6 +79,10 @@ PROBE_SCHEMA: dict[str, Any] = {
 }
 
 COSTS: dict[str, int] = {
+    "self.?name.optMap(n, n.size()).orValue(0) <= 20": 21,
+    "self.?name.optFlatMap(n, n == '' ? optional.none() : optional.of(n))"
+    ".hasValue() || true": 20,
+    "self.?replicas.optMap(r, r + 1).orValue(0) > 0": 21,
     "self.?tags.orValue([]).size() < 3": 15,
     "self.?name.orValue('').startsWith('a')": 4,
     "sets.contains(has(self.tags) ? self.tags : [], ['a'])": 32,
@@ -132,6 +136,7 @@ COSTS: dict[str, int] = {
 """Rule -> the cost kube-apiserver 1.36 estimates for it, read from its refusals."""
 
 LARGE: tuple[str, ...] = (
+    "self.?tags.optMap(t, t.all(x, x != 'a')).orValue(true)",
     # orValue's result has no size the estimator knows: a list of any length
     "sets.contains(self.?tags.orValue([]), ['a'])",
     "self.free.exists(f, f == 'x')",

@@ -139,6 +139,12 @@ VALID: dict[str, tuple[str, str | None]] = {
     ),
     "namespaced function": ("strings.quote(self.name) != ''", None),
     "optional selection": ("self.?name.orValue('') != 'x'", None),
+    "optMap": ("self.?name.optMap(n, n.size()).orValue(0) <= 20", None),
+    "optFlatMap": (
+        "self.?name.optFlatMap(n, n == '' ? optional.none() : optional.of(n))"
+        ".hasValue() || true",
+        None,
+    ),
     "optional list item": ("[?self.?name].size() <= 1", None),
     "optional map entry": ("{?'a': self.?name}.size() <= 1", None),
     "sets": (

@@ -58,8 +58,12 @@ def test_optional_selection_is_checked_and_run() -> None:
     assert report.errors == [] and report.warnings == []
 
 
-def test_optional_list_and_map_items_are_left_to_the_server_with_a_warning() -> None:
-    for rule in ("[?self.?name].size() <= 1", "{?'a': self.?name}.size() <= 1"):
+def test_what_the_engine_cannot_run_is_left_to_the_server_with_a_warning() -> None:
+    for rule in (
+        "[?self.?name].size() <= 1",
+        "{?'a': self.?name}.size() <= 1",
+        "self.?name.optMap(n, n.size()).orValue(0) <= 20",
+    ):
         report = inspect_crd(crd_with_rule(rule, None), {}, None)
         assert report.errors == [], rule
-        assert any("optional items" in p.detail for p in report.warnings), rule
+        assert any("cannot run" in p.detail for p in report.warnings), rule

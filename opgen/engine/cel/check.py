@@ -141,6 +141,7 @@ class Checked:
 
 
 _MACROS = {"all", "exists", "exists_one", "map", "filter"}
+_OPTIONAL_MACROS = {"optMap", "optFlatMap"}
 _STANDARD = {
     "size",
     "matches",
@@ -375,6 +376,8 @@ class _Checker:
             return self.operator(node)
         if node.target is not None and name in _MACROS:
             return self.macro(node)
+        if node.target is not None and name in _OPTIONAL_MACROS:
+            return self.optional_macro(node)
         if name == "has" and node.target is None:
             return self.has(node)
         if node.target is not None and node.target.kind == "ident":
@@ -472,6 +475,28 @@ class _Checker:
         if node.name == "filter":
             return CelType("list", element)
         return CelType("list", bodies[-1] if bodies else DYN)
+
+    def optional_macro(self, node: Node) -> CelType:
+        """`opt.optMap(v, expr)` (an optional of expr's value) and
+        `opt.optFlatMap(v, expr)` (expr, itself an optional)."""
+        assert node.target is not None
+        operand = self.visit(node.target)
+        if len(node.args) != 2 or node.args[0].kind != "ident":
+            return self.problem(
+                f"{node.name}() variable name must be a simple identifier", node
+            )
+        if operand.kind not in ("optional", "dyn"):
+            return self.problem(
+                f"found no matching overload for 'hasValue' applied to '{operand}.()'",
+                node,
+            )
+        value = operand.item or DYN if operand.kind == "optional" else DYN
+        self.scopes.append({node.args[0].name: value})
+        body = self.visit(node.args[1])
+        self.scopes.pop()
+        if node.name == "optMap":
+            return CelType("optional", body)
+        return body
 
     def operator(self, node: Node) -> CelType:
         args = [self.visit(arg) for arg in node.args]

@@ -445,6 +445,8 @@ class _Coster:
         target = node.target
         if target is not None and name in _MACROS and node.args:
             return self.comprehension(node)
+        if target is not None and name in ("optMap", "optFlatMap") and node.args:
+            return self.optional_macro(node)
         if name == "has" and target is None and node.args:
             selected = node.args[0]
             # presence tests cost nothing in Kubernetes (PresenceTestHasCost(false))
@@ -522,6 +524,23 @@ class _Coster:
         else:
             self.sizes[id(node)] = _fixed(1)
         return _add(range_cost, init, result, _times(count.high, turn))
+
+    def optional_macro(self, node: Node) -> int:
+        """`o.optMap(v, e)` is `o.hasValue() ? optional.of(cel.bind(v, o.value(),
+        e)) : optional.none()`; `optFlatMap` the same without `optional.of`."""
+        assert node.target is not None
+        variable = node.args[0].name if node.args[0].kind == "ident" else ""
+        target = self.cost(node.target)
+        held = getattr(self.types.get(id(node.target)), "item", None)
+        size = _fixed(1) if getattr(held, "kind", "") in _SCALARS else None
+        self.push(variable, (), size, None)
+        body = self.cost(node.args[1]) if len(node.args) > 1 else 0
+        self.pop(variable)
+        has_value = _add(1, target)
+        bound = _add(10, 1, target, body)  # an empty list, o.value(), e
+        if node.name == "optMap":
+            return _add(has_value, 1, bound)
+        return _add(has_value, max(bound, 1))
 
     # -- functions --
 

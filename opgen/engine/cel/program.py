@@ -9,7 +9,8 @@ The engine runs optional values (`optional.of`, `.orValue`, `.hasValue`,
 `.value`, selecting a field of an optional) but does not parse CEL's optional
 selection, `a.?b` and `a[?k]`: opgen spells those as calls of its own
 functions before the engine compiles the rule (`_without_optional`). List
-and map literals with optional items (`[?x]`, `{?k: v}`) stay beyond it.
+and map literals with optional items (`[?x]`, `{?k: v}`) and the `optMap`
+and `optFlatMap` macros stay beyond it (`CelSyntaxError`, "unsupported syntax").
 
 The engine comes with the `cel` extra (and `testing`, `cli`): the runtime
 does not need it, since the API server checks every rule itself. Without it
@@ -216,6 +217,33 @@ def _optional_source(expression: str, error: ValueError) -> str:
     return _without_optional(tree, expression)
 
 
+def _refuse_optional_macros(expression: str) -> None:
+    """The engine compiles `optMap` and `optFlatMap` but cannot run them
+    (their variable is undefined when they run): refuse them up front."""
+    if "optMap" not in expression and "optFlatMap" not in expression:
+        return
+    try:
+        tree = parse(expression)
+    except ParseError:
+        return
+
+    def look(node: Node) -> None:
+        if (
+            node.kind == "call"
+            and node.target is not None
+            and node.name in ("optMap", "optFlatMap")
+        ):
+            line = expression.count("\n", 0, node.position) + 1
+            column = node.position - (expression.rfind("\n", 0, node.position) + 1)
+            raise CelSyntaxError(
+                expression, f"unsupported syntax '{node.name}'", line, column + 1
+            )
+        for child in [node.target, *node.args] if node.target else node.args:
+            look(child)
+
+    look(tree)
+
+
 @lru_cache(maxsize=4096)
 def compile_expression(expression: str) -> Any:
     """The compiled program for `expression`; `CelSyntaxError` if it does not parse."""
@@ -229,6 +257,7 @@ def compile_expression(expression: str) -> Any:
             if not any(syntax in str(error) for syntax in _OPTIONAL_SYNTAX):
                 raise
             source = _optional_source(expression, error)
+        _refuse_optional_macros(expression)
         return _cel.compile(_engine_source(source))
     except ValueError as error:
         text = str(error)

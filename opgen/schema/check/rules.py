@@ -184,9 +184,9 @@ def _compile(
     if not checked.problems and not checked.runnable:
         report.warn(
             child(rule_path, "rule"),
-            f"{text!r} builds a list or map with optional items ([?x], {{?k: v}}), "
-            "which opgen's CEL engine cannot run: the models skip this rule and "
-            "leave it to the API server",
+            f"{text!r} uses CEL that opgen's engine cannot run (optional list or "
+            "map items [?x] and {?k: v}, optMap, optFlatMap): the models skip this "
+            "rule and leave it to the API server",
             node,
         )
     expression = rule.get("messageExpression")
