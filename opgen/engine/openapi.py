@@ -26,10 +26,10 @@ __all__ = [
     "NUMBER_FORMATS",
     "OPENAPI_TYPES",
     "QUANTITY_PATTERN",
-    "quantity_amount",
     "STRING_FORMATS",
     "is_date_time",
     "is_known_format",
+    "quantity_amount",
 ]
 
 _MAX_INT64 = 2**63 - 1
@@ -80,6 +80,7 @@ def quantity_amount(text: str) -> Decimal | None:
         return Decimal(number) * _QUANTITY_SUFFIXES[suffix]
     except (InvalidOperation, KeyError):
         return None
+
 
 STRING_FORMATS = frozenset(
     {

@@ -52,7 +52,7 @@ async def apply_if_changed(
     desired: T,
     *,
     annotation: str,
-    live: T | None | _Unread = _UNREAD,
+    live: T | _Unread | None = _UNREAD,
     field_manager: str | None = None,
     force: bool = False,
 ) -> tuple[T, Operation]:

@@ -21,7 +21,7 @@ import itertools
 import re
 import urllib.parse
 from collections.abc import Callable, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from opgen.engine.goregex import GoRegex, GoRegexError, go_regex
@@ -319,6 +319,7 @@ def _regex(pattern: Any) -> GoRegex:
 
 
 # ---- quantity -----------------------------------------------------------------
+
 
 def _quantity(text: Any) -> dict[str, str]:
     value = _need_str("quantity", text)
