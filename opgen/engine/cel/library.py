@@ -22,10 +22,11 @@ import itertools
 import re
 import urllib.parse
 from collections.abc import Callable, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from opgen.engine.goregex import GoRegex, GoRegexError, go_regex
+from opgen.engine.openapi import quantity_amount
 
 __all__ = ["FUNCTIONS", "NAMESPACES", "CelFunctionError"]
 
@@ -378,46 +379,10 @@ def _regex(pattern: Any) -> GoRegex:
 
 # ---- quantity -----------------------------------------------------------------
 
-_QUANTITY = re.compile(
-    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$"
-)
-_SUFFIXES = {
-    "Ki": Decimal(2**10),
-    "Mi": Decimal(2**20),
-    "Gi": Decimal(2**30),
-    "Ti": Decimal(2**40),
-    "Pi": Decimal(2**50),
-    "Ei": Decimal(2**60),
-    "n": Decimal("1e-9"),
-    "u": Decimal("1e-6"),
-    "m": Decimal("1e-3"),
-    "": Decimal(1),
-    "k": Decimal("1e3"),
-    "M": Decimal("1e6"),
-    "G": Decimal("1e9"),
-    "T": Decimal("1e12"),
-    "P": Decimal("1e15"),
-    "E": Decimal("1e18"),
-}
-
-
-def _quantity_amount(text: str) -> Decimal | None:
-    match = _QUANTITY.match(text)
-    if match is None:
-        return None
-    number, suffix = match.group(1), match.group(2) or ""
-    try:
-        if suffix[:1] in ("e", "E"):
-            return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
-        return Decimal(number) * _SUFFIXES[suffix]
-    except (InvalidOperation, KeyError):
-        return None
-
 
 def _quantity(text: Any) -> dict[str, str]:
     value = _need_str("quantity", text)
-    if _quantity_amount(value) is None:
+    if quantity_amount(value) is None:
         raise CelFunctionError(
             f"quantities must match the regular expression: {value!r}"
         )
@@ -425,7 +390,7 @@ def _quantity(text: Any) -> dict[str, str]:
 
 
 def _is_quantity(text: Any) -> bool:
-    return isinstance(text, str) and _quantity_amount(text) is not None
+    return isinstance(text, str) and quantity_amount(text) is not None
 
 
 def _amount(value: Any) -> Decimal:
@@ -434,7 +399,7 @@ def _amount(value: Any) -> Decimal:
         return Decimal(value)
     if not isinstance(spelt, str):
         raise CelFunctionError("no such overload: expected a quantity")
-    amount = _quantity_amount(spelt)
+    amount = quantity_amount(spelt)
     assert amount is not None
     return amount
 
