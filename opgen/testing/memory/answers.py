@@ -1,0 +1,137 @@
+"""Error answers in the API server's `Status` shape (`kind: Status`, reason, details, causes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from opgen.testing.memory.kinds import Kind
+
+__all__ = [
+    "Cause",
+    "Refusal",
+    "already_exists",
+    "bad_request",
+    "conflict",
+    "invalid",
+    "not_found",
+    "status",
+]
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One field error of a 422: `spec.replicas`, `FieldValueInvalid`, its message."""
+
+    field: str
+    reason: str
+    message: str
+
+    def body(self) -> dict[str, str]:
+        return {"reason": self.reason, "message": self.message, "field": self.field}
+
+
+class Refusal(Exception):
+    """A request the server refuses: the HTTP status and the `Status` body it answers."""
+
+    def __init__(self, code: int, body: dict[str, Any]) -> None:
+        super().__init__(body.get("message", ""))
+        self.code = code
+        self.body = body
+
+
+def status(
+    code: int, reason: str, message: str, details: dict[str, Any] | None = None
+) -> Refusal:
+    body: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
+    if details is not None:
+        body["details"] = details
+    return Refusal(code, body)
+
+
+def _details(kind: Kind, name: str, noun: str) -> dict[str, Any]:
+    details: dict[str, Any] = {"name": name}
+    if kind.group:
+        details["group"] = kind.group
+    details["kind"] = noun
+    return details
+
+
+def not_found(kind: Kind, name: str) -> Refusal:
+    return status(
+        404,
+        "NotFound",
+        f'{kind.resource} "{name}" not found',
+        _details(kind, name, kind.plural),
+    )
+
+
+def namespace_not_found(namespace: str) -> Refusal:
+    return status(
+        404,
+        "NotFound",
+        f'namespaces "{namespace}" not found',
+        {"name": namespace, "kind": "namespaces"},
+    )
+
+
+def already_exists(kind: Kind, name: str) -> Refusal:
+    return status(
+        409,
+        "AlreadyExists",
+        f'{kind.resource} "{name}" already exists',
+        _details(kind, name, kind.plural),
+    )
+
+
+def conflict(kind: Kind, name: str, why: str) -> Refusal:
+    return status(
+        409,
+        "Conflict",
+        f'Operation cannot be fulfilled on {kind.resource} "{name}": {why}',
+        _details(kind, name, kind.plural),
+    )
+
+
+STALE = (
+    "the object has been modified; please apply your changes to the latest "
+    "version and try again"
+)
+
+
+def invalid(kind: Kind, name: str, causes: list[Cause]) -> Refusal:
+    listed = [f"{c.field}: {c.message}" if c.field else c.message for c in causes]
+    summary = listed[0] if len(listed) == 1 else f"[{', '.join(listed)}]"
+    details = _details(kind, name, kind.kind)
+    details["causes"] = [cause.body() for cause in causes]
+    return status(
+        422, "Invalid", f'{kind.qualified_kind} "{name}" is invalid: {summary}', details
+    )
+
+
+def bad_request(message: str) -> Refusal:
+    return status(400, "BadRequest", message)
+
+
+def unsupported_media_type(content_type: str | None) -> Refusal:
+    return status(
+        415,
+        "UnsupportedMediaType",
+        f"the body of the request was in an unknown format - accepted media types "
+        f"include: application/json-patch+json, application/merge-patch+json "
+        f"(the memory server does not serve {content_type or 'none'})",
+    )
+
+
+def method_not_allowed(method: str) -> Refusal:
+    return status(
+        405, "MethodNotAllowed", f"the server does not allow this method ({method})"
+    )

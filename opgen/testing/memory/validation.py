@@ -1,0 +1,162 @@
+"""A candidate object checked as the API server checks it: through its kind's model.
+
+The models agree with the server on what they accept (tests/proof); their
+CEL rules run through `opgen.engine.cel`, transition rules on an update
+(`opgen.api.validate_update`). A refusal becomes the server's 422 causes:
+CEL rules with the server's own fields and messages (`opgen.api.rule_causes`);
+every other error with the field the server names and its reason
+(`FieldValueRequired`, `FieldValueTypeInvalid`, ...), the message in the
+server's wording where it is known.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from opgen.api import rule_causes, validate_update
+from opgen.testing.memory.answers import Cause
+
+__all__ = ["object_causes"]
+
+_JSON_TYPES = {
+    "int": "integer",
+    "string": "string",
+    "bool": "boolean",
+    "float": "number",
+    "dict": "object",
+    "model": "object",
+    "model_attributes": "object",
+    "list": "array",
+}
+
+
+def object_causes(
+    model: type[BaseModel],
+    candidate: Mapping[str, Any],
+    old: Mapping[str, Any] | None,
+) -> list[Cause]:
+    """Why the server would refuse `candidate` (a create, or an update of `old`);
+    empty when it accepts it."""
+    try:
+        if old is None:
+            model.model_validate(candidate)
+        else:
+            validate_update(model.model_validate(old), candidate)
+    except ValidationError as error:
+        return _causes(error, candidate)
+    return []
+
+
+def _causes(error: ValidationError, candidate: Mapping[str, Any]) -> list[Cause]:
+    causes: list[Cause] = []
+    for item in error.errors():
+        if item["type"] == "kubernetes_rule":
+            continue
+        where = _field(tuple(item["loc"]), candidate, item["type"] == "missing")
+        causes.append(_cause(where, item["type"], item.get("input"), item))
+    causes += [
+        Cause(rule.field, rule.reason, rule.message) for rule in rule_causes(error)
+    ]
+    unique: dict[tuple[str, str], Cause] = {}
+    for cause in causes:
+        unique.setdefault((cause.field, cause.reason), cause)
+    return list(unique.values())
+
+
+def _field(loc: tuple[int | str, ...], candidate: Any, missing: bool) -> str:
+    """The wire path of an error: the parts of `loc` that name keys and items of
+    the candidate (a union's member tags name neither)."""
+    path = ""
+    value = candidate
+    for position, part in enumerate(loc):
+        last = position == len(loc) - 1
+        if isinstance(part, int) and isinstance(value, list) and part < len(value):
+            path += f"[{part}]"
+            value = value[part]
+        elif isinstance(value, dict) and part in value:
+            path = f"{path}.{part}" if path else str(part)
+            value = value[part]
+        elif missing and last:
+            path = f"{path}.{part}" if path else str(part)
+    return path
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _cause(where: str, kind: str, value: Any, item: Any) -> Cause:
+    ctx = item.get("ctx") or {}
+    if kind == "missing":
+        return Cause(where, "FieldValueRequired", "Required value")
+    base = kind.removesuffix("_type").removesuffix("_parsing")
+    if kind.endswith(("_type", "_parsing")) and base in _JSON_TYPES:
+        actual = _json_type(value)
+        return Cause(
+            where,
+            "FieldValueTypeInvalid",
+            f'Invalid value: "{actual}": {where} in body must be of type '
+            f'{_JSON_TYPES[base]}: "{actual}"',
+        )
+    if kind in ("literal_error", "enum"):
+        return Cause(
+            where,
+            "FieldValueNotSupported",
+            f"Unsupported value: {_shown(value)}: supported values: {ctx.get('expected', '')}",
+        )
+    bounds = {
+        "greater_than_equal": ("should be greater than or equal to", "ge"),
+        "less_than_equal": ("should be less than or equal to", "le"),
+        "greater_than": ("should be greater than", "gt"),
+        "less_than": ("should be less than", "lt"),
+        "string_too_short": ("should be at least {} chars long", "min_length"),
+        "too_short": ("should have at least {} items", "min_length"),
+        "string_pattern_mismatch": ("should match '{}'", "pattern"),
+    }
+    if kind in bounds:
+        text, key = bounds[kind]
+        limit = ctx.get(key)
+        said = text.format(limit) if "{}" in text else f"{text} {limit}"
+        return Cause(
+            where,
+            "FieldValueInvalid",
+            f"Invalid value: {_shown(value)}: {where} in body {said}",
+        )
+    if kind == "string_too_long":
+        return Cause(
+            where,
+            "FieldValueTooLong",
+            f"Too long: may not be more than {ctx.get('max_length')} bytes",
+        )
+    if kind == "too_long":
+        return Cause(
+            where,
+            "FieldValueTooMany",
+            f"Too many: {len(value) if isinstance(value, list | dict) else value}: "
+            f"must have at most {ctx.get('max_length')} items",
+        )
+    return Cause(
+        where,
+        "FieldValueInvalid",
+        f"Invalid value: {_shown(value)}: {item.get('msg', '')}",
+    )
