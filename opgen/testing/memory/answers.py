@@ -8,6 +8,7 @@ from typing import Any
 from opgen.testing.memory.kinds import Kind
 
 __all__ = [
+    "PAGE_NOT_FOUND",
     "Cause",
     "Refusal",
     "already_exists",
@@ -15,6 +16,7 @@ __all__ = [
     "conflict",
     "invalid",
     "not_found",
+    "page_not_found",
     "status",
 ]
 
@@ -32,12 +34,20 @@ class Cause:
 
 
 class Refusal(Exception):
-    """A request the server refuses: the HTTP status and the `Status` body it answers."""
+    """A request the server refuses: the HTTP status and the `Status` body it
+    answers (None: the plain-text `404 page not found` of a path no API serves)."""
 
-    def __init__(self, code: int, body: dict[str, Any]) -> None:
-        super().__init__(body.get("message", ""))
+    def __init__(self, code: int, body: dict[str, Any] | None) -> None:
+        super().__init__(body.get("message", "") if body else "404 page not found")
         self.code = code
         self.body = body
+
+
+PAGE_NOT_FOUND = b"404 page not found\n"
+
+
+def page_not_found() -> Refusal:
+    return Refusal(404, None)
 
 
 def status(
@@ -92,12 +102,15 @@ def already_exists(kind: Kind, name: str) -> Refusal:
     )
 
 
-def conflict(kind: Kind, name: str, why: str) -> Refusal:
+def conflict(kind: Kind, name: str, why: str, noun: str | None = None) -> Refusal:
+    """A 409 Conflict; it names the kind by `noun` (the plural unless given)."""
+    noun = noun or kind.plural
+    named = f"{noun}.{kind.group}" if kind.group else noun
     return status(
         409,
         "Conflict",
-        f'Operation cannot be fulfilled on {kind.resource} "{name}": {why}',
-        _details(kind, name, kind.plural),
+        f'Operation cannot be fulfilled on {named} "{name}": {why}',
+        _details(kind, name, noun),
     )
 
 
@@ -107,13 +120,25 @@ STALE = (
 )
 
 
-def invalid(kind: Kind, name: str, causes: list[Cause]) -> Refusal:
-    listed = [f"{c.field}: {c.message}" if c.field else c.message for c in causes]
+def invalid(
+    kind: Kind, name: str, causes: list[Cause], named: str | None = None
+) -> Refusal:
+    """A 422: `named` is the kind the body said it was (the message names it)."""
+    # the message says each cause once, though the server may list one twice
+    listed = list(
+        dict.fromkeys(
+            f"{c.field}: {c.message}" if c.field else c.message for c in causes
+        )
+    )
     summary = listed[0] if len(listed) == 1 else f"[{', '.join(listed)}]"
-    details = _details(kind, name, kind.kind)
+    noun = named or kind.kind
+    details = _details(kind, name, noun)
+    if not name:
+        del details["name"]
     details["causes"] = [cause.body() for cause in causes]
+    qualified = f"{noun}.{kind.group}" if kind.group else noun
     return status(
-        422, "Invalid", f'{kind.qualified_kind} "{name}" is invalid: {summary}', details
+        422, "Invalid", f'{qualified} "{name}" is invalid: {summary}', details
     )
 
 

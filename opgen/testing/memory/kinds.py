@@ -12,6 +12,7 @@ its group and version.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,8 @@ class Kind:
     """Validates objects of this version (None: only the schema prunes and defaults)."""
     schema: Mapping[str, Any] | None = field(default=None, compare=False)
     """A CRD version's openAPIV3Schema."""
+    scale_paths: tuple[str, ...] = ()
+    """A CRD's scale subresource's specReplicasPath and statusReplicasPath."""
 
     @property
     def api_version(self) -> str:
@@ -56,12 +59,26 @@ class Kind:
         return f"{self.kind}.{self.group}" if self.group else self.kind
 
     @property
+    def has_rules(self) -> bool:
+        """Whether the schema has CEL rules (`x-kubernetes-validations`) anywhere."""
+        return "x-kubernetes-validations" in json.dumps(self.schema or {})
+
+    @property
     def tracks_generation(self) -> bool:
         """Whether the server sets `metadata.generation`: on every custom
         resource, and on the built-ins that have a spec."""
         if not self.builtin:
             return True
         return self.model is not None and "spec" in self.model.model_fields
+
+
+def _scale_paths(version: Mapping[str, Any]) -> tuple[str, ...]:
+    scale = (version.get("subresources") or {}).get("scale") or {}
+    return tuple(
+        scale[key]
+        for key in ("specReplicasPath", "statusReplicasPath")
+        if scale.get(key)
+    )
 
 
 def _builtin_module(group: str, version: str) -> str:
@@ -114,6 +131,7 @@ class Kinds:
                             builtin=False,
                             model=by_version.get((group, name, names["kind"])),
                             schema=(version.get("schema") or {}).get("openAPIV3Schema"),
+                            scale_paths=_scale_paths(version),
                         )
                     )
                 )

@@ -10,9 +10,23 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["prune_and_default"]
+from opgen.testing.memory.answers import Cause
+
+if TYPE_CHECKING:
+    from opgen.testing.memory.kinds import Kind
+
+__all__ = ["prune_and_default", "scale_causes"]
+
+_INT32_MAX = 2**31 - 1
+_GO_TYPES = {
+    str: "string",
+    bool: "bool",
+    float: "float64",
+    dict: "map[string]interface {}",
+    list: "[]interface {}",
+}
 
 _TYPE_META = ("apiVersion", "kind", "metadata")
 
@@ -61,3 +75,31 @@ def _object(
         ):
             result[key] = _walk(child, copy.deepcopy(child["default"]))
     return result
+
+
+def scale_causes(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
+    """The server's check of a CRD's scale paths: each value, when set, is an
+    integer from 0 to 2^31-1; the cause names the path as the CRD writes it."""
+    causes = []
+    for path in kind.scale_paths:
+        value: Any = obj
+        for part in path.lstrip(".").split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            go_type = _GO_TYPES.get(type(value), type(value).__name__)
+            message = (
+                f"Invalid value: 0: {path} accessor error: {value} is of the type "
+                f"{go_type}, expected int64"
+            )
+        elif value < 0:
+            message = f"Invalid value: {value}: should be a non-negative integer"
+        elif value > _INT32_MAX:
+            message = (
+                f"Invalid value: {value}: should be less than or equal to {_INT32_MAX}"
+            )
+        else:
+            continue
+        causes.append(Cause(path, "FieldValueInvalid", message))
+    return causes

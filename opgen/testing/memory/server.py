@@ -46,7 +46,7 @@ from opgen.testing.memory.patches import (
     apply_patch,
 )
 from opgen.testing.memory.paths import Route, parse_route
-from opgen.testing.memory.schema import prune_and_default
+from opgen.testing.memory.schema import prune_and_default, scale_causes
 from opgen.testing.memory.store import Event, Store, Subscription
 from opgen.testing.memory.validation import object_causes
 
@@ -57,7 +57,13 @@ __all__ = ["MemoryApiServer", "Watch"]
 
 NAMESPACES = ("", "v1", "namespaces")
 _FIELD_LABELS = ("metadata.name", "metadata.namespace")
-_NOT_FOUND = "the server could not find the requested resource"
+
+
+_PRECONDITIONS = (
+    ("uid", "UID", "The object might have been deleted and then recreated"),
+    ("resourceVersion", "ResourceVersion", "The object might have been modified"),
+)
+"""A delete's preconditions: field, how the server names it, what it suspects."""
 
 
 def _utc_now() -> datetime.datetime:
@@ -133,8 +139,9 @@ class MemoryApiServer:
         path: str,
         body: bytes | None = None,
         content_type: str | None = None,
-    ) -> tuple[int, dict[str, Any]]:
-        """Answer one request: its status code and JSON document."""
+    ) -> tuple[int, dict[str, Any] | None]:
+        """Answer one request: its status code and JSON document (None: the plain
+        `404 page not found` of a path that names no served resource)."""
         try:
             kind, route = self._route(path)
             return self._dispatch(method, kind, route, body, content_type)
@@ -149,15 +156,16 @@ class MemoryApiServer:
             else self.kinds.lookup(route.group, route.version, route.plural)
         )
         if route is None or kind is None:
-            raise answers.status(404, "NotFound", _NOT_FOUND)
+            raise answers.page_not_found()
         if route.namespace is not None and not kind.namespaced:
-            raise answers.status(404, "NotFound", _NOT_FOUND)
+            raise answers.page_not_found()
         if kind.namespaced and route.namespace is None and route.name is not None:
-            raise answers.status(404, "NotFound", _NOT_FOUND)
-        if route.subresource not in (None, "status") or (
-            route.subresource == "status" and not kind.status_subresource
+            raise answers.page_not_found()
+        if route.name is not None and (
+            route.subresource not in (None, "status")
+            or (route.subresource == "status" and not kind.status_subresource)
         ):
-            raise answers.status(404, "NotFound", _NOT_FOUND)
+            raise answers.not_found(kind, route.name)
         return kind, route
 
     def _dispatch(
@@ -229,6 +237,8 @@ class MemoryApiServer:
             for item in items:
                 item.pop("apiVersion", None)
                 item.pop("kind", None)
+        else:
+            meta.setdefault("continue", "")
         return {
             "apiVersion": kind.api_version,
             "kind": f"{kind.kind}List",
@@ -251,7 +261,7 @@ class MemoryApiServer:
                     f"too old resource version: {after} ({self.compacted})",
                 )
                 return Watch(
-                    kind, route, [{"type": "ERROR", "object": gone.body}], None
+                    kind, route, [{"type": "ERROR", "object": gone.body or {}}], None
                 )
             return Watch(kind, route, [], self.store.subscribe(_key(kind), after))
         initial = [
@@ -275,6 +285,7 @@ class MemoryApiServer:
 
     def _create(self, kind: Kind, route: Route, obj: dict[str, Any]) -> dict[str, Any]:
         meta = dict(obj.get("metadata") or {})
+        type_causes = _type_meta_causes(kind, obj)
         if kind.namespaced:
             assert route.namespace is not None
             if meta.get("namespace") and meta["namespace"] != route.namespace:
@@ -303,7 +314,7 @@ class MemoryApiServer:
             candidate["spec"] = {"finalizers": ["kubernetes"]}
             candidate["status"] = {"phase": "Active"}
         name_problems = name_causes(meta, dns_label=kind.kind == "Namespace")
-        stored = self._admit(kind, candidate, None, name_problems)
+        stored = self._admit(kind, candidate, None, type_causes + name_problems)
         if self.store.get(_key(kind), meta.get("namespace", ""), meta["name"]):
             raise answers.already_exists(kind, meta["name"])
         return self.store.write(_key(kind), stored, None)
@@ -322,9 +333,13 @@ class MemoryApiServer:
             candidate = prune_and_default(kind.schema, candidate)
         problems = list(causes or [])
         if kind.model is not None:
-            problems += object_causes(kind.model, candidate, old)
+            problems += object_causes(
+                kind.model, candidate, old, has_rules=kind.has_rules
+            )
+        problems += scale_causes(kind, candidate)
         if problems:
-            raise answers.invalid(kind, meta.get("name", ""), problems)
+            named = str(candidate.get("kind") or kind.kind)
+            raise answers.invalid(kind, meta.get("name", ""), problems, named)
         if kind.schema is None and kind.model is not None:
             pruned = kind.model.model_validate(candidate).model_dump(
                 mode="json", by_alias=True, exclude_unset=True, exclude_none=True
@@ -350,6 +365,7 @@ class MemoryApiServer:
                 f"the name of the object ({meta['name']}) does not match the name "
                 f"on the URL ({route.name})"
             )
+        type_causes = [] if patched else _type_meta_causes(kind, obj)
         version = meta.get("resourceVersion")
         if not version and not kind.builtin and not patched:
             raise answers.invalid(
@@ -359,9 +375,10 @@ class MemoryApiServer:
                     Cause(
                         "metadata.resourceVersion",
                         "FieldValueInvalid",
-                        "Invalid value: 0x0: must be specified for an update",
+                        "Invalid value: 0: must be specified for an update",
                     )
                 ],
+                kind.plural,
             )
         if version and version != current["metadata"]["resourceVersion"]:
             raise answers.conflict(kind, route.name, answers.STALE)
@@ -385,7 +402,7 @@ class MemoryApiServer:
                     candidate["status"] = current["status"]
                 else:
                     candidate.pop("status", None)
-        causes = self._finalizer_causes(current, candidate)
+        causes = type_causes + self._finalizer_causes(current, candidate)
         stored = self._admit(kind, candidate, current, causes)
         if kind.tracks_generation and _spec_changed(kind, current, stored):
             stored["metadata"]["generation"] = (
@@ -394,7 +411,8 @@ class MemoryApiServer:
         if current["metadata"].get("deletionTimestamp") and not stored["metadata"].get(
             "finalizers"
         ):
-            return self.store.remove(_key(kind), current)
+            self.store.remove(_key(kind), current)
+            return stored
         if stored == current:
             return current
         return self.store.write(_key(kind), stored, current)
@@ -412,14 +430,13 @@ class MemoryApiServer:
         if not added:
             return []
         listed = ", ".join(f'"{f}"' for f in added)
-        return [
-            Cause(
-                "metadata.finalizers",
-                "FieldValueForbidden",
-                "Forbidden: no new finalizers can be added if the object is being "
-                f"deleted, found new finalizers []string{{{listed}}}",
-            )
-        ]
+        forbidden = Cause(
+            "metadata.finalizers",
+            "FieldValueForbidden",
+            "Forbidden: no new finalizers can be added if the object is being "
+            f"deleted, found new finalizers []string{{{listed}}}",
+        )
+        return [forbidden, forbidden]  # the server checks it twice, and says so twice
 
     def _patch(
         self,
@@ -439,7 +456,11 @@ class MemoryApiServer:
         try:
             result = apply_patch(content_type, current, patch)
         except PatchError as error:
-            raise answers.status(422, "Invalid", str(error)) from error
+            raise answers.status(
+                422,
+                "Invalid",
+                "the server rejected our request due to an error in our request",
+            ) from error
         if not isinstance(result, dict):
             raise answers.bad_request("the patched object is not a JSON object")
         return self._update(kind, route, result, status_only, patched=True)
@@ -451,14 +472,15 @@ class MemoryApiServer:
         assert route.name is not None
         meta = current["metadata"]
         preconditions = options.get("preconditions") or {}
-        for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        for field, label, why in _PRECONDITIONS:
             wanted = preconditions.get(field)
             if wanted is not None and wanted != meta.get(field):
                 raise answers.conflict(
                     kind,
                     route.name,
-                    f"Precondition failed: {label} in precondition: {wanted}, "
-                    f"{label} in object meta: {meta.get(field)}",
+                    f"the {label} in the precondition ({wanted}) does not match the "
+                    f"{label} in record ({meta.get(field)}). {why}",
+                    kind.kind,
                 )
         finalizers = list(meta.get("finalizers") or [])
         policy = options.get("propagationPolicy")
@@ -468,10 +490,7 @@ class MemoryApiServer:
         if extra and extra not in finalizers and not meta.get("deletionTimestamp"):
             finalizers.append(extra)
         if not finalizers:
-            gone = self.store.remove(_key(kind), current)
-            if kind.builtin:
-                return _deleted_status(kind, gone)
-            return gone
+            return _deleted_status(kind, self.store.remove(_key(kind), current))
         if meta.get("deletionTimestamp"):
             return current
         marked = copy.deepcopy(current)
@@ -502,6 +521,33 @@ def _document(body: bytes | None) -> dict[str, Any]:
     if not isinstance(document, dict):
         raise answers.bad_request("the request body is not a JSON object")
     return document
+
+
+def _type_meta_causes(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
+    """A custom resource's body names its apiVersion and kind, and they are its
+    own (400 for a missing kind or another version, a cause for another kind)."""
+    if kind.builtin:
+        return []
+    if not obj.get("kind") or not obj.get("apiVersion"):
+        missing = "Kind" if not obj.get("kind") else "Version"
+        raise answers.bad_request(
+            f"the object provided is unrecognized (must be of type {kind.kind}): "
+            f"Object '{missing}' is missing in '{json.dumps(obj)}'"
+        )
+    if obj["apiVersion"] != kind.api_version:
+        raise answers.bad_request(
+            f"the API version in the data ({obj['apiVersion']}) does not match the "
+            f"expected API version ({kind.api_version})"
+        )
+    if obj["kind"] != kind.kind:
+        return [
+            Cause(
+                "kind",
+                "FieldValueInvalid",
+                f'Invalid value: "{obj["kind"]}": must be {kind.kind}',
+            )
+        ]
+    return []
 
 
 def _spec_changed(kind: Kind, old: dict[str, Any], new: dict[str, Any]) -> bool:

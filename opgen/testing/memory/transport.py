@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from opgen.runtime.seams import Answer
-from opgen.testing.memory.answers import Refusal
+from opgen.testing.memory.answers import PAGE_NOT_FOUND, Refusal
 from opgen.testing.memory.paths import parse_route
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["MemoryTransport", "WatchStream"]
 
 _JSON = {"content-type": "application/json"}
+_TEXT = {"content-type": "text/plain; charset=utf-8"}
 
 
 def _encoded(document: dict[str, Any]) -> bytes:
@@ -43,14 +44,18 @@ class WatchStream:
         timeout: float | None,
     ) -> None:
         self.status = refusal.code if refusal is not None else 200
-        self.headers = _JSON
+        self.headers = _TEXT if refusal is not None and refusal.body is None else _JSON
         self._server = server
         self._watch = watch
         self._refusal = refusal
         self._timeout = timeout
 
     async def read(self) -> bytes:
-        return _encoded(self._refusal.body) if self._refusal is not None else b""
+        if self._refusal is None:
+            return b""
+        if self._refusal.body is None:
+            return PAGE_NOT_FOUND
+        return _encoded(self._refusal.body)
 
     async def lines(self) -> AsyncIterator[str]:
         watch = self._watch
@@ -104,6 +109,8 @@ class MemoryTransport:
         self._check_open()
         await asyncio.sleep(0)  # a request is a suspension point, as on a network
         code, document = self.server.handle(method, path, body, content_type)
+        if document is None:
+            return Answer(code, PAGE_NOT_FOUND, _TEXT)
         return Answer(code, _encoded(document), _JSON)
 
     @asynccontextmanager

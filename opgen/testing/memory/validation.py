@@ -12,6 +12,7 @@ server's wording where it is known.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,37 +35,63 @@ _JSON_TYPES = {
 }
 
 
+RULES_NOT_CHECKED = Cause(
+    "<nil>",
+    "FieldValueInvalid",
+    "Invalid value: null: some validation rules were not checked because the object "
+    "was invalid; correct the existing errors to complete validation",
+)
+"""What the server adds, instead of the CEL rules' causes, when the schema's
+other checks already failed in one of the `_BLOCKING` ways."""
+
+_BLOCKING = frozenset(
+    {
+        "FieldValueNotSupported",
+        "FieldValueRequired",
+        "FieldValueTooLong",
+        "FieldValueTooMany",
+        "FieldValueTypeInvalid",
+    }
+)
+
+
 def object_causes(
     model: type[BaseModel],
     candidate: Mapping[str, Any],
     old: Mapping[str, Any] | None,
+    *,
+    has_rules: bool,
 ) -> list[Cause]:
     """Why the server would refuse `candidate` (a create, or an update of `old`);
-    empty when it accepts it."""
+    empty when it accepts it. `has_rules`: the kind's schema has CEL rules."""
     try:
         if old is None:
             model.model_validate(candidate)
         else:
             validate_update(model.model_validate(old), candidate)
     except ValidationError as error:
-        return _causes(error, candidate)
+        return _causes(error, candidate, has_rules)
     return []
 
 
-def _causes(error: ValidationError, candidate: Mapping[str, Any]) -> list[Cause]:
+def _causes(
+    error: ValidationError, candidate: Mapping[str, Any], has_rules: bool
+) -> list[Cause]:
     causes: list[Cause] = []
     for item in error.errors():
         if item["type"] == "kubernetes_rule":
             continue
         where = _field(tuple(item["loc"]), candidate, item["type"] == "missing")
         causes.append(_cause(where, item["type"], item.get("input"), item))
-    causes += [
-        Cause(rule.field, rule.reason, rule.message) for rule in rule_causes(error)
-    ]
     unique: dict[tuple[str, str], Cause] = {}
     for cause in causes:
         unique.setdefault((cause.field, cause.reason), cause)
-    return list(unique.values())
+    found = list(unique.values())
+    if has_rules and any(cause.reason in _BLOCKING for cause in found):
+        return [*found, RULES_NOT_CHECKED]
+    return found + [
+        Cause(rule.field, rule.reason, rule.message) for rule in rule_causes(error)
+    ]
 
 
 def _field(loc: tuple[int | str, ...], candidate: Any, missing: bool) -> str:
@@ -83,6 +110,36 @@ def _field(loc: tuple[int | str, ...], candidate: Any, missing: bool) -> str:
         elif missing and last:
             path = f"{path}.{part}" if path else str(part)
     return path
+
+
+def _constraint_cause(where: str, value: Any, ctx: Mapping[str, Any]) -> Cause:
+    """An opgen marker's refusal (`op.MaxLength(8)`), as the server words the
+    schema keyword it writes."""
+    marker = str(ctx.get("marker", ""))
+    limit = marker.partition("(")[2].rstrip(")")
+    count = len(value) if isinstance(value, list | dict | str) else value
+    if marker.startswith("op.MaxLength("):
+        return Cause(
+            where, "FieldValueTooLong", f"Too long: may not be more than {limit} bytes"
+        )
+    if marker.startswith(("op.MaxItems(", "op.MaxProperties(")):
+        return Cause(
+            where,
+            "FieldValueTooMany",
+            f"Too many: {count}: must have at most {limit} items",
+        )
+    if marker.startswith("op.Enum("):
+        return Cause(
+            where,
+            "FieldValueNotSupported",
+            f"Unsupported value: {_shown(value)}: supported values: {limit}",
+        )
+    problem = str(ctx.get("problem", "")).replace("must be", "should be", 1)
+    return Cause(
+        where,
+        "FieldValueInvalid",
+        f"Invalid value: {_shown(value)}: {where} in body {problem}",
+    )
 
 
 def _json_type(value: Any) -> str:
@@ -119,11 +176,15 @@ def _cause(where: str, kind: str, value: Any, item: Any) -> Cause:
             f'{_JSON_TYPES[base]}: "{actual}"',
         )
     if kind in ("literal_error", "enum"):
+        expected = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         return Cause(
             where,
             "FieldValueNotSupported",
-            f"Unsupported value: {_shown(value)}: supported values: {ctx.get('expected', '')}",
+            f"Unsupported value: {_shown(value)}: supported values: "
+            + ", ".join(_shown(choice) for choice in expected),
         )
+    if kind == "kubernetes_constraint":
+        return _constraint_cause(where, value, ctx)
     bounds = {
         "greater_than_equal": ("should be greater than or equal to", "ge"),
         "less_than_equal": ("should be less than or equal to", "le"),

@@ -1,0 +1,158 @@
+"""One scenario, two API servers: raw requests through a transport, answers summarized.
+
+A scenario sends requests through `Api.send` (paths with `{ns}` for the test's
+namespace); each answer is kept as a summary of what a client relies on:
+the status code; for a refusal its reason, details and causes (field and
+reason); for an object its kind, name, generation, finalizers, spec, status,
+labels, whether the server set uid, creationTimestamp and deletionTimestamp,
+and its resourceVersion. resourceVersions are compared by their order (the
+rank among those the scenario saw): envtest's etcd counts writes of every
+test, the memory server only its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from opgen.runtime.seams import Transport
+
+__all__ = ["Api", "Scenario", "Version", "ranked"]
+
+_UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+@dataclass(frozen=True)
+class Version:
+    """A resourceVersion, compared by rank once a scenario ends."""
+
+    value: int
+
+
+@dataclass
+class Api:
+    """A backend for one scenario: a transport and the test's namespace."""
+
+    transport: Transport
+    namespace: str
+    outcomes: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)
+
+    def path(self, template: str) -> str:
+        return template.replace("{ns}", self.namespace)
+
+    async def send(
+        self,
+        method: str,
+        template: str,
+        body: Any = None,
+        content_type: str | None = None,
+        *,
+        note: str = "",
+    ) -> dict[str, Any]:
+        """Send a request, keep its summary, return the answer's document."""
+        data = None if body is None else json.dumps(body).encode()
+        if data is not None and content_type is None:
+            content_type = "application/json"
+        answer = await self.transport.send(
+            method, self.path(template), body=data, content_type=content_type
+        )
+        try:
+            document: dict[str, Any] = json.loads(answer.body) if answer.body else {}
+        except ValueError:
+            document = {"text": answer.body.decode()}
+        summary = {"request": note or f"{method} {template}", "code": answer.status}
+        summary.update(summarize(document, self.namespace))
+        self.outcomes.append(summary)
+        self.answers.append(document)
+        return document
+
+    async def events(self, template: str, since: str, until: int) -> None:
+        """Keep the summaries of the watch events after `since`, up to the one at
+        resourceVersion `until` (the scenario's last write)."""
+        path = (
+            self.path(template)
+            + f"?watch=true&resourceVersion={since}&timeoutSeconds=60"
+        )
+        async with self.transport.stream("GET", path, read_timeout=None) as stream:
+            async for line in stream.lines():
+                event = json.loads(line)
+                obj = event["object"]
+                summary = {"event": event["type"], **summarize(obj, self.namespace)}
+                self.outcomes.append(summary)
+                if int(obj["metadata"].get("resourceVersion", 0)) >= until:
+                    return
+
+
+Scenario = Callable[[Api], Awaitable[None]]
+
+
+def summarize(document: dict[str, Any], namespace: str) -> dict[str, Any]:
+    if "text" in document:
+        return {"text": document["text"]}
+    if document.get("kind") == "Status":
+        details = document.get("details") or {}
+        return {
+            "reason": document.get("reason"),
+            "status": document.get("status"),
+            "details": {k: details.get(k) for k in ("name", "group", "kind")},
+            "causes": sorted(
+                (c.get("field"), c.get("reason")) for c in details.get("causes") or []
+            ),
+            "message": _UID.sub("<uid>", str(document.get("message"))),
+            "cause_messages": sorted(
+                _UID.sub("<uid>", str(c.get("message")))
+                for c in details.get("causes") or []
+            ),
+        }
+    if "items" in document:
+        return {
+            "kind": document.get("kind"),
+            "items": [
+                item["metadata"].get("generateName") or item["metadata"]["name"]
+                for item in document["items"]
+            ],
+            "item_kinds": sorted({item.get("kind", "") for item in document["items"]}),
+            "resourceVersion": Version(int(document["metadata"]["resourceVersion"])),
+            "continue": {None: "absent", "": "empty"}.get(
+                document["metadata"].get("continue"), "a token"
+            ),
+            "remaining": document["metadata"].get("remainingItemCount"),
+        }
+    meta = document.get("metadata") or {}
+    return {
+        "kind": document.get("kind"),
+        "name": meta.get("generateName") or meta.get("name"),
+        "namespaced": meta.get("namespace") == namespace,
+        "generation": meta.get("generation"),
+        "finalizers": meta.get("finalizers"),
+        "labels": meta.get("labels"),
+        "set": sorted(
+            key
+            for key in ("uid", "creationTimestamp", "deletionTimestamp")
+            if key in meta
+        ),
+        "deletionGracePeriodSeconds": meta.get("deletionGracePeriodSeconds"),
+        "spec": document.get("spec"),
+        "status": document.get("status"),
+        "data": document.get("data"),
+        "resourceVersion": Version(int(meta.get("resourceVersion") or 0)),
+    }
+
+
+def ranked(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The outcomes with every resourceVersion replaced by its rank among them."""
+    seen = sorted(
+        {o["resourceVersion"].value for o in outcomes if "resourceVersion" in o}
+    )
+    rank = {value: position for position, value in enumerate(seen)}
+    return [
+        {
+            key: rank[value.value] if isinstance(value, Version) else value
+            for key, value in outcome.items()
+        }
+        for outcome in outcomes
+    ]

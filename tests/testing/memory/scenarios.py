@@ -1,0 +1,278 @@
+"""Request sequences the agreement tests run on envtest and on the memory server.
+
+Each scenario writes objects of one kind in the test's namespace (or
+cluster-scoped ones named after it) and ends with the watch events of its
+writes; `SCENARIOS` names them for the test's parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.testing.memory.backends import Api, Scenario
+
+__all__ = ["SCENARIOS"]
+
+WIDGETS = "/apis/test.opgen.dev/v1/namespaces/{ns}/widgets"
+GAUGES = "/apis/memory.opgen.dev/v1/namespaces/{ns}/gauges"
+DIALS = "/apis/memory.opgen.dev/v1/dials"
+CONFIGMAPS = "/api/v1/namespaces/{ns}/configmaps"
+MERGE = "application/merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+
+
+def widget(name: str, replicas: int = 1, **meta: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "test.opgen.dev/v1",
+        "kind": "Widget",
+        "metadata": {"name": name, **meta},
+        "spec": {"replicas": replicas},
+    }
+
+
+def gauge(name: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "memory.opgen.dev/v1",
+        "kind": "Gauge",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
+
+
+async def _start(api: Api, template: str) -> str:
+    listed = await api.send("GET", template, note="list at start")
+    return str(listed["metadata"]["resourceVersion"])
+
+
+async def _watch_since(
+    api: Api, template: str, since: str, last: dict[str, Any]
+) -> None:
+    """Keep the watch events since `since`, ending with the creation of `last`
+    (written now, so that the events of the scenario's deletes come before it)."""
+    created = await api.send("POST", template, last, note="last write")
+    await api.events(template, since, int(created["metadata"]["resourceVersion"]))
+
+
+async def create_get_list(api: Api) -> None:
+    since = await _start(api, WIDGETS)
+    await api.send("POST", WIDGETS, widget("a", 2, labels={"tier": "web"}))
+    await api.send("POST", WIDGETS, widget("a", 3), note="create again")
+    await api.send("GET", WIDGETS + "/a")
+    await api.send("GET", WIDGETS + "/missing")
+    await api.send(
+        "POST", WIDGETS, {**widget("x"), "metadata": {"generateName": "gen-"}}
+    )
+    await api.send("POST", WIDGETS, {**widget("x"), "metadata": {}}, note="no name")
+    await api.send("POST", WIDGETS, widget("Bad_Name"), note="invalid name")
+    await api.send(
+        "POST",
+        WIDGETS,
+        {**widget("b"), "status": {"replicas": 9}},
+        note="status dropped",
+    )
+    await api.send("POST", WIDGETS, {**widget("c"), "spec": {"replicas": "many"}})
+    await api.send("GET", WIDGETS)
+    await api.send("GET", WIDGETS + "?labelSelector=tier%3Dweb")
+    await api.send("GET", WIDGETS + "?labelSelector=tier%21%3Dweb")
+    await api.send("GET", WIDGETS + "?fieldSelector=metadata.name%3Db")
+    await api.send("GET", WIDGETS + "?limit=1", note="first page")
+    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+
+
+async def updates(api: Api) -> None:
+    since = await _start(api, WIDGETS)
+    created = await api.send("POST", WIDGETS, widget("a", 1))
+    first = created["metadata"]["resourceVersion"]
+    obj = {**created, "spec": {"replicas": 2}}
+    changed = await api.send("PUT", WIDGETS + "/a", obj, note="spec change")
+    labelled = {**changed, "metadata": {**changed["metadata"], "labels": {"a": "b"}}}
+    labelled = await api.send("PUT", WIDGETS + "/a", labelled, note="label change")
+    await api.send("PUT", WIDGETS + "/a", labelled, note="no change")
+    await api.send(
+        "PUT",
+        WIDGETS + "/a",
+        {**labelled, "status": {"replicas": 5}},
+        note="status by main",
+    )
+    await api.send(
+        "PUT",
+        WIDGETS + "/a/status",
+        {**labelled, "status": {"replicas": 5}, "spec": {"replicas": 7}},
+        note="status write",
+    )
+    stale = {**created, "metadata": {**created["metadata"], "resourceVersion": first}}
+    await api.send("PUT", WIDGETS + "/a", stale, note="stale")
+    unversioned = {**created, "metadata": {"name": "a"}}
+    await api.send("PUT", WIDGETS + "/a", unversioned, note="no resourceVersion")
+    await api.send("PUT", WIDGETS + "/missing", widget("missing"), note="missing")
+    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+
+
+async def patches(api: Api) -> None:
+    since = await _start(api, WIDGETS)
+    created = await api.send("POST", WIDGETS, widget("a", 1))
+    first = created["metadata"]["resourceVersion"]
+    await api.send("PATCH", WIDGETS + "/a", {"spec": {"replicas": 4}}, MERGE)
+    await api.send("PATCH", WIDGETS + "/a", {"metadata": {"labels": {"x": "y"}}}, MERGE)
+    await api.send(
+        "PATCH", WIDGETS + "/a", {"spec": {"replicas": 4}}, MERGE, note="same"
+    )
+    await api.send(
+        "PATCH",
+        WIDGETS + "/a",
+        [{"op": "replace", "path": "/spec/replicas", "value": 6}],
+        JSON_PATCH,
+    )
+    await api.send(
+        "PATCH",
+        WIDGETS + "/a",
+        [{"op": "test", "path": "/spec/replicas", "value": 1}],
+        JSON_PATCH,
+        note="failed test",
+    )
+    await api.send(
+        "PATCH",
+        WIDGETS + "/a/status",
+        {"status": {"replicas": 6}},
+        MERGE,
+        note="status",
+    )
+    await api.send(
+        "PATCH",
+        WIDGETS + "/a",
+        {"metadata": {"resourceVersion": first}, "spec": {"replicas": 1}},
+        MERGE,
+        note="stale",
+    )
+    await api.send(
+        "PATCH", WIDGETS + "/a", {"spec": {"replicas": "x"}}, MERGE, note="invalid"
+    )
+    await api.send("PATCH", WIDGETS + "/missing", {"spec": {}}, MERGE, note="missing")
+    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+
+
+async def validation(api: Api) -> None:
+    since = await _start(api, GAUGES)
+    await api.send("POST", GAUGES, gauge("a"), note="size missing")
+    await api.send("POST", GAUGES, gauge("a", size=0), note="below minimum")
+    await api.send("POST", GAUGES, gauge("a", size=11), note="above maximum")
+    await api.send(
+        "POST", GAUGES, gauge("a", size=1, mode="Medium"), note="not in enum"
+    )
+    await api.send("POST", GAUGES, gauge("a", size=1, low=5, high=1), note="CEL rule")
+    await api.send("POST", GAUGES, gauge("a", size=1, namePrefix="much-too-long"))
+    await api.send(
+        "POST", GAUGES, gauge("a", size=1, locked="k", unknown=True), note="defaults"
+    )
+    await api.send(
+        "PATCH", GAUGES + "/a", {"spec": {"locked": "other"}}, MERGE, note="transition"
+    )
+    await api.send(
+        "PATCH", GAUGES + "/a", {"spec": {"low": 3, "high": 2}}, MERGE, note="rule"
+    )
+    await api.send("PATCH", GAUGES + "/a", {"spec": {"high": 9}}, MERGE, note="valid")
+    await _watch_since(api, GAUGES, since, gauge("zz-last", size=1))
+
+
+async def without_status_subresource(api: Api) -> None:
+    name = f"{api.namespace}-dial"
+    since = await _start(api, DIALS)
+    body = {
+        "apiVersion": "memory.opgen.dev/v1",
+        "kind": "Dial",
+        "metadata": {"name": name, "namespace": "ignored"},
+        "spec": {"size": 2},
+        "status": {"reading": 1},
+    }
+    await api.send("POST", DIALS, body)
+    await api.send("PATCH", f"{DIALS}/{name}", {"status": {"reading": 2}}, MERGE)
+    await api.send(
+        "PATCH", f"{DIALS}/{name}", {"metadata": {"labels": {"a": "b"}}}, MERGE
+    )
+    await api.send("GET", f"{DIALS}/{name}/status", note="no status subresource")
+    await api.send("DELETE", f"{DIALS}/{name}")
+    await _watch_since(
+        api, DIALS, since, {**body, "metadata": {"name": f"{name}-last"}}
+    )
+
+
+async def finalizers(api: Api) -> None:
+    since = await _start(api, WIDGETS)
+    created = await api.send("POST", WIDGETS, widget("a", finalizers=["test/keep"]))
+    await api.send(
+        "DELETE",
+        WIDGETS + "/a",
+        {"preconditions": {"uid": "not-its-uid"}},
+        note="wrong uid",
+    )
+    await api.send("DELETE", WIDGETS + "/a", note="marks it")
+    await api.send("DELETE", WIDGETS + "/a", note="again")
+    await api.send(
+        "PATCH",
+        WIDGETS + "/a",
+        {"metadata": {"finalizers": ["test/keep", "test/more"]}},
+        MERGE,
+        note="new finalizer",
+    )
+    await api.send(
+        "PATCH", WIDGETS + "/a", {"spec": {"replicas": 3}}, MERGE, note="spec"
+    )
+    await api.send(
+        "PATCH",
+        WIDGETS + "/a",
+        {"metadata": {"finalizers": None}},
+        MERGE,
+        note="release",
+    )
+    await api.send("GET", WIDGETS + "/a", note="gone")
+    await api.send("POST", WIDGETS, widget("b"))
+    await api.send(
+        "DELETE",
+        WIDGETS + "/b",
+        {"preconditions": {"uid": created["metadata"]["uid"]}},
+        note="other uid",
+    )
+    await api.send("DELETE", WIDGETS + "/b", note="no finalizers")
+    await api.send("DELETE", WIDGETS + "/b", note="missing")
+    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+
+
+async def configmaps(api: Api) -> None:
+    since = await _start(api, CONFIGMAPS)
+    made = await api.send(
+        "POST",
+        CONFIGMAPS,
+        {"metadata": {"name": "c", "labels": {"app": "x"}}, "data": {"k": "v"}},
+    )
+    await api.send("PUT", CONFIGMAPS + "/c", {**made, "data": {"k": "w"}})
+    unversioned = {**made, "metadata": {"name": "c"}, "data": {"k": "u"}}
+    await api.send("PUT", CONFIGMAPS + "/c", unversioned, note="unconditional")
+    await api.send("PATCH", CONFIGMAPS + "/c", {"data": {"n": "1"}}, MERGE)
+    await api.send("GET", CONFIGMAPS + "?labelSelector=app%20in%20%28x%2Cy%29")
+    await api.send("DELETE", CONFIGMAPS + "/c")
+    await api.send("GET", CONFIGMAPS + "/c")
+    await _watch_since(api, CONFIGMAPS, since, {"metadata": {"name": "zz-last"}})
+
+
+async def missing_namespace(api: Api) -> None:
+    await api.send(
+        "POST",
+        "/apis/test.opgen.dev/v1/namespaces/{ns}-none/widgets",
+        widget("a"),
+    )
+    await api.send("GET", "/apis/test.opgen.dev/v1/namespaces/{ns}/nothings")
+
+
+SCENARIOS: dict[str, Scenario] = {
+    scenario.__name__: scenario
+    for scenario in (
+        create_get_list,
+        updates,
+        patches,
+        validation,
+        without_status_subresource,
+        finalizers,
+        configmaps,
+        missing_namespace,
+    )
+}
