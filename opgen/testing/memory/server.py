@@ -85,12 +85,16 @@ class Watch:
         An object that stops (starts) matching is sent as DELETED (ADDED)."""
         now = _matches(self.route, event.obj)
         before = event.previous is not None and _matches(self.route, event.previous)
-        kind = event.type
+        kind, obj = event.type, event.obj
         if kind == "MODIFIED" and now != before:
             kind = "ADDED" if now else "DELETED"
+            if not now and event.previous is not None:
+                # the state it was watched in, at the revision it left
+                obj = copy.deepcopy(event.previous)
+                obj["metadata"]["resourceVersion"] = str(event.revision)
         elif not (now or (kind == "DELETED" and before)):
             return None
-        return {"type": kind, "object": event.obj}
+        return {"type": kind, "object": obj}
 
 
 def _matches(route: Route, obj: dict[str, Any]) -> bool:
@@ -232,7 +236,8 @@ class MemoryApiServer:
             meta["continue"] = base64.urlsafe_b64encode(
                 json.dumps(position).encode()
             ).decode()
-            meta["remainingItemCount"] = rest
+            if not route.query.get("labelSelector") and not selector:
+                meta["remainingItemCount"] = rest  # counted only without selectors
         if kind.builtin:  # typed lists leave out their items' apiVersion and kind
             for item in items:
                 item.pop("apiVersion", None)

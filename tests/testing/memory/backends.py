@@ -70,12 +70,15 @@ class Api:
         self.answers.append(document)
         return document
 
-    async def events(self, template: str, since: str, until: int) -> None:
-        """Keep the summaries of the watch events after `since`, up to the one at
-        resourceVersion `until` (the scenario's last write)."""
+    async def events(
+        self, template: str, since: str, until: int, query: str = ""
+    ) -> None:
+        """Keep the summaries of the watch events after `since` (with `query`'s
+        selectors), up to the one at resourceVersion `until` (the scenario's last
+        write)."""
         path = (
             self.path(template)
-            + f"?watch=true&resourceVersion={since}&timeoutSeconds=60"
+            + f"?watch=true&resourceVersion={since}&timeoutSeconds=60{query}"
         )
         async with self.transport.stream("GET", path, read_timeout=None) as stream:
             async for line in stream.lines():

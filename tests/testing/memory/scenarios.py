@@ -254,6 +254,32 @@ async def configmaps(api: Api) -> None:
     await _watch_since(api, CONFIGMAPS, since, {"metadata": {"name": "zz-last"}})
 
 
+async def selectors_and_pages(api: Api) -> None:
+    since = await _start(api, WIDGETS)
+    for name, tier in (("w1", "a"), ("w2", "b"), ("w3", "b"), ("w4", "a")):
+        await api.send("POST", WIDGETS, widget(name, labels={"tier": tier}))
+    first = await api.send("GET", WIDGETS + "?limit=3", note="page 1")
+    token = first["metadata"]["continue"]
+    await api.send("GET", WIDGETS + f"?limit=3&continue={token}", note="page 2")
+    await api.send("GET", WIDGETS + "?labelSelector=tier%3Da&limit=1", note="selected")
+    await api.send("GET", WIDGETS + "?labelSelector=%21tier")
+    await api.send("GET", WIDGETS + "?fieldSelector=metadata.name%21%3Dw1")
+    relabel = {"metadata": {"labels": {"tier": "a"}}}
+    await api.send("PATCH", WIDGETS + "/w2", relabel, MERGE, note="w2 joins a")
+    await api.send(
+        "PATCH", WIDGETS + "/w1", {"metadata": {"labels": {"tier": "b"}}}, MERGE
+    )
+    await api.send("PATCH", WIDGETS + "/w3", {"spec": {"replicas": 2}}, MERGE)
+    await api.send("DELETE", WIDGETS + "/w4")
+    await api.send("DELETE", WIDGETS + "/w3")
+    last = await api.send(
+        "POST", WIDGETS, widget("zz-last", labels={"tier": "a"}), note="last write"
+    )
+    until = int(last["metadata"]["resourceVersion"])
+    await api.events(WIDGETS, since, until, "&labelSelector=tier%3Da")
+    await api.events(WIDGETS, "", until, "&labelSelector=tier%3Da")
+
+
 async def missing_namespace(api: Api) -> None:
     await api.send(
         "POST",
@@ -273,6 +299,7 @@ SCENARIOS: dict[str, Scenario] = {
         without_status_subresource,
         finalizers,
         configmaps,
+        selectors_and_pages,
         missing_namespace,
     )
 }
