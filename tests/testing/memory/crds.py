@@ -3,6 +3,7 @@ that validate them on the memory server."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -19,8 +20,10 @@ KINDS_FILE = Path(__file__).with_name("kinds.py")
 MODELS = (Widget, Gadget, Gauge, Dial)
 
 
+@functools.cache
 def generated_crds() -> list[dict[str, Any]]:
-    """The CRDs of the runtime's test kinds and of kinds.py, as the engine renders them."""
+    """The CRDs of the runtime's test kinds and of kinds.py, as the engine renders
+    them (once a session: do not change them)."""
     loaded = load_kinds([KINDS_FILE])
     files, diagnostics = crds(loaded, PurePosixPath("."))
     warnings = [*loaded.diagnostics, *diagnostics]
