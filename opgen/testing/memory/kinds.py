@@ -66,9 +66,12 @@ class Kind:
     @property
     def tracks_generation(self) -> bool:
         """Whether the server sets `metadata.generation`: on every custom
-        resource, and on the built-ins that have a spec."""
+        resource, and on the built-ins that have a spec (a Namespace's spec
+        lists its finalizers: it has none)."""
         if not self.builtin:
             return True
+        if self.kind == "Namespace":
+            return False
         return self.model is not None and "spec" in self.model.model_fields
 
 
