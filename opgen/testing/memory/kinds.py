@@ -41,8 +41,18 @@ class Kind:
     """Validates objects of this version (None: only the schema prunes and defaults)."""
     schema: Mapping[str, Any] | None = field(default=None, compare=False)
     """A CRD version's openAPIV3Schema."""
-    scale_paths: tuple[str, ...] = ()
-    """A CRD's scale subresource's specReplicasPath and statusReplicasPath."""
+    scale: Mapping[str, str] | None = field(default=None, compare=False)
+    """A CRD's scale subresource (`specReplicasPath`, ...), if it has one."""
+
+    @property
+    def scale_paths(self) -> tuple[str, ...]:
+        """The replica paths the server checks: specReplicasPath, statusReplicasPath."""
+        scale = self.scale or {}
+        return tuple(
+            scale[key]
+            for key in ("specReplicasPath", "statusReplicasPath")
+            if scale.get(key)
+        )
 
     @property
     def api_version(self) -> str:
@@ -75,13 +85,9 @@ class Kind:
         return self.model is not None and "spec" in self.model.model_fields
 
 
-def _scale_paths(version: Mapping[str, Any]) -> tuple[str, ...]:
-    scale = (version.get("subresources") or {}).get("scale") or {}
-    return tuple(
-        scale[key]
-        for key in ("specReplicasPath", "statusReplicasPath")
-        if scale.get(key)
-    )
+def _scale(version: Mapping[str, Any]) -> Mapping[str, str] | None:
+    scale = (version.get("subresources") or {}).get("scale")
+    return dict(scale) if scale is not None else None
 
 
 def _builtin_module(group: str, version: str) -> str:
@@ -134,7 +140,7 @@ class Kinds:
                             builtin=False,
                             model=by_version.get((group, name, names["kind"])),
                             schema=(version.get("schema") or {}).get("openAPIV3Schema"),
-                            scale_paths=_scale_paths(version),
+                            scale=_scale(version),
                         )
                     )
                 )

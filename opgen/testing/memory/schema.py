@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from opgen.testing.memory.answers import Cause
+from opgen.testing.memory.scale import read_path
 
 if TYPE_CHECKING:
     from opgen.testing.memory.kinds import Kind
@@ -82,9 +83,7 @@ def scale_causes(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
     integer from 0 to 2^31-1; the cause names the path as the CRD writes it."""
     causes = []
     for path in kind.scale_paths:
-        value: Any = obj
-        for part in path.lstrip(".").split("."):
-            value = value.get(part) if isinstance(value, dict) else None
+        value = read_path(obj, path)
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int):

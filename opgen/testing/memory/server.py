@@ -46,6 +46,7 @@ from opgen.testing.memory.patches import (
     apply_patch,
 )
 from opgen.testing.memory.paths import Route, parse_route
+from opgen.testing.memory.scale import to_scale, with_replicas
 from opgen.testing.memory.schema import prune_and_default, scale_causes
 from opgen.testing.memory.store import Event, Store, Subscription
 from opgen.testing.memory.validation import object_causes
@@ -165,10 +166,16 @@ class MemoryApiServer:
             raise answers.page_not_found()
         if kind.namespaced and route.namespace is None and route.name is not None:
             raise answers.page_not_found()
-        if route.name is not None and (
-            route.subresource not in (None, "status")
-            or (route.subresource == "status" and not kind.status_subresource)
-        ):
+        served = {
+            None: True,
+            "status": kind.status_subresource,
+            "scale": kind.scale is not None,
+        }
+        if route.name is not None and not served.get(route.subresource, False):
+            if kind.builtin:
+                raise answers.status(
+                    404, "NotFound", "the server could not find the requested resource"
+                )
             raise answers.not_found(kind, route.name)
         return kind, route
 
@@ -188,6 +195,8 @@ class MemoryApiServer:
             ):
                 return 201, self._create(kind, route, _document(body))
             raise answers.method_not_allowed(method)
+        if route.subresource == "scale":
+            return 200, self._scale(method, kind, route, body, content_type)
         status_only = route.subresource == "status"
         if method == "GET":
             return 200, self._current(kind, route)
@@ -453,22 +462,38 @@ class MemoryApiServer:
     ) -> dict[str, Any]:
         if content_type not in (MERGE_PATCH, JSON_PATCH):
             raise answers.unsupported_media_type(content_type)
-        current = self._current(kind, route)
-        try:
-            patch = json.loads(body or b"null")
-        except ValueError as error:
-            raise answers.bad_request(f"invalid JSON in the patch: {error}") from error
-        try:
-            result = apply_patch(content_type, current, patch)
-        except PatchError as error:
-            raise answers.status(
-                422,
-                "Invalid",
-                "the server rejected our request due to an error in our request",
-            ) from error
-        if not isinstance(result, dict):
-            raise answers.bad_request("the patched object is not a JSON object")
+        result = _patched(content_type, body, self._current(kind, route))
         return self._update(kind, route, result, status_only, patched=True)
+
+    def _scale(
+        self,
+        method: str,
+        kind: Kind,
+        route: Route,
+        body: bytes | None,
+        content_type: str | None,
+    ) -> dict[str, Any]:
+        """The scale subresource: read, replaced (PUT) or patched as a Scale."""
+        assert kind.scale is not None and route.name is not None
+        current = self._current(kind, route)
+        if method == "GET":
+            return to_scale(kind.scale, current)
+        if method == "PUT":
+            wanted = _document(body)
+        elif method == "PATCH":
+            wanted = _patched(content_type, body, to_scale(kind.scale, current))
+        else:
+            raise answers.method_not_allowed(method)
+        version = (wanted.get("metadata") or {}).get("resourceVersion")
+        if version and version != current["metadata"]["resourceVersion"]:
+            raise answers.conflict(kind, route.name, answers.STALE)
+        replicas = (wanted.get("spec") or {}).get("replicas")
+        scaled = with_replicas(kind.scale, current, replicas)
+        whole = Route(
+            kind.group, kind.version, kind.plural, route.namespace, route.name
+        )
+        written = self._update(kind, whole, scaled, False, patched=True)
+        return to_scale(kind.scale, written)
 
     def _delete(
         self, kind: Kind, route: Route, options: dict[str, Any]
@@ -514,6 +539,29 @@ def _key(kind: Kind) -> tuple[str, str, str]:
 def _position(obj: dict[str, Any]) -> str:
     meta = obj["metadata"]
     return f"{meta.get('namespace', '')}/{meta['name']}"
+
+
+def _patched(
+    content_type: str | None, body: bytes | None, document: dict[str, Any]
+) -> dict[str, Any]:
+    """`document` with the request's patch applied."""
+    if content_type not in (MERGE_PATCH, JSON_PATCH):
+        raise answers.unsupported_media_type(content_type)
+    try:
+        patch = json.loads(body or b"null")
+    except ValueError as error:
+        raise answers.bad_request(f"invalid JSON in the patch: {error}") from error
+    try:
+        result = apply_patch(content_type, document, patch)
+    except PatchError as error:
+        raise answers.status(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request",
+        ) from error
+    if not isinstance(result, dict):
+        raise answers.bad_request("the patched object is not a JSON object")
+    return result
 
 
 def _document(body: bytes | None) -> dict[str, Any]:

@@ -79,7 +79,7 @@ def _causes(
 ) -> list[Cause]:
     causes: list[Cause] = []
     for item in error.errors():
-        if item["type"] == "kubernetes_rule":
+        if item["type"] == "kubernetes_rule" or _scale_range(item):
             continue
         where = _field(tuple(item["loc"]), candidate, item["type"] == "missing")
         causes.append(_cause(where, item["type"], item.get("input"), item))
@@ -92,6 +92,13 @@ def _causes(
     return found + [
         Cause(rule.field, rule.reason, rule.message) for rule in rule_causes(error)
     ]
+
+
+def _scale_range(item: Any) -> bool:
+    """The model's own check of the scale subresource's replicas range, which
+    the server reports in its own words (`schema.scale_causes`)."""
+    ctx = item.get("ctx") or {}
+    return item["type"] == "kubernetes_constraint" and "path" in ctx and "limit" in ctx
 
 
 def _field(loc: tuple[int | str, ...], candidate: Any, missing: bool) -> str:

@@ -280,6 +280,33 @@ async def selectors_and_pages(api: Api) -> None:
     await api.events(WIDGETS, "", until, "&labelSelector=tier%3Da")
 
 
+async def scale(api: Api) -> None:
+    since = await _start(api, WIDGETS)
+    await api.send("POST", WIDGETS, widget("a", 1))
+    await api.send("GET", WIDGETS + "/a/scale", note="scale of a new object")
+    status = {"status": {"replicas": 2, "selector": "app=a"}}
+    await api.send("PATCH", WIDGETS + "/a/status", status, MERGE)
+    await api.send("GET", WIDGETS + "/a/scale", note="scale with a status")
+    await api.send("PATCH", WIDGETS + "/a/scale", {"spec": {"replicas": 5}}, MERGE)
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "a"}}
+    await api.send(
+        "PUT", WIDGETS + "/a/scale", {**scale, "spec": {"replicas": 4}}, note="put"
+    )
+    stale = {**scale, "metadata": {"name": "a", "resourceVersion": "1"}}
+    await api.send(
+        "PUT", WIDGETS + "/a/scale", {**stale, "spec": {"replicas": 3}}, note="stale"
+    )
+    await api.send(
+        "PUT",
+        WIDGETS + "/a/scale",
+        {**scale, "spec": {"replicas": -1}},
+        note="negative",
+    )
+    await api.send("GET", WIDGETS + "/a", note="scaled")
+    await api.send("GET", CONFIGMAPS + "/none/scale", note="no scale subresource")
+    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+
+
 async def missing_namespace(api: Api) -> None:
     await api.send(
         "POST",
@@ -300,6 +327,7 @@ SCENARIOS: dict[str, Scenario] = {
         finalizers,
         configmaps,
         selectors_and_pages,
+        scale,
         missing_namespace,
     )
 }
