@@ -20,13 +20,16 @@ One job per module:
   that watches read;
 - `server`: the REST semantics (create, get, list, watch, update, patch,
   delete, the status subresource, finalizers);
+- `faults`: answers given instead of doing a request (429 with
+  `Retry-After`, 500, a conflict, latency), on demand;
 - `transport`: the `seams.Transport` face of a server.
 """
 
 from __future__ import annotations
 
+from opgen.testing.memory.faults import Fault
 from opgen.testing.memory.kinds import Kind, Kinds
 from opgen.testing.memory.server import MemoryApiServer
 from opgen.testing.memory.transport import MemoryTransport
 
-__all__ = ["Kind", "Kinds", "MemoryApiServer", "MemoryTransport"]
+__all__ = ["Fault", "Kind", "Kinds", "MemoryApiServer", "MemoryTransport"]

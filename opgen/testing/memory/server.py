@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from opgen.runtime.selectors import fields_match, labels_match
 from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Cause, Refusal
+from opgen.testing.memory.faults import Faults
 from opgen.testing.memory.kinds import Kind, Kinds
 from opgen.testing.memory.metadata import (
     SERVER_OWNED,
@@ -121,6 +122,10 @@ class MemoryApiServer:
         self.kinds = kinds if kinds is not None else Kinds()
         self.store = Store()
         self.clock = clock
+        self.faults = Faults()
+        """Answers to give instead of doing matching requests (`faults.Fault`)."""
+        self.requests: list[tuple[str, str]] = []
+        """Every request its transports sent: method (`WATCH` for a watch) and path."""
         self.compacted = 0
         """Watches from a resourceVersion at or below this answer 410 Gone."""
         for namespace in namespaces:

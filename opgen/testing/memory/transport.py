@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -42,9 +42,13 @@ class WatchStream:
         watch: Watch | None,
         refusal: Refusal | None,
         timeout: float | None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.status = refusal.code if refusal is not None else 200
-        self.headers = _TEXT if refusal is not None and refusal.body is None else _JSON
+        if headers is None:
+            plain = refusal is not None and refusal.body is None
+            headers = _TEXT if plain else _JSON
+        self.headers = headers
         self._server = server
         self._watch = watch
         self._refusal = refusal
@@ -107,7 +111,12 @@ class MemoryTransport:
         content_type: str | None = None,
     ) -> Answer:
         self._check_open()
-        await asyncio.sleep(0)  # a request is a suspension point, as on a network
+        self.server.requests.append((method, path))
+        fault = self.server.faults.take(method, path)
+        # a request is a suspension point, as on a network
+        await asyncio.sleep(fault.delay if fault is not None else 0)
+        if fault is not None and fault.code is not None:
+            return Answer(fault.code, _encoded(fault.body()), fault.headers())
         code, document = self.server.handle(method, path, body, content_type)
         if document is None:
             return Answer(code, PAGE_NOT_FOUND, _TEXT)
@@ -118,7 +127,13 @@ class MemoryTransport:
         self, method: str, path: str, *, read_timeout: float | None
     ) -> AsyncIterator[WatchStream]:
         self._check_open()
-        await asyncio.sleep(0)
+        self.server.requests.append(("WATCH", path))
+        fault = self.server.faults.take("WATCH", path)
+        await asyncio.sleep(fault.delay if fault is not None else 0)
+        if fault is not None and fault.code is not None:
+            refusal = Refusal(fault.code, fault.body())
+            yield WatchStream(self.server, None, refusal, None, fault.headers())
+            return
         route = parse_route(path)
         seconds = route.query.get("timeoutSeconds") if route is not None else None
         timeout = float(seconds) if seconds else None
