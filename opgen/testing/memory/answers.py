@@ -93,11 +93,13 @@ def namespace_not_found(namespace: str) -> Refusal:
     )
 
 
-def already_exists(kind: Kind, name: str) -> Refusal:
+def already_exists(kind: Kind, name: str, *, deleting: bool = False) -> Refusal:
+    """A 409 AlreadyExists; `deleting`: the object in the way is being deleted."""
+    prefix = "object is being deleted: " if deleting else ""
     return status(
         409,
         "AlreadyExists",
-        f'{kind.resource} "{name}" already exists',
+        f'{prefix}{kind.resource} "{name}" already exists',
         _details(kind, name, kind.plural),
     )
 

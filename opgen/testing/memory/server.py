@@ -334,8 +334,10 @@ class MemoryApiServer:
             candidate["status"] = {"phase": "Active"}
         name_problems = name_causes(meta, dns_label=kind.kind == "Namespace")
         stored = self._admit(kind, candidate, None, type_causes + name_problems)
-        if self.store.get(_key(kind), meta.get("namespace", ""), meta["name"]):
-            raise answers.already_exists(kind, meta["name"])
+        existing = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
+        if existing is not None:
+            deleting = bool(existing["metadata"].get("deletionTimestamp"))
+            raise answers.already_exists(kind, meta["name"], deleting=deleting)
         return self.store.write(_key(kind), stored, None)
 
     def _admit(

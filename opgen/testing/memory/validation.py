@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from opgen.api import rule_causes, validate_update
+from opgen.api import failed_rules, rule_causes, validate_update
 from opgen.testing.memory.answers import Cause
 
 __all__ = ["object_causes"]
@@ -70,12 +70,16 @@ def object_causes(
         else:
             validate_update(model.model_validate(old), candidate)
     except ValidationError as error:
-        return _causes(error, candidate, has_rules)
+        return _causes(error, model, candidate, old, has_rules)
     return []
 
 
 def _causes(
-    error: ValidationError, candidate: Mapping[str, Any], has_rules: bool
+    error: ValidationError,
+    model: type[BaseModel],
+    candidate: Mapping[str, Any],
+    old: Mapping[str, Any] | None,
+    has_rules: bool,
 ) -> list[Cause]:
     causes: list[Cause] = []
     for item in error.errors():
@@ -86,11 +90,22 @@ def _causes(
     unique: dict[tuple[str, str], Cause] = {}
     for cause in causes:
         unique.setdefault((cause.field, cause.reason), cause)
-    found = list(unique.values())
+    # the server's schema validator walks properties in name order, depth first
+    found = sorted(unique.values(), key=lambda cause: _path_order(cause.field))
     if has_rules and any(cause.reason in _BLOCKING for cause in found):
         return [*found, RULES_NOT_CHECKED]
-    return found + [
-        Cause(rule.field, rule.reason, rule.message) for rule in rule_causes(error)
+    # the model's rules where Pydantic built the nodes; every rule when another
+    # constraint failed (the server still runs them after a non-blocking error)
+    rules = rule_causes(error) if not found else failed_rules(model, candidate, old)
+    return found + [Cause(rule.field, rule.reason, rule.message) for rule in rules]
+
+
+def _path_order(path: str) -> list[tuple[int, str]]:
+    """A sort key for a field path: names in order, indices by number."""
+    return [
+        (int(part), "") if part.isdigit() else (-1, part)
+        for part in re.split(r"[.\[\]]+", path)
+        if part
     ]
 
 

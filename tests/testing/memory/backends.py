@@ -105,7 +105,7 @@ def summarize(document: dict[str, Any], namespace: str) -> dict[str, Any]:
             "causes": sorted(
                 (c.get("field"), c.get("reason")) for c in details.get("causes") or []
             ),
-            "message": _UID.sub("<uid>", str(document.get("message"))),
+            "message": _UID.sub("<uid>", _message(document)),
             "cause_messages": sorted(
                 _UID.sub("<uid>", str(c.get("message")))
                 for c in details.get("causes") or []
@@ -144,6 +144,27 @@ def summarize(document: dict[str, Any], namespace: str) -> dict[str, Any]:
         "data": document.get("data"),
         "resourceVersion": Version(int(meta.get("resourceVersion") or 0)),
     }
+
+
+def _message(document: dict[str, Any]) -> str:
+    """A refusal's message, its list of causes in a fixed order: the server
+    lists them in Go's map order, which varies from one request to the next."""
+    message = str(document.get("message"))
+    causes = (document.get("details") or {}).get("causes") or []
+    head, bracket, _ = message.partition(" is invalid: [")
+    listed = sorted(
+        {
+            (
+                f"{c.get('field')}: {c.get('message')}"
+                if c.get("field")
+                else str(c.get("message"))
+            )
+            for c in causes
+        }
+    )
+    if bracket and all(part in message for part in listed):
+        return f"{head} is invalid: [{', '.join(listed)}]"
+    return message
 
 
 def ranked(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
+import opgen.api as op
 from opgen import runtime as rt
 from opgen.api.k8s import ConfigMap, Secret
 from opgen.runtime.rest import RestClient
 from opgen.testing.memory import Kinds, MemoryApiServer
 from tests.testing.memory.crds import generated_crds
+from tests.testing.memory.kinds import Gauge
 
 WIDGETS = "/apis/test.opgen.dev/v1/namespaces/default/widgets"
 
@@ -127,3 +129,22 @@ def test_a_crd_without_a_model_is_pruned_and_defaulted_by_its_schema() -> None:
 
 def test_an_unknown_path_is_a_plain_404_page(memory_server: MemoryApiServer) -> None:
     assert memory_server.handle("GET", "/apis/nothing.example/v1/things") == (404, None)
+
+
+def test_rules_are_judged_where_another_constraint_of_the_model_fails() -> None:
+    # size 11 breaks the maximum, so Pydantic builds no GaugeSpec to run its rule on
+    body = {"metadata": {"name": "g"}, "spec": {"size": 11, "low": 2, "high": 1}}
+    assert [(c.field, c.message) for c in op.failed_rules(Gauge, body)] == [
+        ("spec", "Invalid value: low must not exceed high")
+    ]
+    # the wire form as stored: the CRD's defaults (low, high) applied
+    old = {
+        "metadata": {"name": "g"},
+        "spec": {"size": 1, "low": 0, "high": 0, "locked": "k"},
+    }
+    new = {
+        "metadata": {"name": "g"},
+        "spec": {"size": 1, "low": 0, "high": 0, "locked": "j"},
+    }
+    assert [c.field for c in op.failed_rules(Gauge, new, old)] == ["spec.locked"]
+    assert op.failed_rules(Gauge, new) == [], "transition rules need the old object"
