@@ -41,6 +41,9 @@ class Kind:
     """Validates objects of this version (None: only the schema prunes and defaults)."""
     schema: Mapping[str, Any] | None = field(default=None, compare=False)
     """A CRD version's openAPIV3Schema."""
+    selectable_fields: tuple[str, ...] = ()
+    """Field selector labels beyond `metadata.name` and `metadata.namespace`
+    (a CRD version's `selectableFields`, `spec.mode`)."""
     scale: Mapping[str, str] | None = field(default=None, compare=False)
     """A CRD's scale subresource (`specReplicasPath`, ...), if it has one."""
 
@@ -141,6 +144,10 @@ class Kinds:
                             model=by_version.get((group, name, names["kind"])),
                             schema=(version.get("schema") or {}).get("openAPIV3Schema"),
                             scale=_scale(version),
+                            selectable_fields=tuple(
+                                entry["jsonPath"].lstrip(".")
+                                for entry in version.get("selectableFields") or ()
+                            ),
                         )
                     )
                 )

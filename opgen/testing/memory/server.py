@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import datetime
 import json
 from dataclasses import dataclass
@@ -195,6 +196,9 @@ class MemoryApiServer:
         if route.name is None:
             if method == "GET":
                 return 200, self._list(kind, route)
+            if method == "DELETE":
+                options = _document(body) if body else {}
+                return 200, self._delete_collection(kind, route, options)
             if method == "POST" and (
                 route.namespace is not None or not kind.namespaced
             ):
@@ -224,12 +228,8 @@ class MemoryApiServer:
         return found
 
     def _list(self, kind: Kind, route: Route) -> dict[str, Any]:
+        _check_field_selector(kind, route)
         selector = route.query.get("fieldSelector")
-        if selector:
-            for requirement in selector.replace("!=", "=").split(","):
-                label = requirement.split("=")[0].strip()
-                if label not in _FIELD_LABELS:
-                    raise answers.bad_request(f"field label not supported: {label}")
         revision = self.store.revision
         start = ""
         token = route.query.get("continue")
@@ -270,6 +270,7 @@ class MemoryApiServer:
         kind, route = self._route(path)
         if route.name is not None:
             raise answers.method_not_allowed("WATCH")
+        _check_field_selector(kind, route)
         since = route.query.get("resourceVersion", "")
         if since and since != "0":
             after = int(since)
@@ -349,7 +350,13 @@ class MemoryApiServer:
     ) -> dict[str, Any]:
         """`candidate` as it would be stored: pruned and defaulted by the CRD schema,
         validated by the kind's model (a `Refusal` with the server's causes)."""
-        meta = candidate["metadata"]
+        # ObjectMeta's fields are all omitempty: empty ones are not stored
+        meta = {
+            k: v
+            for k, v in candidate["metadata"].items()
+            if v not in ("", [], {}, None)
+        }
+        candidate["metadata"] = meta
         if kind.schema is not None:
             candidate = prune_and_default(kind.schema, candidate)
         problems = list(causes or [])
@@ -502,6 +509,29 @@ class MemoryApiServer:
         written = self._update(kind, whole, scaled, False, patched=True)
         return to_scale(kind.scale, written)
 
+    def _delete_collection(
+        self, kind: Kind, route: Route, options: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Delete every object a list with the same selectors returns; answers
+        that list (the objects as they were before)."""
+        selectors = {
+            key: value
+            for key, value in route.query.items()
+            if key in ("labelSelector", "fieldSelector")
+        }
+        listed = self._list(kind, dataclasses.replace(route, query=selectors))
+        for item in listed["items"]:
+            meta = item["metadata"]
+            one = Route(
+                kind.group,
+                kind.version,
+                kind.plural,
+                meta.get("namespace"),
+                meta["name"],
+            )
+            self._delete(kind, one, options)
+        return listed
+
     def _delete(
         self, kind: Kind, route: Route, options: dict[str, Any]
     ) -> dict[str, Any]:
@@ -537,6 +567,17 @@ class MemoryApiServer:
         if kind.tracks_generation:
             marked["metadata"]["generation"] = meta.get("generation", 0) + 1
         return self.store.write(_key(kind), marked, current)
+
+
+def _check_field_selector(kind: Kind, route: Route) -> None:
+    """A field selector names only labels the kind supports (400 otherwise)."""
+    selector = route.query.get("fieldSelector")
+    if not selector:
+        return
+    for requirement in selector.replace("!=", "=").split(","):
+        label = requirement.split("=")[0].strip()
+        if label not in (*_FIELD_LABELS, *kind.selectable_fields):
+            raise answers.bad_request(f"field label not supported: {label}")
 
 
 def _key(kind: Kind) -> tuple[str, str, str]:

@@ -30,6 +30,10 @@ class Version:
     """A resourceVersion, compared by rank once a scenario ends."""
 
     value: int
+    of_list: bool = False
+    """A list's: envtest's counts every write in etcd (other tests', the API
+    server's own leases), so it is compared as "at or after the object
+    versions before it"."""
 
 
 @dataclass
@@ -119,7 +123,9 @@ def summarize(document: dict[str, Any], namespace: str) -> dict[str, Any]:
                 for item in document["items"]
             ],
             "item_kinds": sorted({item.get("kind", "") for item in document["items"]}),
-            "resourceVersion": Version(int(document["metadata"]["resourceVersion"])),
+            "resourceVersion": Version(
+                int(document["metadata"]["resourceVersion"]), of_list=True
+            ),
             "continue": {None: "absent", "": "empty"}.get(
                 document["metadata"].get("continue"), "a token"
             ),
@@ -168,14 +174,20 @@ def _message(document: dict[str, Any]) -> str:
 
 
 def ranked(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The outcomes with every resourceVersion replaced by its rank among them."""
-    seen = sorted(
-        {o["resourceVersion"].value for o in outcomes if "resourceVersion" in o}
-    )
+    """The outcomes with every object's resourceVersion replaced by its rank among
+    them, and a list's by the rank of the newest object version it includes."""
+    versions = [o["resourceVersion"] for o in outcomes if "resourceVersion" in o]
+    seen = sorted({v.value for v in versions if not v.of_list})
     rank = {value: position for position, value in enumerate(seen)}
+
+    def placed(version: Version) -> Any:
+        if not version.of_list:
+            return rank[version.value]
+        return ("at or after", sum(value <= version.value for value in seen) - 1)
+
     return [
         {
-            key: rank[value.value] if isinstance(value, Version) else value
+            key: placed(value) if isinstance(value, Version) else value
             for key, value in outcome.items()
         }
         for outcome in outcomes

@@ -40,6 +40,7 @@ class GaugeStatus(op.Model):
 
 @op.kind(group="memory.opgen.dev", version="v1")
 @op.subresource_status()
+@op.selectable_field(".spec.mode")
 class Gauge(op.CustomResource[GaugeSpec, GaugeStatus]):
     """A namespaced kind with rules and a status subresource."""
 

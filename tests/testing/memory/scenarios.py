@@ -307,6 +307,32 @@ async def scale(api: Api) -> None:
     await _watch_since(api, WIDGETS, since, widget("zz-last"))
 
 
+async def collections_and_fields(api: Api) -> None:
+    since = await _start(api, GAUGES)
+    for name, mode, finalizers in (
+        ("g1", "Fast", []),
+        ("g2", "Slow", ["test/keep"]),
+        ("g3", "Fast", []),
+    ):
+        body = gauge(name, size=1, mode=mode)
+        body["metadata"].update(labels={"set": "one"}, finalizers=finalizers)
+        await api.send("POST", GAUGES, body)
+    await api.send("GET", GAUGES + "?fieldSelector=spec.mode%3DFast")
+    await api.send("GET", GAUGES + "?fieldSelector=spec.mode%21%3DFast")
+    await api.send(
+        "GET", GAUGES + "?fieldSelector=spec.size%3D1", note="not selectable"
+    )
+    await api.send(
+        "GET", WIDGETS + "?fieldSelector=spec.replicas%3D1", note="no selectable fields"
+    )
+    await api.send(
+        "DELETE", GAUGES + "?labelSelector=set%3Done", note="delete collection"
+    )
+    await api.send("GET", GAUGES, note="after")
+    await api.send("DELETE", CONFIGMAPS + "?labelSelector=set%3Dnone", note="nothing")
+    await _watch_since(api, GAUGES, since, gauge("zz-last", size=1))
+
+
 async def missing_namespace(api: Api) -> None:
     await api.send(
         "POST",
@@ -328,6 +354,7 @@ SCENARIOS: dict[str, Scenario] = {
         configmaps,
         selectors_and_pages,
         scale,
+        collections_and_fields,
         missing_namespace,
     )
 }
