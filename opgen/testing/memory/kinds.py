@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,7 +105,7 @@ class Kinds:
         self._kinds: dict[tuple[str, str, str], Kind] = {}
         self._builtin_modules: set[str] = set()
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Kind]:
         return iter(self._kinds.values())
 
     def add(self, kind: Kind) -> Kind:

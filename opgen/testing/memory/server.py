@@ -128,7 +128,7 @@ class MemoryApiServer:
         self.requests: list[tuple[str, str]] = []
         """Every request its transports sent: method (`WATCH` for a watch) and path."""
         self.compacted = 0
-        """Watches from a resourceVersion at or below this answer 410 Gone."""
+        """Watches from a resourceVersion below this answer 410 Gone."""
         for namespace in namespaces:
             self.handle(
                 "POST",

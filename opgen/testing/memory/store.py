@@ -73,10 +73,9 @@ class Store:
         meta["resourceVersion"] = str(self.revision)
         key = (meta.get("namespace", ""), meta["name"])
         self._objects.setdefault(kind, {})[key] = copy.deepcopy(obj)
+        happened = "MODIFIED" if previous else "ADDED"
         self._publish(
-            Event(
-                self.revision, "MODIFIED" if previous else "ADDED", kind, obj, previous
-            )
+            Event(self.revision, happened, kind, copy.deepcopy(obj), previous)
         )
         return copy.deepcopy(obj)
 
