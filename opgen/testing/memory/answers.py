@@ -9,15 +9,20 @@ from opgen.testing.memory.kinds import Kind
 
 __all__ = [
     "PAGE_NOT_FOUND",
+    "STALE",
     "Cause",
     "Refusal",
     "already_exists",
     "bad_request",
     "conflict",
     "invalid",
+    "method_not_allowed",
+    "namespace_not_found",
     "not_found",
     "page_not_found",
     "status",
+    "undecodable",
+    "unsupported_media_type",
 ]
 
 
@@ -141,6 +146,15 @@ def invalid(
     qualified = f"{noun}.{kind.group}" if kind.group else noun
     return status(
         422, "Invalid", f'{qualified} "{name}" is invalid: {summary}', details
+    )
+
+
+def undecodable(kind: Kind, cause: Cause, parent: str) -> Refusal:
+    """The 400 of a built-in's body that does not decode (a string for an integer)."""
+    actual = cause.message.split('"')[1] if '"' in cause.message else "value"
+    return bad_request(
+        f'{kind.kind} in version "{kind.version}" cannot be handled as a {kind.kind}: '
+        f"json: cannot unmarshal {actual} into Go struct field {parent}.{cause.field}"
     )
 
 

@@ -330,6 +330,8 @@ class MemoryApiServer:
         candidate["metadata"] = meta
         if kind.status_subresource:
             candidate.pop("status", None)
+        if kind.builtin and kind.status_subresource:
+            candidate["status"] = {}  # a Go struct: never omitted
         if (kind.group, kind.version, kind.plural) == NAMESPACES:
             candidate["spec"] = {"finalizers": ["kubernetes"]}
             candidate["status"] = {"phase": "Active"}
@@ -365,6 +367,12 @@ class MemoryApiServer:
                 kind.model, candidate, old, has_rules=kind.has_rules
             )
         problems += scale_causes(kind, candidate)
+        undecodable = [c for c in problems if c.reason == "FieldValueTypeInvalid"]
+        if kind.builtin and undecodable:
+            # a built-in's body is decoded into Go structs before any validation
+            raise answers.undecodable(
+                kind, undecodable[0], _go_parent(kind, undecodable[0])
+            )
         if problems:
             named = str(candidate.get("kind") or kind.kind)
             raise answers.invalid(kind, meta.get("name", ""), problems, named)
@@ -567,6 +575,29 @@ class MemoryApiServer:
         if kind.tracks_generation:
             marked["metadata"]["generation"] = meta.get("generation", 0) + 1
         return self.store.write(_key(kind), marked, current)
+
+
+def _go_parent(kind: Kind, cause: Cause) -> str:
+    """The Go type holding the field a cause names (`DeploymentSpec` for
+    `spec.replicas`): `op.k8s` classes are named after their Go types."""
+    model: Any = kind.model
+    for part in cause.field.split(".")[:-1]:
+        fields = getattr(model, "model_fields", {})
+        found = next(
+            (f for name, f in fields.items() if (f.alias or name) == part), None
+        )
+        if found is None:
+            break
+        annotation = found.annotation
+        model = next(
+            (
+                a
+                for a in (annotation, *getattr(annotation, "__args__", ()))
+                if isinstance(a, type) and hasattr(a, "model_fields")
+            ),
+            None,
+        )
+    return model.__name__ if isinstance(model, type) else kind.kind
 
 
 def _check_field_selector(kind: Kind, route: Route) -> None:

@@ -333,6 +333,44 @@ async def collections_and_fields(api: Api) -> None:
     await _watch_since(api, GAUGES, since, gauge("zz-last", size=1))
 
 
+DEPLOYMENTS = "/apis/apps/v1/namespaces/{ns}/deployments"
+
+
+def deployment(name: str, replicas: int) -> dict[str, Any]:
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+            },
+        },
+    }
+
+
+async def deployments(api: Api) -> None:
+    api.go_defaulted = frozenset({"Deployment"})
+    since = await _start(api, DEPLOYMENTS)
+    await api.send("POST", DEPLOYMENTS, deployment("d", 1))
+    await api.send("PATCH", DEPLOYMENTS + "/d", {"spec": {"replicas": 2}}, MERGE)
+    await api.send(
+        "PATCH", DEPLOYMENTS + "/d", {"metadata": {"labels": {"a": "b"}}}, MERGE
+    )
+    await api.send(
+        "PATCH", DEPLOYMENTS + "/d/status", {"status": {"observedGeneration": 2}}, MERGE
+    )
+    await api.send(
+        "POST", DEPLOYMENTS, {**deployment("e", 1), "spec": {"replicas": "x"}}
+    )
+    await api.send("DELETE", DEPLOYMENTS + "/d")
+    await _watch_since(api, DEPLOYMENTS, since, deployment("zz-last", 1))
+
+
 async def missing_namespace(api: Api) -> None:
     await api.send(
         "POST",
@@ -355,6 +393,7 @@ SCENARIOS: dict[str, Scenario] = {
         selectors_and_pages,
         scale,
         collections_and_fields,
+        deployments,
         missing_namespace,
     )
 }
