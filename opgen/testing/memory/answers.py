@@ -18,6 +18,7 @@ __all__ = [
     "invalid",
     "method_not_allowed",
     "namespace_not_found",
+    "namespace_terminating",
     "not_found",
     "page_not_found",
     "status",
@@ -95,6 +96,25 @@ def namespace_not_found(namespace: str) -> Refusal:
         "NotFound",
         f'namespaces "{namespace}" not found',
         {"name": namespace, "kind": "namespaces"},
+    )
+
+
+def namespace_terminating(kind: Kind, name: str, namespace: str) -> Refusal:
+    """A 403: no new object in a namespace being deleted."""
+    details = _details(kind, name, kind.plural)
+    details["causes"] = [
+        Cause(
+            "metadata.namespace",
+            "NamespaceTerminating",
+            f"namespace {namespace} is being terminated",
+        ).body()
+    ]
+    return status(
+        403,
+        "Forbidden",
+        f'{kind.resource} "{name}" is forbidden: unable to create new content in '
+        f"namespace {namespace} because it is being terminated",
+        details,
     )
 
 

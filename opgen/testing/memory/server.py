@@ -300,9 +300,6 @@ class MemoryApiServer:
 
     # -- writes -------------------------------------------------------------
 
-    def _namespace_exists(self, namespace: str) -> bool:
-        return self.store.get(NAMESPACES, "", namespace) is not None
-
     def _create(self, kind: Kind, route: Route, obj: dict[str, Any]) -> dict[str, Any]:
         meta = dict(obj.get("metadata") or {})
         type_causes = _type_meta_causes(kind, obj)
@@ -314,8 +311,13 @@ class MemoryApiServer:
                     "namespace sent on the request"
                 )
             meta["namespace"] = route.namespace
-            if not self._namespace_exists(route.namespace):
+            namespace = self.store.get(NAMESPACES, "", route.namespace)
+            if namespace is None:
                 raise answers.namespace_not_found(route.namespace)
+            if namespace["metadata"].get("deletionTimestamp"):
+                raise answers.namespace_terminating(
+                    kind, meta.get("name", ""), route.namespace
+                )
         else:
             meta.pop("namespace", None)
         if not meta.get("name") and meta.get("generateName"):
@@ -332,7 +334,11 @@ class MemoryApiServer:
             candidate.pop("status", None)
         if kind.builtin and kind.status_subresource:
             candidate["status"] = {}  # a Go struct: never omitted
-        if (kind.group, kind.version, kind.plural) == NAMESPACES:
+        if _key(kind) == NAMESPACES:
+            meta["labels"] = {
+                **(meta.get("labels") or {}),
+                "kubernetes.io/metadata.name": meta.get("name", ""),
+            }
             candidate["spec"] = {"finalizers": ["kubernetes"]}
             candidate["status"] = {"phase": "Active"}
         name_problems = name_causes(meta, dns_label=kind.kind == "Namespace")
@@ -517,6 +523,17 @@ class MemoryApiServer:
         written = self._update(kind, whole, scaled, False, patched=True)
         return to_scale(kind.scale, written)
 
+    def _terminate(self, kind: Kind, namespace: dict[str, Any]) -> dict[str, Any]:
+        """A deleted Namespace turns Terminating and stays: its `kubernetes`
+        finalizer is the namespace controller's, which does not run here (nor in
+        envtest without kube-controller-manager)."""
+        if namespace["metadata"].get("deletionTimestamp"):
+            return namespace
+        marked = copy.deepcopy(namespace)
+        marked["metadata"]["deletionTimestamp"] = timestamp(self.clock)
+        marked["status"] = {**(marked.get("status") or {}), "phase": "Terminating"}
+        return self.store.write(_key(kind), marked, namespace)
+
     def _delete_collection(
         self, kind: Kind, route: Route, options: dict[str, Any]
     ) -> dict[str, Any]:
@@ -557,6 +574,8 @@ class MemoryApiServer:
                     f"{label} in record ({meta.get(field)}). {why}",
                     kind.kind,
                 )
+        if _key(kind) == NAMESPACES:
+            return self._terminate(kind, current)
         finalizers = list(meta.get("finalizers") or [])
         policy = options.get("propagationPolicy")
         extra = {"Foreground": "foregroundDeletion", "Orphan": "orphan"}.get(

@@ -371,6 +371,31 @@ async def deployments(api: Api) -> None:
     await _watch_since(api, DEPLOYMENTS, since, deployment("zz-last", 1))
 
 
+async def namespaces(api: Api) -> None:
+    gone = "/api/v1/namespaces/{ns}-gone"
+    await api.send(
+        "POST", "/api/v1/namespaces", {"metadata": {"name": api.path("{ns}-gone")}}
+    )
+    await api.send(
+        "POST", "/api/v1/namespaces/{ns}-gone/configmaps", {"metadata": {"name": "c"}}
+    )
+    await api.send("DELETE", gone, note="terminates")
+    await api.send("GET", gone)
+    await api.send(
+        "POST", "/api/v1/namespaces/{ns}-gone/configmaps", {"metadata": {"name": "d"}}
+    )
+    await api.send(
+        "POST",
+        "/apis/test.opgen.dev/v1/namespaces/{ns}-gone/widgets",
+        widget("w"),
+        note="a custom resource",
+    )
+    await api.send("DELETE", gone, note="again")
+    await api.send(
+        "GET", "/api/v1/namespaces/{ns}-gone/configmaps/c", note="content stays"
+    )
+
+
 async def missing_namespace(api: Api) -> None:
     await api.send(
         "POST",
@@ -394,6 +419,7 @@ SCENARIOS: dict[str, Scenario] = {
         scale,
         collections_and_fields,
         deployments,
+        namespaces,
         missing_namespace,
     )
 }
