@@ -127,6 +127,8 @@ class MemoryApiServer:
         """Answers to give instead of doing matching requests (`faults.Fault`)."""
         self.requests: list[tuple[str, str]] = []
         """Every request its transports sent: method (`WATCH` for a watch) and path."""
+        self._dry_run = False
+        """The request being answered is a dry run (`dryRun=All`): nothing is stored."""
         self.compacted = 0
         """Watches from a resourceVersion below this answer 410 Gone."""
         for namespace in namespaces:
@@ -155,9 +157,12 @@ class MemoryApiServer:
         `404 page not found` of a path that names no served resource)."""
         try:
             kind, route = self._route(path)
+            self._dry_run = route.query.get("dryRun") == "All"
             return self._dispatch(method, kind, route, body, content_type)
         except Refusal as refusal:
             return refusal.code, refusal.body
+        finally:
+            self._dry_run = False
 
     def _route(self, path: str) -> tuple[Kind, Route]:
         route = parse_route(path)
@@ -347,7 +352,28 @@ class MemoryApiServer:
         if existing is not None:
             deleting = bool(existing["metadata"].get("deletionTimestamp"))
             raise answers.already_exists(kind, meta["name"], deleting=deleting)
-        return self.store.write(_key(kind), stored, None)
+        return self._write(kind, stored, None)
+
+    def _write(
+        self, kind: Kind, obj: dict[str, Any], previous: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """Store `obj`; a dry run answers it as it would be stored (a create
+        without a resourceVersion, an update at the stored one)."""
+        if not self._dry_run:
+            return self.store.write(_key(kind), obj, previous)
+        answer = copy.deepcopy(obj)
+        if previous is None:
+            answer["metadata"].pop("resourceVersion", None)
+        else:
+            answer["metadata"]["resourceVersion"] = previous["metadata"][
+                "resourceVersion"
+            ]
+        return answer
+
+    def _remove(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
+        if self._dry_run:
+            return copy.deepcopy(obj)
+        return self.store.remove(_key(kind), obj)
 
     def _admit(
         self,
@@ -453,11 +479,11 @@ class MemoryApiServer:
         if current["metadata"].get("deletionTimestamp") and not stored["metadata"].get(
             "finalizers"
         ):
-            self.store.remove(_key(kind), current)
+            self._remove(kind, current)
             return stored
         if stored == current:
             return current
-        return self.store.write(_key(kind), stored, current)
+        return self._write(kind, stored, current)
 
     @staticmethod
     def _finalizer_causes(
@@ -532,7 +558,7 @@ class MemoryApiServer:
         marked = copy.deepcopy(namespace)
         marked["metadata"]["deletionTimestamp"] = timestamp(self.clock)
         marked["status"] = {**(marked.get("status") or {}), "phase": "Terminating"}
-        return self.store.write(_key(kind), marked, namespace)
+        return self._write(kind, marked, namespace)
 
     def _delete_collection(
         self, kind: Kind, route: Route, options: dict[str, Any]
@@ -584,7 +610,7 @@ class MemoryApiServer:
         if extra and extra not in finalizers and not meta.get("deletionTimestamp"):
             finalizers.append(extra)
         if not finalizers:
-            return _deleted_status(kind, self.store.remove(_key(kind), current))
+            return _deleted_status(kind, self._remove(kind, current))
         if meta.get("deletionTimestamp"):
             return current
         marked = copy.deepcopy(current)
@@ -593,7 +619,7 @@ class MemoryApiServer:
         marked["metadata"]["deletionGracePeriodSeconds"] = 0
         if kind.tracks_generation:
             marked["metadata"]["generation"] = meta.get("generation", 0) + 1
-        return self.store.write(_key(kind), marked, current)
+        return self._write(kind, marked, current)
 
 
 def _go_parent(kind: Kind, cause: Cause) -> str:

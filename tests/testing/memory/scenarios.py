@@ -249,6 +249,14 @@ async def configmaps(api: Api) -> None:
     await api.send("PUT", CONFIGMAPS + "/c", unversioned, note="unconditional")
     await api.send("PATCH", CONFIGMAPS + "/c", {"data": {"n": "1"}}, MERGE)
     await api.send("GET", CONFIGMAPS + "?labelSelector=app%20in%20%28x%2Cy%29")
+    dry = "?dryRun=All"
+    await api.send(
+        "POST", CONFIGMAPS + dry, {"metadata": {"name": "e"}}, note="dry create"
+    )
+    await api.send("PATCH", CONFIGMAPS + "/c" + dry, {"data": {"n": "3"}}, MERGE)
+    await api.send("DELETE", CONFIGMAPS + "/c" + dry, note="dry delete")
+    await api.send("POST", WIDGETS + dry, widget("dry", 0), note="dry custom resource")
+    await api.send("GET", WIDGETS + "/dry", note="not created")
     await api.send("DELETE", CONFIGMAPS + "/c")
     await api.send("GET", CONFIGMAPS + "/c")
     await _watch_since(api, CONFIGMAPS, since, {"metadata": {"name": "zz-last"}})
