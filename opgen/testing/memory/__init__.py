@@ -12,14 +12,19 @@ One job per module:
   from their resource facts;
 - `paths`: a request's path and query, read into the kind and object it names;
 - `answers`: error answers in the server's `Status` shape;
-- `schema`: a CRD schema's pruning of unknown fields and its defaults;
+- `metadata`: what the server sets and checks in `metadata` (uid,
+  timestamps, generated names, name formats);
+- `schema`: a CRD schema's pruning of unknown fields and its defaults, and
+  the scale subresource's replica checks;
+- `scale`: a custom resource seen as an `autoscaling/v1` Scale;
 - `validation`: a candidate object checked through its kind's model, refusals
   as the server's 422 causes;
 - `patches`: merge and JSON patches;
 - `store`: the objects, the one resourceVersion counter, the event history
   that watches read;
 - `server`: the REST semantics (create, get, list, watch, update, patch,
-  delete, the status subresource, finalizers);
+  delete and deletecollection, the status and scale subresources,
+  finalizers, Namespaces' termination, dry runs);
 - `faults`: answers given instead of doing a request (429 with
   `Retry-After`, 500, a conflict, latency), on demand;
 - `transport`: the `seams.Transport` face of a server.
