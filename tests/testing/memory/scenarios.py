@@ -234,6 +234,11 @@ async def finalizers(api: Api) -> None:
     )
     await api.send("DELETE", WIDGETS + "/b", note="no finalizers")
     await api.send("DELETE", WIDGETS + "/b", note="missing")
+    for name, policy in (("f", "Foreground"), ("o", "Orphan"), ("g", "Background")):
+        await api.send("POST", WIDGETS, widget(name))
+        await api.send(
+            "DELETE", f"{WIDGETS}/{name}", {"propagationPolicy": policy}, note=policy
+        )
     await _watch_since(api, WIDGETS, since, widget("zz-last"))
 
 
