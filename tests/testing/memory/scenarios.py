@@ -71,6 +71,7 @@ async def create_get_list(api: Api) -> None:
         note="status dropped",
     )
     await api.send("POST", WIDGETS, {**widget("c"), "spec": {"replicas": "many"}})
+    await api.send("POST", WIDGETS, widget("l", labels={"k": "-v"}), note="bad label")
     await api.send("GET", WIDGETS)
     await api.send("GET", WIDGETS + "?labelSelector=tier%3Dweb")
     await api.send("GET", WIDGETS + "?labelSelector=tier%21%3Dweb")
@@ -148,6 +149,13 @@ async def patches(api: Api) -> None:
         "PATCH", WIDGETS + "/a", {"spec": {"replicas": "x"}}, MERGE, note="invalid"
     )
     await api.send("PATCH", WIDGETS + "/missing", {"spec": {}}, MERGE, note="missing")
+    await api.send(
+        "PATCH",
+        WIDGETS + "/a",
+        {"metadata": {"labels": {"bad key!": "x", "k": "-v"}}},
+        MERGE,
+        note="bad labels",
+    )
     await _watch_since(api, WIDGETS, since, widget("zz-last"))
 
 
@@ -252,8 +260,20 @@ async def configmaps(api: Api) -> None:
     await api.send("PUT", CONFIGMAPS + "/c", {**made, "data": {"k": "w"}})
     unversioned = {**made, "metadata": {"name": "c"}, "data": {"k": "u"}}
     await api.send("PUT", CONFIGMAPS + "/c", unversioned, note="unconditional")
+    relabelled = {**unversioned, "metadata": {"name": "c", "labels": {"k": "-v"}}}
+    await api.send("PUT", CONFIGMAPS + "/c", relabelled, note="bad label")
     await api.send("PATCH", CONFIGMAPS + "/c", {"data": {"n": "1"}}, MERGE)
     await api.send("GET", CONFIGMAPS + "?labelSelector=app%20in%20%28x%2Cy%29")
+    bad = {"ok": "bad value!", "bad key!": "v", "Bad.Prefix/x": "y", "a.io/b": "c"}
+    await api.send(
+        "POST",
+        CONFIGMAPS,
+        {"metadata": {"name": "l", "labels": bad, "annotations": {"bad key!": "v"}}},
+        note="bad labels",
+    )
+    await api.send(
+        "PATCH", WIDGETS.replace("widgets", "widgets/none"), {}, MERGE, note="404 first"
+    )
     dry = "?dryRun=All"
     await api.send(
         "POST", CONFIGMAPS + dry, {"metadata": {"name": "e"}}, note="dry create"
