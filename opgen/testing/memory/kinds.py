@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,11 +67,6 @@ class Kind:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
     @property
-    def qualified_kind(self) -> str:
-        """`Widget.test.opgen.dev`, `ConfigMap`: how a 422's message names it."""
-        return f"{self.kind}.{self.group}" if self.group else self.kind
-
-    @property
     def has_rules(self) -> bool:
         """Whether the schema has CEL rules (`x-kubernetes-validations`) anywhere."""
         return "x-kubernetes-validations" in json.dumps(self.schema or {})
@@ -104,9 +99,6 @@ class Kinds:
     def __init__(self) -> None:
         self._kinds: dict[tuple[str, str, str], Kind] = {}
         self._builtin_modules: set[str] = set()
-
-    def __iter__(self) -> Iterator[Kind]:
-        return iter(self._kinds.values())
 
     def add(self, kind: Kind) -> Kind:
         self._kinds[(kind.group, kind.version, kind.plural)] = kind

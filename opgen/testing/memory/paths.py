@@ -23,9 +23,6 @@ class Route:
     subresource: str | None = None
     query: dict[str, str] = field(default_factory=dict)
 
-    def flag(self, key: str) -> bool:
-        return self.query.get(key, "").lower() in ("true", "1")
-
 
 def parse_route(path: str) -> Route | None:
     """The route of `path` (with its query), or None when it names no resource."""
