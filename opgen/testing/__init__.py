@@ -29,6 +29,9 @@ Two jobs, two packages, and the pytest plugin that joins them:
 - `names`: `object_name(base, namespace)`, a short name unique to a test;
 - `writes`: `recording_writes(client)`, every write a block sends;
 - `logs`: the log tail that errors of both jobs quote.
+- `memory` (`opgen.testing.memory`): an API server in memory behind the
+  runtime's transport seam, held to envtest by agreement tests
+  (docs/testing.md, "Tests without a server").
 
 The names below are the public surface; import them from `opgen.testing`.
 """
