@@ -59,6 +59,7 @@ from opgen.api._lookup import unknown_name
 from opgen.api._meta import (
     Condition,
     Conditions,
+    EmbeddedObjectMeta,
     LocalObjectReference,
     ObjectMeta,
     ObjectReference,
@@ -133,6 +134,7 @@ __all__ = [
     "CustomResource",
     "Default",
     "Duration",
+    "EmbeddedObjectMeta",
     "EmbeddedResource",
     "Enum",
     "ExactlyOneOf",

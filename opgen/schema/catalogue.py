@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen.engine.naming import split_words
-from opgen.openapi.parse import Recognised, SchemaNode
+from opgen.openapi.parse import EMBEDDED_OBJECT_META, Recognised, SchemaNode
 from opgen.schema.options import EMBEDDED_OBJECT_META_SCHEMA
 from opgen.schema.typecatalogue import type_catalogue
 
@@ -212,6 +212,7 @@ class TypeMatcher:
             description_is_the_types=isinstance(mine, str)
             and isinstance(theirs, str)
             and mine.split() == theirs.split(),
+            facts=_form_of(found),
         )
 
     def _object_meta(self, raw: SchemaNode, where: str) -> Recognised | None:
@@ -222,8 +223,21 @@ class TypeMatcher:
             embedded = True
         else:
             return None
-        self.mapped.append(Mapped(where, "ObjectMeta", (), embedded))
-        return Recognised("ObjectMeta", frozenset(bare))
+        found = Mapped(where, "ObjectMeta", (), embedded)
+        self.mapped.append(found)
+        return Recognised("ObjectMeta", frozenset(bare), facts=_form_of(found))
+
+
+def _form_of(found: Mapped) -> tuple[tuple[str, Any], ...]:
+    """The field's marker for nested ObjectMeta described in the node
+    (`op.EmbeddedObjectMeta()`); the plain form is the default."""
+    return ((EMBEDDED_OBJECT_META, True),) if found.embedded_object_meta else ()
+
+
+def _is_object_meta(schema: Any) -> bool:
+    """Whether a node of a type's schema is nested ObjectMeta, in either form."""
+    bare = _without_descriptions(schema)
+    return bool(bare == {"type": "object"} or bare == EMBEDDED_OBJECT_META_SCHEMA)
 
 
 def _names_fit(node: Any, model: str, *, depth: int) -> bool:
@@ -410,6 +424,16 @@ def _covers(node: SchemaNode, schema: SchemaNode, path: str, newer: list[str]) -
                 if name not in theirs or not _covers(
                     sub, theirs[name], f"{path}.{name}", newer
                 ):
+                    return False
+                if (
+                    name == "metadata"
+                    and _is_object_meta(theirs[name])
+                    and _without_descriptions(sub)
+                    != _without_descriptions(theirs[name])
+                ):
+                    # Nested ObjectMeta in the other form, or a project's own
+                    # metadata type (prometheus-operator's EmbeddedMetadata):
+                    # no release writes it otherwise.
                     return False
             newer.extend(f"{path}.{name}" for name in theirs if name not in value)
         elif key in ("items", "additionalProperties") and isinstance(value, dict):
