@@ -92,6 +92,7 @@ from opgen.api._structure import (
     Schemaless,
     StructType,
     Title,
+    Undescribed,
 )
 from opgen.api._types import (
     JSON,
@@ -182,6 +183,7 @@ __all__ = [
     "Time",
     "Title",
     "Type",
+    "Undescribed",
     "UniqueItems",
     "conversion",
     "crd_metadata",

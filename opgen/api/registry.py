@@ -57,6 +57,7 @@ def default_registry() -> MarkerRegistry:
             _structure.Default,
             _structure.Example,
             _structure.Title,
+            _structure.Undescribed,
             _structure.ExternalDocs,
             _structure.EmbeddedResource,
             _meta.EmbeddedObjectMeta,

@@ -50,6 +50,7 @@ from opgen.model.openapi import (
 
 __all__ = [
     "EMBEDDED_OBJECT_META",
+    "UNDESCRIBED",
     "Placement",
     "Recognised",
     "Recogniser",
@@ -134,6 +135,8 @@ class Recognised:
 EMBEDDED_OBJECT_META = "x-opgen-embedded-object-meta"
 """A recognised node's fact: its nested ObjectMeta is described
 (`op.EmbeddedObjectMeta()`)."""
+UNDESCRIBED = "x-opgen-undescribed"
+"""A recognised node's fact: nothing below it is described (`op.Undescribed()`)."""
 
 
 Recogniser = Callable[[SchemaNode, str], "Recognised | None"]

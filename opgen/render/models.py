@@ -44,7 +44,7 @@ from opgen.model.openapi import (
     Shape,
     Untyped,
 )
-from opgen.openapi.parse import EMBEDDED_OBJECT_META
+from opgen.openapi.parse import EMBEDDED_OBJECT_META, UNDESCRIBED
 from opgen.render.templating import render, render_statement
 from opgen.render.views import (
     ModelAliasView,
@@ -70,6 +70,7 @@ _FLAGS = {
     "x-kubernetes-preserve-unknown-fields": "PreserveUnknownFields",
     "x-kubernetes-embedded-resource": "EmbeddedResource",
     EMBEDDED_OBJECT_META: "EmbeddedObjectMeta",
+    UNDESCRIBED: "Undescribed",
 }
 _ORDER = {
     keyword: position

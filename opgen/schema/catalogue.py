@@ -53,7 +53,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen.engine.naming import split_words
-from opgen.openapi.parse import EMBEDDED_OBJECT_META, Recognised, SchemaNode
+from opgen.openapi.parse import (
+    EMBEDDED_OBJECT_META,
+    UNDESCRIBED,
+    Recognised,
+    SchemaNode,
+)
 from opgen.schema.options import EMBEDDED_OBJECT_META_SCHEMA
 from opgen.schema.typecatalogue import type_catalogue
 
@@ -101,6 +106,10 @@ class Mapped:
     embedded_object_meta: bool = False
     """The node describes nested ObjectMeta (controller-gen's
     `generateEmbeddedObjectMeta`)."""
+    undescribed: bool = False
+    """In a CRD with descriptions, nothing at or below the node is described
+    where the type is (inside Argo Workflows' `templateDefaults`):
+    `op.Undescribed()`."""
 
 
 @functools.cache
@@ -164,7 +173,8 @@ class TypeMatcher:
                     continue
                 newer, consumed = outcome
                 described = _described(position, embedded)
-                if self.described:
+                undescribed = self.described and not has_descriptions(raw)
+                if self.described and not undescribed:
                     newer = [*newer, *_reworded(raw, described, "")]
                 if (
                     not newer
@@ -180,7 +190,11 @@ class TypeMatcher:
                     and _documented_alike(raw, described)
                 ):
                     found = Mapped(
-                        where, catalogue.names[position], tuple(newer), embedded
+                        where,
+                        catalogue.names[position],
+                        tuple(newer),
+                        embedded,
+                        undescribed and _described_inside(described),
                     )
                     passed.append((position, found, consumed))
                 break
@@ -229,9 +243,22 @@ class TypeMatcher:
 
 
 def _form_of(found: Mapped) -> tuple[tuple[str, Any], ...]:
-    """The field's marker for nested ObjectMeta described in the node
-    (`op.EmbeddedObjectMeta()`); the plain form is the default."""
-    return ((EMBEDDED_OBJECT_META, True),) if found.embedded_object_meta else ()
+    """The field's markers: nested ObjectMeta described in the node
+    (`op.EmbeddedObjectMeta()`; the plain form is the default), nothing
+    described at or below it (`op.Undescribed()`)."""
+    facts: list[tuple[str, Any]] = []
+    if found.embedded_object_meta:
+        facts.append((EMBEDDED_OBJECT_META, True))
+    if found.undescribed:
+        facts.append((UNDESCRIBED, True))
+    return tuple(facts)
+
+
+def _described_inside(node: Any) -> bool:
+    """Whether anything below the node (not the node itself) has a description."""
+    return isinstance(node, dict) and has_descriptions(
+        {key: value for key, value in node.items() if key != "description"}
+    )
 
 
 def _is_object_meta(schema: Any) -> bool:
