@@ -15,13 +15,18 @@ are imported:
 interpreter; "in process" is reading, checking, mapping, naming and rendering
 (`opgen.render.imported.imported_outputs`) with the interpreter warm. Each is
 run REPEATS times and printed as median (min-max). Goal (issue 14): the 1.3 MB
-CRD imported in under 10 s, judged on the command's median. Figures are
-wall-clock times on whatever machine runs this.
+CRD imported in under 10 s, judged on the command's median. Goal (issue 22):
+Argo Workflows' published CronWorkflow (2.7 MB) imported in at most 5 s; its
+command's CPU time is printed too, and the first import on a machine, which
+builds the type catalogue the later ones read from the user's cache. Figures
+are wall-clock times on whatever machine runs this, with its load average.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -130,7 +135,20 @@ def in_process_seconds(crd: dict[str, Any]) -> tuple[float, int, int]:
     return seconds, size, len(report.mapped)
 
 
-def command_seconds(source: Path, root: Path) -> float:
+def command_seconds(
+    source: Path, root: Path, env: dict[str, str] | None = None
+) -> float:
+    """Wall-clock seconds of `opgen import crd SOURCE` in a new project."""
+    return command_times(source, root, env)[0]
+
+
+def command_times(
+    source: Path, root: Path, env: dict[str, str] | None = None
+) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user and system, of the child process) of
+    `opgen import crd SOURCE` in a new project. On a machine other work
+    loads, the CPU time is what the command costs; the wall-clock time adds
+    the wait for a core."""
     opgen = [sys.executable, "-m", "opgen"]
     root.mkdir()
     subprocess.run(
@@ -138,19 +156,27 @@ def command_seconds(source: Path, root: Path) -> float:
         cwd=root,
         capture_output=True,
         check=True,
+        env=env,
     )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [*opgen, "import", "crd", str(source)],
         cwd=root,
         capture_output=True,
         check=True,
+        env=env,
     )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point (takes no options)."""
+    load = ", ".join(f"{figure:.2f}" for figure in os.getloadavg())
+    print(f"load average (1, 5, 15 min) on {os.cpu_count()} cores: {load}")
     with tempfile.TemporaryDirectory(prefix="opgen-bench-import-") as temp:
         directory = Path(temp)
         crd = generated_crd(directory)
@@ -178,6 +204,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"{size / 1e6:>10.2f}"
             )
         published = published_seconds(directory)
+    load = ", ".join(f"{figure:.2f}" for figure in os.getloadavg())
+    print(f"load average afterwards: {load}")
     worst = max(figures.values())
     verdict = "met" if worst < GOAL else "MISSED"
     print(
@@ -201,15 +229,24 @@ def published_seconds(directory: Path) -> float:
     source = module_dir(module, version) / path
     text = source.read_text(encoding="utf-8")
     (crd,) = [d for d in yaml_documents(text) if isinstance(d, dict)]
-    whole = [
-        command_seconds(source, directory / f"published{n}") for n in range(REPEATS)
-    ]
+    # The first import on a machine builds the type catalogue into the
+    # user's cache (opgen.schema.typecatalogue); measured apart, in a cache
+    # of its own.
+    cold = dict(os.environ, OPGEN_CACHE_DIR=str(directory / "cold-cache"))
+    first = command_times(source, directory / "published-cold", cold)
+    times = [command_times(source, directory / f"published{n}") for n in range(REPEATS)]
+    whole = [wall for wall, _ in times]
     runs = [in_process_seconds(crd) for _ in range(REPEATS)]
     _, size, mapped = runs[0]
     label = f"{crd['metadata']['name']} {version}"
     print(
         f"{label:<34} {len(text) / 1e6:>5.2f} {_spread(whole):>17} "
         f"{_spread([run[0] for run in runs]):>17} {mapped:>7} {size / 1e6:>10.2f}"
+    )
+    print(
+        f"  the command's CPU time: {_spread([cpu for _, cpu in times])} s; "
+        f"the first import on a machine (catalogue built): {first[0]:.2f} s "
+        f"({first[1]:.2f} s CPU)"
     )
     return statistics.median(whole)
 

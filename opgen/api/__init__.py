@@ -60,6 +60,7 @@ from opgen.api._lookup import unknown_name
 from opgen.api._meta import (
     Condition,
     Conditions,
+    EmbeddedObjectMeta,
     LocalObjectReference,
     ObjectMeta,
     ObjectReference,
@@ -92,6 +93,7 @@ from opgen.api._structure import (
     Schemaless,
     StructType,
     Title,
+    Undescribed,
 )
 from opgen.api._types import (
     JSON,
@@ -134,6 +136,7 @@ __all__ = [
     "CustomResource",
     "Default",
     "Duration",
+    "EmbeddedObjectMeta",
     "EmbeddedResource",
     "Enum",
     "ExactlyOneOf",
@@ -181,6 +184,7 @@ __all__ = [
     "Time",
     "Title",
     "Type",
+    "Undescribed",
     "UniqueItems",
     "conversion",
     "crd_metadata",

@@ -13,6 +13,7 @@ k8s.io/api and k8s.io/apimachinery, so their schemas are controller-gen's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, GetJsonSchemaHandler
@@ -22,11 +23,19 @@ from opgen.api._model import Model
 from opgen.api._structure import Default, ListMapKey, ListType, StructType
 from opgen.api._types import Time
 from opgen.api._validation import Format, MaxLength, Minimum, MinLength, Pattern
-from opgen.engine.markers import OBJECT_META_FLAG, SchemaNode
+from opgen.engine.markers import (
+    OBJECT_META_DESCRIBED,
+    OBJECT_META_FLAG,
+    OBJECT_META_PLAIN,
+    Marker,
+    MarkerContext,
+    SchemaNode,
+)
 
 __all__ = [
     "Condition",
     "Conditions",
+    "EmbeddedObjectMeta",
     "LocalObjectReference",
     "ObjectMeta",
     "ObjectReference",
@@ -93,6 +102,58 @@ class ObjectMeta(Model):
         # fields when the CRD options ask for them. The root is always
         # `{type: object}`.
         return {"type": "object", OBJECT_META_FLAG: True}
+
+
+@dataclass(frozen=True)
+class EmbeddedObjectMeta(Marker):
+    """The form of every nested ObjectMeta at or below this field or type,
+    whatever the CRD option (`--embedded-object-meta`) says: described
+    (`name`, `namespace`, `labels`, `annotations`, `finalizers`, as
+    controller-gen's `generateEmbeddedObjectMeta` writes them) or, with
+    `described=False`, `{type: object}`. An ObjectMeta below that is marked
+    itself keeps its own marker's form. `opgen import` writes it where a CRD
+    describes one nested `metadata` and not another."""
+
+    described: bool = True
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        form = OBJECT_META_DESCRIBED if self.described else OBJECT_META_PLAIN
+        found: list[bool] = []
+        copies: dict[int, Any] = {}
+
+        def walk(value: Any) -> Any:
+            if isinstance(value, list):
+                items = [walk(item) for item in value]
+                changed = any(a is not b for a, b in zip(items, value, strict=True))
+                return items if changed else value
+            if not isinstance(value, dict):
+                return value
+            if id(value) in copies:
+                return copies[id(value)]
+            if value.get(OBJECT_META_FLAG) is not None:
+                found.append(True)
+                result = (
+                    {**value, OBJECT_META_FLAG: form}
+                    if value[OBJECT_META_FLAG] is True
+                    else value
+                )
+            else:
+                children = {key: walk(child) for key, child in value.items()}
+                changed = any(children[key] is not value[key] for key in value)
+                result = children if changed else value
+            copies[id(value)] = result
+            return result
+
+        marked = walk(node)
+        if not found:
+            raise ctx.error(
+                self,
+                "there is no nested ObjectMeta here",
+                hint="put it on a field (or type) that holds an op.ObjectMeta, "
+                "or a type with one inside (op.k8s.PodTemplateSpec)",
+            )
+        assert isinstance(marked, dict)
+        return marked
 
 
 class Condition(Model):

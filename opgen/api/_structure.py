@@ -37,6 +37,7 @@ __all__ = [
     "Schemaless",
     "StructType",
     "Title",
+    "Undescribed",
 ]
 
 
@@ -124,6 +125,45 @@ class Title(Marker):
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         return {**node, "title": self.text}
+
+
+@dataclass(frozen=True)
+class Undescribed(Marker):
+    """No description at or below the node: the field's, and the ones its type
+    brings (a pod template's, hundreds of them), are left out of the CRD.
+    What `--max-description-length 0` does for a whole CRD, for one field;
+    `opgen import` writes it where a CRD leaves them out."""
+
+    def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
+        copies: dict[int, SchemaNode] = {}
+
+        def bare(schema: SchemaNode) -> SchemaNode:
+            if id(schema) not in copies:
+                copies[id(schema)] = below(
+                    {k: v for k, v in schema.items() if k != "description"}
+                )
+            return copies[id(schema)]
+
+        def below(schema: SchemaNode) -> SchemaNode:
+            result = dict(schema)
+            properties = schema.get("properties")
+            if isinstance(properties, dict):
+                result["properties"] = {
+                    name: bare(child) if isinstance(child, dict) else child
+                    for name, child in properties.items()
+                }
+            for key in ("items", "additionalProperties", "not"):
+                if isinstance(schema.get(key), dict):
+                    result[key] = bare(schema[key])
+            for key in ("anyOf", "allOf", "oneOf"):
+                if isinstance(schema.get(key), list):
+                    result[key] = [
+                        bare(child) if isinstance(child, dict) else child
+                        for child in schema[key]
+                    ]
+            return result
+
+        return bare(node)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,15 @@ no-op). Not for types files: the generator and opgen's docs tests read it.
 
 from __future__ import annotations
 
-from opgen.api import _cel, _inapplicable, _junctors, _shape, _structure, _validation
+from opgen.api import (
+    _cel,
+    _inapplicable,
+    _junctors,
+    _meta,
+    _shape,
+    _structure,
+    _validation,
+)
 from opgen.engine import kinds
 from opgen.engine.registry import MarkerRegistry
 
@@ -49,8 +57,10 @@ def default_registry() -> MarkerRegistry:
             _structure.Default,
             _structure.Example,
             _structure.Title,
+            _structure.Undescribed,
             _structure.ExternalDocs,
             _structure.EmbeddedResource,
+            _meta.EmbeddedObjectMeta,
             _structure.PreserveUnknownFields,
             _structure.Schemaless,
             _structure.ListType,

@@ -40,7 +40,9 @@ from opgen.errors import Location, MarkerError
 
 __all__ = [
     "FLOAT_FLAG",
+    "OBJECT_META_DESCRIBED",
     "OBJECT_META_FLAG",
+    "OBJECT_META_PLAIN",
     "Marker",
     "MarkerCollector",
     "MarkerContext",
@@ -57,7 +59,11 @@ FLOAT_FLAG = "x-opgen-float"
 
 OBJECT_META_FLAG = "x-opgen-object-meta"
 """Left on nested ObjectMeta nodes until the schema stage applies the CRD options
-(`{type: object}`, or the embedded-object-meta fields)."""
+(`{type: object}`, or the embedded-object-meta fields). `True` follows the
+options; `OBJECT_META_DESCRIBED` and `OBJECT_META_PLAIN` are the forms
+`op.EmbeddedObjectMeta` fixes for its subtree."""
+OBJECT_META_DESCRIBED = "described"
+OBJECT_META_PLAIN = "plain"
 
 C = TypeVar("C", bound=type)
 

@@ -49,6 +49,8 @@ from opgen.model.openapi import (
 )
 
 __all__ = [
+    "EMBEDDED_OBJECT_META",
+    "UNDESCRIBED",
     "Placement",
     "Recognised",
     "Recogniser",
@@ -125,6 +127,16 @@ class Recognised:
     consumed: frozenset[str]
     description_is_the_types: bool = False
     """The node's description is the type's own, which the type writes anyway."""
+    facts: tuple[tuple[str, Any], ...] = ()
+    """What the field adds to the type, as keywords its markers write back
+    (`EMBEDDED_OBJECT_META`)."""
+
+
+EMBEDDED_OBJECT_META = "x-opgen-embedded-object-meta"
+"""A recognised node's fact: its nested ObjectMeta is described
+(`op.EmbeddedObjectMeta()`)."""
+UNDESCRIBED = "x-opgen-undescribed"
+"""A recognised node's fact: nothing below it is described (`op.Undescribed()`)."""
 
 
 Recogniser = Callable[[SchemaNode, str], "Recognised | None"]
@@ -202,6 +214,7 @@ class SchemaReader:
         self.known = dict(known or {})
         self.ignore = frozenset(ignore)
         self.recognise = recognise
+        self._recognised_facts: dict[str, tuple[tuple[str, Any], ...]] = {}
         self.models: dict[str, ModelDecl] = {}
         self._reading: set[str] = set()
         self._names: dict[tuple[str, str], str] = {}
@@ -294,6 +307,7 @@ class SchemaReader:
         facts = self.facts(
             raw, exclude=consumed | {"description", "default"}, where=where
         )
+        facts = tuple(sorted(facts + self._recognised_facts.pop(where, ())))
         if _TYPES_DESCRIPTION in consumed:
             description = None
         return Node(shape, description, default, facts)
@@ -328,6 +342,8 @@ class SchemaReader:
                 consumed = set(found.consumed)
                 if found.description_is_the_types:
                     consumed.add(_TYPES_DESCRIPTION)
+                if found.facts:
+                    self._recognised_facts[where] = found.facts
                 return KnownType(found.name), consumed
             values = raw.get("additionalProperties")
             if isinstance(values, dict) and "properties" not in raw:

@@ -44,6 +44,7 @@ from opgen.model.openapi import (
     Shape,
     Untyped,
 )
+from opgen.openapi.parse import EMBEDDED_OBJECT_META, UNDESCRIBED
 from opgen.render.templating import render, render_statement
 from opgen.render.views import (
     ModelAliasView,
@@ -68,6 +69,8 @@ _FLAGS = {
     "nullable": "Nullable",
     "x-kubernetes-preserve-unknown-fields": "PreserveUnknownFields",
     "x-kubernetes-embedded-resource": "EmbeddedResource",
+    EMBEDDED_OBJECT_META: "EmbeddedObjectMeta",
+    UNDESCRIBED: "Undescribed",
 }
 _ORDER = {
     keyword: position

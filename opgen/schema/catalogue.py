@@ -40,25 +40,27 @@ are told apart by the field's name. Nested `ObjectMeta` (a template's
 `metadata`) is recognised in both of controller-gen's forms: `{type: object}`
 and, with `generateEmbeddedObjectMeta`, the five fields it then describes.
 Every match is recorded (`TypeMatcher.mapped`), with the fields only the
-newer release has.
+newer release has. The types' fields and schemas come from
+`opgen.schema.typecatalogue`, built once per release of opgen and kept in the
+user's cache.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
-import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import create_model
-
-from opgen.engine.naming import split_words, to_camel
-from opgen.openapi.kubernetes import KNOWN
-from opgen.openapi.parse import Recognised, SchemaNode
-from opgen.schema.build import model_schema
-from opgen.schema.options import EMBEDDED_OBJECT_META_SCHEMA, CrdOptions
+from opgen.engine.naming import split_words
+from opgen.openapi.parse import (
+    EMBEDDED_OBJECT_META,
+    UNDESCRIBED,
+    Recognised,
+    SchemaNode,
+)
+from opgen.schema.options import EMBEDDED_OBJECT_META_SCHEMA
+from opgen.schema.typecatalogue import type_catalogue
 
 __all__ = ["Mapped", "TypeMatcher", "has_descriptions"]
 
@@ -89,7 +91,6 @@ _FIELD_KEYWORDS = frozenset(
 _MIN_FIELDS = 2
 _DISTINCTIVE_FIELDS = 3
 _MIN_COVERAGE = 0.6
-_VALUE_TYPES = frozenset(KNOWN.values()) - {"ObjectMeta"}
 
 
 @dataclass(frozen=True)
@@ -105,85 +106,29 @@ class Mapped:
     embedded_object_meta: bool = False
     """The node describes nested ObjectMeta (controller-gen's
     `generateEmbeddedObjectMeta`)."""
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    name: str
-    model: type[Any]
-    fields: frozenset[str]
-
-
-_OUTSIDE_K8S_API = frozenset({"apiextensions_v1", "apiregistration_v1"})
-"""op.k8s modules whose Go types are not in k8s.io/api (apiextensions-apiserver,
-kube-aggregator): CRDs do not embed them, and JSONSchemaProps is recursive."""
-
-
-@functools.cache
-def _candidates() -> tuple[_Candidate, ...]:
-    import opgen.api as op
-    import opgen.api.k8s as k8s
-
-    found = []
-    for name in sorted(k8s.__all__):
-        value = getattr(k8s, name)
-        if (
-            not inspect.isclass(value)
-            or not issubclass(value, op.Model)
-            or name == "ObjectMeta"
-            or value.__module__.rsplit(".", 1)[-1] in _OUTSIDE_K8S_API
-        ):
-            continue
-        fields = frozenset(
-            info.alias or to_camel(attribute)
-            for attribute, info in value.model_fields.items()
-        )
-        shown = name if name in _VALUE_TYPES else f"k8s.{name}"
-        found.append(_Candidate(shown, value, fields))
-    return tuple(found)
+    undescribed: bool = False
+    """In a CRD with descriptions, nothing at or below the node is described
+    where the type is (inside Argo Workflows' `templateDefaults`):
+    `op.Undescribed()`."""
 
 
 @functools.cache
 def _by_field() -> Mapping[str, frozenset[int]]:
     index: dict[str, set[int]] = {}
-    for position, candidate in enumerate(_candidates()):
-        for name in candidate.fields:
+    for position, fields in enumerate(type_catalogue().fields):
+        for name in fields:
             index.setdefault(name, set()).add(position)
     return {name: frozenset(positions) for name, positions in index.items()}
 
 
 def _schema(position: int, embedded_object_meta: bool) -> SchemaNode:
     """The type's schema, as compared: without descriptions."""
-    return _schemas(embedded_object_meta, descriptions=False)[position]
+    return type_catalogue().schemas[embedded_object_meta, False][position]
 
 
 def _described(position: int, embedded_object_meta: bool) -> SchemaNode:
     """The type's schema with its descriptions, to tell types of one shape apart."""
-    return _schemas(embedded_object_meta, descriptions=True)[position]
-
-
-@functools.cache
-def _schemas(
-    embedded_object_meta: bool, *, descriptions: bool
-) -> tuple[SchemaNode, ...]:
-    """Every candidate's schema, built in one pass: a model with a field of each
-    type shares the flattening of the types they have in common (PodSpec in
-    PodTemplateSpec, JobSpec, DeploymentSpec, ...), many times cheaper than one
-    build per type."""
-    import opgen.api as op
-
-    candidates = _candidates()
-    fields: dict[str, Any] = {
-        f"type{position}": (candidate.model | None, None)
-        for position, candidate in enumerate(candidates)
-    }
-    every = create_model("EveryKubernetesType", __base__=op.Model, **fields)
-    options = CrdOptions(
-        max_description_length=None if descriptions else 0,
-        embedded_object_meta=embedded_object_meta,
-    )
-    properties = model_schema(every, options)["properties"]
-    return tuple(properties[f"type{position}"] for position in range(len(candidates)))
+    return type_catalogue().schemas[embedded_object_meta, True][position]
 
 
 @functools.cache
@@ -213,12 +158,12 @@ class TypeMatcher:
         if not positions:
             return None
         passed: list[tuple[int, Mapped, frozenset[str]]] = []
+        catalogue = type_catalogue()
         for position in sorted(positions):
-            candidate = _candidates()[position]
-            exact_fields = names == candidate.fields
-            if not exact_fields and not _enough(names, candidate.fields):
+            fields = catalogue.fields[position]
+            if names != fields and not _enough(names, fields):
                 continue
-            if not _names_fit(raw, candidate.model, depth=3):
+            if not _names_fit(raw, catalogue.classes[position], depth=3):
                 continue  # cheaper than building the type's schema
             for embedded in (False, True):
                 if embedded and not _has_object_meta(position):
@@ -228,7 +173,8 @@ class TypeMatcher:
                     continue
                 newer, consumed = outcome
                 described = _described(position, embedded)
-                if self.described:
+                undescribed = self.described and not has_descriptions(raw)
+                if self.described and not undescribed:
                     newer = [*newer, *_reworded(raw, described, "")]
                 if (
                     not newer
@@ -236,14 +182,20 @@ class TypeMatcher:
                     and (
                         _distinctive(raw)
                         or _agreement(raw, described) > 0
-                        or _affinity(candidate.name, _spelled_out(field)) > 0
+                        or _affinity(catalogue.names[position], _spelled_out(field)) > 0
                     )
                 ) or (
                     newer
-                    and _enough(names, candidate.fields)
+                    and _enough(names, fields)
                     and _documented_alike(raw, described)
                 ):
-                    found = Mapped(where, candidate.name, tuple(newer), embedded)
+                    found = Mapped(
+                        where,
+                        catalogue.names[position],
+                        tuple(newer),
+                        embedded,
+                        undescribed and _described_inside(described),
+                    )
                     passed.append((position, found, consumed))
                 break
         if not passed:
@@ -274,6 +226,7 @@ class TypeMatcher:
             description_is_the_types=isinstance(mine, str)
             and isinstance(theirs, str)
             and mine.split() == theirs.split(),
+            facts=_form_of(found),
         )
 
     def _object_meta(self, raw: SchemaNode, where: str) -> Recognised | None:
@@ -284,17 +237,43 @@ class TypeMatcher:
             embedded = True
         else:
             return None
-        self.mapped.append(Mapped(where, "ObjectMeta", (), embedded))
-        return Recognised("ObjectMeta", frozenset(bare))
+        found = Mapped(where, "ObjectMeta", (), embedded)
+        self.mapped.append(found)
+        return Recognised("ObjectMeta", frozenset(bare), facts=_form_of(found))
 
 
-def _names_fit(node: Any, model: Any, *, depth: int) -> bool:
+def _form_of(found: Mapped) -> tuple[tuple[str, Any], ...]:
+    """The field's markers: nested ObjectMeta described in the node
+    (`op.EmbeddedObjectMeta()`; the plain form is the default), nothing
+    described at or below it (`op.Undescribed()`)."""
+    facts: list[tuple[str, Any]] = []
+    if found.embedded_object_meta:
+        facts.append((EMBEDDED_OBJECT_META, True))
+    if found.undescribed:
+        facts.append((UNDESCRIBED, True))
+    return tuple(facts)
+
+
+def _described_inside(node: Any) -> bool:
+    """Whether anything below the node (not the node itself) has a description."""
+    return isinstance(node, dict) and has_descriptions(
+        {key: value for key, value in node.items() if key != "description"}
+    )
+
+
+def _is_object_meta(schema: Any) -> bool:
+    """Whether a node of a type's schema is nested ObjectMeta, in either form."""
+    bare = _without_descriptions(schema)
+    return bool(bare == {"type": "object"} or bare == EMBEDDED_OBJECT_META_SCHEMA)
+
+
+def _names_fit(node: Any, model: str, *, depth: int) -> bool:
     """Whether the field names of `node`, `depth` levels down, are the model's
-    (read off the classes, without building a schema)."""
+    (read off the catalogue's classes, without comparing schemas)."""
     properties = node.get("properties") if isinstance(node, dict) else None
     if not isinstance(properties, dict):
         return True
-    fields = _fields(model)
+    fields = type_catalogue().nested[model]
     if not set(properties) <= set(fields):
         return False
     if depth == 0:
@@ -308,33 +287,6 @@ def _names_fit(node: Any, model: Any, *, depth: int) -> bool:
         if inner is not None and not _names_fit(sub, inner, depth=depth - 1):
             return False
     return True
-
-
-@functools.cache
-def _fields(model: Any) -> dict[str, type[Any] | None]:
-    """Wire name → the model class the field holds (in a list or map, or
-    optional), or None for a field of another type."""
-    import opgen.api as op
-
-    found: dict[str, type[Any] | None] = {}
-    for attribute, info in model.model_fields.items():
-        held = None
-        for candidate in _classes_in(info.annotation):
-            if inspect.isclass(candidate) and issubclass(candidate, op.Model):
-                held = candidate
-        found[info.alias or to_camel(attribute)] = held
-    return found
-
-
-def _classes_in(annotation: Any) -> list[Any]:
-    if hasattr(annotation, "__value__"):  # TypeAliasType
-        return _classes_in(annotation.__value__)
-    arguments = typing.get_args(annotation)
-    if not arguments:
-        return [annotation]
-    if typing.get_origin(annotation) is typing.Annotated:
-        return _classes_in(arguments[0])
-    return [found for argument in arguments for found in _classes_in(argument)]
 
 
 def _containing(names: frozenset[str]) -> frozenset[int]:
@@ -499,6 +451,16 @@ def _covers(node: SchemaNode, schema: SchemaNode, path: str, newer: list[str]) -
                 if name not in theirs or not _covers(
                     sub, theirs[name], f"{path}.{name}", newer
                 ):
+                    return False
+                if (
+                    name == "metadata"
+                    and _is_object_meta(theirs[name])
+                    and _without_descriptions(sub)
+                    != _without_descriptions(theirs[name])
+                ):
+                    # Nested ObjectMeta in the other form, or a project's own
+                    # metadata type (prometheus-operator's EmbeddedMetadata):
+                    # no release writes it otherwise.
                     return False
             newer.extend(f"{path}.{name}" for name in theirs if name not in value)
         elif key in ("items", "additionalProperties") and isinstance(value, dict):

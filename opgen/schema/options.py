@@ -7,7 +7,8 @@
 - `embedded_object_meta` (`crd:generateEmbeddedObjectMeta=true`): nested
   `ObjectMeta` (a pod template's `metadata`) describes name, namespace,
   labels, annotations and finalizers, so the API server keeps them instead of
-  pruning them. The root `metadata` is always `{type: object}`.
+  pruning them. The root `metadata` is always `{type: object}`. Below a field
+  or type marked `op.EmbeddedObjectMeta(...)`, the marker's form holds instead.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from opgen.engine.markers import OBJECT_META_FLAG, SchemaNode
+from opgen.engine.markers import OBJECT_META_DESCRIBED, OBJECT_META_FLAG, SchemaNode
 
 __all__ = [
     "DEFAULT_OPTIONS",
@@ -82,7 +83,8 @@ def truncate_description(text: str, limit: int) -> str:
 def apply_options(node: dict[str, Any], options: CrdOptions) -> None:
     """Apply `options` to one schema node, in place (the caller walks the tree
     and drops `OBJECT_META_FLAG` afterwards)."""
-    if node.get(OBJECT_META_FLAG) and options.embedded_object_meta:
+    form = node.get(OBJECT_META_FLAG)
+    if form == OBJECT_META_DESCRIBED or (form is True and options.embedded_object_meta):
         node["properties"] = copy.deepcopy(EMBEDDED_OBJECT_META_SCHEMA["properties"])
     limit = options.max_description_length
     description = node.get("description")

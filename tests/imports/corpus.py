@@ -18,9 +18,10 @@ from typing import Any
 import yaml
 
 from opgen.openapi.crd import yaml_documents
+from opgen.testing.binaries.gomodules import module_dir
 from tests.gotools import published_file
 
-__all__ = ["CORPUS", "Published", "published_crds"]
+__all__ = ["CORPUS", "Published", "Sample", "published_crds", "published_samples"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Published:
     """CRD names to take from the files (all when empty)."""
     differences: tuple[str, ...] = ()
     """Paths the round trip still differs at (docs/import.md says why)."""
+    samples: tuple[str, ...] = ()
+    """Folders of the module holding the project's sample objects."""
 
     @property
     def package(self) -> str:
@@ -56,6 +59,7 @@ CORPUS: tuple[Published, ...] = (
             "manifests/crds/rollout-crd.yaml",
             "manifests/crds/analysis-template-crd.yaml",
         ),
+        samples=("examples",),
     ),
     Published(
         "Argo Workflows",
@@ -65,6 +69,7 @@ CORPUS: tuple[Published, ...] = (
             "manifests/base/crds/full/argoproj.io_workflows.yaml",
             "manifests/base/crds/full/argoproj.io_workfloweventbindings.yaml",
         ),
+        samples=("examples",),
     ),
     Published(
         "cert-manager",
@@ -83,6 +88,7 @@ CORPUS: tuple[Published, ...] = (
             "config/crd/bases/postgresql.cnpg.io_clusters.yaml",
             "config/crd/bases/postgresql.cnpg.io_poolers.yaml",
         ),
+        samples=("docs/src/samples",),
     ),
     Published(
         "Crossplane",
@@ -110,12 +116,14 @@ CORPUS: tuple[Published, ...] = (
             "config/crd/bases/source.toolkit.fluxcd.io_gitrepositories.yaml",
             "config/crd/bases/source.toolkit.fluxcd.io_ocirepositories.yaml",
         ),
+        samples=("config/samples",),
     ),
     Published(
         "Flux (kustomize-controller)",
         "github.com/fluxcd/kustomize-controller",
         "v1.9.6",
         ("config/crd/bases/kustomize.toolkit.fluxcd.io_kustomizations.yaml",),
+        samples=("config/samples",),
     ),
     Published(
         "Gateway API",
@@ -125,6 +133,7 @@ CORPUS: tuple[Published, ...] = (
             "config/crd/standard/gateway.networking.k8s.io_gateways.yaml",
             "config/crd/standard/gateway.networking.k8s.io_httproutes.yaml",
         ),
+        samples=("examples",),
     ),
     Published(
         "Istio",
@@ -183,12 +192,14 @@ CORPUS: tuple[Published, ...] = (
             "example/prometheus-operator-crd-full/monitoring.coreos.com_alertmanagerconfigs.yaml",
             "example/prometheus-operator-crd-full/monitoring.coreos.com_prometheusrules.yaml",
         ),
+        samples=("example",),
     ),
     Published(
         "Tekton",
         "github.com/tektoncd/pipeline",
         "v1.0.0",
         ("config/300-crds/300-pipeline.yaml", "config/300-crds/300-task.yaml"),
+        samples=("examples",),
     ),
     Published(
         "Velero",
@@ -215,6 +226,45 @@ def published_crds(entry: Published) -> list[dict[str, Any]]:
             if entry.names and document["metadata"]["name"] not in entry.names:
                 continue
             found.append(document)
+    return found
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sample object of a project, of a kind and served version of its CRDs."""
+
+    path: str
+    """Where in the module (`examples/dag-diamond.yaml`, with `#2` for a
+    file's second document)."""
+    body: dict[str, Any]
+
+
+def published_samples(entry: Published, crds: list[dict[str, Any]]) -> list[Sample]:
+    """The objects in the entry's sample folders whose kind and version one of
+    `crds` serves. Files that are not YAML the API server reads (templates
+    with placeholders) hold no sample."""
+    served = {
+        (f"{crd['spec']['group']}/{version['name']}", crd["spec"]["names"]["kind"])
+        for crd in crds
+        for version in crd["spec"]["versions"]
+        if version.get("served")
+    }
+    root = module_dir(entry.module, entry.version)
+    found = []
+    for folder in entry.samples:
+        for path in sorted((root / folder).rglob("*.y*ml")):
+            try:
+                documents = yaml_documents(path.read_text(encoding="utf-8"))
+            except (yaml.YAMLError, UnicodeDecodeError):
+                continue
+            for number, document in enumerate(documents, start=1):
+                if not isinstance(document, dict):
+                    continue
+                if (document.get("apiVersion"), document.get("kind")) not in served:
+                    continue
+                where = path.relative_to(root).as_posix()
+                suffix = f"#{number}" if len(documents) > 1 else ""
+                found.append(Sample(where + suffix, document))
     return found
 
 

@@ -135,15 +135,15 @@ class ImportedProject:
     ) -> SchemaDiff:
         """Generate the CRD from the imported types and compare it with `crd`.
 
-        Options as the original was generated: no descriptions when it has
-        none, nested metadata described when it describes it. Inside nodes the
-        import typed as an older release of an op.k8s type, what the pinned
-        release adds is listed apart."""
+        Descriptions as the original has them (none, or all); nested
+        metadata with the default option, the imported models saying where
+        it is described (`op.EmbeddedObjectMeta`). Inside nodes the import
+        typed as an older release of an op.k8s type, what the pinned release
+        adds is listed apart."""
         loaded = loaded or self.loaded()
         kind = by_crd_name(loaded)[crd["metadata"]["name"]]
         options = CrdOptions(
-            max_description_length=None if has_descriptions(crd) else 0,
-            embedded_object_meta=_describes_nested_metadata(crd),
+            max_description_length=None if has_descriptions(crd) else 0
         )
         ours, _, _ = crd_of(loaded, kind, options)
         return compare_crds(
@@ -210,20 +210,3 @@ def _sort_required(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _sort_required(value)
-
-
-def _describes_nested_metadata(crd: dict[str, Any]) -> bool:
-    def walk(node: Any, top: bool) -> bool:
-        if not isinstance(node, dict):
-            return False
-        properties = node.get("properties") or {}
-        metadata = properties.get("metadata")
-        if not top and isinstance(metadata, dict) and "properties" in metadata:
-            return True
-        children = list(properties.values())
-        children += [node[k] for k in ("items", "additionalProperties") if k in node]
-        return any(walk(child, False) for child in children)
-
-    return any(
-        walk(v["schema"]["openAPIV3Schema"], True) for v in crd["spec"]["versions"]
-    )

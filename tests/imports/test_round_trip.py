@@ -60,6 +60,52 @@ def test_the_same_kind_generated_with_controller_gens_options(
     assert not diff.differences, diff.summary(name)
 
 
+def test_both_forms_of_nested_metadata_in_one_crd(tmp_path: Path) -> None:
+    """One pod template describes its metadata, the other does not (issue 22,
+    class 11): each field keeps its form (`op.EmbeddedObjectMeta()` on the
+    described one), so the CRD comes back as it was."""
+    described = crds.runner(embedded_object_meta=True)
+    plain = crds.runner()
+    spec = described["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    workers = spec["properties"]["spec"]["properties"]["workers"]["items"]
+    workers["properties"]["template"] = plain["spec"]["versions"][0]["schema"][
+        "openAPIV3Schema"
+    ]["properties"]["spec"]["properties"]["workers"]["items"]["properties"]["template"]
+    project = ImportedProject.create(tmp_path / "project", [described])
+    (module,) = project.modules
+    text = module.read_text()
+    assert text.count("op.EmbeddedObjectMeta()") == 1
+    assert (
+        "template: Annotated[op.k8s.PodTemplateSpec, op.EmbeddedObjectMeta()]" in text
+    )
+    diff = project.round_trip(described)
+    print(diff.summary("runner with both forms"))
+    assert not diff.differences, diff.summary("both forms")
+    assert not diff.version_only
+
+
+def test_a_pod_template_left_undescribed_in_a_described_crd(tmp_path: Path) -> None:
+    """A CRD that leaves every description out below one field (Argo Workflows'
+    `templateDefaults` and `status`, to stay under etcd's limit) gets
+    `op.Undescribed()` there, so the CRD comes back as it was, no larger."""
+    original = crds.runner()
+    spec = original["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    workers = spec["properties"]["spec"]["properties"]["workers"]["items"]
+    workers["properties"]["template"] = crds._undocumented(
+        workers["properties"]["template"]
+    )
+    project = ImportedProject.create(tmp_path / "project", [original])
+    (module,) = project.modules
+    text = module.read_text()
+    assert text.count("op.Undescribed()") == 1
+    assert "template: Annotated[op.k8s.PodTemplateSpec, op.Undescribed()]" in text
+    assert "older:" not in project.output
+    diff = project.round_trip(original)
+    print(diff.summary("runner with an undescribed template"))
+    assert not diff.differences, diff.summary("undescribed template")
+    assert not diff.version_only
+
+
 def test_a_pod_template_of_an_older_release_is_listed_not_counted(
     tmp_path: Path,
 ) -> None:

@@ -24,14 +24,15 @@ from opgen.schema.check.openapi import check_openapi
 from opgen.schema.check.paths import resolve_field_path, simple_path_problem
 from opgen.schema.check.report import Report, child, index
 from opgen.schema.check.rules import check_rule_costs
+from opgen.schema.check.size import ETCD_REQUEST_LIMIT, stored_size
 from opgen.schema.check.structural import check_structural
 
 __all__ = ["ERROR_SIZE", "WARNING_SIZE", "check_crd", "inspect_crd"]
 
 WARNING_SIZE = 256 * 1024
 """Above this, `kubectl apply` (client-side) fails: the last-applied annotation is too big."""
-ERROR_SIZE = 1536 * 1024
-"""Above this, etcd refuses the object (its default request limit is 1.5 MiB)."""
+ERROR_SIZE = ETCD_REQUEST_LIMIT
+"""Above this, as the API server stores the CRD (`stored_size`), etcd refuses it."""
 
 _COLUMN_TYPES = ("boolean", "date", "integer", "number", "string")
 _COLUMN_FORMATS = (
@@ -283,18 +284,23 @@ def _check_selectable(
 
 
 def _check_size(crd: dict[str, Any], report: Report) -> None:
-    size = len(
-        json.dumps(crd, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    )
-    shown = f"{size / 1024:.0f} KiB"
-    if size > ERROR_SIZE:
+    """Too big for etcd as the server stores it (`stored_size`); too big for
+    client-side `kubectl apply` as the client sends it (compact JSON)."""
+    stored = stored_size(crd)
+    if stored > ERROR_SIZE:
         report.error(
             "(whole CRD)",
-            f"the CRD is {shown}, over the 1.5 MiB etcd limit",
+            f"the CRD is {stored / 1024:.0f} KiB as the API server stores it, "
+            "over the 1.5 MiB etcd limit",
             hint="shrink shared sub-models (each use is inlined), drop descriptions "
             "(--max-description-length), or cut deep trees with op.Schemaless()",
         )
-    elif size > WARNING_SIZE:
+        return
+    sent = len(
+        json.dumps(crd, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    )
+    shown = f"{sent / 1024:.0f} KiB"
+    if sent > WARNING_SIZE:
         report.warn(
             "(whole CRD)",
             f"the CRD is {shown}: over 256 KiB, client-side `kubectl apply` fails "
