@@ -109,6 +109,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     from opgen.project.follow import follow_kinds
     from opgen.project.imported import stored_crds
     from opgen.project.layout import CRD_BASES
+    from opgen.project.rbac import check_rbac_resources
     from opgen.project.removal import stale_outputs
     from opgen.project.sources import (
         api_sources,
@@ -136,6 +137,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         rules = rules_of([*controllers, *handlers])
         webhooks = webhooks_of(handlers) if project.has_webhooks else Webhooks()
     check_kinds(project, loaded.kinds, path=str(root / PROJECT_FILE))
+    check_rbac_resources(rules, loaded.kinds, project.imports)
     options = CrdOptions(
         max_description_length=project.crd.max_description_length,
         embedded_object_meta=project.crd.embedded_object_meta,
