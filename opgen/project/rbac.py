@@ -224,7 +224,9 @@ def _error(
 ) -> MarkerError:
     source = rule.source
     location = (
-        Location(file=display_path(source.file) if source.file else None, cls=source.cls)
+        Location(
+            file=display_path(source.file) if source.file else None, cls=source.cls
+        )
         if source is not None
         else None
     )

@@ -30,12 +30,12 @@ from opgen.runtime.client import Client
 from opgen.runtime.controller import Controller
 from opgen.runtime.errors import TransportError
 from opgen.runtime.events import EventRecorder
+from opgen.runtime.kubeconfig import FIX, NoCluster, describe_context
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.metricsauth import MetricsAuth
 from opgen.runtime.rest import ClientOptions, RestClient
 from opgen.runtime.seams import Transport as TransportProtocol
-from opgen.runtime.kubeconfig import FIX, NoCluster, describe_context
 from opgen.runtime.transport import ConfigSource, Transport, load_config
 from opgen.runtime.webhook.server import WebhookOptions, WebhookServer
 

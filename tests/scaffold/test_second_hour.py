@@ -314,7 +314,10 @@ def test_python_m_without_a_cluster_says_so_in_one_line(
     missing = tmp_path / "no-such-kubeconfig"
     for kubeconfig, says in (
         (missing, f"error: no cluster to connect to: kubeconfig $KUBECONFIG={missing}"),
-        (stale, f'error: cannot reach the API server {server} (context "gone" of {stale})'),
+        (
+            stale,
+            f'error: cannot reach the API server {server} (context "gone" of {stale})',
+        ),
     ):
         done = subprocess.run(
             [str(BIN / "python"), "-m", PACKAGE, "--health-probe-bind-address", "0"],
