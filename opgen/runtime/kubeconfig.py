@@ -77,9 +77,14 @@ def load_config(
         else:
             kubeconfig = KubeConfig.from_file(source)
         config = kubeconfig.get(context_name=context)
-    except (ConfigError, AttributeError, OSError) as error:
-        # lightkube reads an empty file as None and then fails on it.
-        problem = "it is empty" if isinstance(error, AttributeError) else str(error)
+    except (ConfigError, AttributeError, KeyError, OSError) as error:
+        # lightkube reads an empty file as None, and indexes the sections it needs.
+        if isinstance(error, AttributeError):
+            problem = "it is empty"
+        elif isinstance(error, KeyError):
+            problem = f"it has no {error.args[0]}"
+        else:
+            problem = str(error)
         raise NoCluster(
             f"no cluster to connect to: kubeconfig {_kubeconfig_named(source)}: "
             f"{problem}; {FIX}"
