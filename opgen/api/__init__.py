@@ -38,6 +38,7 @@ from opgen.api._cel import (
     Immutable,
     Rule,
     RuleCause,
+    failed_rules,
     rule_causes,
     validate_update,
 )
@@ -184,6 +185,7 @@ __all__ = [
     "conversion",
     "crd_metadata",
     "deprecated_version",
+    "failed_rules",
     "k8s",
     "kind",
     "print_column",

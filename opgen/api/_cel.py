@@ -827,6 +827,25 @@ def validate_update(old: ModelT, new: ModelT | Mapping[str, Any]) -> ModelT:
     return obj
 
 
+def failed_rules(
+    cls: type, wire: Mapping[str, Any], old: Mapping[str, Any] | None = None
+) -> list[RuleCause]:
+    """The CEL rules an object of `cls` in wire form (as the server stores it,
+    defaults applied) fails, transition rules too when `old` is given: the
+    rules run on the data itself, so they are judged even where another
+    constraint of the same model fails, as the server judges them."""
+    if _engine_missing(cls):
+        return []
+    return _tree_causes(
+        cls,
+        dict(wire),
+        dict(old) if old is not None else ABSENT,
+        "",
+        plain=True,
+        transitions=old is not None,
+    )
+
+
 def _loc_path(loc: tuple[int | str, ...]) -> str:
     path = ""
     for part in loc:

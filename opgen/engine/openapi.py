@@ -4,7 +4,8 @@
 `NUMBER_FORMATS` the formats the API server knows (`is_known_format` answers
 for one node; the server ignores the others). `CHECKED_FORMATS` holds the
 format checks of go-openapi's `strfmt` that opgen ports (by normalised name,
-without dashes); `is_date_time` is RFC 3339 as the server reads it.
+without dashes); `is_date_time` is RFC 3339 as the server reads it;
+`quantity_amount` the amount a `resource.Quantity` string stands for.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import datetime
 import ipaddress
 import re
 from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 
 from opgen.engine.duration import parse_go_duration
 from opgen.engine.goregex import go_regex
@@ -27,6 +29,7 @@ __all__ = [
     "STRING_FORMATS",
     "is_date_time",
     "is_known_format",
+    "quantity_amount",
 ]
 
 _MAX_INT64 = 2**63 - 1
@@ -39,6 +42,45 @@ QUANTITY_PATTERN = (
     r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
 """The pattern controller-gen writes for `resource.Quantity` (an int-or-string)."""
+
+_QUANTITY = re.compile(
+    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+    r"(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$"
+)
+_QUANTITY_SUFFIXES = {
+    "Ki": Decimal(2**10),
+    "Mi": Decimal(2**20),
+    "Gi": Decimal(2**30),
+    "Ti": Decimal(2**40),
+    "Pi": Decimal(2**50),
+    "Ei": Decimal(2**60),
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "": Decimal(1),
+    "k": Decimal("1e3"),
+    "M": Decimal("1e6"),
+    "G": Decimal("1e9"),
+    "T": Decimal("1e12"),
+    "P": Decimal("1e15"),
+    "E": Decimal("1e18"),
+}
+
+
+def quantity_amount(text: str) -> Decimal | None:
+    """The amount a quantity string stands for (`500m` is 0.5, `1Ki` 1024); None
+    when `text` is no quantity."""
+    match = _QUANTITY.match(text)
+    if match is None:
+        return None
+    number, suffix = match.group(1), match.group(2) or ""
+    try:
+        if suffix[:1] in ("e", "E"):
+            return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
+        return Decimal(number) * _QUANTITY_SUFFIXES[suffix]
+    except (InvalidOperation, KeyError):
+        return None
+
 
 STRING_FORMATS = frozenset(
     {

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from opgen import __version__
-from opgen.engine import webhooks as webhook_rules
 from opgen.engine.naming import pluralize
 from opgen.model.kinds import Kind, KindVersion
 from opgen.project.config import Project, Resource
@@ -200,10 +199,6 @@ class WebhookView:
     conversion: bool
     defaulter: str
     validator: str
-    mutating_path: str
-    mutating_name: str
-    validating_path: str
-    validating_name: str
     spokes: tuple[SpokeView, ...]
     sample_path: str
     """The hub version's sample (tests read it)."""
@@ -215,11 +210,6 @@ def webhook_view(project: Project, resource: Resource) -> WebhookView:
     assert webhooks is not None, "a resource without webhooks has no webhook view"
     kind_lower = resource.kind.lower()
     prefix = f"{package_name(resource.group)}_" if project.multigroup else ""
-    names = {
-        "group": resource.api_group,
-        "version": resource.version,
-        "kind": resource.kind,
-    }
     spokes = []
     for version in webhooks.spoke:
         spoke = project.require(resource.group, version, resource.kind)
@@ -247,10 +237,6 @@ def webhook_view(project: Project, resource: Resource) -> WebhookView:
         conversion=webhooks.conversion,
         defaulter=f"{resource.kind}Defaulter",
         validator=f"{resource.kind}Validator",
-        mutating_path=webhook_rules.default_path(mutating=True, **names),
-        mutating_name=webhook_rules.default_name(mutating=True, **names),
-        validating_path=webhook_rules.default_path(mutating=False, **names),
-        validating_name=webhook_rules.default_name(mutating=False, **names),
         spokes=tuple(spokes),
         sample_path=str(layout.sample_file(resource)),
     )

@@ -1,37 +1,48 @@
 """opgen's controller runtime: controller-runtime's semantics in asyncio, on aiohttp.
 
-Import it as `from opgen import runtime as rt`. Modules, one concept each:
+Import it as `from opgen import runtime as rt`. Its surface is `__all__`, and
+only `__all__`: the names reconcilers, `main.py` and tests use, and the
+submodules among them (`rt.status`, `rt.webhook`, ...). tests/runtime/
+test_surface.py pins it. Every other module is internal: its names may change
+in any release, and nothing a project writes or opgen scaffolds imports it
+(docs/runtime.md, "The surface").
+
+Public submodules:
+
+    conditions, finalizers, owner   helpers for reconcilers
+    status        a custom resource's reconcile with its status kept: finalizer, cleanup,
+                  observedGeneration, Ready/Progressing/Degraded, write only on change
+    predicates    which events reconcile (generation-changed by default)
+    typed         generic typed clients that generated per-kind clients subclass
+    webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
+    flags, logs   a manager's command line: Kubebuilder's flags, zap's logging flags
+    seams         protocols a test double provides: Transport, Reader, Writer
+
+Internal modules, one concept each:
 
     reconcile     Request, Result, Reconciler, TerminalError: the contract
     resources     what the runtime knows about a kind (your kinds, op.k8s's built-in ones)
-    seams         protocols a test double provides: Transport, Reader, Writer
     kubeconfig    kubeconfig and credentials (lightkube's loader, in this one module)
     transport     the HTTP client (aiohttp): keep-alive pool, TLS, proxies, 401 refresh
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError
                   (NoCluster, no kubeconfig or no answer at start, comes from kubeconfig)
-    decoding      stored JSON → objects: validated once, copied on read; DecodeError
+    decoding, construct   stored JSON → objects: validated once, copied on read; DecodeError
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
     cache         informers by kind; cached get/list; per-kind selectors
     freshness     read-your-writes: cached reads wait (briefly) for this client's own writes
-    workqueue     dedup, delaying heap, rate-limited retries; never two workers on one key
-    ratelimit     token bucket, per-item exponential backoff
-    predicates    which events reconcile (generation-changed by default)
-    controller    For/Owns/Watches → queue → bounded workers
-    client        cached reads, writes, apply, status; `client.uncached`
-    reader        uncached reads straight from the API server; `Page`, what lists return
-    typed         generic typed clients that generated per-kind clients subclass
-    manager       runs it all: probes, metrics, Lease leader election, graceful SIGTERM;
-                  its options grouped: MetricsOptions, ProbeOptions, LeaderElectionConfig,
-                  CacheOptions, ClientOptions
-    probes, serving, tls, metricsauth   its HTTP/1.1 servers (aiohttp); HTTPS certificates;
-                  who may read /metrics
-    webhook       admission (defaulting, validation) and conversion webhooks over HTTPS
-    finalizers, conditions, owner, writes, events   helpers for reconcilers
-    status        a custom resource's reconcile with its status kept: finalizer, cleanup,
-                  observedGeneration, Ready/Progressing/Degraded, write only on change
-    flags, logs   a manager's command line: Go-style booleans, zap's logging flags
+    workqueue, ratelimit   dedup, delaying heap, rate-limited retries; never two
+                  workers on one key
+    controller, hotloop   For/Owns/Watches → queue → bounded workers; hot loops noticed
+    client, reader   cached reads, writes, apply, status; `client.uncached`; `Page`
+    manager, leaderelection   runs it all: probes, metrics, Lease leader election,
+                  graceful SIGTERM; its options grouped: MetricsOptions, ProbeOptions,
+                  LeaderElectionConfig, CacheOptions, ClientOptions
+    probes, serving, tls, metrics, metricsauth   its HTTP/1.1 servers (aiohttp); HTTPS
+                  certificates; Prometheus metrics; who may read /metrics
+    writes, applied, events, selectors   create-or-update, apply-if-changed,
+                  retry-on-conflict; the events.k8s.io/v1 recorder; label selectors
 
 The client's convention (`rt.Client` and the typed clients alike): reads take
 the kind and name, writes take the object and refresh it in place, lists
@@ -46,10 +57,12 @@ from opgen.runtime import (
     logs,
     owner,
     predicates,
+    seams,
     status,
     typed,
     webhook,
 )
+from opgen.runtime.applied import apply_if_changed
 from opgen.runtime.cache import Cache, CacheOptions, KindSelection
 from opgen.runtime.client import Client, Preconditions
 from opgen.runtime.controller import Controller, ControllerOptions, For, Owns, Watches
@@ -124,6 +137,7 @@ __all__ = [
     "TransportError",
     "Watches",
     "WebhookOptions",
+    "apply_if_changed",
     "conditions",
     "create_or_update",
     "finalizers",
@@ -132,6 +146,7 @@ __all__ = [
     "owner",
     "predicates",
     "retry_on_conflict",
+    "seams",
     "status",
     "typed",
     "webhook",

@@ -17,6 +17,7 @@ Options come in groups, as controller-runtime's: `MetricsOptions`,
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import signal
@@ -107,6 +108,40 @@ class ManagerOptions:
     """Client-side rate limit, field manager, request timeout."""
     graceful_shutdown_timeout: float = 30.0
     """Seconds in-flight reconciles get to finish on shutdown. Default 30."""
+
+    @classmethod
+    def from_flags(
+        cls,
+        args: argparse.Namespace,
+        *,
+        leader_election_id: str,
+        cache: CacheOptions | None = None,
+    ) -> ManagerOptions:
+        """The options the flags of `rt.flags.add_manager_flags` set; the Lease
+        `--leader-elect` elects on is `leader_election_id` (Kubebuilder's
+        LeaderElectionID)."""
+        return cls(
+            metrics=MetricsOptions(
+                bind_address=args.metrics_bind_address,
+                secure=args.metrics_secure,
+                cert_path=args.metrics_cert_path or None,
+                cert_name=args.metrics_cert_name,
+                cert_key=args.metrics_cert_key,
+            ),
+            probes=ProbeOptions(bind_address=args.health_probe_bind_address),
+            webhook=WebhookOptions(
+                port=args.webhook_port,
+                cert_path=args.webhook_cert_path or None,
+                cert_name=args.webhook_cert_name,
+                cert_key=args.webhook_cert_key,
+            ),
+            leader_election=(
+                LeaderElectionConfig(name=leader_election_id)
+                if args.leader_elect
+                else None
+            ),
+            cache=cache or CacheOptions(),
+        )
 
 
 class Manager:

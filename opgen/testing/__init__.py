@@ -13,17 +13,25 @@ Two jobs, two packages, and the pytest plugin that joins them:
   binaries through `opgen.testing.binaries` alone and never builds
   (import-linter holds it);
 - `plugin` (`opgen.testing.plugin`, loaded through a pytest entry point)
-  provides the `envtest`, `envtest_controller_manager`, `kube_client`,
-  `namespace` and `manager_account` fixtures;
+  provides the `envtest`, `envtest_controller_manager`, `client` (an
+  `rt.Client`), `kube_client`, `namespace` and `manager_account` fixtures;
 - `managers`: `running_manager` runs an `opgen.runtime.Manager` for a block of
   a test, `eventually` waits for what it does; `Environment.deploy_rbac` (in
   `controlplane.rbac`) gives it the generated project's ServiceAccount;
 - `conversion`: `assert_round_trips(converter)`, the property test that a
   conversion loses no field either way, on objects drawn (`drawing`) from
   the CRD's schemas;
+- `workloads`: `mark_ready(client, deployment_or_statefulset)`, the status a
+  kubelet and the workload controllers would report (envtest runs neither);
+- `e2e` (`from opgen.testing import e2e`): the manager in a process of its
+  own, as its ServiceAccount, against `config/default` applied
+  (`deployed_config`, `manager_process`, ...);
 - `names`: `object_name(base, namespace)`, a short name unique to a test;
 - `writes`: `recording_writes(client)`, every write a block sends;
 - `logs`: the log tail that errors of both jobs quote.
+- `memory` (`opgen.testing.memory`): an API server in memory behind the
+  runtime's transport seam, held to envtest by agreement tests
+  (docs/testing.md, "Tests without a server").
 
 The names below are the public surface; import them from `opgen.testing`.
 """
@@ -53,6 +61,7 @@ if TYPE_CHECKING:
     from opgen.testing.conversion import assert_round_trips
     from opgen.testing.managers import eventually, running_manager
     from opgen.testing.names import object_name
+    from opgen.testing.workloads import mark_ready
     from opgen.testing.writes import recording_writes
 
 # Names resolve on first use (PEP 562), so `opgen envtest --help` and other light
@@ -75,6 +84,7 @@ _HOME = {
     "eventually": "managers",
     "running_manager": "managers",
     "object_name": "names",
+    "mark_ready": "workloads",
     "recording_writes": "writes",
     "ETCD_MIN_VERSION": "binaries",
     "KUBERNETES_VERSION": "binaries",
@@ -106,6 +116,7 @@ __all__ = [
     "eventually",
     "find_binaries",
     "load_crds",
+    "mark_ready",
     "object_name",
     "obtain_binaries",
     "recording_writes",

@@ -8,6 +8,8 @@ opgen has these fixtures:
   that use it skip with the reason, or fail when `OPGEN_REQUIRE_ENVTEST=1`.
 - `envtest_controller_manager` (session): the same environment with
   kube-controller-manager running (garbage collection, namespace deletion).
+- `client` (async): an `rt.Client` acting as the admin, without a cache
+  (every read goes to the API server), closed after the test.
 - `kube_client` (async): a `lightkube.AsyncClient` acting as the admin.
 - `namespace` (async): a fresh namespace for the test, deleted afterwards.
 - `manager_account` (session): the project's RBAC (`config/rbac`, with
@@ -58,6 +60,7 @@ __all__ = [
     "CRD_PATHS_INI",
     "ENVTEST_FIXTURES",
     "REQUIRE_ENV",
+    "client",
     "envtest",
     "envtest_controller_manager",
     "envtest_required",
@@ -326,6 +329,16 @@ def _async_fixture(function: Callable[..., Any]) -> Any:
             _needs_pytest_asyncio(function.__name__)
         )
     return pytest_asyncio.fixture(function)
+
+
+@_async_fixture
+async def client(envtest: Environment) -> AsyncIterator[Any]:
+    """An `rt.Client` for the envtest admin user, without a cache: reads go
+    straight to the API server. Closed after the test."""
+    from opgen import runtime as rt
+
+    async with rt.Client.from_kubeconfig(envtest.kubeconfig_path) as admin:
+        yield admin
 
 
 @_async_fixture

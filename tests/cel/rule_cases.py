@@ -107,6 +107,10 @@ COSTLY: dict[str, tuple[str, str | None]] = {
         "'replicas is ' + string(self.replicas)",
     ),
     "matches over an unbounded list": ("self.free.all(f, f.matches('^a+$'))", None),
+    "comparing optionals, of no known size": (
+        "self.tags[?0] != optional.none()",
+        None,
+    ),
 }
 """Rules that compile but cost more than the server allows: it refuses them,
 opgen warns at the rule."""
@@ -134,6 +138,19 @@ VALID: dict[str, tuple[str, str | None]] = {
         "'name ' + self.name + ' has too many'",
     ),
     "namespaced function": ("strings.quote(self.name) != ''", None),
+    "optional selection": ("self.?name.orValue('') != 'x'", None),
+    "optMap": ("self.?name.optMap(n, n.size()).orValue(0) <= 20", None),
+    "optFlatMap": (
+        "self.?name.optFlatMap(n, n == '' ? optional.none() : optional.of(n))"
+        ".hasValue() || true",
+        None,
+    ),
+    "optional list item": ("[?self.?name].size() <= 1", None),
+    "optional map entry": ("{?'a': self.?name}.size() <= 1", None),
+    "sets": (
+        "sets.contains(self.tags, ['a']) || !sets.intersects(self.tags, ['b'])",
+        None,
+    ),
 }
 
 

@@ -53,7 +53,17 @@ def test_costly_rules_are_warned_about() -> None:
     assert bounded.cost < STATIC_RULE_COST_LIMIT
 
 
-def test_optional_syntax_is_left_to_the_server_with_a_warning() -> None:
+def test_optional_selection_is_checked_and_run() -> None:
     report = inspect_crd(crd_with_rule("self.?name.orValue('') != 'x'", None), {}, None)
-    assert report.errors == []
-    assert any("optional syntax" in p.detail for p in report.warnings)
+    assert report.errors == [] and report.warnings == []
+
+
+def test_what_the_engine_cannot_run_is_left_to_the_server_with_a_warning() -> None:
+    for rule in (
+        "[?self.?name].size() <= 1",
+        "{?'a': self.?name}.size() <= 1",
+        "self.?name.optMap(n, n.size()).orValue(0) <= 20",
+    ):
+        report = inspect_crd(crd_with_rule(rule, None), {}, None)
+        assert report.errors == [], rule
+        assert any("cannot run" in p.detail for p in report.warnings), rule

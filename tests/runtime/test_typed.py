@@ -17,7 +17,8 @@ import pytest
 import opgen.api as op
 from opgen import runtime as rt
 from opgen.runtime.rest import RestClient
-from tests.runtime.helpers import eventually
+from opgen.testing import Environment
+from tests.runtime.helpers import eventually, manager_for, running
 from tests.runtime.typed_project import TypedProject
 
 pytestmark = pytest.mark.envtest
@@ -174,6 +175,35 @@ async def test_namespaced_kind_every_method(
             break
         await asyncio.sleep(0.1)
     assert (await widgets.list(namespace=namespace)).items == []
+
+
+async def test_a_typed_client_over_the_managers_client_reads_its_cache(
+    typed_project: TypedProject, envtest: Environment, namespace: str
+) -> None:
+    """In a reconciler, `WidgetClient(manager.client)` costs no request per read;
+    a paged list still asks the API server (the cache has no pages)."""
+    Widget: Any = typed_project.widget_types.Widget
+    WidgetSpec: Any = typed_project.widget_types.WidgetSpec
+    manager = manager_for(envtest, namespace)
+    async with running(manager):
+        widgets = typed_project.clients.WidgetClient(manager.client)
+        await widgets.create(
+            Widget(
+                metadata=op.ObjectMeta(name="cached", namespace=namespace),
+                spec=WidgetSpec(message="hi"),
+            )
+        )
+        await widgets.get("cached", namespace=namespace)  # starts the informer
+        counts = dict(manager.rest.counts)
+        got = await widgets.get("cached", namespace=namespace)
+        listed = await widgets.list(namespace=namespace)
+        assert got.spec.message == "hi"
+        assert [w.metadata.name for w in listed] == ["cached"]
+        assert dict(manager.rest.counts) == counts, "read from the cache"
+
+        paged = await widgets.list(namespace=namespace, limit=1)
+        assert [w.metadata.name for w in paged] == ["cached"]
+        assert manager.rest.counts["list"] == counts.get("list", 0) + 1
 
 
 async def test_cluster_scoped_kind_every_method(

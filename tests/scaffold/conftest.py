@@ -107,8 +107,12 @@ def snapshot(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): p.read_text()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
+        if p.is_file() and not _TOOL_CACHES.intersection(p.parts)
     }
+
+
+_TOOL_CACHES = frozenset({"__pycache__", ".hypothesis"})
+"""Folders tools leave behind when a project's own tests run (.gitignore's)."""
 
 
 INIT = ("init", "--domain", "example.com", "--project-name", "ray-operator")

@@ -1,18 +1,16 @@
 # Copyright The opgen authors.
 # SPDX-License-Identifier: Apache-2.0
-"""What the RayCluster tests share: the samples, reads from the API server, kubectl,
-and the Deployment status a kubelet would report (envtest has none)."""
+"""What the RayCluster tests share: the samples, and reads from the API server."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import opgen.api as op
 import yaml
 from opgen import runtime as rt
+from opgen.testing import mark_ready
 
 from ray_operator.api.v1.raycluster_types import RayCluster
 from ray_operator.api.v1alpha1 import raycluster_types as v1alpha1
@@ -66,25 +64,11 @@ async def deployments(client: rt.Client, cluster: RayCluster) -> dict[str, Deplo
     return {str(d.metadata.name): d for d in found}
 
 
-async def mark_ready(client: rt.Client, target: Deployment) -> None:
-    """Report every pod of `target` updated and ready, as the Deployment controller
-    would once the kubelet ran them (envtest runs neither)."""
-    assert target.spec is not None
-    replicas = target.spec.replicas or 0
-    status = {
-        "observedGeneration": target.metadata.generation,
-        "replicas": replicas,
-        "updatedReplicas": replicas,
-        "readyReplicas": replicas,
-        "availableReplicas": replicas,
-    }
-    await client.patch(target, {"status": status}, subresource="status")
-
-
 async def mark_all_ready(
     client: rt.Client, cluster: RayCluster
 ) -> dict[str, Deployment]:
-    """`mark_ready` for every Deployment of the cluster; the Deployments as marked."""
+    """Every Deployment of the cluster marked ready (`opgen.testing.mark_ready`: envtest
+    runs no kubelet); the Deployments as marked."""
     found = await deployments(client, cluster)
     for item in found.values():
         await mark_ready(client, item)
@@ -101,23 +85,3 @@ def image_of(target: Deployment) -> str | None:
     """The image of the Ray container (the first) of a Deployment's pods."""
     assert target.spec is not None and target.spec.template.spec is not None
     return target.spec.template.spec.containers[0].image
-
-
-def kubectl(
-    kubeconfig: Path, *args: str, stdin: str | None = None, check: bool = True
-) -> subprocess.CompletedProcess[str]:
-    """Run kubectl against the envtest API server."""
-    binary = shutil.which("kubectl")
-    assert (
-        binary
-    ), "these tests use kubectl: install it (apt-get install kubernetes-client)"
-    done = subprocess.run(
-        [binary, "--kubeconfig", str(kubeconfig), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if check:
-        assert done.returncode == 0, f"kubectl {' '.join(args)}:\n{done.stderr}"
-    return done

@@ -6,11 +6,8 @@ the expression: a syntax error (the engine's parser judges), an undeclared
 name or a function the server does not offer, a field the schema does not
 have (`undefined field`), an operator or function applied to values of the
 wrong type, and a rule that cannot be a bool (a `messageExpression`: a
-string). It also returns an estimate of the rule's cost, the way the server's
-estimator reasons: lists and maps as large as `maxItems`/`maxProperties`
-allow (or as many items as fit in a 3 MiB request), strings as long as
-`maxLength` allows. The estimate does not reproduce cel-go's per-function
-constants (docs/markers.md says where it lies).
+string). It also returns the server's estimate of the rule's cost
+(`opgen.engine.cel.cost`, which follows the server's estimator).
 """
 
 from __future__ import annotations
@@ -18,6 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from opgen.engine.cel.cost import (
+    PER_CALL_LIMIT,
+    STATIC_CRD_COST_LIMIT,
+    STATIC_RULE_COST_LIMIT,
+    decl_of,
+    estimate,
+    with_type_and_meta,
+)
 from opgen.engine.cel.facts import cel_field
 from opgen.engine.cel.library import FUNCTIONS
 from opgen.engine.cel.program import CelSyntaxError, available, compile_expression
@@ -34,15 +39,6 @@ __all__ = [
     "schema_type",
 ]
 
-STATIC_RULE_COST_LIMIT = 10_000_000
-"""The server refuses a rule whose estimated cost is above this (StaticEstimatedCostLimit)."""
-STATIC_CRD_COST_LIMIT = 100_000_000
-"""... and a CRD whose rules add up past this (StaticEstimatedCRDCostLimit)."""
-PER_CALL_LIMIT = 1_000_000
-"""One evaluation stops at this cost (PerCallLimit)."""
-MAX_REQUEST_BYTES = 3 * 1024 * 1024
-"""The request size the server's estimator assumes for unbounded lists and strings."""
-
 
 @dataclass(frozen=True)
 class CelType:
@@ -55,8 +51,6 @@ class CelType:
     """A list's items, a map's values, an optional's value."""
     schema: Any = None
     """An object's schema node (its properties)."""
-    size: int | None = None
-    """The most items (lists, maps) or characters (strings) a value can have."""
 
     def __str__(self) -> str:
         if self.kind == "list":
@@ -89,7 +83,6 @@ _ROOT_METADATA = CelType(
         },
     },
 )
-_MIN_ITEM_BYTES = {"string": 3, "object": 3, "array": 3, "integer": 2, "number": 2}
 
 
 def schema_type(schema: Any) -> CelType:
@@ -105,17 +98,11 @@ def schema_type(schema: Any) -> CelType:
     if kind == "object":
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict) and not schema.get("properties"):
-            return CelType(
-                "map",
-                schema_type(extra),
-                size=_count(schema.get("maxProperties"), extra),
-            )
+            return CelType("map", schema_type(extra))
         return CelType("object", schema=schema)
     if kind == "array":
         items = schema.get("items")
-        return CelType(
-            "list", schema_type(items), size=_count(schema.get("maxItems"), items)
-        )
+        return CelType("list", schema_type(items))
     if kind == "string":
         spelt = schema.get("format")
         if spelt == "byte":
@@ -124,8 +111,7 @@ def schema_type(schema: Any) -> CelType:
             return _SCALAR["duration"]
         if spelt in ("date", "date-time"):
             return _SCALAR["timestamp"]
-        length = schema.get("maxLength")
-        return CelType("string", size=length if isinstance(length, int) else None)
+        return _SCALAR["string"]
     if kind == "integer":
         return _SCALAR["int"]
     if kind == "number":
@@ -133,13 +119,6 @@ def schema_type(schema: Any) -> CelType:
     if kind == "boolean":
         return _SCALAR["bool"]
     return DYN
-
-
-def _count(bound: Any, items: Any) -> int:
-    if isinstance(bound, int):
-        return bound
-    kind = items.get("type") if isinstance(items, dict) else None
-    return MAX_REQUEST_BYTES // _MIN_ITEM_BYTES.get(str(kind), 2)
 
 
 @dataclass(frozen=True)
@@ -156,10 +135,13 @@ class Checked:
     problems: list[CelProblem] = field(default_factory=list)
     result: CelType = DYN
     cost: int = 0
+    approximate: bool = False
+    """Whether the cost counts a call the estimator does not know as 1."""
     runnable: bool = True
 
 
 _MACROS = {"all", "exists", "exists_one", "map", "filter"}
+_OPTIONAL_MACROS = {"optMap", "optFlatMap"}
 _STANDARD = {
     "size",
     "matches",
@@ -228,11 +210,7 @@ _STRING_METHODS = {
     "find",
     "findAll",
     "format",
-    "reverse",
 }
-_LIST_WALKS = frozenset(
-    {"isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "join"}
-)
 _FAMILY = {
     "int": "number",
     "uint": "number",
@@ -296,7 +274,8 @@ class _Checker:
         if old_self is not None:
             self.scopes[0]["oldSelf"] = old_self
         self.problems: list[CelProblem] = []
-        self.cost = 0
+        self.types: dict[int, CelType] = {}
+        """Each node's type, by `id(node)`, for the cost estimate."""
 
     def problem(self, message: str, node: Node) -> CelType:
         self.problems.append(CelProblem(message, node.position))
@@ -309,9 +288,9 @@ class _Checker:
         return None
 
     def visit(self, node: Node) -> CelType:
-        self.cost += 1
         method = getattr(self, f"visit_{node.kind}")
         result: CelType = method(node)
+        self.types[id(node)] = result
         return result
 
     def visit_literal(self, node: Node) -> CelType:
@@ -320,12 +299,12 @@ class _Checker:
     def visit_list(self, node: Node) -> CelType:
         items = [self.visit(arg) for arg in node.args]
         same = items[0] if items and all(i == items[0] for i in items) else DYN
-        return CelType("list", same, size=len(items))
+        return CelType("list", same)
 
     def visit_map(self, node: Node) -> CelType:
         values = [self.visit(arg) for arg in node.args][1::2]
         same = values[0] if values and all(v == values[0] for v in values) else DYN
-        return CelType("map", same, size=len(values))
+        return CelType("map", same)
 
     def visit_struct(self, node: Node) -> CelType:
         return self.problem(f"undeclared reference to '{node.name}'", node)
@@ -397,6 +376,8 @@ class _Checker:
             return self.operator(node)
         if node.target is not None and name in _MACROS:
             return self.macro(node)
+        if node.target is not None and name in _OPTIONAL_MACROS:
+            return self.optional_macro(node)
         if name == "has" and node.target is None:
             return self.has(node)
         if node.target is not None and node.target.kind == "ident":
@@ -416,13 +397,20 @@ class _Checker:
         receiver = self.visit(node.target) if node.target is not None else None
         args = [self.visit(arg) for arg in node.args]
         subject = receiver if receiver is not None else (args[0] if args else DYN)
-        if name in _STRING_METHODS and receiver is not None:
-            if receiver.kind not in ("string", "dyn"):
-                return self.problem(
-                    f"found no matching overload for '{name}' applied to '{receiver}'",
-                    node,
-                )
-            self.cost += _string_cost(receiver)
+        if name == "reverse" and receiver is not None and receiver.kind == "string":
+            # the server offers strings version 2, without reverse (version 3)
+            return self.problem(
+                "found no matching overload for 'reverse' applied to 'string.()'", node
+            )
+        if (
+            name in _STRING_METHODS
+            and receiver is not None
+            and receiver.kind not in ("string", "dyn")
+        ):
+            return self.problem(
+                f"found no matching overload for '{name}' applied to '{receiver}'",
+                node,
+            )
         if name == "size" and subject.kind not in (
             "string",
             "bytes",
@@ -435,14 +423,11 @@ class _Checker:
                 f"found no matching overload for 'size' applied to '({subject})'", node
             )
         if name == "string" and args and args[0].kind != "string":
-            return CelType("string", size=UNBOUNDED)
+            return _SCALAR["string"]
         if name in ("split", "findAll") and receiver is not None:
-            return CelType("list", _SCALAR["string"], size=receiver.size)
-        if name in _LIST_WALKS and subject.kind == "list":
-            items = subject.size if subject.size not in (None, UNBOUNDED) else 1
-            self.cost += items * _element_cost(subject.item or DYN)
-            if name in ("sum", "min", "max"):
-                return subject.item or DYN
+            return CelType("list", _SCALAR["string"])
+        if name in ("sum", "min", "max") and subject.kind == "list":
+            return subject.item or DYN
         if name == "ip":
             return CelType("ip")
         if name == "value" and receiver is not None and receiver.kind == "optional":
@@ -471,28 +456,47 @@ class _Checker:
         if not node.args or node.args[0].kind != "ident":
             return self.problem(f"{node.name}() needs a variable name first", node)
         if operand.kind == "list":
-            element, size = operand.item or DYN, operand.size
+            element = operand.item or DYN
         elif operand.kind == "map":
-            element, size = _SCALAR["string"], operand.size
+            element = _SCALAR["string"]
         elif operand.kind in ("dyn", "object"):
-            element, size = DYN, None
+            element = DYN
         else:
             return self.problem(
                 f"expression of type '{operand}' cannot be range of a comprehension "
                 "(must be list, map, or dynamic)",
                 node.target,
             )
-        before = self.cost
         self.scopes.append({node.args[0].name: element})
         bodies = [self.visit(arg) for arg in node.args[1:]]
         self.scopes.pop()
-        body_cost = self.cost - before
-        self.cost = before + (size if size is not None else 1) * (body_cost + 1)
         if node.name in ("all", "exists", "exists_one"):
             return _SCALAR["bool"]
         if node.name == "filter":
-            return CelType("list", _unbounded(element), size=size)
-        return CelType("list", _unbounded(bodies[-1]) if bodies else DYN, size=size)
+            return CelType("list", element)
+        return CelType("list", bodies[-1] if bodies else DYN)
+
+    def optional_macro(self, node: Node) -> CelType:
+        """`opt.optMap(v, expr)` (an optional of expr's value) and
+        `opt.optFlatMap(v, expr)` (expr, itself an optional)."""
+        assert node.target is not None
+        operand = self.visit(node.target)
+        if len(node.args) != 2 or node.args[0].kind != "ident":
+            return self.problem(
+                f"{node.name}() variable name must be a simple identifier", node
+            )
+        if operand.kind not in ("optional", "dyn"):
+            return self.problem(
+                f"found no matching overload for 'hasValue' applied to '{operand}.()'",
+                node,
+            )
+        value = operand.item or DYN if operand.kind == "optional" else DYN
+        self.scopes.append({node.args[0].name: value})
+        body = self.visit(node.args[1])
+        self.scopes.pop()
+        if node.name == "optMap":
+            return CelType("optional", body)
+        return body
 
     def operator(self, node: Node) -> CelType:
         args = [self.visit(arg) for arg in node.args]
@@ -521,7 +525,6 @@ class _Checker:
         if name == "_in_":
             if right.kind not in ("list", "map", "dyn", "object"):
                 return self.problem(f"found no matching overload for {shown}", node)
-            self.cost += right.size or 0
             return _SCALAR["bool"]
         if name in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"):
             if (
@@ -543,21 +546,12 @@ class _Checker:
                 )
             ):
                 return self.problem(f"found no matching overload for {shown}", node)
-            if left.kind in ("string", "list"):
-                self.cost += _string_cost(left)
             return _SCALAR["bool"]
         if not known:
             return left if left.kind != "dyn" else right
         if name == "_+_":
             if left.kind == right.kind and left.kind in ("string", "bytes"):
-                if UNBOUNDED in (left.size, right.size):
-                    self.cost += _HUGE
-                    return CelType(left.kind, size=UNBOUNDED)
-                total = (left.size or MAX_REQUEST_BYTES) + (
-                    right.size or MAX_REQUEST_BYTES
-                )
-                self.cost += total // 10 + 1
-                return CelType(left.kind, size=total)
+                return _SCALAR[left.kind]
             if left == right and left.kind in ("int", "uint", "double"):
                 return left
             if left.kind == "list" and right.kind == "list":
@@ -585,34 +579,6 @@ class _Checker:
         return self.problem(f"found no matching overload for {shown}", node)
 
 
-UNBOUNDED = -1
-"""A size cel-go's estimator cannot bound (a macro's output items, `string(x)`):
-anything that walks such a value is estimated at the largest cost."""
-_HUGE = 2**63
-
-
-def _string_cost(kind: CelType) -> int:
-    if kind.size == UNBOUNDED:
-        return _HUGE
-    size = kind.size if kind.size is not None else MAX_REQUEST_BYTES
-    return size // 10 + 1
-
-
-def _element_cost(kind: CelType) -> int:
-    if kind.kind in ("string", "bytes"):
-        return _string_cost(kind)
-    if kind.kind in ("list", "map") and kind.size == UNBOUNDED:
-        return _HUGE
-    return 1
-
-
-def _unbounded(kind: CelType) -> CelType:
-    """A value as cel-go's estimator sees it after a macro produced it."""
-    if kind.kind in ("string", "bytes", "list", "map"):
-        return CelType(kind.kind, kind.item, kind.schema, UNBOUNDED)
-    return kind
-
-
 def check_expression(
     expression: str,
     schema: Any,
@@ -620,14 +586,16 @@ def check_expression(
     old_self: bool = False,
     optional_old_self: bool = False,
     message_expression: bool = False,
+    root: bool = False,
 ) -> Checked:
-    """Check one rule (or `messageExpression`) of the node `schema`."""
+    """Check one rule (or `messageExpression`) of the node `schema`; `root`
+    when the node is a resource's root (the CRD's, or an embedded resource)."""
     checked = Checked()
     if available():
         try:
             compile_expression(expression)
         except CelSyntaxError as error:
-            if ".?" not in expression and "[?" not in expression:
+            if "unsupported syntax" not in error.detail:
                 offset = _offset(expression, error.line, error.column)
                 detail = error.detail
                 if not detail.startswith("Syntax error"):
@@ -640,6 +608,8 @@ def check_expression(
     except ParseError as error:
         checked.problems.append(CelProblem(f"Syntax error: {error}", error.position))
         return checked
+    if root and isinstance(schema, dict):
+        schema = with_type_and_meta(schema)
     self_type = schema_type(schema)
     old_type = None
     if old_self:
@@ -648,7 +618,9 @@ def check_expression(
     result = checker.visit(tree)
     checked.problems.extend(checker.problems)
     checked.result = result
-    checked.cost = min(checker.cost, _HUGE)
+    estimated = estimate(tree, checker.types, decl_of(schema))
+    checked.cost = estimated.cost
+    checked.approximate = estimated.approximate
     if not checker.problems:
         wanted = "string" if message_expression else "bool"
         if result.kind not in (wanted, "dyn"):

@@ -1,7 +1,8 @@
 """Kubernetes' CEL libraries, as Python functions the CEL engine calls.
 
 The API server adds these to CEL's standard functions for CRD validation
-rules: the list functions (`isSorted`, `sum`, `min`, `max`, `indexOf`,
+rules: the sets (`sets.contains`, `sets.equivalent`, `sets.intersects`),
+the list functions (`isSorted`, `sum`, `min`, `max`, `indexOf`,
 `lastIndexOf`), the extended strings (`charAt`, `indexOf`, `lastIndexOf`,
 `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`,
 `reverse`, `format`, `strings.quote`), regex `find`/`findAll`, and the
@@ -21,10 +22,11 @@ import itertools
 import re
 import urllib.parse
 from collections.abc import Callable, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from opgen.engine.goregex import GoRegex, GoRegexError, go_regex
+from opgen.engine.openapi import quantity_amount
 
 __all__ = ["FUNCTIONS", "NAMESPACES", "CelFunctionError"]
 
@@ -40,8 +42,9 @@ _CIDR_KEY = "@cidr"
 _SEMVER_KEY = "@semver"
 _STRINGS_NS = "@strings"
 _IP_NS = "@ip-namespace"
+_SETS_NS = "@sets"
 
-NAMESPACES = {"strings": {_STRINGS_NS: True}}
+NAMESPACES = {"strings": {_STRINGS_NS: True}, "sets": {_SETS_NS: True}}
 """Names that stand for a function namespace (`strings.quote(...)`)."""
 
 
@@ -293,6 +296,63 @@ def _extreme(name: str, pick: Callable[[int], bool]) -> Callable[..., Any]:
     return extreme
 
 
+# ---- sets ---------------------------------------------------------------------
+
+
+def _cel_equal(left: Any, right: Any) -> bool:
+    """CEL's `==`: numbers compare across int, uint and double, a bool is no
+    number, lists and maps compare item by item."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(
+            _cel_equal(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(
+            _cel_equal(value, right[key]) for key, value in left.items()
+        )
+    return type(left) is type(right) and bool(left == right)
+
+
+def _holds(items: list[Any], wanted: Any) -> bool:
+    return any(_cel_equal(item, wanted) for item in items)
+
+
+def _set_lists(name: str, namespace: Any, args: tuple[Any, ...]) -> tuple[Any, Any]:
+    if namespace != {_SETS_NS: True} or len(args) != 2:
+        raise CelFunctionError(f"no such overload: {name}")
+    first, second = args
+    if not isinstance(first, list) or not isinstance(second, list):
+        raise CelFunctionError(f"no such overload: sets.{name} needs two lists")
+    return first, second
+
+
+def _contains(target: Any, *args: Any) -> bool:
+    """`sets.contains(list, sublist)`: every item of the sublist is in the list
+    (`'text'.contains('x')` too, should the engine pass it here)."""
+    if isinstance(target, str) and len(args) == 1 and isinstance(args[0], str):
+        return args[0] in target
+    items, wanted = _set_lists("contains", target, args)
+    return all(_holds(items, item) for item in wanted)
+
+
+def _equivalent(namespace: Any, *args: Any) -> bool:
+    """`sets.equivalent(a, b)`: each list holds every item of the other."""
+    first, second = _set_lists("equivalent", namespace, args)
+    return all(_holds(first, item) for item in second) and all(
+        _holds(second, item) for item in first
+    )
+
+
+def _intersects(namespace: Any, *args: Any) -> bool:
+    """`sets.intersects(a, b)`: the lists share an item."""
+    first, second = _set_lists("intersects", namespace, args)
+    return any(_holds(second, item) for item in first)
+
+
 # ---- regex --------------------------------------------------------------------
 
 
@@ -319,46 +379,10 @@ def _regex(pattern: Any) -> GoRegex:
 
 # ---- quantity -----------------------------------------------------------------
 
-_QUANTITY = re.compile(
-    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$"
-)
-_SUFFIXES = {
-    "Ki": Decimal(2**10),
-    "Mi": Decimal(2**20),
-    "Gi": Decimal(2**30),
-    "Ti": Decimal(2**40),
-    "Pi": Decimal(2**50),
-    "Ei": Decimal(2**60),
-    "n": Decimal("1e-9"),
-    "u": Decimal("1e-6"),
-    "m": Decimal("1e-3"),
-    "": Decimal(1),
-    "k": Decimal("1e3"),
-    "M": Decimal("1e6"),
-    "G": Decimal("1e9"),
-    "T": Decimal("1e12"),
-    "P": Decimal("1e15"),
-    "E": Decimal("1e18"),
-}
-
-
-def _quantity_amount(text: str) -> Decimal | None:
-    match = _QUANTITY.match(text)
-    if match is None:
-        return None
-    number, suffix = match.group(1), match.group(2) or ""
-    try:
-        if suffix[:1] in ("e", "E"):
-            return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
-        return Decimal(number) * _SUFFIXES[suffix]
-    except (InvalidOperation, KeyError):
-        return None
-
 
 def _quantity(text: Any) -> dict[str, str]:
     value = _need_str("quantity", text)
-    if _quantity_amount(value) is None:
+    if quantity_amount(value) is None:
         raise CelFunctionError(
             f"quantities must match the regular expression: {value!r}"
         )
@@ -366,7 +390,7 @@ def _quantity(text: Any) -> dict[str, str]:
 
 
 def _is_quantity(text: Any) -> bool:
-    return isinstance(text, str) and _quantity_amount(text) is not None
+    return isinstance(text, str) and quantity_amount(text) is not None
 
 
 def _amount(value: Any) -> Decimal:
@@ -375,7 +399,7 @@ def _amount(value: Any) -> Decimal:
         return Decimal(value)
     if not isinstance(spelt, str):
         raise CelFunctionError("no such overload: expected a quantity")
-    amount = _quantity_amount(spelt)
+    amount = quantity_amount(spelt)
     assert amount is not None
     return amount
 
@@ -682,6 +706,10 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sum": _sum,
     "min": _extreme("min", lambda c: c < 0),
     "max": _extreme("max", lambda c: c > 0),
+    # sets
+    "contains": _contains,
+    "equivalent": _equivalent,
+    "intersects": _intersects,
     # regex
     "find": _find,
     "findAll": _find_all,

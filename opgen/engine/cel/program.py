@@ -5,6 +5,13 @@ crate; docs/markers.md has the measurement behind the choice). Kubernetes'
 libraries (`opgen.engine.cel.library`) are added to one context per thread;
 each evaluation sets the variables it needs (`self`, `oldSelf`) on it.
 
+The engine runs optional values (`optional.of`, `.orValue`, `.hasValue`,
+`.value`, selecting a field of an optional) but does not parse CEL's optional
+selection, `a.?b` and `a[?k]`: opgen spells those as calls of its own
+functions before the engine compiles the rule (`_without_optional`). List
+and map literals with optional items (`[?x]`, `{?k: v}`) and the `optMap`
+and `optFlatMap` macros stay beyond it (`CelSyntaxError`, "unsupported syntax").
+
 The engine comes with the `cel` extra (and `testing`, `cli`): the runtime
 does not need it, since the API server checks every rule itself. Without it
 (or on Python 3.10, where the package has no wheels) `available()` is False
@@ -23,8 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from opgen.engine.cel.library import FUNCTIONS, NAMESPACES
-from opgen.engine.cel.syntax import tokens
+from opgen.engine.cel.library import FUNCTIONS, NAMESPACES, CelFunctionError
+from opgen.engine.cel.syntax import Node, ParseError, parse, tokens, wire_name
 
 
 def _load_engine() -> Any:
@@ -99,6 +106,47 @@ def _size(value: Any) -> int:
     return len(value)
 
 
+def _present(value: Any) -> tuple[bool, Any]:
+    """Whether an optional receiver holds a value, and the value."""
+    assert _cel is not None
+    if isinstance(value, _cel.OptionalValue):
+        return (True, value.value()) if value.has_value() else (False, None)
+    return True, value
+
+
+def _optional_field(target: Any, name: Any) -> Any:
+    """`target.?name`: the field if the object (or map) has it, else none."""
+    assert _cel is not None
+    present, value = _present(target)
+    if not present:
+        return _cel.OptionalValue.none()
+    if not isinstance(value, dict):
+        raise CelFunctionError(f"no such overload: {type(value).__name__}.?{name}")
+    key = wire_name(str(name))
+    if key in value:
+        return _cel.OptionalValue.of(value[key])
+    return _cel.OptionalValue.none()
+
+
+def _optional_index(target: Any, key: Any) -> Any:
+    """`target[?key]`: the map's value or the list's item if there is one, else none."""
+    assert _cel is not None
+    present, value = _present(target)
+    if not present:
+        return _cel.OptionalValue.none()
+    if isinstance(value, dict):
+        if key in value:
+            return _cel.OptionalValue.of(value[key])
+        return _cel.OptionalValue.none()
+    if isinstance(value, list) and isinstance(key, int) and not isinstance(key, bool):
+        if 0 <= key < len(value):
+            return _cel.OptionalValue.of(value[key])
+        return _cel.OptionalValue.none()
+    raise CelFunctionError(
+        f"no such overload: {type(value).__name__}[?{type(key).__name__}]"
+    )
+
+
 def _engine_source(expression: str) -> str:
     """`expression` with every call of `size` (`size(x)`, `x.size()`) calling
     `k8sSize` instead; the rest, string literals included, as written."""
@@ -112,14 +160,105 @@ def _engine_source(expression: str) -> str:
     return "".join([*pieces, expression[done:]])
 
 
+_OPTIONAL_FIELD = "k8sOptionalField"
+_OPTIONAL_INDEX = "k8sOptionalIndex"
+_OPTIONAL_SYNTAX = ("unsupported syntax '.?'", "unsupported syntax '[?'")
+
+
+def _has_optional(node: Node) -> bool:
+    if node.kind in ("select", "index") and node.optional:
+        return True
+    children = [node.target, *node.args] if node.target is not None else node.args
+    return any(_has_optional(child) for child in children)
+
+
+def _without_optional(node: Node, text: str) -> str:
+    """The source of `node` with CEL's optional selection (`a.?b`, `a[?k]`),
+    which the engine does not parse, spelt as calls of opgen's functions."""
+    if node.kind == "select" and node.optional and node.target is not None:
+        return (
+            f"{_OPTIONAL_FIELD}({_without_optional(node.target, text)}, '{node.name}')"
+        )
+    if node.kind == "index" and node.optional and node.target is not None:
+        target = _without_optional(node.target, text)
+        return f"{_OPTIONAL_INDEX}({target}, {_without_optional(node.args[0], text)})"
+    children = [node.target, *node.args] if node.target is not None else node.args
+    rewritten = sorted(
+        (child for child in children if _has_optional(child)),
+        key=lambda child: child.start,
+    )
+    pieces: list[str] = []
+    done = node.start
+    for child in rewritten:
+        pieces += [text[done : child.start], _without_optional(child, text)]
+        done = child.end
+    return "".join([*pieces, text[done : node.end]])
+
+
+def _optional_source(expression: str, error: ValueError) -> str:
+    """`expression` with its optional selections as calls the engine runs;
+    `error` (the engine's refusal of it as written) if it has other syntax
+    the engine lacks."""
+    try:
+        tree = parse(expression)
+    except ParseError:
+        raise error from None
+    unsupported = [False]
+
+    def look(node: Node) -> None:
+        if node.kind in ("list", "map", "struct") and node.optional:
+            unsupported[0] = True  # `[?x]`, `{?k: v}`: the engine cannot build these
+        for child in [node.target, *node.args] if node.target else node.args:
+            look(child)
+
+    look(tree)
+    if unsupported[0]:
+        raise error
+    return _without_optional(tree, expression)
+
+
+def _refuse_optional_macros(expression: str) -> None:
+    """The engine compiles `optMap` and `optFlatMap` but cannot run them
+    (their variable is undefined when they run): refuse them up front."""
+    if "optMap" not in expression and "optFlatMap" not in expression:
+        return
+    try:
+        tree = parse(expression)
+    except ParseError:
+        return
+
+    def look(node: Node) -> None:
+        if (
+            node.kind == "call"
+            and node.target is not None
+            and node.name in ("optMap", "optFlatMap")
+        ):
+            line = expression.count("\n", 0, node.position) + 1
+            column = node.position - (expression.rfind("\n", 0, node.position) + 1)
+            raise CelSyntaxError(
+                expression, f"unsupported syntax '{node.name}'", line, column + 1
+            )
+        for child in [node.target, *node.args] if node.target else node.args:
+            look(child)
+
+    look(tree)
+
+
 @lru_cache(maxsize=4096)
 def compile_expression(expression: str) -> Any:
     """The compiled program for `expression`; `CelSyntaxError` if it does not parse."""
     if _cel is None:
         raise CelEvaluationError(MISSING_ENGINE)
     try:
-        _cel.compile(expression)  # errors point into the expression as written
-        return _cel.compile(_engine_source(expression))
+        source = expression
+        try:
+            _cel.compile(expression)  # errors point into the expression as written
+        except ValueError as error:
+            if not any(syntax in str(error) for syntax in _OPTIONAL_SYNTAX):
+                raise
+            source = _optional_source(expression, error)
+        _refuse_optional_macros(expression)
+        return _cel.compile(_engine_source(source))
     except ValueError as error:
         text = str(error)
         found = _POSITION.search(text)
@@ -160,6 +299,8 @@ def _context() -> Any:
         for name, function in FUNCTIONS.items():
             context.add_function(name, function)
         context.add_function(_SIZE, _size)
+        context.add_function(_OPTIONAL_FIELD, _optional_field)
+        context.add_function(_OPTIONAL_INDEX, _optional_index)
         for name, value in NAMESPACES.items():
             context.add_variable(name, value)
         _CONTEXTS.context = context

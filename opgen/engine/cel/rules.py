@@ -170,7 +170,7 @@ def check_rules(
             bound = True
             passed = run(expression)
         except CelSyntaxError:
-            continue  # optional syntax (`.?`) the engine cannot parse: the server's
+            continue  # optional list or map items the engine cannot build: the server's
         except CelEvaluationError as error:
             violations.append(
                 Violation(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from opgen.engine.cel.facts import RESERVED_WORDS
 
-__all__ = ["Node", "ParseError", "parse", "tokens"]
+__all__ = ["Node", "ParseError", "parse", "tokens", "wire_name"]
 
 
 @dataclass
@@ -32,6 +32,10 @@ class Node:
     """The operand (select, index) or receiver (a member call)."""
     value: object = None
     optional: bool = False
+    start: int = -1
+    end: int = -1
+    """The span of source text the node was parsed from (a parenthesized
+    expression's span takes in its parentheses)."""
 
 
 class ParseError(ValueError):
@@ -105,6 +109,12 @@ class _Parser:
         self.at += 1
         return token
 
+    def spanned(self, node: Node, start: int) -> Node:
+        """`node`, its span set from `start` to the end of the last token taken."""
+        last = self.tokens[self.at - 1]
+        node.start, node.end = start, last.position + len(last.text)
+        return node
+
     def is_op(self, *texts: str) -> bool:
         return self.token.kind in ("op", "ident") and self.token.text in texts
 
@@ -115,7 +125,8 @@ class _Parser:
             then = self.binary(0)
             self.take(":")
             otherwise = self.expression()
-            return Node("call", position, "_?_:_", [condition, then, otherwise])
+            node = Node("call", position, "_?_:_", [condition, then, otherwise])
+            return self.spanned(node, condition.start)
         return condition
 
     def binary(self, level: int) -> Node:
@@ -125,7 +136,10 @@ class _Parser:
         while self.is_op(*_BINARY[level]):
             operator = self.take()
             right = self.binary(level + 1)
-            left = Node("call", operator.position, f"_{operator.text}_", [left, right])
+            left = self.spanned(
+                Node("call", operator.position, f"_{operator.text}_", [left, right]),
+                left.start,
+            )
             if level == 2 and self.is_op(*_BINARY[level]):
                 # relations do not chain in CEL's grammar, but parse left to right
                 continue
@@ -143,8 +157,9 @@ class _Parser:
             ):
                 operand.value = -operand.value
                 operand.position = operator.position
-                return operand
-            return Node("call", operator.position, f"{operator.text}_", [operand])
+                return self.spanned(operand, operator.position)
+            node = Node("call", operator.position, f"{operator.text}_", [operand])
+            return self.spanned(node, operator.position)
         return self.member()
 
     def member(self) -> Node:
@@ -160,26 +175,34 @@ class _Parser:
                     # CEL places a call at its opening parenthesis
                     opening = self.take().position
                     args = self.arguments(")")
-                    node = Node("call", opening, name.text, args, target=node)
+                    node = self.spanned(
+                        Node("call", opening, name.text, args, target=node), node.start
+                    )
                 else:
                     # ... and a field selection at its dot
-                    node = Node(
-                        "select",
-                        dot.position,
-                        name.text,
-                        target=node,
-                        optional=optional,
+                    node = self.spanned(
+                        Node(
+                            "select",
+                            dot.position,
+                            name.text,
+                            target=node,
+                            optional=optional,
+                        ),
+                        node.start,
                     )
             elif self.is_op("[", "[?"):
                 bracket = self.take()
                 index = self.expression()
                 self.take("]")
-                node = Node(
-                    "index",
-                    bracket.position,
-                    args=[index],
-                    target=node,
-                    optional=bracket.text == "[?",
+                node = self.spanned(
+                    Node(
+                        "index",
+                        bracket.position,
+                        args=[index],
+                        target=node,
+                        optional=bracket.text == "[?",
+                    ),
+                    node.start,
                 )
             else:
                 return node
@@ -195,17 +218,18 @@ class _Parser:
         return args
 
     def primary(self) -> Node:
+        start = self.token.position
+        return self.spanned(self.bare_primary(), start)
+
+    def bare_primary(self) -> Node:
         token = self.token
         if token.kind == "number":
             self.take()
             return _number(token)
         if token.kind == "string":
             self.take()
-            return Node(
-                "literal",
-                token.position,
-                "bytes" if "b" in _prefix(token.text) else "string",
-            )
+            kind = "bytes" if "b" in _prefix(token.text) else "string"
+            return Node("literal", token.position, kind, value=_literal_text(token))
         if token.kind == "ident":
             self.take()
             if token.text in ("true", "false"):
@@ -221,31 +245,48 @@ class _Parser:
                 return Node("call", opening, token.text, self.arguments(")"))
             if self.is_op("{"):
                 self.take()
-                fields = self.entries()
-                return Node("struct", token.position, token.text, fields)
+                fields, optional = self.entries()
+                node = Node("struct", token.position, token.text, fields)
+                node.optional = optional
+                return node
             return Node("ident", token.position, token.text)
         if self.is_op("."):
             self.take()
-            return self.primary()
+            return self.bare_primary()
         if self.is_op("("):
             self.take()
             inner = self.expression()
             self.take(")")
             return inner
-        if self.is_op("["):
-            self.take()
-            return Node("list", token.position, args=self.arguments("]"))
+        if self.is_op("[", "[?"):
+            # `optional` on a list literal: it has an optional element (`[?x]`)
+            optional = self.take().text == "[?"
+            items: list[Node] = []
+            while not self.is_op("]"):
+                if self.is_op("?"):
+                    self.take()
+                    optional = True
+                items.append(self.expression())
+                if not self.is_op(","):
+                    break
+                self.take(",")
+            self.take("]")
+            return Node("list", token.position, args=items, optional=optional)
         if self.is_op("{"):
             self.take()
-            return Node("map", token.position, args=self.entries())
+            entries, optional = self.entries()
+            # `optional` on a map literal: it has an optional entry (`{?k: v}`)
+            return Node("map", token.position, args=entries, optional=optional)
         shown = token.text or "end of input"
         raise ParseError(f"unexpected {shown!r}", token.position)
 
-    def entries(self) -> list[Node]:
+    def entries(self) -> tuple[list[Node], bool]:
         entries: list[Node] = []
+        optional = False
         while not self.is_op("}"):
             if self.is_op("?"):
                 self.take()
+                optional = True
             key = self.expression()
             self.take(":")
             entries.extend([key, self.expression()])
@@ -253,11 +294,57 @@ class _Parser:
                 break
             self.take(",")
         self.take("}")
-        return entries
+        return entries, optional
 
 
 def _prefix(text: str) -> str:
     return text[: len(text) - len(text.lstrip("rRbB"))].lower()
+
+
+_ESCAPE = re.compile(
+    r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2}|.)", re.DOTALL
+)
+_SIMPLE_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+}
+
+
+def _escaped(text: str) -> str:
+    """One escape sequence (without its backslash) as the character it stands for."""
+    if text[0] in "xXuU":
+        return chr(int(text[1:], 16))
+    if text[0] in "0123" and len(text) == 3:
+        return chr(int(text, 8))
+    return _SIMPLE_ESCAPES.get(text, text)
+
+
+def _literal_text(token: Token) -> str | bytes:
+    """A string literal's value (bytes for a bytes literal)."""
+    prefix = _prefix(token.text)
+    body = token.text[len(prefix) :]
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
+    inner = body[len(quote) : len(body) - len(quote)]
+    raw, as_bytes = "r" in prefix, "b" in prefix
+    if raw:
+        return inner.encode() if as_bytes else inner
+    pieces: list[bytes] = []
+    done = 0
+    for found in _ESCAPE.finditer(inner):
+        pieces.append(inner[done : found.start()].encode())
+        char = _escaped(found.group()[1:])
+        # in a bytes literal, \x and octal escapes stand for one byte each
+        single = as_bytes and found.group()[1] in "xX01234567" and ord(char) < 256
+        pieces.append(bytes([ord(char)]) if single else char.encode())
+        done = found.end()
+    pieces.append(inner[done:].encode())
+    value = b"".join(pieces)
+    return value if as_bytes else value.decode("utf-8", "replace")
 
 
 def _number(token: Token) -> Node:
@@ -288,7 +375,8 @@ _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 _ESCAPES = (("__dot__", "."), ("__dash__", "-"), ("__slash__", "/"))
 
 
-def _wire_name(name: str) -> str:
+def wire_name(name: str) -> str:
+    """The property a CEL field name stands for (`__namespace__` → `namespace`)."""
     if (
         name.startswith("__")
         and name.endswith("__")
@@ -346,7 +434,7 @@ def self_projection(*expressions: str) -> Projection:
             return scope.get(node.name)
         if node.kind == "select" and node.target is not None and not node.optional:
             base = path_of(node.target, scope)
-            return None if base is None else [*base, _wire_name(node.name)]
+            return None if base is None else [*base, wire_name(node.name)]
         if node.kind == "index" and node.target is not None and not node.optional:
             base = path_of(node.target, scope)
             use(node.args[0], scope)

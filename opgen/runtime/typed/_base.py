@@ -36,7 +36,6 @@ class _Base(Generic[T]):
 
     def __init__(self, client: Client) -> None:
         self._client = client
-        self._reader = client.uncached
 
     @property
     def _rtype(self) -> ResourceType[T]:
@@ -49,7 +48,7 @@ class _Base(Generic[T]):
             )
 
     async def _get(self, name: str, namespace: str | None) -> T:
-        return await self._reader.get(self.model, name, namespace)
+        return await self._client.get(self.model, name, namespace)
 
     async def _list(
         self,
@@ -59,7 +58,11 @@ class _Base(Generic[T]):
         limit: int | None,
         continue_: str | None,
     ) -> Page[T]:
-        return await self._reader.list(
+        if limit is None and continue_ is None:
+            return await self._client.list(
+                self.model, namespace, labels=labels, fields=fields
+            )
+        return await self._client.uncached.list(
             self.model,
             namespace,
             labels=labels,

@@ -53,14 +53,18 @@ class NamespacedStatus(_Status[T]):
     """/status for a namespaced kind."""
 
     async def get_status(self, name: str, *, namespace: str) -> T:
-        return await self._reader.get(self.model, name, namespace, subresource="status")
+        return await self._client.uncached.get(
+            self.model, name, namespace, subresource="status"
+        )
 
 
 class ClusterStatus(_Status[T]):
     """/status for a cluster-scoped kind."""
 
     async def get_status(self, name: str) -> T:
-        return await self._reader.get(self.model, name, None, subresource="status")
+        return await self._client.uncached.get(
+            self.model, name, None, subresource="status"
+        )
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from opgen.schema.check.names import check_metadata, check_names
 from opgen.schema.check.openapi import check_openapi
 from opgen.schema.check.paths import resolve_field_path, simple_path_problem
 from opgen.schema.check.report import Report, child, index
+from opgen.schema.check.rules import check_rule_costs
 from opgen.schema.check.structural import check_structural
 
 __all__ = ["ERROR_SIZE", "WARNING_SIZE", "check_crd", "inspect_crd"]
@@ -65,8 +66,9 @@ def inspect_crd(
     check_names(spec, report)
     versions = spec.get("versions") or []
     _check_versions(versions, report)
+    crd_name = str((crd.get("metadata") or {}).get("name", ""))
     for position, version in enumerate(versions):
-        _check_version(version, index("spec.versions", position), report)
+        _check_version(version, index("spec.versions", position), report, crd_name)
     _check_size(crd, report)
     return report
 
@@ -94,7 +96,9 @@ def _check_versions(versions: list[dict[str, Any]], report: Report) -> None:
         )
 
 
-def _check_version(version: dict[str, Any], path: str, report: Report) -> None:
+def _check_version(
+    version: dict[str, Any], path: str, report: Report, crd_name: str
+) -> None:
     name = version.get("name", "")
     problem = dns1035_problem(name)
     if problem:
@@ -112,6 +116,7 @@ def _check_version(version: dict[str, Any], path: str, report: Report) -> None:
     check_openapi(schema, schema_path, "status" in subresources, report)
     if structural_ok:
         check_defaults(schema, schema_path, report)
+        check_rule_costs(report, schema, schema_path, crd_name)
     _check_subresources(subresources, schema, child(path, "subresources"), report)
     for position, column in enumerate(version.get("additionalPrinterColumns") or []):
         _check_column(

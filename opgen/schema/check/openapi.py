@@ -319,7 +319,8 @@ class _Walker:
                 node,
             )
         check_topology(self.report, node, path)
-        check_rules(self.report, node, path, uncorrelatable)
+        resource_root = is_root or bool(node.get("x-kubernetes-embedded-resource"))
+        check_rules(self.report, node, path, uncorrelatable, resource_root)
         self.format(node, path)
 
     def keys(self, node: dict[str, Any], path: str) -> None:

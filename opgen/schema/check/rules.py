@@ -9,8 +9,11 @@ Each `rule` and `messageExpression` is compiled and type-checked against the
 node's schema (`opgen.engine.cel.check`): syntax errors, undeclared names and
 functions the server does not offer, undefined fields and wrong types are
 errors naming the rule and the line and column in it, as the server's
-`compilation failed` refusal does; a rule whose estimated cost passes the
-server's per-rule limit is a warning (the estimate is approximate).
+`compilation failed` refusal does.
+
+`check_rule_costs` holds the schema's rules to the server's cost budgets
+(`opgen.engine.cel.budget`): a rule over the per-rule limit, and rules adding
+up past the per-CRD limit, are refused in the server's words.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import re
 from typing import Any
 
 from opgen.engine.cel import REASONS, uses_old_self
-from opgen.engine.cel.check import STATIC_RULE_COST_LIMIT, check_expression
+from opgen.engine.cel.budget import RuleCost, budget_factor, rule_costs
+from opgen.engine.cel.check import check_expression
+from opgen.engine.cel.cost import STATIC_CRD_COST_LIMIT, STATIC_RULE_COST_LIMIT
 from opgen.schema.check.paths import resolve_field_path
-from opgen.schema.check.report import Report, child, index
+from opgen.schema.check.report import Report, child, index, key
 
-__all__ = ["check_rules"]
+__all__ = ["check_rule_costs", "check_rules"]
 
 _NEWLINE = re.compile(r"[\n\r]")
 _RULE_KEYS = (
@@ -37,9 +42,14 @@ _RULE_KEYS = (
 
 
 def check_rules(
-    report: Report, node: dict[str, Any], path: str, uncorrelatable: str | None
+    report: Report,
+    node: dict[str, Any],
+    path: str,
+    uncorrelatable: str | None,
+    root: bool = False,
 ) -> None:
-    """Check the `x-kubernetes-validations` of one node."""
+    """Check the `x-kubernetes-validations` of one node (`root`: a resource's
+    root, where `apiVersion`, `kind` and `metadata.name` are always there)."""
     rules = node.get("x-kubernetes-validations")
     if rules is None:
         return
@@ -119,7 +129,7 @@ def check_rules(
                     node,
                 )
         if text.strip():
-            _compile(report, node, rule_path, rule, uncorrelatable is None)
+            _compile(report, node, rule_path, rule, uncorrelatable is None, root)
         if uses_old_self(text):
             if uncorrelatable is not None:
                 report.error(
@@ -149,6 +159,7 @@ def _compile(
     rule_path: str,
     rule: dict[str, Any],
     correlatable: bool,
+    root: bool,
 ) -> None:
     """Compile and type-check the rule and its messageExpression against `node`."""
     text = str(rule["rule"])
@@ -158,6 +169,7 @@ def _compile(
         node,
         old_self=old_self,
         optional_old_self=bool(rule.get("optionalOldSelf")),
+        root=root,
     )
     for problem in checked.problems[:1]:
         line, column = _position(text, problem.position)
@@ -172,24 +184,15 @@ def _compile(
     if not checked.problems and not checked.runnable:
         report.warn(
             child(rule_path, "rule"),
-            f"{text!r} uses optional syntax (.? or [?) that opgen's CEL engine cannot "
-            "run: the models skip this rule and leave it to the API server",
+            f"{text!r} uses CEL that opgen's engine cannot run (optional list or "
+            "map items [?x] and {?k: v}, optMap, optFlatMap): the models skip this "
+            "rule and leave it to the API server",
             node,
-        )
-    if not checked.problems and checked.cost > STATIC_RULE_COST_LIMIT:
-        report.warn(
-            child(rule_path, "rule"),
-            f"{text!r}: estimated cost {checked.cost:,} likely exceeds the API server's "
-            f"per-rule budget ({STATIC_RULE_COST_LIMIT:,}); the server would refuse "
-            "the CRD",
-            node,
-            hint="bound the lists, maps and strings the rule walks (op.MaxItems, "
-            "op.MaxProperties, op.MaxLength)",
         )
     expression = rule.get("messageExpression")
     if isinstance(expression, str) and expression.strip():
         spelt = check_expression(
-            expression, node, old_self=old_self, message_expression=True
+            expression, node, old_self=old_self, message_expression=True, root=root
         )
         for problem in spelt.problems[:1]:
             line, column = _position(expression, problem.position)
@@ -199,10 +202,95 @@ def _compile(
                 f"ERROR: <input>:{line}:{column}: {problem.message}",
                 node,
             )
-        if not spelt.problems and spelt.cost > STATIC_RULE_COST_LIMIT:
+
+
+_TRY = (
+    "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength "
+    "where arrays, maps, and strings are declared)"
+)
+_BOUND_HINT = (
+    "bound the lists, maps and strings the rule walks (op.MaxItems, "
+    "op.MaxProperties, op.MaxLength), or simplify the rule"
+)
+
+
+def _rule_path(schema_path: str, found: RuleCost) -> str:
+    path = schema_path
+    steps = list(found.steps)
+    while steps:
+        step = steps.pop(0)
+        if step == "properties" and steps:
+            path = key(child(path, "properties"), str(steps.pop(0)))
+        else:
+            path = child(path, str(step))
+    rules = index(child(path, "x-kubernetes-validations"), found.position)
+    return child(rules, found.field)
+
+
+def check_rule_costs(
+    report: Report, schema: dict[str, Any], schema_path: str, crd_name: str
+) -> None:
+    """Hold the rules of one version's openAPIV3Schema to the server's budgets."""
+    costs = rule_costs(schema)
+    for found in costs:
+        if found.cost <= STATIC_RULE_COST_LIMIT:
+            continue
+        what = "rule" if found.field == "rule" else "messageExpression"
+        detail = (
+            f"estimated {what} cost exceeds budget by factor of "
+            f"{budget_factor(found.cost, STATIC_RULE_COST_LIMIT)} {_TRY}"
+        )
+        if found.approximate:
             report.warn(
-                child(rule_path, "messageExpression"),
-                f"{expression!r}: estimated cost {spelt.cost:,} likely exceeds the API "
-                f"server's per-rule budget ({STATIC_RULE_COST_LIMIT:,})",
-                node,
+                _rule_path(schema_path, found),
+                f"{found.expression!r}: the API server may refuse this rule: {detail} "
+                "(opgen's estimate counts a function it does not model as 1)",
+                found.node,
+                hint=_BOUND_HINT,
             )
+        else:
+            report.error(
+                _rule_path(schema_path, found),
+                f"Forbidden: {detail}",
+                found.node,
+                hint=f"{found.expression!r}: {_BOUND_HINT}",
+            )
+    total = min(sum(found.cost for found in costs), 2**64 - 1)
+    if total <= STATIC_CRD_COST_LIMIT:
+        return
+    expensive = sorted(
+        (f for f in costs if f.cost >= STATIC_CRD_COST_LIMIT // 100),
+        key=lambda f: -f.cost,
+    )[:4]
+    named = "; ".join(
+        f"{f.expression!r} at {_rule_path(schema_path, f)} (cost {f.cost:,})"
+        for f in expensive
+    )
+    detail = (
+        "Forbidden: x-kubernetes-validations estimated rule cost total for entire "
+        "OpenAPIv3 schema exceeds budget by factor of "
+        f"{budget_factor(total, STATIC_CRD_COST_LIMIT)} {_TRY}"
+    )
+    hint = (
+        f"CRD {crd_name}: its rules add up to {total:,}, past the API server's "
+        f"per-CRD budget ({STATIC_CRD_COST_LIMIT:,}); the most expensive: {named}; "
+        + _BOUND_HINT
+    )
+    if any(f.approximate for f in costs):
+        report.warn(
+            schema_path,
+            f"the API server may refuse this CRD: {detail[len('Forbidden: ') :]} "
+            "(opgen's estimate counts a function it does not model as 1)",
+            schema,
+            hint=hint,
+        )
+        return
+    report.error(schema_path, detail, schema, hint=hint)
+    for found in expensive:
+        report.error(
+            _rule_path(schema_path, found),
+            "Forbidden: contributed to estimated rule cost total exceeding cost "
+            "limit for entire OpenAPIv3 schema",
+            found.node,
+            hint=hint,
+        )

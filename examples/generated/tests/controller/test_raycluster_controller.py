@@ -6,7 +6,7 @@ Each test creates RayClusters through the API server (so through the
 project's webhooks, which opgen's pytest plugin serves for the session),
 calls `reconcile` as the manager would after each change, and reads the
 results back. envtest has no kubelet and no Deployment controller: a test
-marks Deployments ready itself (`rayclusters.mark_ready`). The manager in a
+marks Deployments ready itself (`opgen.testing.mark_ready`). The manager in a
 process of its own is in tests/e2e/.
 """
 
@@ -31,6 +31,7 @@ from opgen.api.k8s import (
     Service,
 )
 from opgen.testing import Environment, eventually, running_manager
+from opgen.testing.e2e import kubectl
 from rayclusters import (
     conditions,
     deployment,
@@ -38,7 +39,6 @@ from rayclusters import (
     fetch,
     flat_sample,
     image_of,
-    kubectl,
     mark_all_ready,
     sample,
 )

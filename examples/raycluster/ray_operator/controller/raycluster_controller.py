@@ -10,9 +10,9 @@ Degraded conditions, a status write only when something changed); this file
 holds what is particular to RayCluster:
 
 - `reconcile_spec` makes the head Deployment and Service and one Deployment
-  per worker group match the spec (`children` builds them, `applied` skips
-  the write when a child already matches, so a converged cluster costs no
-  request but reads from the cache), deletes the Deployments of groups that
+  per worker group match the spec (`children` builds them,
+  `rt.apply_if_changed` skips the write when a child already matches, so a
+  converged cluster costs no request but reads from the cache), deletes the Deployments of groups that
   are gone, and reports in the status what the Deployments report;
 - `cleanup` writes the cluster's record in the operator's namespace before
   the finalizer lets it go (`archive`).
@@ -36,12 +36,14 @@ from ray_operator.api.v1.raycluster_types import (
     WorkerGroupStatus,
 )
 from ray_operator.api.v1.spread import spread
-from ray_operator.controller import applied, archive, children
+from ray_operator.controller import archive, children
 
 FINALIZER = "ray.io/finalizer"
 """Holds deletion back until `cleanup` has run."""
 FIELD_MANAGER = "ray-operator"
 """Who owns the fields of the children it applies (server-side apply)."""
+APPLIED_HASH = "ray.io/applied-hash"
+"""The annotation holding the hash of what was applied to a child (`rt.apply_if_changed`)."""
 SUSPENDED = "Suspended"
 """The condition saying whether `spec.suspend` holds the cluster at zero pods."""
 CONFLICT_RETRY = 60.0
@@ -185,7 +187,6 @@ class RayClusterReconciler:
 
     async def ensure(self, obj: RayCluster, desired: C, live: C | None) -> C:
         """Server-side apply `desired` unless `live`, the child as it is, matches it."""
-        applied.stamp(desired)
         if live is not None:
             controller = rt.owner.controller_of(live)
             if controller is None or controller.get("uid") != obj.metadata.uid:
@@ -193,9 +194,15 @@ class RayClusterReconciler:
                     f"{type(desired).__name__} {desired.metadata.name} exists and is not this"
                     " RayCluster's: delete or rename it"
                 )
-            if applied.up_to_date(live, desired):
-                return live
-        return await self.client.apply(desired, field_manager=FIELD_MANAGER, force=True)
+        child, _ = await rt.apply_if_changed(
+            self.client,
+            desired,
+            live=live,
+            annotation=APPLIED_HASH,
+            field_manager=FIELD_MANAGER,
+            force=True,
+        )
+        return child
 
     async def remove_stale_groups(self, obj: RayCluster, groups: set[str]) -> None:
         """Delete the worker Deployments of groups the spec no longer has."""

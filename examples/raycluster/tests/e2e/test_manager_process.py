@@ -20,12 +20,6 @@ ray_operator` from this checkout.
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import socket
-import subprocess
-import sys
-import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
@@ -36,15 +30,16 @@ from opgen.testing import (
     Environment,
     ManagerAccount,
     WebhookInstallOptions,
+    e2e,
     eventually,
 )
+from opgen.testing.e2e import kubectl
 from rayclusters import (
     ROOT,
     conditions,
     deployments,
     fetch,
     flat_sample,
-    kubectl,
     mark_all_ready,
     sample,
 )
@@ -59,43 +54,20 @@ LEASE = "f40ac7d3.io"
 NAME = "my-ray"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def manager_command() -> list[str]:
-    """The built manager `make test-e2e` installed, or this checkout's."""
-    command = os.environ.get("E2E_MANAGER")
-    return shlex.split(command) if command else [sys.executable, "-m", "ray_operator"]
-
-
 @dataclass(frozen=True)
 class Deployed:
     """A control plane of its own, and the manager process serving it."""
 
     environment: Environment
     account: ManagerAccount
-    process: subprocess.Popen[str]
-    probes: int
-
-
-def ready(probes: int) -> bool:
-    """Whether the manager's /readyz answers 200 (its webhook server included)."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{probes}/readyz", timeout=5):
-            return True
-    except OSError:
-        return False
+    manager: e2e.ManagerProcess
 
 
 @pytest.fixture(scope="module")
 def deployed(envtest: Environment) -> Iterator[Deployed]:
     """`python -m ray_operator --leader-elect` as its ServiceAccount, serving its
-    webhooks on the port this control plane's configurations call."""
-    port = free_port()
+    webhooks on the port this control plane's configurations call; ready."""
+    port = e2e.free_port()
     environment = Environment(
         crd_paths=[ROOT / "config/crd/bases"],
         webhook_install_options=WebhookInstallOptions(
@@ -107,30 +79,15 @@ def deployed(envtest: Environment) -> Iterator[Deployed]:
         account = environment.deploy_rbac(ROOT)
         local = environment.webhooks
         assert local is not None
-        probes = free_port()
-        process = subprocess.Popen(
-            [
-                *manager_command(),
-                "--leader-elect",
-                f"--health-probe-bind-address=127.0.0.1:{probes}",
-                f"--webhook-port={port}",
-                f"--webhook-cert-path={local.cert_dir}",
-            ],
+        with e2e.manager_process(
+            "ray_operator",
+            account.kubeconfig_path,
             cwd=ROOT,
-            env={
-                "KUBECONFIG": str(account.kubeconfig_path),
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            },
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        try:
-            yield Deployed(environment, account, process, probes)
-        finally:
-            if process.poll() is None:
-                process.terminate()
-            process.communicate(timeout=60)
+            args=["--leader-elect", f"--webhook-cert-path={local.cert_dir}"],
+            metrics=False,
+            webhook_port=port,
+        ) as manager:
+            yield Deployed(environment, account, manager)
     finally:
         environment.stop()
 
@@ -147,11 +104,7 @@ async def admin(deployed: Deployed) -> AsyncIterator[rt.Client]:
 async def test_the_manager_process_runs_a_raycluster_end_to_end(
     deployed: Deployed, admin: rt.Client
 ) -> None:
-    await eventually(
-        lambda: ready(deployed.probes) or deployed.process.poll() is not None,
-        message="the manager to be ready",
-    )
-    assert deployed.process.poll() is None, "the manager exited"
+    assert deployed.manager.running(), "the manager exited"
     deployed.environment.wait_for_webhooks()
     namespace = deployed.account.namespace  # where the manager keeps its records
     kubeconfig = deployed.environment.kubeconfig_path
@@ -234,8 +187,7 @@ async def test_the_manager_process_runs_a_raycluster_end_to_end(
     lease = await admin.uncached.get(Lease, LEASE, namespace)
     assert lease.spec is not None and lease.spec.holder_identity
 
-    deployed.process.terminate()
-    output, _ = deployed.process.communicate(timeout=60)
-    assert deployed.process.returncode == 0, output
-    assert "serving webhooks" in output, output
-    assert "Forbidden" not in output, output
+    manager = deployed.manager
+    assert manager.stop() == 0, manager.output
+    assert "serving webhooks" in manager.output, manager.output
+    assert "Forbidden" not in manager.output, manager.output

@@ -19,7 +19,8 @@ from opgen import runtime as rt
 from opgen.api import ObjectMeta
 from opgen.api.k8s import ResourceQuota, ResourceQuotaSpec
 from opgen.testing import Environment, assert_round_trips
-from rayclusters import fetch, flat_sample, kubectl, sample, sample_document
+from opgen.testing.e2e import kubectl
+from rayclusters import fetch, flat_sample, sample, sample_document
 
 # +opgen:scaffold:imports
 from ray_operator.api.v1.raycluster_types import RayCluster

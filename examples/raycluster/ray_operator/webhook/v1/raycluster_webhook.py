@@ -42,16 +42,7 @@ from ray_operator.api.v1alpha1 import raycluster_types as v1alpha1
 log = logging.getLogger(__name__)
 
 
-@op.webhook(
-    RayCluster,
-    mutating=True,
-    path="/mutate-ray-io-v1-raycluster",
-    name="mraycluster-v1.ray.io",
-    operations=["CREATE", "UPDATE"],
-    failure_policy="Fail",
-    side_effects="None",
-    timeout_seconds=10,
-)
+@op.webhook(RayCluster, mutating=True)
 class RayClusterDefaulter:
     """Sets defaults on RayCluster objects before the API server stores them."""
 
@@ -121,16 +112,7 @@ def _replicas(spec: v1.RayClusterSpec) -> dict[str, int]:
     return {g.group_name: g.replicas for g in spec.worker_groups}
 
 
-@op.webhook(
-    RayCluster,
-    mutating=False,
-    path="/validate-ray-io-v1-raycluster",
-    name="vraycluster-v1.ray.io",
-    operations=["CREATE", "UPDATE"],
-    failure_policy="Fail",
-    side_effects="None",
-    timeout_seconds=10,
-)
+@op.webhook(RayCluster, mutating=False)
 # The quota check reads the namespace's ResourceQuotas.
 @op.rbac(groups=["core"], resources=["resourcequotas"], verbs=["get", "list", "watch"])
 class RayClusterValidator:

@@ -1,10 +1,9 @@
-# Copyright The opgen authors.
-# SPDX-License-Identifier: Apache-2.0
-"""When a child already is what the operator would apply (ray_operator.controller.applied).
+"""When an object already is what would be applied (`rt.apply_if_changed`).
 
 The live objects here are what the API server answers for an applied
 Deployment: the applied fields, plus its defaults and canonical quantities.
-The envtest tests prove the same against a real server.
+The envtest test at the end, and the example's controller tests, prove the
+same against a real server.
 """
 
 from __future__ import annotations
@@ -12,17 +11,24 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import opgen.api as op
+import pytest
 
-from ray_operator.controller.applied import (
-    APPLIED_HASH,
-    holds,
-    stamp,
-    up_to_date,
-    wire,
-)
+import opgen.api as op
+from opgen import runtime as rt
+from opgen.runtime.applied import holds, stamp, up_to_date
+from opgen.testing import recording_writes
 
 Deployment = op.k8s.Deployment
+APPLIED_HASH = "example.com/applied-hash"
+
+
+def wire(obj: Deployment) -> dict[str, Any]:
+    return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def is_current(live: Deployment, desired: Deployment) -> bool:
+    return up_to_date(live, desired, APPLIED_HASH)
+
 
 DESIRED: dict[str, Any] = {
     "apiVersion": "apps/v1",
@@ -73,20 +79,20 @@ def served(body: dict[str, Any]) -> dict[str, Any]:
 
 def stamped() -> Deployment:
     desired = Deployment.model_validate(copy.deepcopy(DESIRED))
-    stamp(desired)
+    stamp(desired, APPLIED_HASH)
     return desired
 
 
 def test_a_served_copy_of_what_was_applied_is_up_to_date() -> None:
     desired = stamped()
     live = Deployment.model_validate(served(wire(desired)))
-    assert up_to_date(live, desired)
+    assert is_current(live, desired)
 
 
 def test_the_stamp_is_the_same_for_the_same_object_and_ignores_itself() -> None:
     first, second = stamped(), stamped()
     assert first.metadata.annotations == second.metadata.annotations
-    stamp(first)  # again, on an object that has the stamp already
+    stamp(first, APPLIED_HASH)  # again, on an object that has the stamp already
     assert first.metadata.annotations == second.metadata.annotations
     assert APPLIED_HASH in (first.metadata.annotations or {})
 
@@ -95,25 +101,25 @@ def test_a_change_to_a_field_the_operator_sets_is_seen() -> None:
     desired = stamped()
     live = served(wire(desired))
     live["spec"]["replicas"] = 5  # kubectl scale deployment my-ray-head --replicas=5
-    assert not up_to_date(Deployment.model_validate(live), desired)
+    assert not is_current(Deployment.model_validate(live), desired)
 
 
 def test_a_field_the_operator_stopped_setting_is_seen_through_the_stamp() -> None:
     before = copy.deepcopy(DESIRED)
     before["spec"]["template"]["spec"]["containers"][0]["command"] = ["ray", "start"]
     old = Deployment.model_validate(before)
-    stamp(old)
+    stamp(old, APPLIED_HASH)
     live = Deployment.model_validate(served(wire(old)))
     desired = stamped()  # the same, without the command
     # The live spec has more, as it has defaults: only the stamp tells them apart.
     assert holds(wire(live)["spec"], wire(desired)["spec"])
-    assert not up_to_date(live, desired)
+    assert not is_current(live, desired)
 
 
 def test_an_object_without_the_stamp_is_not_up_to_date() -> None:
     desired = stamped()
     live = Deployment.model_validate(served(DESIRED))
-    assert not up_to_date(live, desired)
+    assert not is_current(live, desired)
 
 
 def test_holds_compares_the_fields_of_desired() -> None:
@@ -131,3 +137,48 @@ def test_quantities_compare_by_value_in_resource_maps_only() -> None:
     assert holds({"limits": {"memory": "1Gi"}}, {"limits": {"memory": "1024Mi"}})
     assert not holds({"requests": {"cpu": "2"}}, {"requests": {"cpu": "1000m"}})
     assert not holds({"env": "1"}, {"env": "1000m"})
+
+
+@pytest.mark.envtest
+async def test_apply_if_changed_writes_once_then_reads_only(
+    rest: Any, namespace: str
+) -> None:
+    """Against the API server: the first call creates, the second (the server's
+    defaults and canonical quantities in the live object) writes nothing, a
+    change applies, and a field no longer set is dropped."""
+    client = rt.Client(rest)
+    body = copy.deepcopy(DESIRED)
+    body["metadata"]["namespace"] = namespace
+
+    def desired(command: list[str] | None = None, **changes: Any) -> Deployment:
+        """Built afresh each time, as a reconciler builds it."""
+        data = copy.deepcopy(body)
+        data["spec"].update(changes)
+        if command is not None:
+            data["spec"]["template"]["spec"]["containers"][0]["command"] = command
+        return Deployment.model_validate(data)
+
+    created, operation = await rt.apply_if_changed(
+        client,
+        desired(["ray", "start"]),
+        annotation=APPLIED_HASH,
+        field_manager="test",
+    )
+    assert operation is rt.Operation.CREATED and created.metadata.uid
+    with recording_writes(client) as writes:
+        _, operation = await rt.apply_if_changed(
+            client,
+            desired(["ray", "start"]),
+            annotation=APPLIED_HASH,
+            field_manager="test",
+        )
+    assert (operation, writes) == (rt.Operation.UNCHANGED, [])
+
+    _, operation = await rt.apply_if_changed(
+        client, desired(replicas=2), annotation=APPLIED_HASH, field_manager="test"
+    )
+    assert operation is rt.Operation.UPDATED
+    live = await client.get(Deployment, "my-ray-head", namespace)
+    assert live.spec is not None and live.spec.replicas == 2
+    container = live.spec.template.spec.containers[0]
+    assert container.command is None, "a field the apply no longer sets is dropped"

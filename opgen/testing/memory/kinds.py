@@ -1,0 +1,188 @@
+"""The kinds a memory server serves: CRDs from their YAML, built-ins from `op.k8s`.
+
+A CRD (the project's generated YAML, or an imported one) gives the REST facts
+of each served version (group, plural, scope, subresources) and the schema the
+server prunes and defaults with; the model class of a version, when given,
+validates objects as the server would (tests/proof holds the models to the
+server's verdicts). A built-in kind of `op.k8s` carries its facts on its class
+(`opgen.engine.builtin`); its module is imported when a request first names
+its group and version.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from opgen.engine.builtin import builtin_resource
+from opgen.runtime.resources import ResourceType, resource_type
+from opgen.testing.controlplane.crds import CrdSource, load_crds
+
+__all__ = ["Kind", "Kinds"]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One served version of a kind, as a request addresses it."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    status_subresource: bool
+    builtin: bool
+    model: type[BaseModel] | None = field(default=None, compare=False)
+    """Validates objects of this version (None: only the schema prunes and defaults)."""
+    schema: Mapping[str, Any] | None = field(default=None, compare=False)
+    """A CRD version's openAPIV3Schema."""
+    selectable_fields: tuple[str, ...] = ()
+    """Field selector labels beyond `metadata.name` and `metadata.namespace`
+    (a CRD version's `selectableFields`, `spec.mode`)."""
+    scale: Mapping[str, str] | None = field(default=None, compare=False)
+    """A CRD's scale subresource (`specReplicasPath`, ...), if it has one."""
+
+    @property
+    def scale_paths(self) -> tuple[str, ...]:
+        """The replica paths the server checks: specReplicasPath, statusReplicasPath."""
+        scale = self.scale or {}
+        return tuple(
+            scale[key]
+            for key in ("specReplicasPath", "statusReplicasPath")
+            if scale.get(key)
+        )
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def resource(self) -> str:
+        """`widgets.test.opgen.dev`, `configmaps`: how the server's messages name it."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def has_rules(self) -> bool:
+        """Whether the schema has CEL rules (`x-kubernetes-validations`) anywhere."""
+        return "x-kubernetes-validations" in json.dumps(self.schema or {})
+
+    @property
+    def tracks_generation(self) -> bool:
+        """Whether the server sets `metadata.generation`: on every custom
+        resource, and on the built-ins that have a spec (a Namespace's spec
+        lists its finalizers: it has none)."""
+        if not self.builtin:
+            return True
+        if self.kind == "Namespace":
+            return False
+        return self.model is not None and "spec" in self.model.model_fields
+
+
+def _scale(version: Mapping[str, Any]) -> Mapping[str, str] | None:
+    scale = (version.get("subresources") or {}).get("scale")
+    return dict(scale) if scale is not None else None
+
+
+def _builtin_module(group: str, version: str) -> str:
+    prefix = group.split(".")[0] if group else "core"
+    return f"opgen.api.k8s.{prefix}_{version}"
+
+
+class Kinds:
+    """The served kinds, looked up by the REST path's group, version and plural."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[tuple[str, str, str], Kind] = {}
+        self._builtin_modules: set[str] = set()
+
+    def add(self, kind: Kind) -> Kind:
+        self._kinds[(kind.group, kind.version, kind.plural)] = kind
+        return kind
+
+    def add_crds(
+        self, sources: Iterable[CrdSource], models: Iterable[type] = ()
+    ) -> list[Kind]:
+        """Serve every served version of the CRDs in `sources` (files, directories,
+        dicts); a version whose class is in `models` is validated by it."""
+        by_version: dict[tuple[str, str, str], type[BaseModel]] = {}
+        for model in models:
+            rtype: ResourceType[Any] = resource_type(model)
+            if issubclass(model, BaseModel):
+                by_version[(rtype.group, rtype.version, rtype.kind)] = model
+        added = []
+        for document in load_crds(sources):
+            spec = document.body["spec"]
+            names = spec["names"]
+            for version in spec["versions"]:
+                if not version.get("served", True):
+                    continue
+                group, name = spec["group"], version["name"]
+                added.append(
+                    self.add(
+                        Kind(
+                            group=group,
+                            version=name,
+                            kind=names["kind"],
+                            plural=names["plural"],
+                            namespaced=spec.get("scope", "Namespaced") == "Namespaced",
+                            status_subresource="status"
+                            in (version.get("subresources") or {}),
+                            builtin=False,
+                            model=by_version.get((group, name, names["kind"])),
+                            schema=(version.get("schema") or {}).get("openAPIV3Schema"),
+                            scale=_scale(version),
+                            selectable_fields=tuple(
+                                entry["jsonPath"].lstrip(".")
+                                for entry in version.get("selectableFields") or ()
+                            ),
+                        )
+                    )
+                )
+        return added
+
+    def add_builtin(self, cls: type) -> Kind:
+        """Serve a built-in kind of `op.k8s` (`op.k8s.ConfigMap`)."""
+        facts = builtin_resource(cls)
+        if facts is None or not issubclass(cls, BaseModel):
+            raise TypeError(f"{cls!r} is not a built-in kind of op.k8s")
+        return self.add(
+            Kind(
+                group=facts.group,
+                version=facts.version,
+                kind=facts.kind,
+                plural=facts.plural,
+                namespaced=facts.namespaced,
+                status_subresource="status" in facts.subresources,
+                builtin=True,
+                model=cls,
+            )
+        )
+
+    def lookup(self, group: str, version: str, plural: str) -> Kind | None:
+        """The kind a path names; a built-in of `op.k8s` is found without being added."""
+        found = self._kinds.get((group, version, plural))
+        if found is None:
+            self._add_builtins(group, version)
+            found = self._kinds.get((group, version, plural))
+        return found
+
+    def _add_builtins(self, group: str, version: str) -> None:
+        name = _builtin_module(group, version)
+        if name in self._builtin_modules:
+            return
+        self._builtin_modules.add(name)
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            return
+        for value in vars(module).values():
+            facts = builtin_resource(value)
+            if facts is None or (facts.group, facts.version) != (group, version):
+                continue
+            if (facts.group, facts.version, facts.plural) not in self._kinds:
+                self.add_builtin(value)

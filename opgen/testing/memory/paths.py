@@ -1,0 +1,55 @@
+"""A request's path and query, read as the API server routes them."""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass, field
+
+__all__ = ["Route", "parse_route"]
+
+_NAMESPACE_SUBRESOURCES = ("status", "finalize")
+
+
+@dataclass(frozen=True)
+class Route:
+    """What a path names: a kind's group, version and plural; a namespace, an
+    object and its subresource when it names them; the query."""
+
+    group: str
+    version: str
+    plural: str
+    namespace: str | None = None
+    name: str | None = None
+    subresource: str | None = None
+    query: dict[str, str] = field(default_factory=dict)
+
+
+def parse_route(path: str) -> Route | None:
+    """The route of `path` (with its query), or None when it names no resource."""
+    raw, _, query_text = path.partition("?")
+    query = {k: v[-1] for k, v in urllib.parse.parse_qs(query_text).items()}
+    parts = [urllib.parse.unquote(p) for p in raw.strip("/").split("/")]
+    if parts[:1] == ["api"] and len(parts) >= 3:
+        group, version, rest = "", parts[1], parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) >= 4:
+        group, version, rest = parts[1], parts[2], parts[3:]
+    else:
+        return None
+    namespace = None
+    if (
+        rest[0] == "namespaces"
+        and len(rest) >= 3
+        and rest[2] not in _NAMESPACE_SUBRESOURCES
+    ):
+        namespace, rest = rest[1], rest[2:]
+    if len(rest) > 3 or not all(rest):
+        return None
+    return Route(
+        group=group,
+        version=version,
+        plural=rest[0],
+        namespace=namespace,
+        name=rest[1] if len(rest) > 1 else None,
+        subresource=rest[2] if len(rest) > 2 else None,
+        query=query,
+    )

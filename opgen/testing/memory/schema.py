@@ -1,0 +1,104 @@
+"""What a CRD's structural schema does to an object before it is stored.
+
+The API server drops the fields the schema does not know (unless
+`x-kubernetes-preserve-unknown-fields`), drops nulls where the schema is not
+nullable, and fills in `default`s for absent fields; the root's and an
+embedded resource's `apiVersion`, `kind` and `metadata` are its own.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from opgen.testing.memory.answers import Cause
+from opgen.testing.memory.scale import read_path
+
+if TYPE_CHECKING:
+    from opgen.testing.memory.kinds import Kind
+
+__all__ = ["prune_and_default", "scale_causes"]
+
+_INT32_MAX = 2**31 - 1
+_GO_TYPES = {
+    str: "string",
+    bool: "bool",
+    float: "float64",
+    dict: "map[string]interface {}",
+    list: "[]interface {}",
+}
+
+_TYPE_META = ("apiVersion", "kind", "metadata")
+
+
+def prune_and_default(schema: Mapping[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
+    """`obj` (a whole custom resource) as the server stores it; `obj` is not changed."""
+    result = _walk(schema, copy.deepcopy(obj), root=True)
+    assert isinstance(result, dict)
+    return result
+
+
+def _walk(schema: Mapping[str, Any], value: Any, *, root: bool = False) -> Any:
+    if isinstance(value, dict):
+        return _object(
+            schema, value, root or bool(schema.get("x-kubernetes-embedded-resource"))
+        )
+    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        return [_walk(schema["items"], item) for item in value]
+    return value
+
+
+def _object(
+    schema: Mapping[str, Any], value: dict[str, Any], resource: bool
+) -> dict[str, Any]:
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    additional = schema.get("additionalProperties")
+    keep_unknown = bool(schema.get("x-kubernetes-preserve-unknown-fields"))
+    result: dict[str, Any] = {}
+    for key, item in value.items():
+        if resource and key in _TYPE_META:
+            result[key] = item
+        elif key in properties:
+            child = properties[key]
+            if item is None and (not child.get("nullable") or "default" in child):
+                continue
+            result[key] = _walk(child, item)
+        elif isinstance(additional, Mapping):
+            result[key] = _walk(additional, item)
+        elif keep_unknown or additional is True:
+            result[key] = item
+    for key, child in properties.items():
+        if (
+            key not in result
+            and "default" in child
+            and not (resource and key in _TYPE_META)
+        ):
+            result[key] = _walk(child, copy.deepcopy(child["default"]))
+    return result
+
+
+def scale_causes(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
+    """The server's check of a CRD's scale paths: each value, when set, is an
+    integer from 0 to 2^31-1; the cause names the path as the CRD writes it."""
+    causes = []
+    for path in kind.scale_paths:
+        value = read_path(obj, path)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            go_type = _GO_TYPES.get(type(value), type(value).__name__)
+            message = (
+                f"Invalid value: 0: {path} accessor error: {value} is of the type "
+                f"{go_type}, expected int64"
+            )
+        elif value < 0:
+            message = f"Invalid value: {value}: should be a non-negative integer"
+        elif value > _INT32_MAX:
+            message = (
+                f"Invalid value: {value}: should be less than or equal to {_INT32_MAX}"
+            )
+        else:
+            continue
+        causes.append(Cause(path, "FieldValueInvalid", message))
+    return causes

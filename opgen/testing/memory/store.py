@@ -1,0 +1,118 @@
+"""The memory server's storage: objects, one resourceVersion counter, the event history.
+
+As in etcd, every write of any kind takes the next revision of one counter,
+and an object's `resourceVersion` is the revision that last wrote it. Every
+write is kept as an event (ADDED, MODIFIED, DELETED) for watches: one that
+starts from a resourceVersion replays the events after it, then follows new
+ones as they are written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Event", "Store", "Subscription"]
+
+KindKey = tuple[str, str, str]
+"""(group, version, plural)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One write: its revision, what happened, the object after it (for a delete:
+    its last state at the delete's revision) and before it."""
+
+    revision: int
+    type: str
+    kind: KindKey
+    obj: dict[str, Any]
+    previous: dict[str, Any] | None
+
+
+@dataclass(eq=False)
+class Subscription:
+    """A watch's queue of events of one kind; None in the queue ends the watch."""
+
+    kind: KindKey
+    queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
+
+
+class Store:
+    """Objects of every kind by (namespace, name), and every write as an `Event`."""
+
+    def __init__(self) -> None:
+        self.revision = 0
+        self._objects: dict[KindKey, dict[tuple[str, str], dict[str, Any]]] = {}
+        self.history: list[Event] = []
+        self._subscriptions: set[Subscription] = set()
+
+    def get(self, kind: KindKey, namespace: str, name: str) -> dict[str, Any] | None:
+        found = self._objects.get(kind, {}).get((namespace, name))
+        return copy.deepcopy(found) if found is not None else None
+
+    def objects(self, kind: KindKey, namespace: str | None) -> Iterator[dict[str, Any]]:
+        """Every object of `kind` (in `namespace`, when given), in key order as etcd lists."""
+        stored = self._objects.get(kind, {})
+        for key in sorted(stored):
+            if namespace is None or key[0] == namespace:
+                yield copy.deepcopy(stored[key])
+
+    def write(
+        self,
+        kind: KindKey,
+        obj: dict[str, Any],
+        previous: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """Store `obj` (created when there is no `previous`) at the next revision."""
+        self.revision += 1
+        meta = obj["metadata"]
+        meta["resourceVersion"] = str(self.revision)
+        key = (meta.get("namespace", ""), meta["name"])
+        self._objects.setdefault(kind, {})[key] = copy.deepcopy(obj)
+        happened = "MODIFIED" if previous else "ADDED"
+        self._publish(
+            Event(self.revision, happened, kind, copy.deepcopy(obj), previous)
+        )
+        return copy.deepcopy(obj)
+
+    def remove(self, kind: KindKey, obj: dict[str, Any]) -> dict[str, Any]:
+        """Delete `obj` at the next revision; returns its last state at that revision."""
+        self.revision += 1
+        meta = obj["metadata"]
+        self._objects.get(kind, {}).pop((meta.get("namespace", ""), meta["name"]), None)
+        gone = copy.deepcopy(obj)
+        gone["metadata"]["resourceVersion"] = str(self.revision)
+        self._publish(Event(self.revision, "DELETED", kind, gone, obj))
+        return copy.deepcopy(gone)
+
+    def _publish(self, event: Event) -> None:
+        self.history.append(event)
+        for subscription in self._subscriptions:
+            if subscription.kind == event.kind:
+                subscription.queue.put_nowait(event)
+
+    def subscribe(self, kind: KindKey, after: int) -> Subscription:
+        """A subscription to `kind`'s events, starting with those after revision `after`."""
+        subscription = Subscription(kind)
+        for event in self.history:
+            if event.revision > after and event.kind == kind:
+                subscription.queue.put_nowait(event)
+        self._subscriptions.add(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        self._subscriptions.discard(subscription)
+
+    def close_watches(self) -> None:
+        """End every open watch (as a server closing its connections)."""
+        for subscription in self._subscriptions:
+            subscription.queue.put_nowait(None)
+        self._subscriptions.clear()
+
+    @property
+    def subscriptions(self) -> int:
+        return len(self._subscriptions)

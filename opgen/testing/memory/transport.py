@@ -1,0 +1,156 @@
+"""The `seams.Transport` face of a memory server: requests answered in process.
+
+`send` answers as the HTTP transport would (an `Answer` with the status,
+JSON body and headers; error statuses are returned, not raised); `stream`
+opens a watch whose lines arrive as objects are written, ends when the
+server closes its watches, after the request's `timeoutSeconds`, or when the
+caller leaves the block. A closed transport refuses new requests
+(`RuntimeError`, as the HTTP transport does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from opgen.runtime.seams import Answer
+from opgen.testing.memory.answers import PAGE_NOT_FOUND, Refusal
+from opgen.testing.memory.paths import parse_route
+
+if TYPE_CHECKING:
+    from opgen.testing.memory.server import MemoryApiServer, Watch
+
+__all__ = ["MemoryTransport", "WatchStream"]
+
+_JSON = {"content-type": "application/json"}
+_TEXT = {"content-type": "text/plain; charset=utf-8"}
+
+
+def _encoded(document: dict[str, Any]) -> bytes:
+    return json.dumps(document, separators=(",", ":")).encode()
+
+
+class WatchStream:
+    """A watch answer (`seams.Stream`): an error status and body, or its event lines."""
+
+    def __init__(
+        self,
+        server: MemoryApiServer,
+        watch: Watch | None,
+        refusal: Refusal | None,
+        timeout: float | None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.status = refusal.code if refusal is not None else 200
+        if headers is None:
+            plain = refusal is not None and refusal.body is None
+            headers = _TEXT if plain else _JSON
+        self.headers = headers
+        self._server = server
+        self._watch = watch
+        self._refusal = refusal
+        self._timeout = timeout
+
+    async def read(self) -> bytes:
+        if self._refusal is None:
+            return b""
+        if self._refusal.body is None:
+            return PAGE_NOT_FOUND
+        return _encoded(self._refusal.body)
+
+    async def lines(self) -> AsyncIterator[str]:
+        watch = self._watch
+        if watch is None:
+            return
+        for line in watch.initial:
+            yield json.dumps(line)
+        subscription = watch.subscription
+        if subscription is None:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = None if self._timeout is None else loop.time() + self._timeout
+        while True:
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                return
+            try:
+                event = await asyncio.wait_for(subscription.queue.get(), remaining)
+            except asyncio.TimeoutError:
+                return
+            if event is None:
+                return
+            sent = watch.line(event)
+            if sent is not None:
+                yield json.dumps(sent)
+
+    def close(self) -> None:
+        if self._watch is not None and self._watch.subscription is not None:
+            self._server.store.unsubscribe(self._watch.subscription)
+
+
+class MemoryTransport:
+    """Sends requests to a `MemoryApiServer` (a `seams.Transport`)."""
+
+    host = "memory"
+
+    def __init__(self, server: MemoryApiServer, namespace: str = "default") -> None:
+        self.server = server
+        self.namespace = namespace
+        """The default namespace of requests that name none."""
+        self.closed = False
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None = None,
+        content_type: str | None = None,
+    ) -> Answer:
+        self._check_open()
+        self.server.requests.append((method, path))
+        fault = self.server.faults.take(method, path)
+        # a request is a suspension point, as on a network
+        await asyncio.sleep(fault.delay if fault is not None else 0)
+        if fault is not None and fault.code is not None:
+            return Answer(fault.code, _encoded(fault.body()), fault.headers())
+        code, document = self.server.handle(method, path, body, content_type)
+        if document is None:
+            return Answer(code, PAGE_NOT_FOUND, _TEXT)
+        return Answer(code, _encoded(document), _JSON)
+
+    @asynccontextmanager
+    async def stream(
+        self, method: str, path: str, *, read_timeout: float | None
+    ) -> AsyncIterator[WatchStream]:
+        self._check_open()
+        self.server.requests.append(("WATCH", path))
+        fault = self.server.faults.take("WATCH", path)
+        await asyncio.sleep(fault.delay if fault is not None else 0)
+        if fault is not None and fault.code is not None:
+            refusal = Refusal(fault.code, fault.body())
+            yield WatchStream(self.server, None, refusal, None, fault.headers())
+            return
+        route = parse_route(path)
+        seconds = route.query.get("timeoutSeconds") if route is not None else None
+        timeout = float(seconds) if seconds else None
+        try:
+            stream = WatchStream(
+                self.server, self.server.open_watch(path), None, timeout
+            )
+        except Refusal as refusal:
+            stream = WatchStream(self.server, None, refusal, None)
+        try:
+            yield stream
+        finally:
+            stream.close()
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("cannot send a request: the client has been closed")
