@@ -79,10 +79,9 @@ class _Known:
         return {*self.own, *self.builtin_groups}
 
     def group(self, name: str) -> Mapping[str, frozenset[str]]:
-        if name in self.own:
-            return self.own[name]
         if name not in self.loaded:
-            self.loaded[name] = _builtin_group(name, self.builtin_groups.get(name, ()))
+            builtin = _builtin_group(name, self.builtin_groups.get(name, ()))
+            self.loaded[name] = {**builtin, **self.own.get(name, {})}
         return self.loaded[name]
 
     def everything(self) -> Catalogue:
