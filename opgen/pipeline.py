@@ -108,7 +108,8 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     from opgen.project.consistency import check_kinds
     from opgen.project.follow import follow_kinds
     from opgen.project.imported import stored_crds
-    from opgen.project.layout import CRD_BASES
+    from opgen.project.layout import CHART_VALUES, CRD_BASES
+    from opgen.project.rbac import check_rbac_resources
     from opgen.project.removal import stale_outputs
     from opgen.project.sources import (
         api_sources,
@@ -122,6 +123,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     from opgen.render.rbac import project_role
     from opgen.render.scaffold import injected_files, project_file
     from opgen.render.webhook import render_webhook_manifests
+    from opgen.write.hashes import generated_hashes
 
     run = RunContext()
     with importable(root, project.package):
@@ -136,6 +138,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         rules = rules_of([*controllers, *handlers])
         webhooks = webhooks_of(handlers) if project.has_webhooks else Webhooks()
     check_kinds(project, loaded.kinds, path=str(root / PROJECT_FILE))
+    check_rbac_resources(rules, loaded.kinds, project.imports)
     options = CrdOptions(
         max_description_length=project.crd.max_description_length,
         embedded_object_meta=project.crd.embedded_object_meta,
@@ -156,13 +159,24 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
             *render_clients(loaded.kinds, project),
             *imported.files,
             *injected_files(project),
-            project_file(project),
         ]
     if project.chart:
         files += chart_files(project, crd_files, role, manifests, chart_values(root))
+    project_path = PurePosixPath(PROJECT_FILE)
     removals = stale_outputs(
-        root, project, {file.path for file in files}, clients=everything
+        root,
+        project,
+        {file.path for file in files} | {project_path},
+        clients=everything,
     )
+    # PROJECT records what this run writes, so the next one can tell a hand edit;
+    # `generate manifests` keeps the record of the files it does not write. The
+    # chart's values.yaml is left out: it is rewritten keeping the values you set.
+    removed = {str(removal.path) for removal in removals}
+    kept = {} if everything else project.generated
+    recorded = {p: h for p, h in kept.items() if p not in removed}
+    hashes = generated_hashes(file for file in files if file.path != CHART_VALUES)
+    files.append(project_file(project.with_generated(recorded | hashes)))
     return Outputs(
         files=tuple(files),
         removals=removals,

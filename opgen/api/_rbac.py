@@ -9,6 +9,8 @@ fail only in a cluster: Kubernetes' resource verbs, `*`, and the special verbs
 some built-in APIs define (`use`, `bind`, `escalate`, `impersonate`,
 `approve`, `sign`); for non-resource `urls=`, the HTTP verbs. A verb that only
 some other API defines is passed in `custom_verbs=`, which is not checked.
+Resources are checked by `opgen generate` (`opgen.project.rbac`), which knows
+the project's kinds; one it cannot know is passed in `custom_resources=`.
 """
 
 from __future__ import annotations
@@ -67,9 +69,15 @@ def _source(cls: type) -> SourceRef:
 
 
 class _RbacDecorator:
-    def __init__(self, rule: RbacRule, custom_verbs: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        rule: RbacRule,
+        custom_verbs: tuple[str, ...],
+        custom_resources: tuple[str, ...],
+    ) -> None:
         self.rule = rule
         self.custom_verbs = custom_verbs
+        self.custom_resources = custom_resources
 
     def __call__(self, cls: C) -> C:
         if not isinstance(cls, type):
@@ -78,6 +86,8 @@ class _RbacDecorator:
         rule = dataclasses.replace(
             self.rule,
             verbs=self.rule.verbs + self.custom_verbs,
+            resources=self.rule.resources + self.custom_resources,
+            custom_resources=self.custom_resources,
             source=_source(cls),
         )
         record_on_class(cls, RBAC_ATTR, rule)
@@ -113,6 +123,7 @@ def rbac(
     custom_verbs: Sequence[str] | str | None = None,
     groups: Sequence[str] | str | None = None,
     resources: Sequence[str] | str | None = None,
+    custom_resources: Sequence[str] | str | None = None,
     resource_names: Sequence[str] | str | None = None,
     urls: Sequence[str] | str | None = None,
     namespace: str | None = None,
@@ -123,6 +134,8 @@ def rbac(
     The core group is `""` (or `"core"`). Use `urls=` for non-resource URLs.
     `namespace=` makes a Role in that namespace instead of the ClusterRole.
     `custom_verbs=` holds verbs only some API defines; they are not checked.
+    `custom_resources=` holds resources `opgen generate` cannot know of (an API
+    neither Kubernetes, the project nor its imports define); they are not checked.
     """
     rule = RbacRule(
         verbs=_strings("verbs", verbs),
@@ -134,22 +147,25 @@ def rbac(
         role_name=role_name,
     )
     extra = _strings("custom_verbs", custom_verbs)
-    for verb in extra:
-        if not verb or verb != verb.strip() or " " in verb:
-            raise MarkerError(
-                f"@op.rbac: custom_verbs= holds {verb!r}, expected one word per verb"
-            )
+    unchecked = _strings("custom_resources", custom_resources)
+    for label, words in (("custom_verbs", extra), ("custom_resources", unchecked)):
+        for word in words:
+            if not word or word != word.strip() or " " in word:
+                raise MarkerError(
+                    f"@op.rbac: {label}= holds {word!r}, expected one word per "
+                    + label.removeprefix("custom_").removesuffix("s")
+                )
     if not rule.verbs and not extra:
         raise MarkerError(
             "@op.rbac: verbs= must name at least one verb",
             hint='for example verbs=["get", "list", "watch"]',
         )
-    if not rule.resources and not rule.urls:
+    if not rule.resources and not unchecked and not rule.urls:
         raise MarkerError(
             "@op.rbac: give resources= (with groups=) or urls=",
             hint='for example groups=["apps"], resources=["deployments"]',
         )
-    if rule.urls and (rule.resources or rule.groups):
+    if rule.urls and (rule.resources or unchecked or rule.groups):
         raise MarkerError(
             "@op.rbac: urls= (non-resource URLs) cannot be combined with resources="
         )
@@ -157,4 +173,4 @@ def rbac(
         raise MarkerError(
             "@op.rbac: non-resource urls= only exist in the ClusterRole, not a namespace"
         )
-    return _RbacDecorator(rule, extra)
+    return _RbacDecorator(rule, extra, unchecked)

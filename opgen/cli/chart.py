@@ -24,9 +24,9 @@ def create_chart(
     """
     from opgen.pipeline import project_outputs
     from opgen.project import load_project, require_project_root
-    from opgen.project.layout import CHART_DIR
+    from opgen.project.layout import CHART_DIR, CHART_VALUES
     from opgen.render.scaffold import project_file
-    from opgen.write import plan
+    from opgen.write import generated_hashes, plan
 
     root = Path.cwd()
     require_project_root(root, command="opgen create chart")
@@ -34,7 +34,9 @@ def create_chart(
     outputs = project_outputs(root, project, everything=False)
     warn(outputs.diagnostics)
     chart = [f for f in outputs.files if f.path.parts[:2] == CHART_DIR.parts]
-    the_plan = plan([*chart, project_file(project)], root, force=force)
+    templates = [f for f in chart if f.path != CHART_VALUES]  # values are yours too
+    recorded = project.with_generated(project.generated | generated_hashes(templates))
+    the_plan = plan([*chart, project_file(recorded)], root, force=force)
     the_plan.apply()
     report_applied(
         the_plan, nothing="nothing to write: every file is already up to date"

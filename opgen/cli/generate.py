@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from opgen.cli._app import fail, report_applied, reports_errors, warn
+from opgen.errors import ScaffoldError
 
 if TYPE_CHECKING:
     from opgen.write import Plan
@@ -95,14 +96,17 @@ def crd(
 
 CHECK_HELP = "Write nothing; exit 1 listing every file that would change, with a diff."
 DRY_RUN_HELP = "Write nothing; print what would be written."
+FORCE_HELP = "Overwrite generated files that were edited by hand (otherwise refused)."
+EDITED = " (edited by hand since opgen wrote it)"
 
 
-def _run(plan: Plan, *, check: bool, dry_run: bool) -> None:
+def _run(plan: Plan, *, check: bool, dry_run: bool, force: bool) -> None:
     if check:
         drift = plan.drift()
         if drift:
             for change in drift:
-                typer.echo(f"{change.action.value} {change.path}", err=True)
+                note = EDITED if change.edited else ""
+                typer.echo(f"{change.action.value} {change.path}{note}", err=True)
                 typer.echo(change.diff(), err=True, nl=False)
             raise fail(
                 f"{len(drift)} file(s) out of date; run `opgen generate` and commit the result"
@@ -113,21 +117,41 @@ def _run(plan: Plan, *, check: bool, dry_run: bool) -> None:
         for line in plan.describe():
             typer.echo(line)
         return
+    edited = plan.hand_edited
+    if edited and not force:
+        for change in edited:
+            typer.echo(f"{change.path}: edited by hand since opgen wrote it", err=True)
+            typer.echo(change.diff(), err=True, nl=False)
+        names = ", ".join(str(change.path) for change in edited)
+        raise ScaffoldError(
+            f"{names}: edited by hand; opgen generate would lose the edit, so "
+            "nothing was written",
+            hint="opgen writes these files from your types and markers: make the "
+            "change there, then keep the file as opgen writes it with `opgen "
+            "generate --force` (or `git checkout` it first)",
+        )
     plan.apply()
     report_applied(plan, nothing="up to date")
+    for change in edited:
+        typer.echo(f"warning: {change.path}: its hand edit is gone (--force)", err=True)
 
 
-def _generate(command: str, *, everything: bool, check: bool, dry_run: bool) -> None:
+def _generate(
+    command: str, *, everything: bool, check: bool, dry_run: bool, force: bool
+) -> None:
     from opgen.pipeline import project_outputs
     from opgen.project import load_project, require_project_root
     from opgen.write import plan
 
     root = Path.cwd()
     require_project_root(root, command=command)
-    outputs = project_outputs(root, load_project(root), everything=everything)
+    project = load_project(root)
+    outputs = project_outputs(root, project, everything=everything)
     warn(outputs.diagnostics)
-    the_plan = plan(outputs.files, root, removals=outputs.removals)
-    _run(the_plan, check=check, dry_run=dry_run)
+    the_plan = plan(
+        outputs.files, root, removals=outputs.removals, generated=project.generated
+    )
+    _run(the_plan, check=check, dry_run=dry_run, force=force)
 
 
 @generate_app.callback(invoke_without_command=True)
@@ -136,13 +160,20 @@ def generate_all(
     ctx: typer.Context,
     check: bool = typer.Option(False, "--check", help=CHECK_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+    force: bool = typer.Option(False, "--force", help=FORCE_HELP),
 ) -> None:
     """Run every generator of the project in the current folder (manifests, typed clients, wiring)."""
     if ctx.invoked_subcommand is None:
-        _generate("opgen generate", everything=True, check=check, dry_run=dry_run)
-    elif check or dry_run:
+        _generate(
+            "opgen generate",
+            everything=True,
+            check=check,
+            dry_run=dry_run,
+            force=force,
+        )
+    elif check or dry_run or force:
         # Otherwise `opgen generate --check manifests` would quietly write files.
-        flag = "--check" if check else "--dry-run"
+        flag = "--check" if check else "--dry-run" if dry_run else "--force"
         raise typer.BadParameter(
             f"it belongs after the subcommand: opgen generate "
             f"{ctx.invoked_subcommand} {flag}",
@@ -155,10 +186,15 @@ def generate_all(
 def generate_manifests(
     check: bool = typer.Option(False, "--check", help=CHECK_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+    force: bool = typer.Option(False, "--force", help=FORCE_HELP),
 ) -> None:
     """Write the CRDs (config/crd/bases/) and config/rbac/role.yaml."""
     _generate(
-        "opgen generate manifests", everything=False, check=check, dry_run=dry_run
+        "opgen generate manifests",
+        everything=False,
+        check=check,
+        dry_run=dry_run,
+        force=force,
     )
 
 

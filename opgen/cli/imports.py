@@ -9,7 +9,7 @@ is planned first and written all or nothing.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated
 
 import typer
@@ -61,7 +61,7 @@ def crd(
     config/imported/), so `opgen generate` writes the same files again and
     `opgen generate --check` finds drift. No CRD is written to config/crd.
     """
-    from opgen.project import load_project, require_project_root
+    from opgen.project import PROJECT_FILE, load_project, require_project_root
     from opgen.project.imported import (
         guard_targets,
         parse_versions,
@@ -73,7 +73,7 @@ def crd(
     from opgen.project.removal import imported_leftovers
     from opgen.render.imported import crd_copy, imported_outputs
     from opgen.render.scaffold import project_file
-    from opgen.write import plan
+    from opgen.write import generated_hashes, plan
     from opgen.write.files import Removal
 
     root = Path.cwd()
@@ -86,11 +86,21 @@ def crd(
     outputs = imported_outputs(the_import.project, the_import.crds)
     layout = Layout(the_import.project)
     copies = [crd_copy(document, layout) for document in the_import.new]
-    files = [*copies, *outputs.files, project_file(the_import.project)]
-    guard_targets(root, [file.path for file in [*copies, *outputs.files]], force=force)
+    written = [*copies, *outputs.files]
+    guard_targets(root, [file.path for file in written], force=force)
     removals = imported_leftovers(
-        root, the_import.project, [file.path for file in files]
+        root,
+        the_import.project,
+        [*(file.path for file in written), PurePosixPath(PROJECT_FILE)],
     )
+    # PROJECT records the files `opgen generate` rewrites (not the CRDs' copies,
+    # its input), as written, as `opgen generate` does.
+    gone = {str(path) for path in removals}
+    hashes = {p: h for p, h in project.generated.items() if p not in gone}
+    recorded = the_import.project.with_generated(
+        hashes | generated_hashes(outputs.files)
+    )
+    files = [*written, project_file(recorded)]
     warn(outputs.diagnostics)
     the_plan = plan(files, root, removals=tuple(Removal(p) for p in removals))
     the_plan.apply()

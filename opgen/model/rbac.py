@@ -14,6 +14,9 @@ class RbacRule:
     verbs: tuple[str, ...]
     groups: tuple[str, ...] = ()
     resources: tuple[str, ...] = ()
+    custom_resources: tuple[str, ...] = ()
+    """Those of `resources` given as `custom_resources=`: not checked against the
+    resources opgen knows."""
     resource_names: tuple[str, ...] = ()
     urls: tuple[str, ...] = ()
     namespace: str | None = None

@@ -22,6 +22,7 @@ from opgen.render.rbac import project_role
 from opgen.render.templating import render
 from opgen.render.views import project_view, resource_view, webhook_view
 from opgen.write.files import File, Ownership
+from opgen.write.hashes import generated_hashes
 from opgen.write.insertions import Insertion
 from opgen.write.regions import wrap
 
@@ -143,8 +144,10 @@ def init_files(project: Project) -> list[File]:
         File(layout.package_dir / path, render(template, project=view), Ownership.USER)
         for path, template in _PACKAGE_FILES.items()
     ]
-    files.append(project_role([], project))
-    files.append(project_file(project))
+    role = project_role([], project)
+    files.append(role)
+    # PROJECT records the generated file as written, as `opgen generate` does.
+    files.append(project_file(project.with_generated(generated_hashes([role]))))
     files += injected_files(project)
     return files
 

@@ -26,6 +26,7 @@ Internal modules, one concept each:
     transport     the HTTP client (aiohttp): keep-alive pool, TLS, proxies, 401 refresh
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError
+                  (NoCluster, no kubeconfig or no answer at start, comes from kubeconfig)
     decoding, construct   stored JSON → objects: validated once, copied on read; DecodeError
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
@@ -76,6 +77,7 @@ from opgen.runtime.errors import (
     TransportError,
 )
 from opgen.runtime.events import EventRecorder
+from opgen.runtime.kubeconfig import NoCluster
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.manager import (
     LeaderElectionLost,
@@ -120,6 +122,7 @@ __all__ = [
     "Manager",
     "ManagerOptions",
     "MetricsOptions",
+    "NoCluster",
     "NotFound",
     "Operation",
     "Owns",

@@ -22,6 +22,7 @@ involved. tests/runtime/test_transport_contract.py checks each assumption.
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ __all__ = [
     "Connection",
     "Credentials",
     "KubeConfig",
+    "NoCluster",
     "SingleConfig",
     "connection",
     "load_config",
@@ -48,21 +50,62 @@ ConfigSource = str | Path | KubeConfig | SingleConfig | None
 environment: in-cluster (service account), else `$KUBECONFIG`, else `~/.kube/config`."""
 
 
+class NoCluster(ConfigError):
+    """No cluster to talk to: no kubeconfig, no context in it, or an API server
+    that does not answer. Its message is one line naming the kubeconfig or the
+    server, and what to do (a generated operator's `main()` prints it and exits 1)."""
+
+
+FIX = (
+    "start a local cluster with `make cluster` (in another terminal), "
+    "or set KUBECONFIG to a running cluster's kubeconfig"
+)
+
+
 def load_config(
     source: ConfigSource = None, *, context: str | None = None
 ) -> SingleConfig:
-    """The connection settings of one context (`context`, else the current one)."""
+    """The connection settings of one context (`context`, else the current one);
+    `NoCluster` when there is no kubeconfig or no such context."""
     if isinstance(source, SingleConfig):
         return source
-    if isinstance(source, KubeConfig):
-        kubeconfig = source
-    elif source is None:
-        kubeconfig = KubeConfig.from_env()
-    else:
-        kubeconfig = KubeConfig.from_file(source)
-    config = kubeconfig.get(context_name=context)
+    try:
+        if isinstance(source, KubeConfig):
+            kubeconfig = source
+        elif source is None:
+            kubeconfig = KubeConfig.from_env()
+        else:
+            kubeconfig = KubeConfig.from_file(source)
+        config = kubeconfig.get(context_name=context)
+    except (ConfigError, AttributeError, KeyError, OSError) as error:
+        # lightkube reads an empty file as None, and indexes the sections it needs.
+        if isinstance(error, AttributeError):
+            problem = "it is empty"
+        elif isinstance(error, KeyError):
+            problem = f"it has no {error.args[0]}"
+        else:
+            problem = str(error)
+        raise NoCluster(
+            f"no cluster to connect to: kubeconfig {_kubeconfig_named(source)}: "
+            f"{problem}; {FIX}"
+        ) from None
     assert config is not None  # `get` without a default raises instead
     return config
+
+
+def _kubeconfig_named(source: ConfigSource) -> str:
+    if source is None:
+        configured = os.environ.get("KUBECONFIG")
+        return f"$KUBECONFIG={configured}" if configured else "~/.kube/config"
+    if isinstance(source, KubeConfig):
+        return "(given)"
+    return str(source)
+
+
+def describe_context(config: SingleConfig) -> str:
+    """`context "NAME" of FILE`, for messages about the cluster it names."""
+    where = f" of {config.fname}" if config.fname is not None else ""
+    return f'context "{config.context_name}"{where}'
 
 
 @dataclass

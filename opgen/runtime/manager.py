@@ -29,7 +29,9 @@ from opgen.runtime import probes
 from opgen.runtime.cache import Cache, CacheOptions
 from opgen.runtime.client import Client
 from opgen.runtime.controller import Controller
+from opgen.runtime.errors import TransportError
 from opgen.runtime.events import EventRecorder
+from opgen.runtime.kubeconfig import FIX, NoCluster, describe_context
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.metricsauth import MetricsAuth
@@ -158,8 +160,14 @@ class Manager:
         self.options = options or ManagerOptions()
         opts = self.options
         self.metrics = Metrics()
+        self._kubeconfig: tuple[Transport, str] | None = None
+        """The transport made for a kubeconfig file's context, and that context."""
         if transport is None:
-            transport = Transport(load_config(config), timeout=opts.client.timeout)
+            single = load_config(config)
+            made = Transport(single, timeout=opts.client.timeout)
+            if single.fname is not None:
+                self._kubeconfig = (made, describe_context(single))
+            transport = made
         self.rest = RestClient(transport, opts.client, metrics=self.metrics)
         self.cache = Cache(self.rest, opts.cache)
         self.client = Client(self.rest, self.cache)
@@ -195,6 +203,26 @@ class Manager:
     def from_env(cls, options: ManagerOptions | None = None) -> Manager:
         """A manager configured in-cluster (service account) or else from $KUBECONFIG/~/.kube/config."""
         return cls(load_config(), options)
+
+    async def check_cluster(self) -> None:
+        """Raise `NoCluster` at once, naming the server and the kubeconfig, when the
+        API server of a kubeconfig file's context does not answer one request (any
+        status is an answer). A generated `main()` calls it before `run()`, so
+        `python -m <package>` with no cluster running says so in one line instead
+        of retrying until the informers' sync timeout. In a cluster (service
+        account), or with a transport given, it does nothing: `run()` waits out an
+        API server that is down, as for any outage."""
+        if self._kubeconfig is None:
+            return
+        transport, context = self._kubeconfig
+        try:
+            await transport.send("GET", "/version")
+        except TransportError as error:
+            await self.rest.aclose()
+            raise NoCluster(
+                f"cannot reach the API server {transport.server} ({context}): "
+                f"{error}; is the cluster running? {FIX[0].upper()}{FIX[1:]}"
+            ) from None
 
     @property
     def metrics_address(self) -> tuple[str, int] | None:

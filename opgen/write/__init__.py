@@ -6,7 +6,7 @@ all-or-nothing, checked for drift (`--check`) or described (`--dry-run`).
 """
 
 from opgen.write.files import File, Ownership, Removal
-from opgen.write.hashes import content_hash, edited_files
+from opgen.write.hashes import content_hash, edited_files, generated_hashes
 from opgen.write.insertions import Insertion, insert, insertion_marker
 from opgen.write.plan import Action, Change, Plan, apply, plan
 from opgen.write.regions import Region, read_regions, splice, wrap
@@ -23,6 +23,7 @@ __all__ = [
     "apply",
     "content_hash",
     "edited_files",
+    "generated_hashes",
     "insert",
     "insertion_marker",
     "plan",

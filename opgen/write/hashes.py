@@ -1,10 +1,12 @@
-"""Content hashes of scaffolded files, to tell later whether the user edited them."""
+"""Content hashes of the files opgen writes, to tell later whether the user edited them."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
+
+from opgen.write.files import File, Ownership
 
 
 def content_hash(content: str) -> str:
@@ -28,3 +30,12 @@ def edited_files(
         if recorded.get(str(path)) != current:
             edited.append(path)
     return sorted(edited)
+
+
+def generated_hashes(files: Iterable[File]) -> dict[str, str]:
+    """`path: sha256:<hex>` of each generated file of `files`, as it is written."""
+    return {
+        str(file.path): content_hash(file.content)
+        for file in files
+        if file.ownership is Ownership.GENERATED
+    }

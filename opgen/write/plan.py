@@ -3,7 +3,11 @@
 `plan` compares each `File` with the tree under a root and decides an
 `Action` by the file's ownership:
 
-- GENERATED: created or rewritten whenever its content differs.
+- GENERATED: created or rewritten whenever its content differs. Given the
+  hashes of the generated files as opgen last wrote them (PROJECT's
+  `generated`), a change to a file whose content on disk has another hash is
+  marked `edited` (by hand): `Plan.hand_edited` lists them, and the command
+  decides (`opgen generate` refuses without `--force`).
 - USER: created when missing; an existing file that differs is skipped (and
   the skip reported) unless `force` is set.
 - INJECTED: created when missing; otherwise only the lines between its scaffold
@@ -20,7 +24,7 @@ from __future__ import annotations
 import difflib
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from opgen.errors import Location, ScaffoldError
@@ -56,6 +60,9 @@ class Change:
     """Content on disk now (None when the file does not exist)."""
     new: str | None
     """Content after applying (None for a deletion)."""
+    edited: bool = False
+    """A generated file whose content on disk is not what opgen last wrote: edited
+    by hand since, and this change would lose the edit."""
 
     def diff(self, *, context: int = 2, max_lines: int = 40) -> str:
         """A short unified diff from what is on disk to what the plan wants."""
@@ -89,6 +96,11 @@ class Plan:
     @property
     def skipped(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.action is Action.SKIP)
+
+    @property
+    def hand_edited(self) -> tuple[Change, ...]:
+        """The changes that would overwrite or delete a generated file edited by hand."""
+        return tuple(c for c in self.writes if c.edited)
 
     def merge(self, other: Plan) -> Plan:
         """One plan holding the changes of both (same root, distinct paths)."""
@@ -128,6 +140,8 @@ class Plan:
             note = ""
             if change.action is Action.SKIP:
                 note = " (exists and is yours; --force overwrites it)"
+            elif change.edited:
+                note = " (edited by hand since opgen wrote it)"
             lines.append(f"{change.action.value:<9} {change.path}{note}")
         return lines
 
@@ -164,8 +178,10 @@ def plan(
     *,
     force: bool = False,
     removals: Sequence[Removal] = (),
+    generated: Mapping[str, str] | None = None,
 ) -> Plan:
-    """Decide what writing `files` (and deleting `removals`) under `root` does."""
+    """Decide what writing `files` (and deleting `removals`) under `root` does;
+    `generated`: `path: sha256:<hex>` of generated files as opgen last wrote them."""
     if root.exists() and not root.is_dir():
         raise ScaffoldError(
             "exists and is not a directory",
@@ -178,14 +194,18 @@ def plan(
         raise ScaffoldError(
             f"internal error: the plan touches {', '.join(duplicates)} twice"
         )
+    recorded = generated or {}
     changes = [_change_for(file, root, force=force) for file in files]
+    changes = [
+        _marked(c, recorded) if c.ownership is Ownership.GENERATED else c
+        for c in changes
+    ]
     for removal in removals:
         target = removal.target(root)
         if target.is_file():
             old = target.read_text(encoding="utf-8")
-            changes.append(
-                Change(removal.path, Action.DELETE, Ownership.USER, old, None)
-            )
+            deletion = Change(removal.path, Action.DELETE, Ownership.USER, old, None)
+            changes.append(_marked(deletion, recorded))
     return Plan(root, tuple(sorted(changes, key=lambda c: str(c.path))))
 
 
@@ -197,6 +217,20 @@ def apply(files: Sequence[File], root: Path, *, force: bool = False) -> list[Fil
     the_plan = plan(files, root, force=force)
     written = {c.path for c in the_plan.apply()}
     return [f for f in files if f.path in written]
+
+
+def _marked(change: Change, recorded: Mapping[str, str]) -> Change:
+    """`change`, marked `edited` when it loses content other than what opgen last
+    wrote at its path (a path with no recorded hash is taken as opgen's)."""
+    known = recorded.get(str(change.path))
+    if (
+        known is None
+        or change.old is None
+        or not change.action.writes
+        or content_hash(change.old) == known
+    ):
+        return change
+    return replace(change, edited=True)
 
 
 def _change_for(file: File, root: Path, *, force: bool) -> Change:

@@ -85,6 +85,8 @@ def test_generate_rewrites_the_imports_and_check_finds_drift(
     assert code == 1
     assert str(MODULE) in output and str(CLIENT) in output
     code, output = opgen(root, "generate")
+    assert code == 1 and f"{MODULE}: edited by hand" in output  # issue 23
+    code, output = opgen(root, "generate", "--force")
     assert code == 0, output
     assert (root / MODULE).read_text() == original
     assert (root / CLIENT).is_file()

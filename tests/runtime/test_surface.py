@@ -69,6 +69,7 @@ SURFACE = {
     "LeaderElectionConfig",
     "LeaderElector",
     "LeaderElectionLost",
+    "NoCluster",
     "flags",
     "logs",
     # test doubles

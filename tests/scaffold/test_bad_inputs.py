@@ -404,6 +404,17 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str | re.Pattern[str]]] = [
         ),
     ),
     (
+        "generate: a typo'd RBAC resource",
+        edited(CONTROLLER, 'resources=["events"]', 'resources=["evnets"]'),
+        ("generate",),
+        1,
+        f"{CONTROLLER}: RayClusterReconciler: @op.rbac(groups=['events.k8s.io'], "
+        "resources=['evnets']): group 'events.k8s.io' has no resource 'evnets'; "
+        "did you mean 'events'?\n  hint: resources are the lower-case plurals "
+        "`kubectl api-resources` lists, subresources as `deployments/scale`; a "
+        "resource of an API opgen does not know goes in custom_resources=['evnets']",
+    ),
+    (
         "generate: PROJECT's domain edited by hand",
         project_edited("domain: example.com", "domain: example.org"),
         ("generate",),

@@ -242,7 +242,9 @@ def test_generate_is_idempotent_and_check_catches_a_hand_edit(
     assert dry.exit_code == 0
     assert "update    config/rbac/role.yaml" in dry.stdout
     assert tree_hash(copy) == edited
-    assert opgen(copy, "generate").exit_code == 0
+    assert opgen(copy, "generate").exit_code == 1  # edited by hand: refused
+    assert tree_hash(copy) == edited
+    assert opgen(copy, "generate", "--force").exit_code == 0
     assert snapshot(copy) == before
 
 

@@ -389,7 +389,8 @@ def test_generate_in_a_project_without_kinds(project: Path) -> None:
     assert opgen(project, "create", "api", *core, "--no-resource").exit_code == 0
     run = opgen(project, "generate")
     assert run.exit_code == 0, run.stderr
-    assert run.stdout == "update    config/rbac/role.yaml\n"
+    # PROJECT records the role's new hash (issue 23).
+    assert run.stdout == "update    PROJECT\nupdate    config/rbac/role.yaml\n"
     assert not (project / "config/crd/bases").exists()
     role = yaml.safe_load((project / "config/rbac/role.yaml").read_text())
     assert {g for rule in role["rules"] for g in rule["apiGroups"]} == {"apps"}
@@ -426,6 +427,16 @@ def test_generate_follows_a_plural_and_scope_changed_in_the_types(
             '@op.kind(group=GROUP, version=VERSION, plural="rays", scope="Cluster")',
         )
     )
+    # The reconciler's @op.rbac markers still name the old plural (issue 23).
+    stale = opgen(project, "generate", "--check")
+    assert stale.exit_code == 1
+    assert (
+        "RayClusterReconciler: @op.rbac(groups=['ray.example.com'], "
+        "resources=['rayclusters']): group 'ray.example.com' has no resource "
+        "'rayclusters'" in stale.stderr
+    )
+    controller = project / "ray_operator/controller/raycluster_controller.py"
+    controller.write_text(controller.read_text().replace('"rayclusters', '"rays'))
 
     check = opgen(project, "generate", "--check")
     assert check.exit_code == 1

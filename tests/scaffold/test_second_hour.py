@@ -17,6 +17,8 @@ conversion property test must catch a converter that drops a field.
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -287,3 +289,46 @@ def test_make_run_and_test_generate_once(tmp_path: Path) -> None:
         ["make", "-n", "run"], cwd=root, capture_output=True, text=True, check=True
     ).stdout
     assert dry.index("opgen check-cluster") < dry.index("python -m")
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def test_python_m_without_a_cluster_says_so_in_one_line(
+    project: Path, tmp_path: Path
+) -> None:
+    """`python -m <package>` (what `make run` runs after its own check) with no
+    kubeconfig, then with a context whose API server is gone: one line, exit 1."""
+    stale = tmp_path / "stale-kubeconfig"
+    server = f"https://127.0.0.1:{_closed_port()}"
+    stale.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: gone\n"
+        f"clusters:\n- name: gone\n  cluster:\n    server: {server}\n"
+        "contexts:\n- name: gone\n  context:\n    cluster: gone\n    user: gone\n"
+        "users:\n- name: gone\n  user:\n    token: abc\n"
+    )
+    missing = tmp_path / "no-such-kubeconfig"
+    for kubeconfig, says in (
+        (missing, f"error: no cluster to connect to: kubeconfig $KUBECONFIG={missing}"),
+        (
+            stale,
+            f'error: cannot reach the API server {server} (context "gone" of {stale})',
+        ),
+    ):
+        done = subprocess.run(
+            [str(BIN / "python"), "-m", PACKAGE, "--health-probe-bind-address", "0"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "KUBECONFIG": str(kubeconfig)},
+        )
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith(says), done.stderr
+        assert "make cluster" in done.stderr
+        assert "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr

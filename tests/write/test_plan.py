@@ -8,7 +8,18 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from opgen.errors import ScaffoldError
-from opgen.write import Action, File, Ownership, Region, Removal, apply, plan, wrap
+from opgen.write import (
+    Action,
+    File,
+    Ownership,
+    Region,
+    Removal,
+    apply,
+    content_hash,
+    generated_hashes,
+    plan,
+    wrap,
+)
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -169,3 +180,39 @@ def test_mode_of_existing_file_is_kept(tmp_path: Path) -> None:
     script.chmod(0o755)
     plan([f("run.sh", "new\n")], tmp_path).apply()
     assert script.stat().st_mode & 0o777 == 0o755
+
+
+def test_generated_files_edited_since_their_recorded_hash_are_marked(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "opgens.yaml").write_text("as written\n")
+    (tmp_path / "edited.yaml").write_text("edited\n")
+    (tmp_path / "unrecorded.yaml").write_text("anything\n")
+    (tmp_path / "same.yaml").write_text("new\n")
+    (tmp_path / "stale.yaml").write_text("edited\n")
+    recorded = {
+        path: content_hash("as written\n")
+        for path in ("opgens.yaml", "edited.yaml", "same.yaml", "stale.yaml")
+    }
+    files = [f(name, "new\n") for name in ("opgens.yaml", "edited.yaml", "same.yaml")]
+    files.append(f("unrecorded.yaml", "new\n"))
+    the_plan = plan(
+        files,
+        tmp_path,
+        removals=[Removal(PurePosixPath("stale.yaml"))],
+        generated=recorded,
+    )
+    assert [str(c.path) for c in the_plan.hand_edited] == ["edited.yaml", "stale.yaml"]
+    assert [c.action for c in the_plan.hand_edited] == [Action.UPDATE, Action.DELETE]
+    assert "update    edited.yaml (edited by hand since opgen wrote it)" in (
+        the_plan.describe()
+    )
+    assert plan(files, tmp_path).hand_edited == ()
+
+
+def test_generated_hashes_are_those_of_generated_files_as_written() -> None:
+    files = [f("b.yaml", "b\n"), f("a.py", "a\n"), f("mine.py", "m\n", Ownership.USER)]
+    assert generated_hashes(files) == {
+        "b.yaml": content_hash("b\n"),
+        "a.py": content_hash("a\n"),
+    }

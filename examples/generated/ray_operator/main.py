@@ -57,6 +57,7 @@ def setup_webhooks(manager: rt.Manager) -> None:
 async def run(args: argparse.Namespace) -> None:
     """Build the manager, register the controllers and webhooks, and run until SIGTERM."""
     manager = rt.Manager.from_env(manager_options(args))
+    await manager.check_cluster()
     setup_controllers(manager)
     if os.environ.get("ENABLE_WEBHOOKS") != "false":
         setup_webhooks(manager)
@@ -68,4 +69,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     args = parse_args(argv)
     rt.logs.configure(rt.logs.LogOptions.from_flags(args))
-    asyncio.run(run(args))
+    try:
+        asyncio.run(run(args))
+    except rt.NoCluster as error:
+        # No kubeconfig, or its API server does not answer: one line, no traceback.
+        raise SystemExit(f"error: {error}") from None
