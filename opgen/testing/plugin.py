@@ -32,6 +32,7 @@ reach when `USE_EXISTING_CLUSTER` is set).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
@@ -63,7 +64,6 @@ __all__ = [
     "envtest",
     "envtest_controller_manager",
     "envtest_required",
-    "kube_client",
     "manager_account",
     "namespace",
     "namespace_name",
@@ -84,8 +84,7 @@ ENVTEST_FIXTURES = frozenset(
     {
         "envtest",
         "envtest_controller_manager",
-        "kube_client",
-        "namespace",
+            "namespace",
         "manager_account",
     }
 )
@@ -351,7 +350,5 @@ async def namespace(client: Any, request: pytest.FixtureRequest) -> AsyncIterato
     try:
         yield name
     finally:
-        try:
+        with contextlib.suppress(rt.NotFound):
             await client.delete(op.k8s.Namespace(metadata=op.ObjectMeta(name=name)))
-        except rt.NotFound:
-            pass
