@@ -75,7 +75,9 @@ async def accounts(
                     api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=name
                 ),
                 subjects=[
-                    op.k8s.Subject(kind="ServiceAccount", name=who, namespace=namespace)
+                    op.k8s.rbac_v1.Subject(
+                        kind="ServiceAccount", name=who, namespace=namespace
+                    )
                 ],
             )
             created.append(await client.create(binding))
