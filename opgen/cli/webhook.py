@@ -40,10 +40,9 @@ Context = Annotated[
 
 
 def _admin(kubeconfig: Path | None, context: str | None) -> AdminApi:
-    from opgen.runtime.kubeconfig import load_config
     from opgen.testing.controlplane.adminapi import AdminApi
 
-    return AdminApi(load_config(kubeconfig, context=context), field_manager="opgen")
+    return AdminApi(kubeconfig, field_manager="opgen", context=context)
 
 
 def _project(command: str) -> tuple[Path, str, Path]:

@@ -84,7 +84,7 @@ ENVTEST_FIXTURES = frozenset(
     {
         "envtest",
         "envtest_controller_manager",
-            "namespace",
+        "namespace",
         "manager_account",
     }
 )

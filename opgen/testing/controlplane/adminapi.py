@@ -31,13 +31,17 @@ MERGE_PATCH = "application/merge-patch+json"
 
 
 class AdminApi:
-    """Raw-JSON requests as the user of `config`; close it (or use `with`)."""
+    """Raw-JSON requests as the user of `config` (a kubeconfig file or loaded
+    credentials; None: $KUBECONFIG, else ~/.kube/config) in `context`, else its
+    current one; close it (or use `with`)."""
 
-    def __init__(self, config: ConfigSource, *, field_manager: str) -> None:
+    def __init__(
+        self, config: ConfigSource, *, field_manager: str, context: str | None = None
+    ) -> None:
         self._worker = concurrent.futures.ThreadPoolExecutor(1)
         self._loop = asyncio.new_event_loop()
         self._rest = RestClient.from_kubeconfig(
-            config, ClientOptions(qps=0, field_manager=field_manager)
+            config, ClientOptions(qps=0, field_manager=field_manager), context=context
         )
 
     def _call(self, work: Coroutine[Any, Any, T]) -> T:
