@@ -60,48 +60,37 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 
 def fetch_documents(server: Any, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
     """GET `/openapi/v3/<path>` for each path from a running `Environment`."""
-    return asyncio.run(_fetch_documents(server, paths))
-
-
-async def _fetch_documents(
-    server: Any, paths: Sequence[str]
-) -> dict[str, dict[str, Any]]:
-    from opgen.runtime.transport import Transport
-
-    transport = Transport.from_kubeconfig(server.lightkube_config())
-    try:
-        documents = {}
-        for path in paths:
-            answer = await transport.send("GET", f"/openapi/v3/{path}")
-            if answer.status != 200:
-                raise SchemaError(
-                    f"GET /openapi/v3/{path} answered {answer.status}",
-                    hint="the API server does not serve this group/version",
-                )
-            documents[path] = json.loads(answer.body)
-        return documents
-    finally:
-        await transport.aclose()
+    return asyncio.run(
+        _get_json(server, {path: f"openapi/v3/{path}" for path in paths})
+    )
 
 
 def fetch_discovery(
     server: Any, group_versions: Sequence[str]
 ) -> dict[str, dict[str, Any]]:
     """The APIResourceList the server answers for each group/version (`/apis/apps/v1`)."""
-    from lightkube.config.client_adapter import Client, ConnectionParams
+    paths = {gv: discovery_path(gv) for gv in group_versions}
+    return asyncio.run(_get_json(server, paths))
 
-    with Client(server.lightkube_config().get(), ConnectionParams()) as http:
-        listings = {}
-        for group_version in group_versions:
-            path = discovery_path(group_version)
-            response = http.get(f"/{path}")
-            if response.status_code != 200:
+
+async def _get_json(server: Any, paths: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """GET `/<path>` for each entry of `paths`, by the same keys."""
+    from opgen.runtime.transport import Transport
+
+    transport = Transport.from_kubeconfig(server.lightkube_config())
+    try:
+        answers = {}
+        for key, path in paths.items():
+            answer = await transport.send("GET", f"/{path}")
+            if answer.status != 200:
                 raise SchemaError(
-                    f"GET /{path} answered {response.status_code}",
+                    f"GET /{path} answered {answer.status}",
                     hint="the API server does not serve this group/version",
                 )
-            listings[group_version] = response.json()
-        return listings
+            answers[key] = json.loads(answer.body)
+        return answers
+    finally:
+        await transport.aclose()
 
 
 def server_version(server: Any) -> str:

@@ -16,7 +16,7 @@ import typer
 from opgen.cli._app import reports_errors
 
 if TYPE_CHECKING:
-    from lightkube import Client
+    from opgen.testing.controlplane.adminapi import AdminApi
 
 __all__ = ["register", "webhook_app"]
 
@@ -39,11 +39,10 @@ Context = Annotated[
 ]
 
 
-def _client(kubeconfig: Path | None, context: str | None) -> Client:
-    from lightkube import Client, KubeConfig
+def _admin(kubeconfig: Path | None, context: str | None) -> AdminApi:
+    from opgen.testing.controlplane.adminapi import AdminApi
 
-    config = KubeConfig.from_file(kubeconfig) if kubeconfig else KubeConfig.from_env()
-    return Client(config=config.get(context_name=context), field_manager="opgen")
+    return AdminApi(kubeconfig, field_manager="opgen", context=context)
 
 
 def _project(command: str) -> tuple[Path, str, Path]:
@@ -105,12 +104,13 @@ def install_local(
         name_prefix=prefix,
         probe=False,
     )
-    installed = webhooks.install_local(
-        _client(kubeconfig, context),
-        webhook_paths=[manifests],
-        crd_paths=load_crds([bases]) if bases.is_dir() else [],
-        options=options,
-    )
+    with _admin(kubeconfig, context) as admin:
+        installed = webhooks.install_local(
+            admin,
+            webhook_paths=[manifests],
+            crd_paths=load_crds([bases]) if bases.is_dir() else [],
+            options=options,
+        )
     for kind, name in installed.webhooks.configurations:
         typer.echo(f"installed {kind} {name}")
     for name in installed.conversion_crds:
@@ -134,11 +134,12 @@ def uninstall_local(
     from opgen.testing.controlplane import webhooks
 
     _, prefix, manifests = _project("opgen webhook uninstall-local")
-    removed = webhooks.uninstall_local(
-        _client(kubeconfig, context),
-        webhook_paths=[manifests] if manifests.is_file() else [],
-        name_prefix=prefix,
-    )
+    with _admin(kubeconfig, context) as admin:
+        removed = webhooks.uninstall_local(
+            admin,
+            webhook_paths=[manifests] if manifests.is_file() else [],
+            name_prefix=prefix,
+        )
     for kind, name in removed:
         typer.echo(f"deleted {kind} {name}")
     typer.echo(

@@ -14,7 +14,7 @@ Two jobs, two packages, and the pytest plugin that joins them:
   (import-linter holds it);
 - `plugin` (`opgen.testing.plugin`, loaded through a pytest entry point)
   provides the `envtest`, `envtest_controller_manager`, `client` (an
-  `rt.Client`), `kube_client`, `namespace` and `manager_account` fixtures;
+  `rt.Client`), `namespace` and `manager_account` fixtures;
 - `managers`: `running_manager` runs an `opgen.runtime.Manager` for a block of
   a test, `eventually` waits for what it does; `Environment.deploy_rbac` (in
   `controlplane.rbac`) gives it the generated project's ServiceAccount;
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from opgen.testing.writes import recording_writes
 
 # Names resolve on first use (PEP 562), so `opgen envtest --help` and other light
-# users of `opgen.testing.binaries` do not pay for lightkube, yaml and cryptography.
+# users of `opgen.testing.binaries` do not pay for the runtime client, yaml and cryptography.
 _HOME = {
     "Binaries": "binaries",
     "BinariesNotFound": "binaries",

@@ -10,7 +10,6 @@ opgen has these fixtures:
   kube-controller-manager running (garbage collection, namespace deletion).
 - `client` (async): an `rt.Client` acting as the admin, without a cache
   (every read goes to the API server), closed after the test.
-- `kube_client` (async): a `lightkube.AsyncClient` acting as the admin.
 - `namespace` (async): a fresh namespace for the test, deleted afterwards.
 - `manager_account` (session): the project's RBAC (`config/rbac`, with
   `config/default`'s namespace and name prefix) applied, and its manager's
@@ -33,6 +32,7 @@ reach when `USE_EXISTING_CLUSTER` is set).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
@@ -64,7 +64,6 @@ __all__ = [
     "envtest",
     "envtest_controller_manager",
     "envtest_required",
-    "kube_client",
     "manager_account",
     "namespace",
     "namespace_name",
@@ -85,7 +84,6 @@ ENVTEST_FIXTURES = frozenset(
     {
         "envtest",
         "envtest_controller_manager",
-        "kube_client",
         "namespace",
         "manager_account",
     }
@@ -335,40 +333,22 @@ def _async_fixture(function: Callable[..., Any]) -> Any:
 async def client(envtest: Environment) -> AsyncIterator[Any]:
     """An `rt.Client` for the envtest admin user, without a cache: reads go
     straight to the API server. Closed after the test."""
-    from opgen import runtime as rt
-
-    async with rt.Client.from_kubeconfig(envtest.kubeconfig_path) as admin:
+    async with envtest.client() as admin:
         yield admin
 
 
 @_async_fixture
-async def kube_client(envtest: Environment) -> AsyncIterator[Any]:
-    """A `lightkube.AsyncClient` for the envtest admin user, closed after the test."""
-    client = envtest.async_client()
-    try:
-        yield client
-    finally:
-        await client.close()
-
-
-@_async_fixture
-async def namespace(
-    kube_client: Any, request: pytest.FixtureRequest
-) -> AsyncIterator[str]:
+async def namespace(client: Any, request: pytest.FixtureRequest) -> AsyncIterator[str]:
     """A namespace created for this test and deleted after it; yields its name."""
-    from lightkube import ApiError
-    from lightkube.models.meta_v1 import ObjectMeta
-    from lightkube.resources.core_v1 import Namespace
+    from opgen import api as op
+    from opgen import runtime as rt
 
     name = namespace_name(request.node.name)
-    await kube_client.create(
-        Namespace(metadata=ObjectMeta(name=name, labels=NAMESPACE_LABEL))
+    await client.create(
+        op.k8s.Namespace(metadata=op.ObjectMeta(name=name, labels=NAMESPACE_LABEL))
     )
     try:
         yield name
     finally:
-        try:
-            await kube_client.delete(Namespace, name)
-        except ApiError as error:
-            if error.status.code != 404:
-                raise
+        with contextlib.suppress(rt.NotFound):
+            await client.delete(op.k8s.Namespace(metadata=op.ObjectMeta(name=name)))

@@ -1,22 +1,24 @@
 """A thin raw client for verdicts: send a body, get back what the API server said.
 
-lightkube's typed calls hide what these proofs need (`dryRun=All`,
+A typed client hides what these proofs need (`dryRun=All`,
 `fieldValidation=Strict`, the `causes` of a 422), so requests go straight
-through the httpx client lightkube builds from the envtest kubeconfig.
+through opgen's transport, on an event loop of its own in one worker thread.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import json
 import secrets
+import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx2 as httpx
-from lightkube.config.client_adapter import Client as HttpClient
-from lightkube.config.client_adapter import ConnectionParams
-from lightkube.config.kubeconfig import KubeConfig
+from opgen.runtime.kubeconfig import KubeConfig
+from opgen.runtime.transport import Answer, Transport
 
 __all__ = ["CRD_PATH", "Cause", "RawApi", "Verdict", "opened", "scratch_namespace"]
 
@@ -80,10 +82,18 @@ class RawApi:
     """POST/PUT/GET/DELETE JSON bodies and return the server's verdict."""
 
     def __init__(self, kubeconfig: KubeConfig) -> None:
-        self._http: httpx.Client = HttpClient(kubeconfig.get(), ConnectionParams())
+        self._worker = concurrent.futures.ThreadPoolExecutor(1)
+        self._loop = asyncio.new_event_loop()
+        self._transport = Transport.from_kubeconfig(kubeconfig)
 
     def close(self) -> None:
-        self._http.close()
+        try:
+            self._worker.submit(
+                self._loop.run_until_complete, self._transport.aclose()
+            ).result()
+        finally:
+            self._loop.close()
+            self._worker.shutdown()
 
     def _send(
         self,
@@ -99,14 +109,21 @@ class RawApi:
             params["dryRun"] = "All"
         if strict:
             params["fieldValidation"] = "Strict"
-        response = self._http.request(method, path, json=body, params=params)
+        if params:
+            path = f"{path}?{urllib.parse.urlencode(params)}"
+        sent = None if body is None else json.dumps(body).encode()
+        response: Answer = self._worker.submit(
+            self._loop.run_until_complete,
+            self._transport.send(method, path, body=sent),
+        ).result()
+        text = response.body.decode("utf-8", "replace")
         try:
-            answer = response.json()
+            answer = json.loads(text)
         except ValueError:
-            answer = {"message": response.text}
+            answer = {"message": text}
         if not isinstance(answer, dict):
             answer = {"message": str(answer)}
-        return Verdict(response.status_code, answer, _causes(answer))
+        return Verdict(response.status, answer, _causes(answer))
 
     def create(
         self,

@@ -1,4 +1,4 @@
-"""Runtime tests run on the envtest plugin's fixtures (`envtest`, `kube_client`, `namespace`).
+"""Runtime tests run on the envtest plugin's fixtures (`envtest`, `client`, `namespace`).
 
 `envtest` is extended here: the session's control plane, with the CRDs opgen
 generates for the test kinds installed once. `rest` is the runtime's own REST

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
-import lightkube
-from lightkube.models.authentication_v1 import TokenRequestSpec
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ServiceAccount, ServiceAccountToken
-
+from opgen import api as op
 from opgen import runtime as rt
 from opgen import testing
 from opgen.runtime.metrics import Metrics
+from opgen.runtime.resources import resource_type
 from opgen.testing import Environment, running_manager
 
 
@@ -32,18 +30,26 @@ def sample(metrics: Metrics, name: str, **labels: str) -> float:
     return 0.0 if value is None else value
 
 
-async def token_for(client: lightkube.AsyncClient, name: str, namespace: str) -> str:
-    """A token of a new service account `name`."""
+async def token_for(client: rt.Client, name: str, namespace: str) -> str:
+    """A token of a new service account `name` (a TokenRequest on its `token` subresource)."""
     await client.create(
-        ServiceAccount(metadata=ObjectMeta(name=name, namespace=namespace))
+        op.k8s.ServiceAccount(metadata=op.ObjectMeta(name=name, namespace=namespace))
     )
-    request = await client.create(
-        ServiceAccountToken(metadata=ObjectMeta(), spec=TokenRequestSpec(audiences=[])),
+    request = {
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "TokenRequest",
+        "spec": {"audiences": []},
+    }
+    answer = await client.rest.request(
+        "create",
+        resource_type(op.k8s.ServiceAccount),
         name=name,
         namespace=namespace,
+        subresource="token",
+        body=json.dumps(request).encode(),
     )
-    assert request.status is not None
-    return request.status.token
+    token: str = json.loads(answer)["status"]["token"]
+    return token
 
 
 def kubeconfig_for(envtest: Environment, user: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx2
+import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.waiting import GUARD
@@ -101,9 +101,11 @@ class OperatorProcess:
         return self._process is None or self._process.returncode is not None
 
     async def http(self, port: int, path: str) -> tuple[int, str]:
-        async with httpx2.AsyncClient() as client:
-            answer = await client.get(f"http://127.0.0.1:{port}{path}")
-        return answer.status_code, answer.text
+        async with (
+            aiohttp.ClientSession() as client,
+            client.get(f"http://127.0.0.1:{port}{path}") as answer,
+        ):
+            return answer.status, await answer.text()
 
     async def metric(self, name: str, **labels: str) -> float:
         """The sum of the samples of `name` whose labels include `labels`."""

@@ -14,7 +14,7 @@ import itertools
 import logging
 import time
 
-import httpx2
+import aiohttp
 import pytest
 
 from opgen import runtime as rt
@@ -402,16 +402,18 @@ async def test_probes_metrics_and_sigterm_drain(
     task = asyncio.create_task(manager.run())
     await asyncio.wait_for(manager.elected.wait(), 30)
     assert manager.health_server is not None and manager.metrics_server is not None
-    async with httpx2.AsyncClient() as http:
+    async with aiohttp.ClientSession() as http:
         health = f"http://127.0.0.1:{manager.health_server.port}"
-        assert (await http.get(f"{health}/healthz")).status_code == 200
-        ready = await http.get(f"{health}/readyz")
-        assert ready.status_code == 200 and "[+]informers ok" in ready.text
+        async with http.get(f"{health}/healthz") as healthz:
+            assert healthz.status == 200
+        async with http.get(f"{health}/readyz") as ready:
+            assert ready.status == 200 and "[+]informers ok" in await ready.text()
         await manager.client.create(widget("slow", namespace))
         await eventually(lambda: recorder.count("slow") == 1)
-        metrics = (
-            await http.get(f"http://127.0.0.1:{manager.metrics_server.port}/metrics")
-        ).text
+        async with http.get(
+            f"http://127.0.0.1:{manager.metrics_server.port}/metrics"
+        ) as scrape:
+            metrics = await scrape.text()
     for name in (
         "controller_runtime_reconcile_total",
         "controller_runtime_reconcile_errors_total",

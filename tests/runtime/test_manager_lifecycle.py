@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx2
+import aiohttp
 import pytest
 
 from opgen import runtime as rt
@@ -31,11 +31,13 @@ async def test_the_bound_ports_are_known_once_serving(
         )
         assert metrics_host == probe_host == "127.0.0.1"
         assert 0 not in (metrics_port, probe_port) and metrics_port != probe_port
-        async with httpx2.AsyncClient() as http:
-            probe = await http.get(f"http://{probe_host}:{probe_port}/readyz")
-            assert probe.status_code == 200, probe.text
-            scrape = await http.get(f"http://{metrics_host}:{metrics_port}/metrics")
-            assert "rest_client_requests_total" in scrape.text
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://{probe_host}:{probe_port}/readyz") as probe:
+                assert probe.status == 200, await probe.text()
+            async with http.get(
+                f"http://{metrics_host}:{metrics_port}/metrics"
+            ) as scrape:
+                assert "rest_client_requests_total" in await scrape.text()
     assert manager.metrics_address is None and manager.probe_address is None
 
     disabled = manager_for(

@@ -15,19 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import lightkube
 import pytest
 import yaml
-from lightkube import codecs
-from lightkube.config.kubeconfig import KubeConfig
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.models.rbac_v1 import RoleRef, Subject
-from lightkube.resources.rbac_authorization_v1 import ClusterRole, ClusterRoleBinding
 from typer.testing import CliRunner
 
+from opgen import api as op
 from opgen import runtime as rt
 from opgen.cli import app
 from opgen.runtime import tls
+from opgen.runtime.kubeconfig import KubeConfig
 from opgen.testing import Environment
 from tests.runtime.helpers import kubeconfig_for, running, token_for
 
@@ -54,14 +50,14 @@ def scaffolded_roles(root: Path) -> dict[str, dict[str, Any]]:
 
 @pytest.fixture
 async def accounts(
-    kube_client: lightkube.AsyncClient, namespace: str, tmp_path: Path
+    client: rt.Client, namespace: str, tmp_path: Path
 ) -> AsyncIterator[dict[str, str]]:
     """Tokens of three service accounts: the manager (metrics-auth-role), a reader
     (metrics-reader) and a stranger (no role)."""
     roles = scaffolded_roles(tmp_path)
-    created: list[tuple[type, str]] = []
+    created: list[op.k8s.ClusterRole | op.k8s.ClusterRoleBinding] = []
     tokens = {
-        who: await token_for(kube_client, who, namespace)
+        who: await token_for(client, who, namespace)
         for who in ("manager", "reader", "stranger")
     }
     try:
@@ -69,28 +65,26 @@ async def accounts(
             ("metrics_auth_role", "manager"),
             ("metrics_reader_role", "reader"),
         ):
-            role = codecs.from_dict(roles[stem])
-            assert isinstance(role, ClusterRole) and role.metadata is not None
-            role.metadata.name = f"{namespace}-{role.metadata.name}"
-            await kube_client.create(role)
-            created.append((ClusterRole, role.metadata.name))
-            binding = ClusterRoleBinding(
-                metadata=ObjectMeta(name=role.metadata.name),
-                roleRef=RoleRef(
-                    apiGroup="rbac.authorization.k8s.io",
-                    kind="ClusterRole",
-                    name=role.metadata.name,
+            role = op.k8s.ClusterRole.model_validate(roles[stem])
+            name = f"{namespace}-{role.metadata.name}"
+            role.metadata.name = name
+            created.append(await client.create(role))
+            binding = op.k8s.ClusterRoleBinding(
+                metadata=op.ObjectMeta(name=name),
+                role_ref=op.k8s.RoleRef(
+                    api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=name
                 ),
                 subjects=[
-                    Subject(kind="ServiceAccount", name=who, namespace=namespace)
+                    op.k8s.rbac_v1.Subject(
+                        kind="ServiceAccount", name=who, namespace=namespace
+                    )
                 ],
             )
-            await kube_client.create(binding)
-            created.append((ClusterRoleBinding, role.metadata.name))
+            created.append(await client.create(binding))
         yield tokens
     finally:
-        for kind, name in reversed(created):
-            await kube_client.delete(kind, name)
+        for made in reversed(created):
+            await client.delete(made)
 
 
 def secure_manager(envtest: Environment, token: str, **metrics: Any) -> rt.Manager:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from lightkube.config.kubeconfig import KubeConfig
 
 from opgen import runtime as rt
 from opgen.api.k8s import ClusterRole, ConfigMap
+from opgen.runtime.kubeconfig import KubeConfig
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import MAX_RETRIES, RestClient
 from opgen.runtime.seams import Answer

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lightkube.config.kubeconfig import KubeConfig
 
 from opgen import runtime as rt
+from opgen.runtime.kubeconfig import KubeConfig
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 
 HOUR = 3600.0

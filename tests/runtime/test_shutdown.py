@@ -17,12 +17,10 @@ import signal
 import sys
 from pathlib import Path
 
-import lightkube
 import pytest
-from lightkube.models.coordination_v1 import LeaseSpec
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.coordination_v1 import Lease
 
+from opgen import api as op
+from opgen import runtime as rt
 from opgen.testing import Environment
 
 pytestmark = [pytest.mark.envtest, pytest.mark.slow]
@@ -96,17 +94,17 @@ async def test_sigterm_at_any_moment_exits_0_quietly(
 
 
 async def test_sigterm_while_waiting_for_the_lease_exits_0_quietly(
-    envtest: Environment, namespace: str, kube_client: lightkube.AsyncClient
+    envtest: Environment, namespace: str, client: rt.Client
 ) -> None:
     now = datetime.datetime.now(datetime.timezone.utc)
-    await kube_client.create(
-        Lease(
-            metadata=ObjectMeta(name="held", namespace=namespace),
-            spec=LeaseSpec(
-                holderIdentity="another-replica",
-                leaseDurationSeconds=3600,
-                acquireTime=now,
-                renewTime=now,
+    await client.create(
+        op.k8s.Lease(
+            metadata=op.ObjectMeta(name="held", namespace=namespace),
+            spec=op.k8s.LeaseSpec(
+                holder_identity="another-replica",
+                lease_duration_seconds=3600,
+                acquire_time=now,
+                renew_time=now,
             ),
         )
     )

@@ -31,8 +31,8 @@ import pytest
 from lightkube.config import client_adapter
 from lightkube.config.kubeconfig import KubeConfig
 from lightkube.config.models import Cluster, User, UserExec
-from lightkube.resources.core_v1 import ServiceAccount
 
+from opgen import api as op
 from opgen import runtime as rt
 from opgen.runtime import kubeconfig as kc
 from opgen.runtime import transport as tp
@@ -482,19 +482,23 @@ async def test_client_certificate(envtest: Environment) -> None:
 @pytest.mark.slow  # the API server caches a token's authentication for ~10 s
 async def test_token_file_is_read_again_after_a_401(
     envtest: Environment,
-    kube_client: lightkube.AsyncClient,
+    client: rt.Client,
     namespace: str,
     tmp_path: Path,
 ) -> None:
     token_file = tmp_path / "token"
-    token_file.write_text(await token_for(kube_client, "first", namespace))
+    token_file.write_text(await token_for(client, "first", namespace))
     config = kubeconfig_for(envtest, {"tokenFile": str(token_file)})
     transport = Transport.from_kubeconfig(KubeConfig.from_dict(config))
     try:
         assert await username(transport) == account(namespace, "first")
         # The token is rotated, and the old one stops working (its account goes).
-        token_file.write_text(await token_for(kube_client, "second", namespace))
-        await kube_client.delete(ServiceAccount, "first", namespace=namespace)
+        token_file.write_text(await token_for(client, "second", namespace))
+        await client.delete(
+            op.k8s.ServiceAccount(
+                metadata=op.ObjectMeta(name="first", namespace=namespace)
+            )
+        )
         names: list[str] = []
 
         async def rotated() -> bool:
@@ -524,12 +528,12 @@ print(json.dumps({
 @pytest.mark.slow  # the API server caches a token's authentication for ~10 s
 async def test_exec_plugin_runs_again_after_a_401(
     envtest: Environment,
-    kube_client: lightkube.AsyncClient,
+    client: rt.Client,
     namespace: str,
     tmp_path: Path,
 ) -> None:
     (tmp_path / "plugin.py").write_text(EXEC_PLUGIN)
-    (tmp_path / "token").write_text(await token_for(kube_client, "first", namespace))
+    (tmp_path / "token").write_text(await token_for(client, "first", namespace))
     exec_user = {
         "exec": {
             "apiVersion": "client.authentication.k8s.io/v1beta1",
@@ -547,10 +551,12 @@ async def test_exec_plugin_runs_again_after_a_401(
         assert await username(transport) == account(namespace, "first")
         assert await username(transport) == account(namespace, "first")
         assert runs() == 1, "the credential is kept until the server refuses it"
-        (tmp_path / "token").write_text(
-            await token_for(kube_client, "second", namespace)
+        (tmp_path / "token").write_text(await token_for(client, "second", namespace))
+        await client.delete(
+            op.k8s.ServiceAccount(
+                metadata=op.ObjectMeta(name="first", namespace=namespace)
+            )
         )
-        await kube_client.delete(ServiceAccount, "first", namespace=namespace)
 
         async def rotated() -> bool:
             return await username(transport) == account(namespace, "second")

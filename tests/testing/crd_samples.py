@@ -4,7 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
+import opgen.api as op
+
 GROUP = "envtest.opgen.dev"
+
+
+class SampleSpec(op.Model):
+    """The spec `widget_crd` describes; unset fields stay out of what is sent."""
+
+    size: int | None = None
+    color: str | None = None
+
+
+@op.kind(group=GROUP, version="v1")
+class Widget(op.CustomResource[SampleSpec, None]):
+    """`widget_crd()` as a kind the runtime client reads and writes."""
+
+
+@op.kind(group=GROUP, version="v1")
+class Sprocket(op.CustomResource[SampleSpec, None]):
+    """`widget_crd("Sprocket", "sprockets")`."""
+
+
+@op.kind(group=GROUP, version="v1")
+class Cog(op.CustomResource[SampleSpec, None]):
+    """`widget_crd("Cog", "cogs")`."""
 
 
 def widget_crd(kind: str = "Widget", plural: str = "widgets") -> dict[str, Any]:

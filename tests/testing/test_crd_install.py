@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 import yaml
-from lightkube import Client, KubeConfig
-from lightkube.resources.apiextensions_v1 import CustomResourceDefinition
 from typer.testing import CliRunner
 
+import opgen.api as op
 from opgen.cli import app
 from opgen.errors import EnvtestError
 from opgen.testing import Environment
+from opgen.testing.controlplane.adminapi import AdminApi
 from opgen.testing.controlplane.crdinstall import connect, install_project_crds
-from opgen.testing.controlplane.crds import CrdDocument
+from opgen.testing.controlplane.crds import FIELD_MANAGER, CrdDocument
 from opgen.testing.controlplane.pki import generate_pki
 from opgen.testing.controlplane.webhooks import LocalWebhooks, patch_conversion
 from tests.testing.crd_samples import widget_crd
@@ -47,10 +47,14 @@ def converting_crd(plural: str) -> dict[str, Any]:
     return crd
 
 
+def admin(envtest: Environment) -> AdminApi:
+    return AdminApi(envtest.kubeconfig_path, field_manager=FIELD_MANAGER)
+
+
 def live(envtest: Environment, name: str) -> dict[str, Any]:
-    client = Client(config=KubeConfig.from_file(envtest.kubeconfig_path))
-    crd = client.get(CustomResourceDefinition, name)
-    return crd.to_dict()
+    with admin(envtest) as api:
+        crd: dict[str, Any] = api.get(op.k8s.CustomResourceDefinition, name)
+    return crd
 
 
 def client_config(crd: dict[str, Any]) -> dict[str, Any]:
@@ -85,7 +89,8 @@ def test_the_loop_on_a_running_cluster_with_local_webhooks(
         ca_pem=generate_pki(tmp_path).ca_pem,
         configurations=(),
     )
-    assert patch_conversion(envtest.client(), [name], local) == [name]
+    with admin(envtest) as api:
+        assert patch_conversion(api, [name], local) == [name]
     (installed,) = install_project_crds(cluster, [CrdDocument(edited, "edited")])
     assert installed.conversion == "https://127.0.0.1:9443/convert"
     config = client_config(live(envtest, name))

@@ -6,12 +6,13 @@ none reaches the internet.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from lightkube.resources.core_v1 import Namespace
 
+import opgen.api as op
 from opgen.errors import EnvtestError
 from opgen.testing import Environment
 from opgen.testing.binaries import Binaries, build, find_binaries
@@ -341,10 +342,11 @@ def test_a_set_downloaded_from_an_archive_of_real_binaries_runs_a_control_plane(
     )
     environment = Environment(binaries=downloaded, use_existing_cluster=False).start()
     try:
-        client = environment.client()
-        try:
-            assert client.get(Namespace, "default").metadata is not None
-        finally:
-            client.close()
+
+        async def default_namespace() -> str | None:
+            async with environment.client() as client:
+                return (await client.get(op.k8s.Namespace, "default")).metadata.name
+
+        assert asyncio.run(default_namespace()) == "default"
     finally:
         environment.stop()

@@ -8,24 +8,23 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 import yaml
-from lightkube import ApiError, AsyncClient, KubeConfig
-from lightkube.generic_resource import create_namespaced_resource
-from lightkube.models.meta_v1 import ObjectMeta, OwnerReference
-from lightkube.resources.apiextensions_v1 import CustomResourceDefinition
-from lightkube.resources.core_v1 import ConfigMap, Namespace
 
 import opgen.api as op
 from opgen import runtime as rt
 from opgen.errors import EnvtestError
+from opgen.runtime.resources import resource_type
 from opgen.testing import Environment, find_binaries
 from opgen.testing.binaries import Binaries
 from opgen.testing.binaries.versions import KUBERNETES_VERSION, KubernetesVersion
 from opgen.testing.controlplane import localplane
 from tests.testing.crd_samples import (
     GROUP,
+    Cog,
+    SampleSpec,
+    Sprocket,
+    Widget,
     misnamed_crd,
     non_structural_crd,
     widget_crd,
@@ -43,87 +42,78 @@ def binaries(envtest: Environment) -> Binaries:
     return find_binaries(KubernetesVersion.parse(KUBERNETES_VERSION), os.environ)
 
 
-def test_the_session_control_plane_answers(envtest: Environment) -> None:
+async def test_the_session_control_plane_answers(envtest: Environment) -> None:
     assert envtest.server.startswith("https://127.0.0.1:")
-    client = envtest.client()
-    try:
-        names = {namespace.metadata.name for namespace in client.list(Namespace)}
-    finally:
-        client.close()
+    async with envtest.client() as client:
+        names = {
+            namespace.metadata.name for namespace in await client.list(op.k8s.Namespace)
+        }
     assert {"default", "kube-system"} <= names
 
 
-async def test_the_kubeconfig_file_works_with_lightkube(
+async def test_the_kubeconfig_file_works_with_the_runtime_client(
     envtest: Environment, namespace: str
 ) -> None:
     on_disk = yaml.safe_load(envtest.kubeconfig_path.read_text())
     assert on_disk == envtest.kubeconfig
     assert on_disk["users"][0]["user"]["client-certificate-data"]
-    client = AsyncClient(config=KubeConfig.from_file(envtest.kubeconfig_path))
-    try:
+    async with rt.Client.from_kubeconfig(envtest.kubeconfig_path) as client:
         await client.create(
-            ConfigMap(
-                metadata=ObjectMeta(name="probe", namespace=namespace), data={"k": "v"}
+            op.k8s.ConfigMap(
+                metadata=op.ObjectMeta(name="probe", namespace=namespace),
+                data={"k": "v"},
             )
         )
-        read = await client.get(ConfigMap, "probe", namespace=namespace)
-    finally:
-        await client.close()
+        read = await client.get(op.k8s.ConfigMap, "probe", namespace=namespace)
     assert read.data == {"k": "v"}
 
 
 async def test_the_namespace_fixture_gives_a_fresh_namespace(
-    kube_client: AsyncClient, namespace: str
+    client: rt.Client, namespace: str
 ) -> None:
-    created = await kube_client.get(Namespace, namespace)
-    assert created.metadata is not None and created.metadata.labels is not None
+    created = await client.get(op.k8s.Namespace, namespace)
     assert created.metadata.labels["app.kubernetes.io/managed-by"] == "opgen-envtest"
     assert namespace.startswith("t-test-the-namespace-fixture")
     assert [
         cm
-        async for cm in kube_client.list(ConfigMap, namespace=namespace)
+        for cm in await client.list(op.k8s.ConfigMap, namespace=namespace)
         if cm.metadata.name != "kube-root-ca.crt"
     ] == []
 
 
-def test_a_valid_crd_becomes_established_and_defaults_apply(
-    envtest: Environment, tmp_path: Path
+async def test_a_valid_crd_becomes_established_and_defaults_apply(
+    envtest: Environment, client: rt.Client, tmp_path: Path
 ) -> None:
     crd_file = tmp_path / "widgets.yaml"
     crd_file.write_text(yaml.safe_dump(widget_crd()))
-    envtest.install_crds([crd_file])
-    client = envtest.client()
-    try:
-        crd = client.get(CustomResourceDefinition, f"widgets.{GROUP}")
-        assert crd.status is not None and crd.status.conditions is not None
-        conditions = {
-            condition.type: condition.status for condition in crd.status.conditions
-        }
-        assert conditions["Established"] == "True"
-        widget = create_namespaced_resource(GROUP, "v1", "Widget", "widgets")
-        client.create(
-            widget(
-                metadata=ObjectMeta(name="w", namespace="default"),
-                spec={"color": "red"},
+    await envtest.ainstall_crds([crd_file])
+    crd = await client.get(op.k8s.CustomResourceDefinition, f"widgets.{GROUP}")
+    assert crd.status is not None and crd.status.conditions is not None
+    conditions = {
+        condition.type: condition.status for condition in crd.status.conditions
+    }
+    assert conditions["Established"] == "True"
+    await client.create(
+        Widget(
+            metadata=op.ObjectMeta(name="w", namespace="default"),
+            spec=SampleSpec(color="red"),
+        )
+    )
+    stored = await client.get(Widget, "w", namespace="default")
+    assert stored.spec == SampleSpec(color="red", size=3)
+    with pytest.raises(rt.ApiError) as rejected:
+        await client.create(
+            Widget(
+                metadata=op.ObjectMeta(name="w0", namespace="default"),
+                spec=SampleSpec(size=0),
             )
         )
-        stored = client.get(widget, "w", namespace="default")
-        assert stored["spec"] == {"color": "red", "size": 3}
-        with pytest.raises(ApiError) as rejected:
-            client.create(
-                widget(
-                    metadata=ObjectMeta(name="w0", namespace="default"),
-                    spec={"size": 0},
-                )
-            )
-        assert "spec.size" in rejected.value.status.message
-        client.delete(widget, "w", namespace="default")
-    finally:
-        client.close()
+    assert "spec.size" in rejected.value.message
+    await client.delete(stored)
 
 
-def test_crds_from_a_directory_and_from_dicts(
-    envtest: Environment, tmp_path: Path
+async def test_crds_from_a_directory_and_from_dicts(
+    envtest: Environment, client: rt.Client, tmp_path: Path
 ) -> None:
     directory = tmp_path / "bases"
     directory.mkdir()
@@ -131,22 +121,12 @@ def test_crds_from_a_directory_and_from_dicts(
         yaml.safe_dump(widget_crd("Sprocket", "sprockets"))
     )
     (directory / "notes.txt").write_text("not a CRD file")
-    envtest.install_crds([directory, widget_crd("Cog", "cogs")])
-    client = envtest.client()
-    try:
-        for kind, plural in (("Sprocket", "sprockets"), ("Cog", "cogs")):
-            resource = create_namespaced_resource(GROUP, "v1", kind, plural)
-            assert list(client.list(resource, namespace="default")) == []
-    finally:
-        client.close()
-    envtest.uninstall_crds([widget_crd("Cog", "cogs")])
-    client = envtest.client()
-    try:
-        with pytest.raises(httpx2.HTTPStatusError) as gone:
-            list(client.list(create_namespaced_resource(GROUP, "v1", "Cog", "cogs")))
-        assert gone.value.response.status_code == 404
-    finally:
-        client.close()
+    await envtest.ainstall_crds([directory, widget_crd("Cog", "cogs")])
+    for kind in (Sprocket, Cog):
+        assert list(await client.list(kind, namespace="default")) == []
+    await asyncio.to_thread(envtest.uninstall_crds, [widget_crd("Cog", "cogs")])
+    with pytest.raises(rt.NotFound):
+        await client.list(Cog, namespace="default")
 
 
 @pytest.mark.parametrize(
@@ -177,60 +157,58 @@ def test_a_rejected_crd_surfaces_the_servers_message(
 
 
 async def _wait_gone(
-    client: AsyncClient,
-    kind: type[ConfigMap] | type[Namespace],
+    client: rt.Client,
+    kind: type[op.k8s.ConfigMap] | type[op.k8s.Namespace],
     name: str,
     namespace: str | None,
 ) -> None:
     async def gone() -> bool:
         try:
-            if namespace is None:
-                await client.get(kind, name)  # type: ignore[arg-type]
-            else:
-                await client.get(kind, name, namespace=namespace)  # type: ignore[arg-type]
-        except ApiError as error:
-            assert error.status.code == 404
+            await client.get(kind, name, namespace=namespace)
+        except rt.NotFound:
             return True
         return False
 
     await until_async(gone, f"{kind.__name__} {name} to be deleted")
 
 
-async def _owner_and_child(client: AsyncClient, namespace: str) -> None:
+async def _owner_and_child(client: rt.Client, namespace: str) -> None:
     owner = await client.create(
-        ConfigMap(metadata=ObjectMeta(name="owner", namespace=namespace))
+        op.k8s.ConfigMap(metadata=op.ObjectMeta(name="owner", namespace=namespace))
     )
-    assert owner.metadata is not None and owner.metadata.uid is not None
-    reference = OwnerReference(
-        apiVersion="v1", kind="ConfigMap", name="owner", uid=owner.metadata.uid
+    assert owner.metadata.uid is not None
+    reference = op.OwnerReference(
+        api_version="v1", kind="ConfigMap", name="owner", uid=owner.metadata.uid
     )
     await client.create(
-        ConfigMap(
-            metadata=ObjectMeta(
-                name="child", namespace=namespace, ownerReferences=[reference]
+        op.k8s.ConfigMap(
+            metadata=op.ObjectMeta(
+                name="child", namespace=namespace, owner_references=[reference]
             )
         )
     )
 
 
 async def test_garbage_collection_deletes_owned_children(
-    envtest_controller_manager: Environment, kube_client: AsyncClient, namespace: str
+    envtest_controller_manager: Environment, client: rt.Client, namespace: str
 ) -> None:
     assert envtest_controller_manager.controller_manager_running
-    await _owner_and_child(kube_client, namespace)
-    await kube_client.delete(ConfigMap, "owner", namespace=namespace)
-    await _wait_gone(kube_client, ConfigMap, "child", namespace)
+    await _owner_and_child(client, namespace)
+    await client.delete(
+        op.k8s.ConfigMap(metadata=op.ObjectMeta(name="owner", namespace=namespace))
+    )
+    await _wait_gone(client, op.k8s.ConfigMap, "child", namespace)
 
 
 async def test_deleted_namespaces_go_away_with_the_controller_manager(
-    envtest_controller_manager: Environment, kube_client: AsyncClient
+    envtest_controller_manager: Environment, client: rt.Client
 ) -> None:
-    await kube_client.create(Namespace(metadata=ObjectMeta(name="doomed")))
-    await kube_client.create(
-        ConfigMap(metadata=ObjectMeta(name="content", namespace="doomed"))
+    await client.create(op.k8s.Namespace(metadata=op.ObjectMeta(name="doomed")))
+    await client.create(
+        op.k8s.ConfigMap(metadata=op.ObjectMeta(name="content", namespace="doomed"))
     )
-    await kube_client.delete(Namespace, "doomed")
-    await _wait_gone(kube_client, Namespace, "doomed", None)
+    await client.delete(op.k8s.Namespace(metadata=op.ObjectMeta(name="doomed")))
+    await _wait_gone(client, op.k8s.Namespace, "doomed", None)
 
 
 async def test_an_environment_starts_and_stops_and_collects_only_with_kcm(
@@ -244,23 +222,23 @@ async def test_an_environment_starts_and_stops_and_collects_only_with_kcm(
         )  # etcd, kube-apiserver, watchdog
         assert not environment.controller_manager_running
         assert set(environment.timings) >= {"etcd", "kube-apiserver"}
-        client = environment.async_client()
-        try:
+        async with environment.client() as client:
             await _owner_and_child(client, "default")
-            await client.delete(ConfigMap, "owner", namespace="default")
+            await client.delete(
+                op.k8s.ConfigMap(
+                    metadata=op.ObjectMeta(name="owner", namespace="default")
+                )
+            )
             # Deleting the owner removes only the owner: the API server leaves
             # its dependents to a garbage collector, and none runs yet.
-            with pytest.raises(ApiError):
-                await client.get(ConfigMap, "owner", namespace="default")
-            child = await client.get(ConfigMap, "child", namespace="default")
-            assert child.metadata is not None
-            assert child.metadata.deletionTimestamp is None
+            with pytest.raises(rt.NotFound):
+                await client.get(op.k8s.ConfigMap, "owner", namespace="default")
+            child = await client.get(op.k8s.ConfigMap, "child", namespace="default")
+            assert child.metadata.deletion_timestamp is None
             # The gate: the child goes once kube-controller-manager runs.
             await asyncio.to_thread(environment.start_controller_manager)
             assert environment.controller_manager_running
-            await _wait_gone(client, ConfigMap, "child", "default")
-        finally:
-            await client.close()
+            await _wait_gone(client, op.k8s.ConfigMap, "child", "default")
     assert not work_dir.exists()
     assert processes_mentioning(str(work_dir)) == []
     assert not environment.started
@@ -284,17 +262,23 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
             )
             for pid in before.values()
         ), "the ids are the running processes'"
-        client = environment.async_client()
+        client = environment.client()
         watching = asyncio.Event()
 
         async def watch() -> None:
-            async for _ in client.watch(ConfigMap, namespace="default"):
-                watching.set()
+            async with client.rest.stream(
+                resource_type(op.k8s.ConfigMap),
+                namespace="default",
+                params={},
+                read_timeout=None,
+            ) as lines:
+                async for _ in lines:
+                    watching.set()
 
         try:
             await client.create(
-                ConfigMap(
-                    metadata=ObjectMeta(name="kept", namespace="default"),
+                op.k8s.ConfigMap(
+                    metadata=op.ObjectMeta(name="kept", namespace="default"),
                     data={"k": "v"},
                 )
             )
@@ -306,7 +290,7 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
         finally:
-            await client.close()
+            await client.aclose()
         assert not [
             r for r in caplog.records if "was killed" in r.getMessage()
         ], "kube-apiserver exited on SIGTERM despite the open watch"
@@ -319,11 +303,8 @@ async def test_restart_apiserver_keeps_the_address_and_the_objects(
         assert timings["kube-apiserver restart"] >= max(
             timings["kube-apiserver stop"], timings["kube-apiserver start"]
         ), "the restart's figure covers the stop too"
-        client = environment.async_client()
-        try:
-            kept = await client.get(ConfigMap, "kept", namespace="default")
-        finally:
-            await client.close()
+        async with environment.client() as client:
+            kept = await client.get(op.k8s.ConfigMap, "kept", namespace="default")
         assert kept.data == {"k": "v"}, "etcd kept the objects"
     assert processes_mentioning(str(work_dir)) == [], "the restarted server was stopped"
     assert environment.process_ids == {}
@@ -334,7 +315,7 @@ async def test_the_apiserver_stays_down_until_started_again(
 ) -> None:
     async with (
         Environment(binaries=binaries) as environment,
-        rt.Client.from_kubeconfig(environment.lightkube_config()) as client,
+        environment.client() as client,
     ):
         await client.create(
             op.k8s.ConfigMap(metadata=op.ObjectMeta(name="kept", namespace="default"))

@@ -12,14 +12,9 @@ from typing import Any
 
 import pytest
 import yaml
-from lightkube import ApiError, Client, KubeConfig
-from lightkube.models.authorization_v1 import (
-    ResourceAttributes,
-    SelfSubjectAccessReviewSpec,
-)
-from lightkube.resources.authorization_v1 import SelfSubjectAccessReview
-from lightkube.resources.core_v1 import Secret
 
+import opgen.api as op
+from opgen import runtime as rt
 from opgen.testing import Environment
 from opgen.testing.controlplane.rbac import rendered_rbac
 from tests.scaffold.cluster import kustomize_default
@@ -47,13 +42,13 @@ def kustomized(root: Path) -> list[dict[str, Any]]:
     return [d for d in rendered if d["kind"] in RBAC_KINDS]
 
 
-def _can(client: Client, verb: str, group: str, resource: str) -> bool:
+async def _can(client: rt.Client, verb: str, group: str, resource: str) -> bool:
     """What the API server's authorizer answers for the client's own identity."""
     name, _, subresource = resource.partition("/")
-    review = client.create(
-        SelfSubjectAccessReview(
-            spec=SelfSubjectAccessReviewSpec(
-                resourceAttributes=ResourceAttributes(
+    review = await client.create(
+        op.k8s.SelfSubjectAccessReview(
+            spec=op.k8s.SelfSubjectAccessReviewSpec(
+                resource_attributes=op.k8s.ResourceAttributes(
                     verb=verb,
                     group=group,
                     resource=name,
@@ -87,26 +82,22 @@ def test_the_rendered_rbac_is_what_kustomize_renders(
 
 
 @pytest.mark.envtest
-def test_the_account_can_do_what_role_yaml_grants_and_no_more(
+async def test_the_account_can_do_what_role_yaml_grants_and_no_more(
     envtest: Environment, tmp_path: Path
 ) -> None:
     root = scaffold(tmp_path / "ray-operator")
-    envtest.install_crds([root / "config/crd/bases"])
+    await envtest.ainstall_crds([root / "config/crd/bases"])
     account = envtest.deploy_rbac(root)
     assert account.namespace == "ray-operator-system"
     assert account.name == "ray-operator-controller-manager"
-    config = yaml.safe_load(account.kubeconfig_path.read_text())
-    client = Client(config=KubeConfig.from_dict(config))
-    try:
-        assert _can(client, "list", "ray.example.com", "rayclusters")
-        assert _can(client, "patch", "ray.example.com", "rayclusters/status")
-        assert _can(client, "create", "events.k8s.io", "events")
-        assert not _can(client, "list", "", "secrets")
-        with pytest.raises(ApiError) as refused:
-            list(client.list(Secret, namespace="default"))  # lazy until iterated
-        assert refused.value.status.code == 403
-    finally:
-        client.close()
+    async with rt.Client.from_kubeconfig(account.kubeconfig_path) as client:
+        assert await _can(client, "list", "ray.example.com", "rayclusters")
+        assert await _can(client, "patch", "ray.example.com", "rayclusters/status")
+        assert await _can(client, "create", "events.k8s.io", "events")
+        assert not await _can(client, "list", "", "secrets")
+        with pytest.raises(rt.ApiError) as refused:
+            await client.list(op.k8s.Secret, namespace="default")
+        assert refused.value.code == 403
     # Idempotent: a second call applies the same objects and issues a new token.
     again = envtest.deploy_rbac(root)
     assert again.kubeconfig_path != account.kubeconfig_path

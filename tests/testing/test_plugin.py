@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -11,9 +12,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from lightkube import ApiError
-from lightkube.resources.core_v1 import ConfigMap
 
+import opgen.api as op
+from opgen import runtime as rt
 from opgen.testing import Environment, find_binaries
 from opgen.testing.binaries import BINARY_ENV, Binaries
 from opgen.testing.binaries.versions import KUBERNETES_VERSION, KubernetesVersion
@@ -165,37 +166,43 @@ def test_a_session_installs_project_crds_runs_kcm_and_leaves_nothing_behind(
         import asyncio
         import time
 
-        from lightkube import ApiError
-        from lightkube.generic_resource import create_namespaced_resource
-        from lightkube.models.meta_v1 import ObjectMeta, OwnerReference
-        from lightkube.resources.core_v1 import ConfigMap
-
-        Widget = create_namespaced_resource("envtest.opgen.dev", "v1", "Widget", "widgets")
+        import opgen.api as op
+        from opgen import runtime as rt
 
 
-        async def test_generated_project_layout(envtest, kube_client, namespace):
+        class WidgetSpec(op.Model):
+            size: int | None = None
+
+
+        @op.kind(group="envtest.opgen.dev", version="v1")
+        class Widget(op.CustomResource[WidgetSpec, None]):
+            "The CRD in config/crd/bases."
+
+
+        async def test_generated_project_layout(envtest, client, namespace):
             assert envtest.controller_manager_running
             assert envtest.work_dir is not None and envtest.work_dir.is_dir()
-            owner = await kube_client.create(
-                Widget(metadata=ObjectMeta(name="w", namespace=namespace), spec={})
+            owner = await client.create(
+                Widget(metadata=op.ObjectMeta(name="w", namespace=namespace), spec=WidgetSpec())
             )
-            assert owner["spec"] == {"size": 3}
-            reference = OwnerReference(
-                apiVersion="envtest.opgen.dev/v1", kind="Widget", name="w", uid=owner.metadata.uid
+            assert owner.spec == WidgetSpec(size=3)
+            reference = op.OwnerReference(
+                api_version="envtest.opgen.dev/v1", kind="Widget", name="w", uid=owner.metadata.uid
             )
-            await kube_client.create(
-                ConfigMap(metadata=ObjectMeta(name="c", namespace=namespace, ownerReferences=[reference]))
+            await client.create(
+                op.k8s.ConfigMap(
+                    metadata=op.ObjectMeta(name="c", namespace=namespace, owner_references=[reference])
+                )
             )
-            await kube_client.delete(Widget, "w", namespace=namespace)
+            await client.delete(owner)
             # The CRD was installed before kube-controller-manager started, so the
             # garbage collector knows Widgets and needs no 30 s rediscovery. The
             # limit only stops a hang (tests/waiting.py), it asks for no speed.
             began = time.monotonic()
             while time.monotonic() - began < 180:
                 try:
-                    await kube_client.get(ConfigMap, "c", namespace=namespace)
-                except ApiError as error:
-                    assert error.status.code == 404
+                    await client.get(op.k8s.ConfigMap, "c", namespace=namespace)
+                except rt.NotFound:
                     return
                 await asyncio.sleep(0.2)
             raise AssertionError("the ConfigMap owned by a deleted Widget was not collected")
@@ -262,16 +269,17 @@ def test_use_existing_cluster_runs_the_same_tests_against_a_kubeconfig(
         """\
         import os
 
-        from lightkube.models.meta_v1 import ObjectMeta
-        from lightkube.resources.core_v1 import ConfigMap
+        import opgen.api as op
 
 
-        async def test_against_the_existing_cluster(envtest, kube_client, namespace):
+        async def test_against_the_existing_cluster(envtest, client, namespace):
             assert envtest.is_existing_cluster
             assert envtest.work_dir is None
             assert envtest.server == os.environ["EXPECTED_SERVER"]
-            await kube_client.create(
-                ConfigMap(metadata=ObjectMeta(name="from-a-subprocess", namespace="default"))
+            await client.create(
+                op.k8s.ConfigMap(
+                    metadata=op.ObjectMeta(name="from-a-subprocess", namespace="default")
+                )
             )
         """,
     )
@@ -285,15 +293,18 @@ def test_use_existing_cluster_runs_the_same_tests_against_a_kubeconfig(
     )
     done = _pytest(project, environ)
     assert done.returncode == 0, done.stdout + done.stderr
-    client = envtest.client()
-    try:
-        assert (
-            client.get(ConfigMap, "from-a-subprocess", namespace="default").metadata
-            is not None
-        )
-        client.delete(ConfigMap, "from-a-subprocess", namespace="default")
-        with pytest.raises(ApiError):
-            client.get(ConfigMap, "from-a-subprocess", namespace="default")
-    finally:
-        client.close()
+
+    async def created_and_deleted() -> None:
+        async with envtest.client() as client:
+            made = await client.get(
+                op.k8s.ConfigMap, "from-a-subprocess", namespace="default"
+            )
+            assert made.metadata.name == "from-a-subprocess"
+            await client.delete(made)
+            with pytest.raises(rt.NotFound):
+                await client.get(
+                    op.k8s.ConfigMap, "from-a-subprocess", namespace="default"
+                )
+
+    asyncio.run(created_and_deleted())
     assert list(Path(environ["TMPDIR"]).iterdir()) == []

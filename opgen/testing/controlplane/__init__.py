@@ -16,5 +16,5 @@ runs them on loopback:
   a project's webhooks served in a thread for the tests.
 
 Nothing is imported here, so that a light user of one module (the reaper is
-run by path) does not pay for lightkube and cryptography.
+run by path) does not pay for the runtime client and cryptography.
 """

@@ -32,11 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lightkube import ConfigError
-
 from opgen.errors import EnvtestError
 from opgen.runtime.errors import TransportError
-from opgen.runtime.kubeconfig import SingleConfig, load_config
+from opgen.runtime.kubeconfig import ConfigError, SingleConfig, load_config
 from opgen.runtime.transport import Transport
 from opgen.testing.controlplane.crds import CRDS_PATH, CrdDocument, message_of, run
 

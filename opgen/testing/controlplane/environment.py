@@ -1,7 +1,7 @@
 """`Environment`: a real etcd + kube-apiserver (+ kube-controller-manager) for tests.
 
     with Environment(controller_manager=True, crd_paths=["config/crd/bases"]) as env:
-        client = env.client()          # lightkube, admin
+        async with env.client() as client:   # an rt.Client, admin
         ...
     async with Environment() as env:   # the same, started in a worker thread
         ...
@@ -22,21 +22,20 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import contextlib
 import copy
 import os
 import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from lightkube import AsyncClient, Client, KubeConfig
-
+from opgen import runtime as rt
 from opgen.errors import EnvtestError
+from opgen.runtime.kubeconfig import KubeConfig
 from opgen.testing.binaries import (
     KUBERNETES_VERSION,
     Binaries,
@@ -47,6 +46,7 @@ from opgen.testing.binaries import (
 )
 from opgen.testing.controlplane import crds, kubeconfig, rbac
 from opgen.testing.controlplane import webhooks as local_webhooks
+from opgen.testing.controlplane.adminapi import AdminApi
 from opgen.testing.controlplane.localplane import LocalControlPlane
 
 __all__ = ["DEFAULT_START_TIMEOUT", "DEFAULT_STOP_TIMEOUT", "Environment"]
@@ -180,14 +180,12 @@ class Environment:
         self._require_started()
         return KubeConfig.from_dict(self.kubeconfig, fname=self.kubeconfig_path)
 
-    def client(self) -> Client:
-        """A synchronous lightkube client acting as the admin user."""
-        return Client(config=self.lightkube_config(), field_manager=crds.FIELD_MANAGER)
-
-    def async_client(self) -> AsyncClient:
-        """An asynchronous lightkube client acting as the admin user (close it when done)."""
-        return AsyncClient(
-            config=self.lightkube_config(), field_manager=crds.FIELD_MANAGER
+    def client(self) -> rt.Client:
+        """An `rt.Client` acting as the admin user, without a cache (reads go to the
+        API server) or a rate limit; close it (`async with`, or `await client.aclose()`).
+        """
+        return rt.Client.from_kubeconfig(
+            self.lightkube_config(), options=rt.ClientOptions(qps=0)
         )
 
     def install_crds(
@@ -283,9 +281,7 @@ class Environment:
         self._token_files += 1
         out = self._scratch_dir() / f"manager-{self._token_files}.kubeconfig"
         with self._admin_client() as client:
-            return rbac.deploy_rbac(
-                client, Path(project_root), self.kubeconfig, out, crds.FIELD_MANAGER
-            )
+            return rbac.deploy_rbac(client, Path(project_root), self.kubeconfig, out)
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -424,13 +420,8 @@ class Environment:
 
     # -- internals --------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def _admin_client(self) -> Iterator[Client]:
-        client = self.client()
-        try:
-            yield client
-        finally:
-            client.close()
+    def _admin_client(self) -> AdminApi:
+        return AdminApi(self.lightkube_config(), field_manager=crds.FIELD_MANAGER)
 
     def _require_local(self, what: str) -> LocalControlPlane:
         self._require_started()

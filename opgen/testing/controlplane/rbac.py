@@ -8,7 +8,7 @@ metrics roles) and applies `config/default`'s `namespace` and `namePrefix`.
 are (ServiceAccount, Role, ClusterRole and their bindings), without kubectl:
 names get the prefix, namespaced objects the namespace, and the references
 between them (`roleRef`, ServiceAccount `subjects`) follow.
-`deploy_rbac(client, root, ...)` applies them and returns a `ManagerAccount`
+`deploy_rbac(admin, root, ...)` applies them and returns a `ManagerAccount`
 with a kubeconfig holding a token of that ServiceAccount, so a manager built
 from it has exactly the permissions a deployed one has.
 """
@@ -22,20 +22,26 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from lightkube import ApiError, Client, codecs
-from lightkube.models.authentication_v1 import TokenRequestSpec
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import Namespace, ServiceAccountToken
 
+from opgen import runtime as rt
+from opgen.api.k8s.core_v1 import Namespace, ServiceAccount
+from opgen.api.k8s.rbac_v1 import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from opgen.errors import EnvtestError
 from opgen.testing.controlplane import kubeconfig
+from opgen.testing.controlplane.adminapi import AdminApi
 
 __all__ = ["ManagerAccount", "RenderedRbac", "deploy_rbac", "rendered_rbac"]
 
 DEFAULT_OVERLAY = Path("config", "default")
 TOKEN_SECONDS = 24 * 3600
 _NAMESPACED = {"ServiceAccount", "Role", "RoleBinding"}
-_SUPPORTED = _NAMESPACED | {"ClusterRole", "ClusterRoleBinding"}
+_KINDS: dict[str, type[Any]] = {
+    "ServiceAccount": ServiceAccount,
+    "Role": Role,
+    "RoleBinding": RoleBinding,
+    "ClusterRole": ClusterRole,
+    "ClusterRoleBinding": ClusterRoleBinding,
+}
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,7 @@ def rendered_rbac(root: Path, overlay: Path = DEFAULT_OVERLAY) -> RenderedRbac:
     objects: list[dict[str, Any]] = []
     for entry in _kustomization(rbac_dir).get("resources") or []:
         for document in _read_yaml(rbac_dir / str(entry)):
-            if document.get("kind") in _SUPPORTED:
+            if document.get("kind") in _KINDS:
                 objects.append(document)
     names = {(o["kind"], o["metadata"]["name"]) for o in objects}
     rendered = tuple(_render(o, namespace, prefix, names) for o in objects)
@@ -129,39 +135,43 @@ def _render(
 
 
 def deploy_rbac(
-    client: Client,
+    client: AdminApi,
     root: Path,
     admin_kubeconfig: Mapping[str, Any],
     out: Path,
-    field_manager: str,
 ) -> ManagerAccount:
     """Apply the project's RBAC in its namespace; a kubeconfig for its ServiceAccount at `out`."""
     rbac = rendered_rbac(root)
     try:
         client.apply(
-            Namespace(metadata=ObjectMeta(name=rbac.namespace)),
-            field_manager=field_manager,
+            Namespace,
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": rbac.namespace},
+            },
+            force=False,
         )
         for document in rbac.objects:
-            client.apply(
-                codecs.from_dict(document), field_manager=field_manager, force=True
-            )
+            client.apply(_KINDS[document["kind"]], document, force=True)
         request = client.create(
-            ServiceAccountToken(
-                metadata=ObjectMeta(),
-                spec=TokenRequestSpec(audiences=[], expirationSeconds=TOKEN_SECONDS),
-            ),
+            ServiceAccount,
+            {
+                "apiVersion": "authentication.k8s.io/v1",
+                "kind": "TokenRequest",
+                "spec": {"audiences": [], "expirationSeconds": TOKEN_SECONDS},
+            },
             name=rbac.service_account,
             namespace=rbac.namespace,
+            subresource="token",
         )
-    except ApiError as error:
+    except rt.ApiError as error:
         raise EnvtestError(
-            f"the API server refused the project's RBAC: {error.status.message}"
+            f"the API server refused the project's RBAC: {error.message}"
         ) from error
-    assert request.status is not None
     config = copy.deepcopy(dict(admin_kubeconfig))
     for entry in config["users"]:
-        entry["user"] = {"token": request.status.token}
+        entry["user"] = {"token": request["status"]["token"]}
     for entry in config["contexts"]:
         entry["context"]["namespace"] = rbac.namespace
     kubeconfig.write_kubeconfig(out, config)

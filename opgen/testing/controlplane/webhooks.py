@@ -33,22 +33,23 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Union
+from typing import Any, Union
 
 import yaml
-from lightkube import ApiError, Client
-from lightkube.core import resource as lightkube_resource
-from lightkube.generic_resource import Generic
-from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.resources.core_v1 import ConfigMap
-from lightkube.types import PatchType
 
 from opgen import runtime as rt
+from opgen.api.k8s.admissionregistration_v1 import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
+from opgen.api.k8s.apiextensions_v1 import CustomResourceDefinition
+from opgen.api.k8s.core_v1 import ConfigMap
 from opgen.errors import EnvtestError
 from opgen.model.webhooks import CONVERSION_PATH, PROBE_PATH
 from opgen.runtime.webhook.certificates import write_local_certificates
 from opgen.runtime.webhook.server import PROBE_MESSAGE
-from opgen.testing.controlplane.crds import FIELD_MANAGER, CrdDocument
+from opgen.testing.controlplane.adminapi import AdminApi
+from opgen.testing.controlplane.crds import CrdDocument
 
 __all__ = [
     "CONFIGURATION_KINDS",
@@ -73,38 +74,10 @@ CONFIGURATION_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfigu
 PROBE_LABEL = "opgen.dev/webhook-probe"
 PROBE_WEBHOOK = "probe.webhook.opgen.dev"
 POLL_SECONDS = 0.1
-_VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
-
-
-def _raw_resource(kind: str, plural: str) -> type[Any]:
-    info = lightkube_resource.ApiInfo(
-        resource=lightkube_resource.ResourceDef(
-            "admissionregistration.k8s.io", "v1", kind
-        ),
-        plural=plural,
-        verbs=_VERBS,
-    )
-    return type(kind, (lightkube_resource.GlobalResource, Generic), {"_api_info": info})
-
-
 _RESOURCES: dict[str, type[Any]] = {
-    "MutatingWebhookConfiguration": _raw_resource(
-        "MutatingWebhookConfiguration", "mutatingwebhookconfigurations"
-    ),
-    "ValidatingWebhookConfiguration": _raw_resource(
-        "ValidatingWebhookConfiguration", "validatingwebhookconfigurations"
-    ),
+    "MutatingWebhookConfiguration": MutatingWebhookConfiguration,
+    "ValidatingWebhookConfiguration": ValidatingWebhookConfiguration,
 }
-
-
-class _RawCrd(lightkube_resource.GlobalResource, Generic):  # type: ignore[misc]
-    _api_info: ClassVar[lightkube_resource.ApiInfo] = lightkube_resource.ApiInfo(  # type: ignore[misc]
-        resource=lightkube_resource.ResourceDef(
-            "apiextensions.k8s.io", "v1", "CustomResourceDefinition"
-        ),
-        plural="customresourcedefinitions",
-        verbs=_VERBS,
-    )
 
 
 @dataclass(frozen=True)
@@ -253,7 +226,7 @@ def _probe(kind: str, local: LocalWebhooks) -> dict[str, Any]:
 
 
 def install_configurations(
-    client: Client,
+    client: AdminApi,
     local: LocalWebhooks,
     documents: Sequence[Mapping[str, Any]],
     options: WebhookInstallOptions,
@@ -272,12 +245,10 @@ def install_configurations(
             webhooks.append(_probe(kind, local))
         body["webhooks"] = webhooks
         try:
-            client.apply(
-                _RESOURCES[kind](**body), field_manager=FIELD_MANAGER, force=True
-            )
-        except ApiError as error:
+            client.apply(_RESOURCES[kind], body, force=True)
+        except rt.ApiError as error:
             raise EnvtestError(
-                f"the API server rejected {kind} {name}: {error.status.message}"
+                f"the API server rejected {kind} {name}: {error.message}"
             ) from error
         installed.append((kind, name))
     return LocalWebhooks(
@@ -289,16 +260,17 @@ def install_configurations(
     )
 
 
-def uninstall_configurations(client: Client, local: LocalWebhooks) -> None:
+def uninstall_configurations(client: AdminApi, local: LocalWebhooks) -> None:
     """Delete the configurations `install_configurations` applied."""
     for kind, name in local.configurations:
         try:
             client.delete(_RESOURCES[kind], name)
-        except ApiError as error:
-            if error.status.code != 404:
-                raise EnvtestError(
-                    f"cannot delete {kind} {name}: {error.status.message}"
-                ) from error
+        except rt.NotFound:
+            pass
+        except rt.ApiError as error:
+            raise EnvtestError(
+                f"cannot delete {kind} {name}: {error.message}"
+            ) from error
 
 
 def with_local_conversion(crd: CrdDocument, local: LocalWebhooks) -> CrdDocument:
@@ -315,17 +287,15 @@ def with_local_conversion(crd: CrdDocument, local: LocalWebhooks) -> CrdDocument
 
 
 def patch_conversion(
-    client: Client, crd_names: Iterable[str], local: LocalWebhooks
+    client: AdminApi, crd_names: Iterable[str], local: LocalWebhooks
 ) -> list[str]:
     """Point the live CRDs among `crd_names` that convert by webhook at the local server."""
     patched = []
     for name in crd_names:
         try:
-            live = client.get(_RawCrd, name)
-        except ApiError as error:
-            if error.status.code == 404:
-                continue
-            raise
+            live = client.get(CustomResourceDefinition, name)
+        except rt.NotFound:
+            continue
         conversion = (live.get("spec") or {}).get("conversion") or {}
         if conversion.get("strategy") != "Webhook":
             continue
@@ -341,13 +311,13 @@ def patch_conversion(
                 }
             }
         }
-        client.patch(_RawCrd, name, patch, patch_type=PatchType.MERGE)
+        client.merge_patch(CustomResourceDefinition, name, patch)
         patched.append(name)
     return patched
 
 
 def wait_until_served(
-    client: Client, local: LocalWebhooks, *, timeout: float = 60.0
+    client: AdminApi, local: LocalWebhooks, *, timeout: float = 60.0
 ) -> None:
     """Return once the API server calls the local server through every configuration.
 
@@ -360,18 +330,19 @@ def wait_until_served(
         which = "mutating" if kind.startswith("Mutating") else "validating"
         last = "no answer yet"
         while True:
-            probe = ConfigMap(
-                metadata=ObjectMeta(
-                    name=f"opgen-webhook-probe-{secrets.token_hex(4)}",
-                    namespace="default",
-                    labels={PROBE_LABEL: which},
-                )
-            )
+            probe = {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {
+                    "name": f"opgen-webhook-probe-{secrets.token_hex(4)}",
+                    "labels": {PROBE_LABEL: which},
+                },
+            }
             try:
-                client.create(probe, dry_run=True)
+                client.create(ConfigMap, probe, namespace="default", dry_run=True)
                 last = "the API server does not call the webhook yet"
-            except ApiError as error:
-                message = error.status.message or ""
+            except rt.ApiError as error:
+                message = error.message
                 if PROBE_MESSAGE in message:
                     break
                 last = message
@@ -393,7 +364,7 @@ class LocalInstall:
 
 
 def install_local(
-    client: Client,
+    client: AdminApi,
     *,
     webhook_paths: Sequence[WebhookSource],
     crd_paths: Sequence[CrdDocument],
@@ -411,7 +382,7 @@ def install_local(
 
 
 def uninstall_local(
-    client: Client,
+    client: AdminApi,
     *,
     webhook_paths: Sequence[WebhookSource],
     name_prefix: str,
