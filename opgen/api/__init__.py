@@ -105,6 +105,7 @@ from opgen.api._types import (
     Quantity,
     RawExtension,
     Time,
+    quantity_amount,
 )
 from opgen.api._validation import (
     Enum,
@@ -193,6 +194,7 @@ __all__ = [
     "k8s",
     "kind",
     "print_column",
+    "quantity_amount",
     "rbac",
     "rule_causes",
     "selectable_field",

@@ -13,6 +13,7 @@ import binascii
 import copy
 import datetime
 import re
+from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import (
@@ -24,13 +25,14 @@ from pydantic import (
 from pydantic_core import CoreSchema
 
 from opgen.api._shape import Type
+from opgen.engine import openapi
 from opgen.engine.duration import (
     DURATION_PATTERN,
     format_go_duration,
     parse_go_duration,
 )
 from opgen.engine.markers import SchemaNode
-from opgen.engine.openapi import QUANTITY_PATTERN, is_date_time
+from opgen.engine.openapi import QUANTITY_PATTERN
 from opgen.engine.wire import rfc3339
 
 __all__ = [
@@ -45,9 +47,10 @@ __all__ = [
     "Quantity",
     "RawExtension",
     "Time",
+    "quantity_amount",
 ]
 
-_QUANTITY = re.compile(QUANTITY_PATTERN)
+_QUANTITY = re.compile(openapi.QUANTITY_PATTERN)
 
 
 class KnownSchema:
@@ -91,12 +94,26 @@ Quantity = Annotated[
     KnownSchema(
         {
             "anyOf": [{"type": "integer"}, {"type": "string"}],
-            "pattern": QUANTITY_PATTERN,
+            "pattern": openapi.QUANTITY_PATTERN,
             "x-kubernetes-int-or-string": True,
         }
     ),
 ]
 """A resource quantity (`resource.Quantity`): `"500m"`, `2`, `"1.5Gi"`; kept as a string."""
+
+
+def quantity_amount(quantity: str | int) -> Decimal:
+    """The amount a quantity stands for, exactly: `"500m"` is 0.5, `"1Ki"` 1024,
+    `2` is 2. ValueError for anything that is no quantity."""
+    found = (
+        None if isinstance(quantity, bool) else openapi.quantity_amount(str(quantity))
+    )
+    if found is None:
+        raise ValueError(
+            f"{quantity!r} is not a Kubernetes quantity (e.g. 100m, 2, 1.5Gi)"
+        )
+    return found
+
 
 IntOrString = Annotated[
     int | str,
@@ -111,7 +128,7 @@ IntOrString = Annotated[
 
 
 def _utc(value: object) -> object:
-    if isinstance(value, str) and not is_date_time(value):
+    if isinstance(value, str) and not openapi.is_date_time(value):
         # Pydantic alone also takes "2024-05-01 12:00" or no zone; the server does not.
         raise ValueError(
             f"{value!r} is not an RFC 3339 date-time the API server accepts "

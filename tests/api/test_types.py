@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -207,3 +208,24 @@ def test_early_years_have_four_digits() -> None:
     dumped = Values(time=early, micro_time=early).model_dump(mode="json")
     assert dumped["time"] == "0005-01-01T00:00:00Z"
     assert dumped["microTime"] == "0005-01-01T00:00:00.000007Z"
+
+
+@pytest.mark.parametrize(
+    ("given", "amount"),
+    [
+        ("500m", Decimal("0.5")),
+        ("1Ki", Decimal(1024)),
+        ("1.5Gi", Decimal(1610612736)),
+        ("2k", Decimal(2000)),
+        ("1e3", Decimal(1000)),
+        (2, Decimal(2)),
+    ],
+)
+def test_quantity_amount(given: str | int, amount: Decimal) -> None:
+    assert op.quantity_amount(given) == amount
+
+
+@pytest.mark.parametrize("given", ["1Gb", "", "abc", True])
+def test_quantity_amount_refuses_what_is_no_quantity(given: Any) -> None:
+    with pytest.raises(ValueError, match="is not a Kubernetes quantity"):
+        op.quantity_amount(given)

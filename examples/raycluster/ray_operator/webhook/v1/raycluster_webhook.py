@@ -27,7 +27,6 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 
 import opgen.api as op
-from lightkube.utils.quantity import parse_quantity
 from opgen import runtime as rt
 
 from ray_operator.api.v1 import raycluster_types as v1
@@ -173,7 +172,7 @@ def check_quota(obj: RayCluster, quota: op.k8s.ResourceQuota) -> None:
     needs = pod_needs(obj)
     for key, limit in sorted(hard.items()):
         need = needs.get(key)
-        if need is None or need <= (parse_quantity(limit) or 0):
+        if need is None or need <= op.quantity_amount(limit):
             continue
         raise rt.webhook.Denied(
             f"the cluster needs {key}={_number(need)} (head and "
@@ -211,9 +210,7 @@ def _pod_resources(template: op.k8s.PodTemplateSpec | None) -> dict[str, Decimal
         for prefix, amounts in (("requests", requests), ("limits", limits)):
             for resource, amount in amounts.items():
                 key = f"{prefix}.{resource}"
-                found[key] = found.get(key, Decimal(0)) + (
-                    parse_quantity(amount) or Decimal(0)
-                )
+                found[key] = found.get(key, Decimal(0)) + op.quantity_amount(amount)
     return found
 
 
