@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import logging
 import os
 import random
@@ -29,7 +30,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-import functools
 from pathlib import Path
 from typing import Any
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-
 from opgen.runtime import tls
 
 if TYPE_CHECKING:
