@@ -333,6 +333,11 @@ class Session:
             "rss_mib": steady_rss / 1024,
             "cpu_seconds": stats["cpu_seconds"],
             "cpu_ms_per_object": 1000 * stats["cpu_seconds"] / self.n,
+            **(
+                {"startup_cpu_seconds": stats["startup_cpu_seconds"]}
+                if "startup_cpu_seconds" in stats
+                else {}
+            ),
             "plane_cpu_seconds": plane_cpu,
             "by_verb": dict(delta),
         }
@@ -403,6 +408,7 @@ ROWS = [
     ("  of which start-up (s)", "ready_seconds", "{:.2f}"),
     ("throughput (objects/s)", "throughput", "{:.0f}"),
     ("operator CPU (s)", "cpu_seconds", "{:.2f}"),
+    ("  of which until ready (s)", "startup_cpu_seconds", "{:.2f}"),
     ("operator CPU per object (ms)", "cpu_ms_per_object", "{:.2f}"),
     ("API server + etcd CPU (s)", "plane_cpu_seconds", "{:.2f}"),
     ("peak RSS (MiB)", "peak_rss_mib", "{:.0f}"),

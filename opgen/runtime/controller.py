@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from prometheus_client import Counter
+
 from opgen.runtime import errors, predicates
 from opgen.runtime.cache import Cache
 from opgen.runtime.decoding import DecodeError, Undecodable
@@ -117,6 +119,7 @@ class Controller:
         self._workers: list[asyncio.Task[None]] = []
         self._metrics: Metrics | None = None
         self._events: EventRecorder | None = None
+        self._m_total: dict[str, Counter] = {}
         self.hot_loops = HotLoops()
 
     @property
@@ -215,6 +218,10 @@ class Controller:
             self.options.max_concurrent_reconciles
         )
         metrics.active_workers.labels(self.name).set(0)
+        # the children every reconcile touches, looked up once (as the work queue does)
+        self._m_active = metrics.active_workers.labels(self.name)
+        self._m_time = metrics.reconcile_time.labels(self.name)
+        self._m_total.clear()
         for_informer = cache.informer_for(self.for_.kind)
         for_informer.add_handler(self._for_handler)
         for owned in self.owns:
@@ -272,7 +279,7 @@ class Controller:
         queue, metrics = self.queue, self._metrics
         assert queue is not None and metrics is not None
         extra = {"controller": self.name, "request": str(request)}
-        active = metrics.active_workers.labels(self.name)
+        active = self._m_active
         active.inc()
         started = time.monotonic()
         outcome: str
@@ -331,8 +338,13 @@ class Controller:
                 self._notice_hot_loop(request, metrics)
         finally:
             active.dec()
-            metrics.reconcile_time.labels(self.name).observe(time.monotonic() - started)
-        metrics.reconcile_total.labels(self.name, outcome).inc()
+            self._m_time.observe(time.monotonic() - started)
+        total = self._m_total.get(outcome)
+        if total is None:
+            total = self._m_total[outcome] = metrics.reconcile_total.labels(
+                self.name, outcome
+            )
+        total.inc()
 
     def _notice_hot_loop(self, request: Request, metrics: Metrics) -> None:
         count = self.hot_loops.reconciled(request)

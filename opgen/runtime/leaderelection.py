@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import logging
 import os
 import random
@@ -32,16 +33,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from opgen.api.k8s.coordination_v1 import Lease
 from opgen.runtime import errors
-from opgen.runtime.resources import resource_type
+from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.seams import Reader, Writer
 
 __all__ = ["LeaderElectionConfig", "LeaderElector", "default_identity"]
 
 log = logging.getLogger("opgen.runtime.leaderelection")
 
-_LEASE = resource_type(Lease)
+
+@functools.cache
+def _lease() -> ResourceType[Any]:
+    # imported on first use: an operator without leader election never loads
+    # coordination/v1's models
+    from opgen.api.k8s.coordination_v1 import Lease
+
+    return resource_type(Lease)
+
 
 _IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
@@ -116,14 +124,16 @@ class LeaderElector:
 
     async def _get(self) -> dict[str, Any] | None:
         try:
-            lease = await self.reader.get(_LEASE.cls, self.config.name, self.namespace)
+            lease = await self.reader.get(
+                _lease().cls, self.config.name, self.namespace
+            )
         except errors.NotFound:
             return None
-        return _LEASE.encode_obj(lease)
+        return _lease().encode_obj(lease)
 
     async def _update(self, lease: dict[str, Any]) -> None:
         """Write the Lease back; its resourceVersion makes a concurrent change a `Conflict`."""
-        await self.writer.update(_LEASE.decode_dict(lease), refresh=False)
+        await self.writer.update(_lease().decode_dict(lease), refresh=False)
 
     def _spec(self, previous: dict[str, Any] | None) -> dict[str, Any]:
         now = _micro_time()
@@ -153,7 +163,7 @@ class LeaderElector:
                 "spec": spec,
             }
             try:
-                await self.writer.create(_LEASE.decode_dict(body), refresh=False)
+                await self.writer.create(_lease().decode_dict(body), refresh=False)
             except errors.Conflict:
                 return False
             self._observe(spec)

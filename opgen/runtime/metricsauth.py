@@ -21,8 +21,6 @@ from typing import Any
 
 import msgspec
 
-from opgen.api.k8s.authentication_v1 import TokenReview
-from opgen.api.k8s.authorization_v1 import SubjectAccessReview
 from opgen.runtime import errors
 from opgen.runtime.probes import Request, Response
 from opgen.runtime.resources import resource_type
@@ -124,6 +122,9 @@ class MetricsAuth:
             "kind": "TokenReview",
             "spec": {"token": token},
         }
+        # imported here: only a manager serving authenticated metrics loads these models
+        from opgen.api.k8s.authentication_v1 import TokenReview
+
         raw = await self.rest.request(
             "create", resource_type(TokenReview), body=msgspec.json.encode(body)
         )
@@ -160,6 +161,8 @@ class MetricsAuth:
             "kind": "SubjectAccessReview",
             "spec": spec,
         }
+        from opgen.api.k8s.authorization_v1 import SubjectAccessReview
+
         raw = await self.rest.request(
             "create",
             resource_type(SubjectAccessReview),

@@ -30,6 +30,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from prometheus_client import Counter
+
 from opgen.runtime import errors, ratelimit
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
@@ -118,6 +120,7 @@ class RestClient:
         self._bucket = ratelimit.TokenBucket(qps, burst) if qps > 0 else None
         self.metrics = metrics if metrics is not None else Metrics()
         self.counts: collections.Counter[str] = collections.Counter()
+        self._m_requests: dict[tuple[str, str, str], Counter] = {}
 
     @classmethod
     def from_kubeconfig(
@@ -197,7 +200,11 @@ class RestClient:
         self.counts[verb] += 1
 
     def _count(self, code: int | str, method: str) -> None:
-        self.metrics.rest_requests.labels(str(code), method, self.transport.host).inc()
+        key = (str(code), method, self.transport.host)
+        child = self._m_requests.get(key)
+        if child is None:
+            child = self._m_requests[key] = self.metrics.rest_requests.labels(*key)
+        child.inc()
 
     async def request(
         self,

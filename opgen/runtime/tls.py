@@ -21,11 +21,13 @@ import ssl
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+if TYPE_CHECKING:
+    # imported where used: most operators never make a certificate, and
+    # cryptography's import is a tenth of an operator's start-up CPU
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import ec
 
 __all__ = [
     "ServingCertificate",
@@ -42,6 +44,8 @@ SELF_SIGNED_VALIDITY = datetime.timedelta(days=365)
 
 def subject_alternative_names(hosts: Sequence[str]) -> x509.SubjectAlternativeName:
     """The SAN extension for `hosts`: IP addresses as such, anything else as DNS names."""
+    from cryptography import x509
+
     names: list[x509.GeneralName] = []
     for host in dict.fromkeys(hosts):
         try:
@@ -58,6 +62,8 @@ def certificate_builder(
     validity: datetime.timedelta,
 ) -> x509.CertificateBuilder:
     """A builder valid from five minutes ago (clock skew) for `validity`."""
+    from cryptography import x509
+
     now = datetime.datetime.now(datetime.timezone.utc)
     return (
         x509.CertificateBuilder()
@@ -72,6 +78,8 @@ def certificate_builder(
 
 def private_key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
     """`key` as unencrypted PKCS#8 PEM."""
+    from cryptography.hazmat.primitives import serialization
+
     return key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
@@ -83,6 +91,11 @@ def self_signed_certificate(
     common_name: str, hosts: Sequence[str]
 ) -> tuple[bytes, bytes]:
     """A self-signed serving certificate and its key (PEM) for `hosts` (names or IPs)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     certificate = (

@@ -20,13 +20,12 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from typing import TYPE_CHECKING
 
 from opgen.runtime import tls
+
+if TYPE_CHECKING:
+    from cryptography import x509  # imported where used, as in `tls`
 
 __all__ = [
     "DEFAULT_CERT_DIR",
@@ -59,6 +58,9 @@ class LocalCertificates:
 
 
 def _name(common_name: str) -> x509.Name:
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
@@ -75,6 +77,11 @@ def write_local_certificates(
     Files are replaced atomically, so a running server's reload never reads
     half a key.
     """
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID
+
     if not hosts:
         raise ValueError("a serving certificate needs at least one host")
     folder = Path(directory)
