@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> None:
 def _reconcile_work(repeats: int, rounds: int) -> None:
     """The converged reconcile of the example's head Deployment, both ways: read
     the live child, build the desired one from the cluster's spec, stamp it, and
-    compare (`ray_operator.controller.applied`). The lightkube column is the
+    compare (`opgen.runtime.applied`, what `rt.apply_if_changed` does). The lightkube column is the
     example before issue 20 (lightkube's classes, the pod template converted
     with `model_dump` and `from_dict`), rebuilt here from its code."""
     import copy
@@ -278,15 +278,17 @@ def _reconcile_work(repeats: int, rounds: int) -> None:
     from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
     from lightkube.resources.apps_v1 import Deployment
 
+    from opgen.runtime import applied
     from opgen.runtime.resources import resource_type
 
     example = Path(__file__).parents[1] / "examples" / "generated"
     sys.path.insert(0, str(example))
     from ray_operator.api.v1.raycluster_types import RayCluster
-    from ray_operator.controller import applied, children
+    from ray_operator.controller import children
 
     import opgen.api as op
 
+    APPLIED_HASH = "ray.io/applied-hash"
     sample = yaml.safe_load(
         (example / "config/samples/ray_v1_raycluster.yaml").read_text()
     )
@@ -320,16 +322,16 @@ def _reconcile_work(repeats: int, rounds: int) -> None:
         annotations = {
             k: v
             for k, v in (child.metadata.annotations or {}).items()
-            if k != applied.APPLIED_HASH
+            if k != APPLIED_HASH
         }
         child.metadata.annotations = annotations
         body = json.dumps(child.to_dict(), sort_keys=True, separators=(",", ":"))
         digest = hashlib.sha256(body.encode()).hexdigest()[:16]
-        child.metadata.annotations = {**annotations, applied.APPLIED_HASH: digest}
+        child.metadata.annotations = {**annotations, APPLIED_HASH: digest}
 
     def lightkube_up_to_date(live: Any, desired: Any) -> bool:
-        mine = (desired.metadata.annotations or {}).get(applied.APPLIED_HASH)
-        theirs = (live.metadata.annotations or {}).get(applied.APPLIED_HASH)
+        mine = (desired.metadata.annotations or {}).get(APPLIED_HASH)
+        theirs = (live.metadata.annotations or {}).get(APPLIED_HASH)
         return mine == theirs and applied.holds(live.to_dict(), desired.to_dict())
 
     def served(applied_body: dict[str, Any]) -> bytes:
@@ -342,8 +344,8 @@ def _reconcile_work(repeats: int, rounds: int) -> None:
         return msgspec.json.encode(body)
 
     desired = children.head_deployment(cluster, 1)
-    applied.stamp(desired)
-    raw = served(applied.wire(desired))
+    applied.stamp(desired, APPLIED_HASH)
+    raw = served(rtype.encode_obj(desired))
     lightkube_applied = lightkube_desired()
     lightkube_stamp(lightkube_applied)
     lightkube_raw = served(lightkube_applied.to_dict())
@@ -357,8 +359,8 @@ def _reconcile_work(repeats: int, rounds: int) -> None:
     def k8s_reconcile() -> None:
         live = rtype.decode_json(raw)
         want = children.head_deployment(cluster, 1)
-        applied.stamp(want)
-        assert applied.up_to_date(live, want)
+        applied.stamp(want, APPLIED_HASH)
+        assert applied.up_to_date(live, want, APPLIED_HASH)
 
     print(f"A converged reconcile of the example's head Deployment ({len(raw)} bytes):")
     base = _cpu_per_object(lightkube_reconcile, rounds, repeats)
