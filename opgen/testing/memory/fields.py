@@ -22,6 +22,7 @@ from typing import Any
 __all__ = [
     "GO_STRUCT",
     "Path",
+    "numeric_problem",
     "from_fields_v1",
     "members",
     "merge",
@@ -239,6 +240,8 @@ def path_text(path: Path) -> str:
             named = json.loads(body)
             text += "[" + ",".join(f"{k}={json.dumps(v)}" for k, v in named.items())
             text += "]"
+        elif kind == "i:":
+            text += f"[{body}]"
         else:
             text += f"[={body}]"
     return text
@@ -274,3 +277,32 @@ def from_fields_v1(tree: Mapping[str, Any], prefix: Path = ()) -> set[Path]:
         if element != ".":
             found |= from_fields_v1(child, (*prefix, element))
     return found
+
+
+_GO_KINDS = {str: "string", bool: "bool", dict: "map[string]interface {}"}
+
+
+def numeric_problem(
+    schema: Mapping[str, Any] | None, value: Any, path: Path = ()
+) -> str | None:
+    """Where `value` has something else than a number for a schema's integer
+    or number, as the server says it when it types an apply configuration."""
+    if schema is None:
+        return None
+    if schema.get("type") in ("integer", "number") and value is not None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            got = _GO_KINDS.get(type(value), "[]interface {}")
+            return f"{path_text(path)}: expected numeric (int or float), got {got}"
+        return None
+    if isinstance(value, dict):
+        for key, child in value.items():
+            child_schema, _ = _child(schema, key, root=not path)
+            found = numeric_problem(child_schema, child, (*path, f"f:{key}"))
+            if found:
+                return found
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for position, item in enumerate(value):
+            found = numeric_problem(schema["items"], item, (*path, f"i:{position}"))
+            if found:
+                return found
+    return None

@@ -34,6 +34,7 @@ from opgen.runtime.selectors import fields_match, labels_match
 from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Cause, Refusal
 from opgen.testing.memory.faults import Faults
+from opgen.testing.memory.fields import numeric_problem
 from opgen.testing.memory.kinds import Kind, Kinds
 from opgen.testing.memory.managed import (
     Entry,
@@ -618,6 +619,21 @@ class MemoryApiServer:
             raise answers.bad_request(
                 f"the name of the object ({meta['name']}) does not match the name "
                 f"on the URL ({route.name})"
+            )
+        problem = numeric_problem(kind.schema, config)
+        if problem is not None:
+            raise answers.Refusal(
+                500,
+                {
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "metadata": {},
+                    "status": "Failure",
+                    "message": "failed to create typed patch object "
+                    f"({meta.get('namespace', '')}/{route.name}; {kind.api_version}, "
+                    f"Kind={kind.kind}): {problem}",
+                    "code": 500,
+                },
             )
         force = route.query.get("force") == "true"
         write = self._writer(kind, route)
