@@ -22,10 +22,10 @@ from typing import Any
 __all__ = [
     "GO_STRUCT",
     "Path",
-    "numeric_problem",
     "from_fields_v1",
     "members",
     "merge",
+    "numeric_problem",
     "path_text",
     "remove",
     "to_fields_v1",
