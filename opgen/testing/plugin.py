@@ -16,6 +16,12 @@ opgen has these fixtures:
   `config/default`'s namespace and name prefix) applied, and its manager's
   ServiceAccount with a token kubeconfig: run the manager as it runs deployed.
 
+One switch per test run picks the API server behind `client` and
+`namespace`: `--api-server=envtest` (the default; ini `opgen_api_server`) or
+`--api-server=memory`, a fresh `opgen.testing.memory.MemoryApiServer` per
+test serving the session's CRDs (`memory_api_server`), with no binaries and
+no envtest marker. Tests that ask for `envtest` itself still get envtest.
+
 ini options: `opgen_crd_paths` (CRD files or directories installed at session
 start; default `<rootdir>/config/crd/bases` when it exists) and
 `opgen_envtest_controller_manager` (start kube-controller-manager with the
@@ -34,6 +40,7 @@ reach when `USE_EXISTING_CLUSTER` is set).
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 import secrets
@@ -56,16 +63,20 @@ from opgen.testing.controlplane.webhooks import (
 )
 
 __all__ = [
+    "API_SERVERS",
+    "API_SERVER_INI",
     "CONTROLLER_MANAGER_INI",
     "CRD_PATHS_INI",
     "ENVTEST_FIXTURES",
     "REQUIRE_ENV",
+    "api_server",
     "client",
     "envtest",
     "envtest_controller_manager",
     "envtest_required",
     "kube_client",
     "manager_account",
+    "memory_api_server",
     "namespace",
     "namespace_name",
     "session_crd_paths",
@@ -74,6 +85,10 @@ __all__ = [
 ]
 
 REQUIRE_ENV = "OPGEN_REQUIRE_ENVTEST"
+API_SERVER_INI = "opgen_api_server"
+API_SERVERS = ("envtest", "memory")
+MEMORY_SERVED = frozenset({"client", "namespace"})
+"""The fixtures `--api-server=memory` serves from the memory server."""
 CRD_PATHS_INI = "opgen_crd_paths"
 CONTROLLER_MANAGER_INI = "opgen_envtest_controller_manager"
 WEBHOOK_PATHS_INI = "opgen_webhook_paths"
@@ -94,6 +109,20 @@ NAMESPACE_LABEL = {"app.kubernetes.io/managed-by": "opgen-envtest"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--api-server",
+        choices=API_SERVERS,
+        default=None,
+        help="The API server behind the client and namespace fixtures: envtest (a "
+        "real kube-apiserver and etcd) or memory (opgen.testing.memory); default: "
+        f"the {API_SERVER_INI} ini option, else envtest.",
+    )
+    parser.addini(
+        API_SERVER_INI,
+        default="envtest",
+        help="The API server behind the client and namespace fixtures when "
+        "--api-server is not given: envtest or memory.",
+    )
     parser.addini(
         CRD_PATHS_INI,
         type="paths",
@@ -136,9 +165,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def api_server(config: pytest.Config) -> str:
+    """The run's API server: `--api-server`, else the ini option, else envtest."""
+    chosen = config.getoption("api_server", None) or config.getini(API_SERVER_INI)
+    if chosen not in API_SERVERS:
+        raise pytest.UsageError(
+            f"{API_SERVER_INI} = {chosen!r}: choose one of {', '.join(API_SERVERS)}"
+        )
+    return str(chosen)
+
+
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    needing = ENVTEST_FIXTURES | {"client"}
+    if api_server(config) == "memory":
+        needing = needing - MEMORY_SERVED
     for item in items:
-        if ENVTEST_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        if needing.intersection(getattr(item, "fixturenames", ())):
             item.add_marker("envtest")
 
 
@@ -331,12 +375,30 @@ def _async_fixture(function: Callable[..., Any]) -> Any:
     return pytest_asyncio.fixture(function)
 
 
-@_async_fixture
-async def client(envtest: Environment) -> AsyncIterator[Any]:
-    """An `rt.Client` for the envtest admin user, without a cache: reads go
-    straight to the API server. Closed after the test."""
-    from opgen import runtime as rt
+@pytest.fixture
+def memory_api_server(request: pytest.FixtureRequest) -> Any:
+    """A fresh memory API server serving the session's CRDs (`opgen_crd_paths`)."""
+    from opgen.testing.memory import Kinds, MemoryApiServer
 
+    kinds = Kinds()
+    kinds.add_crds(session_crd_paths(request.config))
+    return MemoryApiServer(kinds)
+
+
+@_async_fixture
+async def client(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
+    """An `rt.Client` for the envtest admin user (or the memory server, with
+    `--api-server=memory`), without a cache: reads go straight to the API
+    server. Closed after the test."""
+    from opgen import runtime as rt
+    from opgen.runtime.rest import RestClient
+
+    if api_server(request.config) == "memory":
+        server = request.getfixturevalue("memory_api_server")
+        async with rt.Client(RestClient(server.transport())) as admin:
+            yield admin
+        return
+    envtest: Environment = request.getfixturevalue("envtest")
     async with rt.Client.from_kubeconfig(envtest.kubeconfig_path) as admin:
         yield admin
 
@@ -352,10 +414,18 @@ async def kube_client(envtest: Environment) -> AsyncIterator[Any]:
 
 
 @_async_fixture
-async def namespace(
-    kube_client: Any, request: pytest.FixtureRequest
-) -> AsyncIterator[str]:
+async def namespace(request: pytest.FixtureRequest) -> AsyncIterator[str]:
     """A namespace created for this test and deleted after it; yields its name."""
+    if api_server(request.config) == "memory":
+        server = request.getfixturevalue("memory_api_server")
+        name = namespace_name(request.node.name)
+        body = {"metadata": {"name": name, "labels": NAMESPACE_LABEL}}
+        await server.transport().send(
+            "POST", "/api/v1/namespaces", body=json.dumps(body).encode()
+        )
+        yield name
+        return
+    kube_client = request.getfixturevalue("kube_client")
     from lightkube import ApiError
     from lightkube.models.meta_v1 import ObjectMeta
     from lightkube.resources.core_v1 import Namespace
