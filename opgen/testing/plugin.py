@@ -425,20 +425,24 @@ async def namespace(request: pytest.FixtureRequest) -> AsyncIterator[str]:
         )
         yield name
         return
-    kube_client = request.getfixturevalue("kube_client")
     from lightkube import ApiError
     from lightkube.models.meta_v1 import ObjectMeta
     from lightkube.resources.core_v1 import Namespace
 
+    envtest: Environment = request.getfixturevalue("envtest")
+    kube_client = envtest.async_client()
     name = namespace_name(request.node.name)
-    await kube_client.create(
-        Namespace(metadata=ObjectMeta(name=name, labels=NAMESPACE_LABEL))
-    )
     try:
-        yield name
-    finally:
+        await kube_client.create(
+            Namespace(metadata=ObjectMeta(name=name, labels=NAMESPACE_LABEL))
+        )
         try:
-            await kube_client.delete(Namespace, name)
-        except ApiError as error:
-            if error.status.code != 404:
-                raise
+            yield name
+        finally:
+            try:
+                await kube_client.delete(Namespace, name)
+            except ApiError as error:
+                if error.status.code != 404:
+                    raise
+    finally:
+        await kube_client.close()
