@@ -15,6 +15,12 @@ opgen has these fixtures:
   `config/default`'s namespace and name prefix) applied, and its manager's
   ServiceAccount with a token kubeconfig: run the manager as it runs deployed.
 
+One switch per test run picks the API server behind `client` and
+`namespace`: `--api-server=envtest` (the default; ini `opgen_api_server`) or
+`--api-server=memory`, a fresh `opgen.testing.memory.MemoryApiServer` per
+test serving the session's CRDs (`memory_api_server`), with no binaries and
+no envtest marker. Tests that ask for `envtest` itself still get envtest.
+
 ini options: `opgen_crd_paths` (CRD files or directories installed at session
 start; default `<rootdir>/config/crd/bases` when it exists) and
 `opgen_envtest_controller_manager` (start kube-controller-manager with the
@@ -56,15 +62,19 @@ from opgen.testing.controlplane.webhooks import (
 )
 
 __all__ = [
+    "API_SERVERS",
+    "API_SERVER_INI",
     "CONTROLLER_MANAGER_INI",
     "CRD_PATHS_INI",
     "ENVTEST_FIXTURES",
     "REQUIRE_ENV",
+    "api_server",
     "client",
     "envtest",
     "envtest_controller_manager",
     "envtest_required",
     "manager_account",
+    "memory_api_server",
     "namespace",
     "namespace_name",
     "session_crd_paths",
@@ -73,6 +83,10 @@ __all__ = [
 ]
 
 REQUIRE_ENV = "OPGEN_REQUIRE_ENVTEST"
+API_SERVER_INI = "opgen_api_server"
+API_SERVERS = ("envtest", "memory")
+MEMORY_SERVED = frozenset({"client", "namespace"})
+"""The fixtures `--api-server=memory` serves from the memory server."""
 CRD_PATHS_INI = "opgen_crd_paths"
 CONTROLLER_MANAGER_INI = "opgen_envtest_controller_manager"
 WEBHOOK_PATHS_INI = "opgen_webhook_paths"
@@ -92,6 +106,20 @@ NAMESPACE_LABEL = {"app.kubernetes.io/managed-by": "opgen-envtest"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--api-server",
+        choices=API_SERVERS,
+        default=None,
+        help="The API server behind the client and namespace fixtures: envtest (a "
+        "real kube-apiserver and etcd) or memory (opgen.testing.memory); default: "
+        f"the {API_SERVER_INI} ini option, else envtest.",
+    )
+    parser.addini(
+        API_SERVER_INI,
+        default="envtest",
+        help="The API server behind the client and namespace fixtures when "
+        "--api-server is not given: envtest or memory.",
+    )
     parser.addini(
         CRD_PATHS_INI,
         type="paths",
@@ -134,9 +162,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def api_server(config: pytest.Config) -> str:
+    """The run's API server: `--api-server`, else the ini option, else envtest."""
+    chosen = config.getoption("api_server", None) or config.getini(API_SERVER_INI)
+    if chosen not in API_SERVERS:
+        raise pytest.UsageError(
+            f"{API_SERVER_INI} = {chosen!r}: choose one of {', '.join(API_SERVERS)}"
+        )
+    return str(chosen)
+
+
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    needing = ENVTEST_FIXTURES | {"client"}
+    if api_server(config) == "memory":
+        needing = needing - MEMORY_SERVED
     for item in items:
-        if ENVTEST_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        if needing.intersection(getattr(item, "fixturenames", ())):
             item.add_marker("envtest")
 
 
@@ -329,17 +372,38 @@ def _async_fixture(function: Callable[..., Any]) -> Any:
     return pytest_asyncio.fixture(function)
 
 
+@pytest.fixture
+def memory_api_server(request: pytest.FixtureRequest) -> Any:
+    """A fresh memory API server serving the session's CRDs (`opgen_crd_paths`)."""
+    from opgen.testing.memory import Kinds, MemoryApiServer
+
+    kinds = Kinds()
+    kinds.add_crds(session_crd_paths(request.config))
+    return MemoryApiServer(kinds)
+
+
 @_async_fixture
-async def client(envtest: Environment) -> AsyncIterator[Any]:
-    """An `rt.Client` for the envtest admin user, without a cache: reads go
-    straight to the API server. Closed after the test."""
+async def client(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
+    """An `rt.Client` for the envtest admin user (or the memory server, with
+    `--api-server=memory`), without a cache: reads go straight to the API
+    server. Closed after the test."""
+    from opgen import runtime as rt
+    from opgen.runtime.rest import RestClient
+
+    if api_server(request.config) == "memory":
+        server = request.getfixturevalue("memory_api_server")
+        async with rt.Client(RestClient(server.transport())) as admin:
+            yield admin
+        return
+    envtest: Environment = request.getfixturevalue("envtest")
     async with envtest.client() as admin:
         yield admin
 
 
 @_async_fixture
 async def namespace(client: Any, request: pytest.FixtureRequest) -> AsyncIterator[str]:
-    """A namespace created for this test and deleted after it; yields its name."""
+    """A namespace created for this test (on the backend `client` talks to) and
+    deleted after it; yields its name."""
     from opgen import api as op
     from opgen import runtime as rt
 

@@ -20,6 +20,11 @@ One job per module:
 - `validation`: a candidate object checked through its kind's model, refusals
   as the server's 422 causes;
 - `patches`: merge and JSON patches;
+- `fields`: field sets as server-side apply sees them (`fieldsV1` paths
+  typed by the schema: structs, maps, list maps, sets), their merge and
+  removal;
+- `managed`: `managedFields` (Update and Apply managers) and server-side
+  apply's conflicts, `force` and removal of fields no longer applied;
 - `store`: the objects, the one resourceVersion counter, the event history
   that watches read;
 - `server`: the REST semantics (create, get, list, watch, update, patch,

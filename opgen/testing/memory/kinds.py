@@ -11,8 +11,11 @@ its group and version.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
+import types
+import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +25,7 @@ from pydantic import BaseModel
 from opgen.engine.builtin import builtin_resource
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.testing.controlplane.crds import CrdSource, load_crds
+from opgen.testing.memory.fields import GO_STRUCT
 
 __all__ = ["Kind", "Kinds"]
 
@@ -58,6 +62,14 @@ class Kind:
         )
 
     @property
+    def shape(self) -> Mapping[str, Any] | None:
+        """The schema server-side apply walks objects by: a CRD version's, or
+        the one a built-in's model gives (`builtin_schema`)."""
+        if self.builtin and self.model is not None:
+            return builtin_schema(self.model)
+        return self.schema
+
+    @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
@@ -81,6 +93,38 @@ class Kind:
         if self.kind == "Namespace":
             return False
         return self.model is not None and "spec" in self.model.model_fields
+
+
+@functools.cache
+def builtin_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The shape of a built-in's objects, from its `op.k8s` model, as the
+    field sets need it: structs (marked `GO_STRUCT`), maps and atomic lists;
+    a struct seen again inside itself is left untyped."""
+    return _annotation_schema(model, frozenset())
+
+
+def _annotation_schema(annotation: Any, seen: frozenset[type]) -> dict[str, Any]:
+    origin = typing.get_origin(annotation)
+    arguments = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType, typing.Annotated):
+        chosen = [a for a in arguments if a is not type(None)][:1]
+        return _annotation_schema(chosen[0], seen) if chosen else {}
+    if origin is dict and len(arguments) == 2:
+        return {"additionalProperties": _annotation_schema(arguments[1], seen)}
+    if origin is list and arguments:
+        return {"type": "array", "items": _annotation_schema(arguments[0], seen)}
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation in seen:
+            return {}
+        inside = seen | {annotation}
+        return {
+            GO_STRUCT: True,
+            "properties": {
+                (info.alias or name): _annotation_schema(info.annotation, inside)
+                for name, info in annotation.model_fields.items()
+            },
+        }
+    return {}
 
 
 def _scale(version: Mapping[str, Any]) -> Mapping[str, str] | None:

@@ -1,7 +1,7 @@
 """The patch types a memory server applies: JSON merge patch (RFC 7386) and JSON patch (RFC 6902).
 
 JSON patch is the `jsonpatch` library's; a merge patch is the RFC's few
-lines. Strategic merge patch and server-side apply are not served yet (415).
+lines. Server-side apply is `managed`'s; strategic merge patch is not served (415).
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from typing import Any
 
 import jsonpatch
 
-__all__ = ["JSON_PATCH", "MERGE_PATCH", "PatchError", "apply_patch"]
+__all__ = ["APPLY_PATCH", "JSON_PATCH", "MERGE_PATCH", "PatchError", "apply_patch"]
 
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
 
 
 class PatchError(Exception):

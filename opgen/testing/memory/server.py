@@ -28,11 +28,22 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 from opgen.runtime.selectors import fields_match, labels_match
 from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Cause, Refusal
 from opgen.testing.memory.faults import Faults
+from opgen.testing.memory.fields import numeric_problem
 from opgen.testing.memory.kinds import Kind, Kinds
+from opgen.testing.memory.managed import (
+    Entry,
+    Write,
+    apply,
+    read_entries,
+    record_update,
+    write_entries,
+)
 from opgen.testing.memory.metadata import (
     SERVER_OWNED,
     Clock,
@@ -43,6 +54,7 @@ from opgen.testing.memory.metadata import (
     timestamp,
 )
 from opgen.testing.memory.patches import (
+    APPLY_PATCH,
     JSON_PATCH,
     MERGE_PATCH,
     PatchError,
@@ -60,6 +72,9 @@ if TYPE_CHECKING:
 __all__ = ["MemoryApiServer", "Watch"]
 
 NAMESPACES = ("", "v1", "namespaces")
+DEFAULT_MANAGER = "opgen-runtime"
+"""The manager of a write without `fieldManager`: the server takes the client's
+User-Agent up to its first `/`, and the runtime's transport says `opgen-runtime`."""
 _FIELD_LABELS = ("metadata.name", "metadata.namespace")
 
 
@@ -217,6 +232,8 @@ class MemoryApiServer:
             return 200, self._current(kind, route)
         if method == "PUT":
             return 200, self._update(kind, route, _document(body), status_only)
+        if method == "PATCH" and content_type == APPLY_PATCH:
+            return self._apply(kind, route, body, status_only)
         if method == "PATCH":
             return 200, self._patch(kind, route, body, content_type, status_only)
         if method == "DELETE" and not status_only:
@@ -306,7 +323,25 @@ class MemoryApiServer:
 
     # -- writes -------------------------------------------------------------
 
-    def _create(self, kind: Kind, route: Route, obj: dict[str, Any]) -> dict[str, Any]:
+    def _writer(self, kind: Kind, route: Route) -> Write:
+        """Who a request writes as, for `managedFields`."""
+        return Write(
+            manager=route.query.get("fieldManager") or DEFAULT_MANAGER,
+            api_version=kind.api_version,
+            schema=kind.shape,
+            subresource=route.subresource or "",
+            status_subresource=kind.status_subresource,
+            time=timestamp(self.clock),
+        )
+
+    def _create(
+        self,
+        kind: Kind,
+        route: Route,
+        obj: dict[str, Any],
+        entries: list[Entry] | None = None,
+    ) -> dict[str, Any]:
+        """Create `obj`; `entries` are its managedFields when an apply creates it."""
         meta = dict(obj.get("metadata") or {})
         type_causes = _type_meta_causes(kind, obj)
         if kind.namespaced:
@@ -350,6 +385,12 @@ class MemoryApiServer:
         name_problems = name_causes(meta, dns_label=kind.kind == "Namespace")
         name_problems += label_causes(meta)
         stored = self._admit(kind, candidate, None, type_causes + name_problems)
+        if entries is None:
+            nothing: dict[str, Any] = {"metadata": {}}
+            if _key(kind) == NAMESPACES:  # the spec is the server's
+                nothing["spec"] = stored.get("spec")
+            entries = record_update([], nothing, stored, self._writer(kind, route))
+        _set_managed_fields(stored, entries)
         existing = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
         if existing is not None:
             deleting = bool(existing["metadata"].get("deletionTimestamp"))
@@ -426,7 +467,10 @@ class MemoryApiServer:
         status_only: bool,
         *,
         patched: bool = False,
+        entries: list[Entry] | None = None,
     ) -> dict[str, Any]:
+        """Replace the object (or its status); `entries` are its managedFields
+        when an apply writes it."""
         current = self._current(kind, route)
         assert route.name is not None
         meta = dict(obj.get("metadata") or {})
@@ -482,6 +526,14 @@ class MemoryApiServer:
             stored["metadata"]["generation"] = (
                 current["metadata"].get("generation", 0) + 1
             )
+        if entries is None:
+            entries = record_update(
+                read_entries(current["metadata"]),
+                current,
+                stored,
+                self._writer(kind, route),
+            )
+        _set_managed_fields(stored, entries)
         if current["metadata"].get("deletionTimestamp") and not stored["metadata"].get(
             "finalizers"
         ):
@@ -525,6 +577,89 @@ class MemoryApiServer:
         result = _patched(content_type, body, self._current(kind, route))
         return self._update(kind, route, result, status_only, patched=True)
 
+    def _apply(
+        self, kind: Kind, route: Route, body: bytes | None, status_only: bool
+    ) -> tuple[int, dict[str, Any]]:
+        """Server-side apply: 201 when it creates the object, 200 otherwise."""
+        assert route.name is not None
+        if not route.query.get("fieldManager"):
+            raise answers.status(
+                422,
+                "Invalid",
+                'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required '
+                "value: is required for apply patch",
+                {
+                    "group": "meta.k8s.io",
+                    "kind": "PatchOptions",
+                    "causes": [
+                        Cause(
+                            "fieldManager",
+                            "FieldValueRequired",
+                            "Required value: is required for apply patch",
+                        ).body()
+                    ],
+                },
+            )
+        try:
+            config = yaml.safe_load(body or b"")
+        except yaml.YAMLError as error:
+            raise answers.bad_request(f"error decoding YAML: {error}") from error
+        if not isinstance(config, dict):
+            raise answers.bad_request("the apply configuration is not an object")
+        if not config.get("kind") or not config.get("apiVersion"):
+            group, _, version = str(config.get("apiVersion") or "").rpartition("/")
+            raise answers.bad_request(
+                f"invalid object type: {group}/{version}, Kind={config.get('kind') or ''}"
+            )
+        type_causes = _type_meta_causes(kind, config)
+        if type_causes:
+            raise answers.invalid(kind, route.name, type_causes, kind.kind)
+        meta = config.get("metadata") or {}
+        if meta.get("name", route.name) != route.name:
+            raise answers.bad_request(
+                f"the name of the object ({meta['name']}) does not match the name "
+                f"on the URL ({route.name})"
+            )
+        problem = numeric_problem(kind.schema, config)
+        if problem is not None:
+            raise answers.Refusal(
+                500,
+                {
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "metadata": {},
+                    "status": "Failure",
+                    "message": "failed to create typed patch object "
+                    f"({meta.get('namespace', '')}/{route.name}; {kind.api_version}, "
+                    f"Kind={kind.kind}): {problem}",
+                    "code": 500,
+                },
+            )
+        force = route.query.get("force") == "true"
+        write = self._writer(kind, route)
+        current = self.store.get(_key(kind), route.namespace or "", route.name)
+        if current is None:
+            if status_only:
+                raise answers.not_found(kind, route.name)
+            live: dict[str, Any] = {
+                "apiVersion": kind.api_version,
+                "kind": kind.kind,
+                "metadata": {"name": route.name},
+            }
+            merged, entries = apply([], live, config, write, force)
+            return 201, self._create(kind, route, merged, entries)
+        live = copy.deepcopy(current)
+        live["metadata"].pop("managedFields", None)
+        merged, entries = apply(
+            read_entries(current["metadata"]), live, config, write, force
+        )
+        if "resourceVersion" not in meta:
+            merged["metadata"].pop("resourceVersion", None)
+        written = self._update(
+            kind, route, merged, status_only, patched=True, entries=entries
+        )
+        return 200, written
+
     def _scale(
         self,
         method: str,
@@ -549,9 +684,7 @@ class MemoryApiServer:
             raise answers.conflict(kind, route.name, answers.STALE)
         replicas = (wanted.get("spec") or {}).get("replicas")
         scaled = with_replicas(kind.scale, current, replicas)
-        whole = Route(
-            kind.group, kind.version, kind.plural, route.namespace, route.name
-        )
+        whole = dataclasses.replace(route, subresource="scale")
         written = self._update(kind, whole, scaled, False, patched=True)
         return to_scale(kind.scale, written)
 
@@ -649,6 +782,13 @@ def _go_parent(kind: Kind, cause: Cause) -> str:
             None,
         )
     return model.__name__ if isinstance(model, type) else kind.kind
+
+
+def _set_managed_fields(obj: dict[str, Any], entries: list[Entry]) -> None:
+    if entries:
+        obj["metadata"]["managedFields"] = write_entries(entries)
+    else:
+        obj["metadata"].pop("managedFields", None)
 
 
 def _check_field_selector(kind: Kind, route: Route) -> None:

@@ -5,7 +5,8 @@ namespace); each answer is kept as a summary of what a client relies on:
 the status code; for a refusal its reason, details and causes (field and
 reason); for an object its kind, name, generation, finalizers, spec, status,
 labels, whether the server set uid, creationTimestamp and deletionTimestamp,
-and its resourceVersion. resourceVersions are compared by their order (the
+its `managedFields` (manager, operation, apiVersion, subresource and field set
+of each entry; not their times, nor for kinds Go code defaults) and its resourceVersion. resourceVersions are compared by their order (the
 rank among those the scenario saw): envtest's etcd counts writes of every
 test, the memory server only its own.
 """
@@ -23,6 +24,27 @@ from opgen.runtime.seams import Transport
 __all__ = ["Api", "Scenario", "Version", "ranked"]
 
 _UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+def _masked(text: str) -> str:
+    """`text` without uids and times (a conflict names an updater's time)."""
+    return _TIME.sub("<time>", _UID.sub("<uid>", text))
+
+
+def managed_fields(meta: dict[str, Any]) -> list[tuple[str, ...]]:
+    """An object's managedFields without their times, in a fixed order: the
+    server orders entries by time, which two backends do not share."""
+    return sorted(
+        (
+            entry.get("manager", ""),
+            entry.get("operation", ""),
+            entry.get("apiVersion", ""),
+            entry.get("subresource", ""),
+            json.dumps(entry.get("fieldsV1"), sort_keys=True),
+        )
+        for entry in meta.get("managedFields") or ()
+    )
 
 
 @dataclass(frozen=True)
@@ -117,10 +139,9 @@ def summarize(
             "causes": sorted(
                 (c.get("field"), c.get("reason")) for c in details.get("causes") or []
             ),
-            "message": _UID.sub("<uid>", _message(document)),
+            "message": _masked(_message(document)),
             "cause_messages": sorted(
-                _UID.sub("<uid>", str(c.get("message")))
-                for c in details.get("causes") or []
+                _masked(str(c.get("message"))) for c in details.get("causes") or []
             ),
         }
     if "items" in document:
@@ -160,6 +181,11 @@ def summarize(
         ),
         "status": document.get("status"),
         "data": document.get("data"),
+        "managedFields": (
+            "not compared"  # they name the fields Go code defaults
+            if document.get("kind") in go_defaulted
+            else managed_fields(meta)
+        ),
         "resourceVersion": Version(int(meta.get("resourceVersion") or 0)),
     }
 

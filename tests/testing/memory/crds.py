@@ -14,10 +14,10 @@ from opgen.pipeline import crds
 from opgen.testing.memory import Kinds
 from tests.runtime.crds import generated_crds as runtime_crds
 from tests.runtime.kinds import Gadget, Widget
-from tests.testing.memory.kinds import Dial, Gauge
+from tests.testing.memory.kinds import Dial, Gauge, Rack
 
 KINDS_FILE = Path(__file__).with_name("kinds.py")
-MODELS = (Widget, Gadget, Gauge, Dial)
+MODELS = (Widget, Gadget, Gauge, Dial, Rack)
 
 
 @functools.cache

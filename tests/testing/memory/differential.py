@@ -4,7 +4,8 @@
 two Gauges (creates with valid and invalid specs and finalizers, updates
 from the latest, a stale or no resourceVersion, merge and JSON patches,
 status writes, finalizer changes, deletes with and without preconditions,
-reads and selective lists); `run(api, plan)` performs it on one server,
+reads and selective lists, server-side applies from two field managers with
+and without force); `run(api, plan)` performs it on one server,
 resolving "the latest object" and "its first resourceVersion" from that
 server's own answers.
 """
@@ -25,6 +26,7 @@ PATHS = {
 }
 MERGE = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
+APPLY = "application/apply-patch+yaml"
 FINALIZER = "test.opgen.dev/hold"
 
 _VERBS = (
@@ -42,6 +44,7 @@ _VERBS = (
     "delete",
     "delete_precondition",
     "label",
+    "apply",
 )
 
 
@@ -102,6 +105,13 @@ def draw(rng: random.Random, length: int) -> list[Operation]:
             value = rng.choice([0, 2, -1])
         elif verb in ("label", "list"):
             value = rng.choice(["x", "y"])
+        elif verb == "apply":
+            value = {
+                "spec": _spec(rng, kind),
+                "manager": rng.choice(["alice", "bob"]),
+                "force": rng.random() < 0.3,
+                "label": rng.random() < 0.5,
+            }
         plan.append(Operation(verb, kind, name, value))
     return plan
 
@@ -178,6 +188,15 @@ async def run(api: Api, plan: list[Operation]) -> None:
         elif op.verb == "label":
             patch = {"metadata": {"labels": {"tier": op.value}}}
             answer = await api.send("PATCH", path, patch, MERGE, note=note)
+        elif op.verb == "apply":
+            query = f"?fieldManager={op.value['manager']}"
+            query += "&force=true" if op.value["force"] else ""
+            applied: dict[str, Any] = {"name": op.name}
+            if op.value["label"]:
+                applied["labels"] = {"applied-by": op.value["manager"]}
+            answer = await api.send(
+                "PATCH", path + query, _body(op, applied), APPLY, note=note
+            )
         elif op.verb == "delete":
             answer = await api.send("DELETE", path, note=note)
         else:

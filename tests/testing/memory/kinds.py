@@ -48,3 +48,38 @@ class Gauge(op.CustomResource[GaugeSpec, GaugeStatus]):
 @op.kind(group="memory.opgen.dev", version="v1", scope="Cluster")
 class Dial(op.CustomResource[GaugeSpec, GaugeStatus]):
     """A cluster-scoped kind without a status subresource."""
+
+
+class Port(op.Model):
+    """An item of a list of type `map`, keyed by name and protocol."""
+
+    name: str
+    protocol: str = "TCP"
+    number: int | None = None
+
+
+class RackSpec(op.Model):
+    """Lists and maps as server-side apply merges them."""
+
+    ports: Annotated[
+        list[Port], op.ListType("map"), op.ListMapKey("name"), op.ListMapKey("protocol")
+    ] = []
+    tags: Annotated[list[str], op.ListType("set")] = []
+    hosts: list[str] = []
+    """Atomic: replaced whole."""
+    settings: dict[str, str] = {}
+    size: int | None = None
+    owner: str | None = None
+
+
+class RackStatus(op.Model):
+    """What a Rack reports."""
+
+    phase: str | None = None
+    ready: int | None = None
+
+
+@op.kind(group="memory.opgen.dev", version="v1")
+@op.subresource_status()
+class Rack(op.CustomResource[RackSpec, RackStatus]):
+    """A namespaced kind whose spec has a list map, a set, an atomic list and a map."""

@@ -39,12 +39,12 @@ def gauge(name: str, **spec: Any) -> dict[str, Any]:
     }
 
 
-async def _start(api: Api, template: str) -> str:
+async def start(api: Api, template: str) -> str:
     listed = await api.send("GET", template, note="list at start")
     return str(listed["metadata"]["resourceVersion"])
 
 
-async def _watch_since(
+async def watch_since(
     api: Api, template: str, since: str, last: dict[str, Any]
 ) -> None:
     """Keep the watch events since `since`, ending with the creation of `last`
@@ -54,7 +54,7 @@ async def _watch_since(
 
 
 async def create_get_list(api: Api) -> None:
-    since = await _start(api, WIDGETS)
+    since = await start(api, WIDGETS)
     await api.send("POST", WIDGETS, widget("a", 2, labels={"tier": "web"}))
     await api.send("POST", WIDGETS, widget("a", 3), note="create again")
     await api.send("GET", WIDGETS + "/a")
@@ -77,11 +77,11 @@ async def create_get_list(api: Api) -> None:
     await api.send("GET", WIDGETS + "?labelSelector=tier%21%3Dweb")
     await api.send("GET", WIDGETS + "?fieldSelector=metadata.name%3Db")
     await api.send("GET", WIDGETS + "?limit=1", note="first page")
-    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+    await watch_since(api, WIDGETS, since, widget("zz-last"))
 
 
 async def updates(api: Api) -> None:
-    since = await _start(api, WIDGETS)
+    since = await start(api, WIDGETS)
     created = await api.send("POST", WIDGETS, widget("a", 1))
     first = created["metadata"]["resourceVersion"]
     obj = {**created, "spec": {"replicas": 2}}
@@ -106,11 +106,11 @@ async def updates(api: Api) -> None:
     unversioned = {**created, "metadata": {"name": "a"}}
     await api.send("PUT", WIDGETS + "/a", unversioned, note="no resourceVersion")
     await api.send("PUT", WIDGETS + "/missing", widget("missing"), note="missing")
-    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+    await watch_since(api, WIDGETS, since, widget("zz-last"))
 
 
 async def patches(api: Api) -> None:
-    since = await _start(api, WIDGETS)
+    since = await start(api, WIDGETS)
     created = await api.send("POST", WIDGETS, widget("a", 1))
     first = created["metadata"]["resourceVersion"]
     await api.send("PATCH", WIDGETS + "/a", {"spec": {"replicas": 4}}, MERGE)
@@ -156,11 +156,11 @@ async def patches(api: Api) -> None:
         MERGE,
         note="bad labels",
     )
-    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+    await watch_since(api, WIDGETS, since, widget("zz-last"))
 
 
 async def validation(api: Api) -> None:
-    since = await _start(api, GAUGES)
+    since = await start(api, GAUGES)
     await api.send("POST", GAUGES, gauge("a"), note="size missing")
     await api.send("POST", GAUGES, gauge("a", size=0), note="below minimum")
     await api.send("POST", GAUGES, gauge("a", size=11), note="above maximum")
@@ -179,12 +179,12 @@ async def validation(api: Api) -> None:
         "PATCH", GAUGES + "/a", {"spec": {"low": 3, "high": 2}}, MERGE, note="rule"
     )
     await api.send("PATCH", GAUGES + "/a", {"spec": {"high": 9}}, MERGE, note="valid")
-    await _watch_since(api, GAUGES, since, gauge("zz-last", size=1))
+    await watch_since(api, GAUGES, since, gauge("zz-last", size=1))
 
 
 async def without_status_subresource(api: Api) -> None:
     name = f"{api.namespace}-dial"
-    since = await _start(api, DIALS)
+    since = await start(api, DIALS)
     body = {
         "apiVersion": "memory.opgen.dev/v1",
         "kind": "Dial",
@@ -199,13 +199,11 @@ async def without_status_subresource(api: Api) -> None:
     )
     await api.send("GET", f"{DIALS}/{name}/status", note="no status subresource")
     await api.send("DELETE", f"{DIALS}/{name}")
-    await _watch_since(
-        api, DIALS, since, {**body, "metadata": {"name": f"{name}-last"}}
-    )
+    await watch_since(api, DIALS, since, {**body, "metadata": {"name": f"{name}-last"}})
 
 
 async def finalizers(api: Api) -> None:
-    since = await _start(api, WIDGETS)
+    since = await start(api, WIDGETS)
     created = await api.send("POST", WIDGETS, widget("a", finalizers=["test/keep"]))
     await api.send(
         "DELETE",
@@ -247,11 +245,11 @@ async def finalizers(api: Api) -> None:
         await api.send(
             "DELETE", f"{WIDGETS}/{name}", {"propagationPolicy": policy}, note=policy
         )
-    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+    await watch_since(api, WIDGETS, since, widget("zz-last"))
 
 
 async def configmaps(api: Api) -> None:
-    since = await _start(api, CONFIGMAPS)
+    since = await start(api, CONFIGMAPS)
     made = await api.send(
         "POST",
         CONFIGMAPS,
@@ -284,11 +282,11 @@ async def configmaps(api: Api) -> None:
     await api.send("GET", WIDGETS + "/dry", note="not created")
     await api.send("DELETE", CONFIGMAPS + "/c")
     await api.send("GET", CONFIGMAPS + "/c")
-    await _watch_since(api, CONFIGMAPS, since, {"metadata": {"name": "zz-last"}})
+    await watch_since(api, CONFIGMAPS, since, {"metadata": {"name": "zz-last"}})
 
 
 async def selectors_and_pages(api: Api) -> None:
-    since = await _start(api, WIDGETS)
+    since = await start(api, WIDGETS)
     for name, tier in (("w1", "a"), ("w2", "b"), ("w3", "b"), ("w4", "a")):
         await api.send("POST", WIDGETS, widget(name, labels={"tier": tier}))
     first = await api.send("GET", WIDGETS + "?limit=3", note="page 1")
@@ -314,7 +312,7 @@ async def selectors_and_pages(api: Api) -> None:
 
 
 async def scale(api: Api) -> None:
-    since = await _start(api, WIDGETS)
+    since = await start(api, WIDGETS)
     await api.send("POST", WIDGETS, widget("a", 1))
     await api.send("GET", WIDGETS + "/a/scale", note="scale of a new object")
     status = {"status": {"replicas": 2, "selector": "app=a"}}
@@ -337,11 +335,11 @@ async def scale(api: Api) -> None:
     )
     await api.send("GET", WIDGETS + "/a", note="scaled")
     await api.send("GET", CONFIGMAPS + "/none/scale", note="no scale subresource")
-    await _watch_since(api, WIDGETS, since, widget("zz-last"))
+    await watch_since(api, WIDGETS, since, widget("zz-last"))
 
 
 async def collections_and_fields(api: Api) -> None:
-    since = await _start(api, GAUGES)
+    since = await start(api, GAUGES)
     for name, mode, finalizers in (
         ("g1", "Fast", []),
         ("g2", "Slow", ["test/keep"]),
@@ -363,7 +361,7 @@ async def collections_and_fields(api: Api) -> None:
     )
     await api.send("GET", GAUGES, note="after")
     await api.send("DELETE", CONFIGMAPS + "?labelSelector=set%3Dnone", note="nothing")
-    await _watch_since(api, GAUGES, since, gauge("zz-last", size=1))
+    await watch_since(api, GAUGES, since, gauge("zz-last", size=1))
 
 
 DEPLOYMENTS = "/apis/apps/v1/namespaces/{ns}/deployments"
@@ -388,7 +386,7 @@ def deployment(name: str, replicas: int) -> dict[str, Any]:
 
 async def deployments(api: Api) -> None:
     api.go_defaulted = frozenset({"Deployment"})
-    since = await _start(api, DEPLOYMENTS)
+    since = await start(api, DEPLOYMENTS)
     await api.send("POST", DEPLOYMENTS, deployment("d", 1))
     await api.send("PATCH", DEPLOYMENTS + "/d", {"spec": {"replicas": 2}}, MERGE)
     await api.send(
@@ -401,7 +399,7 @@ async def deployments(api: Api) -> None:
         "POST", DEPLOYMENTS, {**deployment("e", 1), "spec": {"replicas": "x"}}
     )
     await api.send("DELETE", DEPLOYMENTS + "/d")
-    await _watch_since(api, DEPLOYMENTS, since, deployment("zz-last", 1))
+    await watch_since(api, DEPLOYMENTS, since, deployment("zz-last", 1))
 
 
 async def namespaces(api: Api) -> None:

@@ -3,7 +3,7 @@
 Each scenario of `scenarios.py` runs against the session's kube-apiserver and
 against a fresh memory server, in a namespace of the same name; their
 summarized answers and watch events (`backends.summarize`: status codes,
-reasons, causes, generation, finalizers, spec and status as stored,
+reasons, causes, managedFields, generation, finalizers, spec and status as stored,
 resourceVersion order) must be equal.
 """
 
@@ -16,10 +16,13 @@ import pytest
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from opgen.testing.memory import MemoryApiServer
+from tests.testing.memory.apply_scenarios import APPLY_SCENARIOS
 from tests.testing.memory.backends import Api, ranked
-from tests.testing.memory.scenarios import SCENARIOS
+from tests.testing.memory.scenarios import SCENARIOS as PLAIN_SCENARIOS
 
 pytestmark = pytest.mark.envtest
+
+SCENARIOS = {**PLAIN_SCENARIOS, **APPLY_SCENARIOS}
 
 
 async def _run_on_envtest(envtest: Environment, namespace: str, name: str) -> Api:
@@ -51,9 +54,11 @@ async def test_the_memory_server_answers_as_envtest_does(
     memory = await _run_in_memory(memory_server, namespace, name)
     expected, got = ranked(real.outcomes), ranked(memory.outcomes)
     differences = [
-        f"{e.get('request') or e.get('event')}:\n  envtest: {e}\n  memory:  {g}"
+        f"{e.get('request') or e.get('event')}: {key}\n"
+        f"  envtest: {e.get(key)}\n  memory:  {g.get(key)}"
         for e, g in zip(expected, got, strict=False)
-        if e != g
+        for key in sorted({*e, *g})
+        if e.get(key) != g.get(key)
     ]
     assert not differences, "\n".join(differences)
     assert len(got) == len(expected)

@@ -1,0 +1,308 @@
+"""Field sets as server-side apply sees them: paths into an object, typed by its schema.
+
+A path is a tuple of `fieldsV1` elements: `f:<field>` for a field or map
+key, `k:<json of the key fields>` for an item of a list of type `map`,
+`v:<json>` for an item of a list of type `set`. How a value is walked
+follows the schema: objects with `properties` are structs, objects with
+`additionalProperties` are maps, arrays are atomic unless
+`x-kubernetes-list-type` says `map` or `set`, and `x-kubernetes-map-type:
+atomic` makes an object one field. A built-in of `op.k8s` has the schema
+`builtin_schema` derives from its model: structs, maps and atomic lists (its
+Go patch-merge keys and list types are not known here). `metadata` has
+ObjectMeta's own shape.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = [
+    "GO_STRUCT",
+    "Path",
+    "from_fields_v1",
+    "members",
+    "merge",
+    "numeric_problem",
+    "path_text",
+    "remove",
+    "to_fields_v1",
+]
+
+Path = tuple[str, ...]
+
+_STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+_OBJECT_META: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "labels": _STRING_MAP,
+        "annotations": _STRING_MAP,
+        "finalizers": {
+            "type": "array",
+            "items": {"type": "string"},
+            "x-kubernetes-list-type": "set",
+        },
+        "ownerReferences": {
+            "type": "array",
+            "items": {"type": "object", "properties": {}},
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["uid"],
+        },
+    },
+}
+
+
+def _shape(schema: Mapping[str, Any] | None, value: Any) -> str:
+    if schema is None:
+        return "struct" if isinstance(value, dict) else "leaf"
+    if isinstance(value, dict):
+        if schema.get("x-kubernetes-map-type") == "atomic":
+            return "leaf"
+        if isinstance(schema.get("additionalProperties"), Mapping):
+            return "map"
+        return "struct"
+    if isinstance(value, list):
+        return {"map": "listmap", "set": "set"}.get(
+            str(schema.get("x-kubernetes-list-type")), "leaf"
+        )
+    return "leaf"
+
+
+GO_STRUCT = "x-opgen-go-struct"
+"""Marks a built-in's struct: an update that adds one does not record it
+(a custom resource's object is recorded)."""
+
+
+def _go_struct(schema: Mapping[str, Any] | None) -> bool:
+    return schema is not None and bool(schema.get(GO_STRUCT))
+
+
+def _child(
+    schema: Mapping[str, Any] | None, key: str, root: bool
+) -> tuple[Mapping[str, Any] | None, bool]:
+    """The schema of field `key` and whether it is a known field (not a map key)."""
+    if root and key == "metadata":
+        return _OBJECT_META, True
+    if schema is None:
+        return None, True
+    properties = schema.get("properties") or {}
+    if key in properties:
+        return properties[key], True
+    additional = schema.get("additionalProperties")
+    if isinstance(additional, Mapping):
+        return additional, False
+    return None, False
+
+
+def _key_element(schema: Mapping[str, Any], item: Any) -> str:
+    """An item's `k:` element: its key fields, an absent one at its default."""
+    keys = schema.get("x-kubernetes-list-map-keys") or []
+    fields = (schema.get("items") or {}).get("properties") or {}
+    named = {}
+    for key in keys:
+        if isinstance(item, dict) and key in item:
+            named[key] = item[key]
+        elif "default" in (fields.get(key) or {}):
+            named[key] = fields[key]["default"]
+    return "k:" + json.dumps(named, sort_keys=True, separators=(",", ":"))
+
+
+def _value_element(item: Any) -> str:
+    return "v:" + json.dumps(item, sort_keys=True, separators=(",", ":"))
+
+
+def members(
+    obj: dict[str, Any], schema: Mapping[str, Any] | None, *, every_node: bool = False
+) -> dict[Path, Any]:
+    """The fields `obj` sets, each with its value: an apply's field set. With
+    `every_node`, every struct, map and list is a field too, as an update sees
+    them (one it adds is recorded as its manager's)."""
+    found: dict[Path, Any] = {}
+    _visit(schema, obj, (), found, every_node, root=True)
+    return found
+
+
+def _visit(
+    schema: Mapping[str, Any] | None,
+    value: Any,
+    path: Path,
+    found: dict[Path, Any],
+    every_node: bool,
+    *,
+    root: bool = False,
+) -> None:
+    shape = _shape(schema, value)
+    if every_node and path and not (shape == "struct" and _go_struct(schema)):
+        found[path] = value
+    if shape in ("struct", "map"):
+        if not value and path:
+            found[path] = value
+            return
+        for key, child in value.items():
+            child_schema, known = _child(schema, key, root)
+            child_path = (*path, f"f:{key}")
+            _visit(child_schema, child, child_path, found, every_node)
+            if child is None or child == {} or not known:
+                found[child_path] = child
+    elif shape == "leaf":
+        found[path] = value
+    else:
+        assert schema is not None
+        items = schema.get("items")
+        for item in value:
+            if shape == "listmap":
+                item_path = (*path, _key_element(schema, item))
+                _visit(items, item, item_path, found, every_node)
+            else:
+                item_path = (*path, _value_element(item))
+            found[item_path] = item
+
+
+def merge(schema: Mapping[str, Any] | None, live: Any, config: Any) -> Any:
+    """`config` merged into `live` as an apply merges them: structs and maps key
+    by key, lists of type `map` item by item (by their keys), sets as unions,
+    anything else replaced."""
+    shape = _shape(schema, config)
+    if shape in ("struct", "map") and isinstance(live, dict):
+        result = dict(live)
+        for key, value in config.items():
+            child, _ = _child(schema, key, root=False)
+            result[key] = merge(child, live[key], value) if key in live else value
+        return copy.deepcopy(result)
+    if shape == "listmap" and isinstance(live, list) and schema is not None:
+        items = schema.get("items")
+        merged = list(live)
+        index = {_key_element(schema, item): n for n, item in enumerate(live)}
+        for item in config:
+            at = index.get(_key_element(schema, item))
+            if at is None:
+                merged.append(item)
+            else:
+                merged[at] = merge(items, live[at], item)
+        return copy.deepcopy(merged)
+    if shape == "set" and isinstance(live, list):
+        return copy.deepcopy(live + [item for item in config if item not in live])
+    return copy.deepcopy(config)
+
+
+def remove(
+    schema: Mapping[str, Any] | None, obj: dict[str, Any], paths: Iterable[Path]
+) -> dict[str, Any]:
+    """`obj` without the fields at `paths` (`obj` is not changed); a map or list
+    the removal empties goes too."""
+    result = copy.deepcopy(obj)
+    for path in sorted(paths, key=len):  # an item before its key fields
+        _remove_one(schema, result, path, root=True)
+    return result
+
+
+def _remove_one(
+    schema: Mapping[str, Any] | None, value: Any, path: Path, *, root: bool = False
+) -> None:
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict) and head.startswith("f:"):
+        key = head[2:]
+        if key not in value:
+            return
+        if not rest:
+            del value[key]
+            return
+        child, _ = _child(schema, key, root)
+        _remove_one(child, value[key], rest)
+        if value[key] in ({}, []):
+            del value[key]
+    elif isinstance(value, list) and schema is not None:
+        for position, item in enumerate(value):
+            element = (
+                _key_element(schema, item)
+                if head.startswith("k:")
+                else _value_element(item)
+            )
+            if element != head:
+                continue
+            if not rest:
+                del value[position]
+            else:
+                _remove_one(schema.get("items"), item, rest)
+            return
+
+
+def path_text(path: Path) -> str:
+    """A path as the server's conflict causes write it: `.spec.ports[name="a"]`."""
+    text = ""
+    for element in path:
+        kind, body = element[:2], element[2:]
+        if kind == "f:":
+            text += f".{body}"
+        elif kind == "k:":
+            named = json.loads(body)
+            text += "[" + ",".join(f"{k}={json.dumps(v)}" for k, v in named.items())
+            text += "]"
+        elif kind == "i:":
+            text += f"[{body}]"
+        else:
+            text += f"[={body}]"
+    return text
+
+
+def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
+    """A field set as `managedFields[].fieldsV1`: a member with children says so with `.`."""
+    tree: dict[str, Any] = {}
+    chosen = set(paths)
+    for path in sorted(chosen):
+        node = tree
+        for element in path:
+            node = node.setdefault(element, {})
+    for path in chosen:
+        node = tree
+        for element in path:
+            node = node[element]
+        if node:
+            node["."] = {}
+    return _sorted(tree)
+
+
+def _sorted(node: dict[str, Any]) -> dict[str, Any]:
+    return {key: _sorted(node[key]) for key in sorted(node)}
+
+
+def from_fields_v1(tree: Mapping[str, Any], prefix: Path = ()) -> set[Path]:
+    """The paths a `fieldsV1` tree holds."""
+    found: set[Path] = set()
+    if prefix and (not tree or "." in tree):
+        found.add(prefix)
+    for element, child in tree.items():
+        if element != ".":
+            found |= from_fields_v1(child, (*prefix, element))
+    return found
+
+
+_GO_KINDS = {str: "string", bool: "bool", dict: "map[string]interface {}"}
+
+
+def numeric_problem(
+    schema: Mapping[str, Any] | None, value: Any, path: Path = ()
+) -> str | None:
+    """Where `value` has something else than a number for a schema's integer
+    or number, as the server says it when it types an apply configuration."""
+    if schema is None:
+        return None
+    if schema.get("type") in ("integer", "number") and value is not None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            got = _GO_KINDS.get(type(value), "[]interface {}")
+            return f"{path_text(path)}: expected numeric (int or float), got {got}"
+        return None
+    if isinstance(value, dict):
+        for key, child in value.items():
+            child_schema, _ = _child(schema, key, root=not path)
+            found = numeric_problem(child_schema, child, (*path, f"f:{key}"))
+            if found:
+                return found
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for position, item in enumerate(value):
+            found = numeric_problem(schema["items"], item, (*path, f"i:{position}"))
+            if found:
+                return found
+    return None

@@ -1,0 +1,106 @@
+"""The one switch: `--api-server=memory` puts the memory server behind the
+plugin's `client` and `namespace` fixtures, in a whole pytest session of a
+project (a subprocess), with no envtest binaries anywhere."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import yaml
+
+from tests.testing.crd_samples import widget_crd
+
+PYTEST_INI = """\
+[pytest]
+asyncio_mode = auto
+asyncio_default_fixture_loop_scope = function
+"""
+
+TESTS = """\
+import json
+
+from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap
+
+
+async def test_writes_through_the_client(client: rt.Client, namespace: str) -> None:
+    made = await client.create(
+        ConfigMap(metadata=ObjectMeta(name="c", namespace=namespace), data={"a": "1"})
+    )
+    assert made.metadata.uid
+    applied = await client.apply(
+        ConfigMap(metadata=ObjectMeta(name="c", namespace=namespace), data={"b": "2"}),
+        field_manager="tester",
+    )
+    assert applied.data == {"a": "1", "b": "2"}
+    managers = {e["manager"] for e in applied.metadata.managed_fields or []}
+    assert "tester" in managers
+    widget = {
+        "apiVersion": "envtest.opgen.dev/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w"},
+        "spec": {},
+    }
+    made = await client.rest.transport.send(
+        "POST",
+        f"/apis/envtest.opgen.dev/v1/namespaces/{namespace}/widgets",
+        body=json.dumps(widget).encode(),
+        content_type="application/json",
+    )
+    assert made.status == 201
+    assert json.loads(made.body)["spec"] == {"size": 3}  # the CRD's default
+"""
+
+
+def _session(tmp_path: Path, ini: str, *args: str) -> subprocess.CompletedProcess[str]:
+    project = tmp_path / "project"
+    crds = project / "config" / "crd" / "bases"
+    crds.mkdir(parents=True, exist_ok=True)
+    (crds / "widgets.yaml").write_text(yaml.safe_dump(widget_crd()))
+    (project / "pytest.ini").write_text(ini)
+    (project / "test_session.py").write_text(textwrap.dedent(TESTS))
+    environ = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"KUBECONFIG", "USE_EXISTING_CLUSTER", "PYTEST_ADDOPTS"}
+    }
+    environ["OPGEN_ENVTEST_CACHE"] = str(tmp_path / "no-binaries")
+    environ["OPGEN_REQUIRE_ENVTEST"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        cwd=project,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_the_option_runs_client_tests_on_the_memory_server(tmp_path: Path) -> None:
+    done = _session(tmp_path, PYTEST_INI, "--api-server=memory", "-m", "not envtest")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_the_ini_option_chooses_it_for_a_project(tmp_path: Path) -> None:
+    done = _session(tmp_path, PYTEST_INI + "opgen_api_server = memory\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_by_default_the_same_tests_need_envtest(tmp_path: Path) -> None:
+    done = _session(tmp_path, PYTEST_INI)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "OPGEN_REQUIRE_ENVTEST is set" in done.stdout
+
+
+def test_an_unknown_server_is_a_usage_error(tmp_path: Path) -> None:
+    done = _session(tmp_path, PYTEST_INI + "opgen_api_server = kind\n")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "opgen_api_server = 'kind': choose one of envtest, memory" in done.stderr
