@@ -4,17 +4,28 @@
 project stage names the module (`opgen.project.coregroups.k8s_module`) and
 this reads the kinds it defines, with the facts the API server's discovery
 gave them when `op.k8s` was generated: their plural and scope.
+`k8s_modules()` names every `op.k8s` module and `builtin_resources(module)`
+gives the whole facts of each kind one defines (the RBAC check's catalogue).
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from opgen.engine.builtin import builtin_resource
+from opgen.engine.builtin import BuiltinResource, builtin_resource
 
-__all__ = ["BuiltinKind", "builtin_kinds"]
+__all__ = [
+    "K8S_PACKAGE",
+    "BuiltinKind",
+    "builtin_kinds",
+    "builtin_resources",
+    "k8s_modules",
+]
+
+K8S_PACKAGE = "opgen.api.k8s"
 
 
 @dataclass(frozen=True)
@@ -45,3 +56,21 @@ def builtin_kinds(module_name: str) -> Mapping[str, BuiltinKind] | None:
                 namespaced=facts.namespaced,
             )
     return kinds
+
+
+def k8s_modules() -> list[str]:
+    """Every `op.k8s` module's full name (`opgen.api.k8s.apps_v1`, ...), sorted."""
+    package = importlib.import_module(K8S_PACKAGE)
+    return sorted(
+        f"{K8S_PACKAGE}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
+    )
+
+
+def builtin_resources(module_name: str) -> list[BuiltinResource]:
+    """The facts of every kind `module_name` (an `op.k8s` module) defines."""
+    module = importlib.import_module(module_name)
+    return [
+        facts
+        for found in vars(module).values()
+        if (facts := builtin_resource(found)) is not None
+    ]

@@ -23,22 +23,18 @@ all of them only when a resource is missing, to say which group has it.
 from __future__ import annotations
 
 import difflib
-import importlib
-import pkgutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from opgen.engine.builtin import builtin_resource
 from opgen.errors import Location, MarkerError
 from opgen.load import display_path
+from opgen.load.builtin import builtin_resources, k8s_modules
 from opgen.model.kinds import Kind
 from opgen.model.rbac import RbacRule
 from opgen.project.config import ImportedCrd
 from opgen.project.coregroups import CORE_GROUPS
 
 __all__ = ["check_rbac_resources"]
-
-K8S_PACKAGE = "opgen.api.k8s"
 
 AUTHORIZATION_ONLY: Mapping[str, Mapping[str, frozenset[str]]] = {
     "": {
@@ -119,12 +115,11 @@ def _own(kinds: Iterable[Kind], imports: Iterable[ImportedCrd]) -> Catalogue:
 
 def _builtin_modules() -> dict[str, tuple[str, ...]]:
     """Each built-in API group's `op.k8s` modules (`apps` → `apps_v1`), by name only."""
-    package = importlib.import_module(K8S_PACKAGE)
-    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    names = k8s_modules()
     modules: dict[str, tuple[str, ...]] = {group: () for group in AUTHORIZATION_ONLY}
     for short, group in CORE_GROUPS.items():
         found = tuple(
-            f"{K8S_PACKAGE}.{name}" for name in names if name.startswith(f"{short}_")
+            name for name in names if name.rpartition(".")[2].startswith(f"{short}_")
         )
         if found or group in modules:
             modules[group] = found
@@ -137,9 +132,8 @@ def _builtin_group(group: str, modules: Iterable[str]) -> dict[str, frozenset[st
         for plural, subresources in AUTHORIZATION_ONLY.get(group, {}).items()
     }
     for module_name in modules:
-        for value in vars(importlib.import_module(module_name)).values():
-            facts = builtin_resource(value)
-            if facts is not None and facts.group == group:
+        for facts in builtin_resources(module_name):
+            if facts.group == group:
                 before = resources.get(facts.plural, frozenset())
                 resources[facts.plural] = before | frozenset(facts.subresources)
     return resources

@@ -201,12 +201,19 @@ class Controller:
 
     # -- running -----------------------------------------------------------
 
+    def _use_metrics(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+        # the children every reconcile touches, looked up once (as the work queue does)
+        self._m_active = metrics.active_workers.labels(self.name)
+        self._m_time = metrics.reconcile_time.labels(self.name)
+        self._m_total.clear()
+
     async def run(
         self, cache: Cache, metrics: Metrics, events: EventRecorder | None = None
     ) -> None:
         """Wire the sources, wait for the caches, then run workers until cancelled or
         drained; `events` records the Events of reconcile outcomes (the manager's)."""
-        self._metrics = metrics
+        self._use_metrics(metrics)
         self._events = events
         self.queue = WorkQueue(
             self.name,
@@ -218,10 +225,6 @@ class Controller:
             self.options.max_concurrent_reconciles
         )
         metrics.active_workers.labels(self.name).set(0)
-        # the children every reconcile touches, looked up once (as the work queue does)
-        self._m_active = metrics.active_workers.labels(self.name)
-        self._m_time = metrics.reconcile_time.labels(self.name)
-        self._m_total.clear()
         for_informer = cache.informer_for(self.for_.kind)
         for_informer.add_handler(self._for_handler)
         for owned in self.owns:

@@ -111,7 +111,9 @@ class RawApi:
             params["fieldValidation"] = "Strict"
         if params:
             path = f"{path}?{urllib.parse.urlencode(params)}"
-        sent = None if body is None else json.dumps(body).encode()
+        # UTF-8, as kubectl sends it: \u escapes would count six bytes a character
+        # against the server's request limit.
+        sent = None if body is None else json.dumps(body, ensure_ascii=False).encode()
         response: Answer = self._worker.submit(
             self._loop.run_until_complete,
             self._transport.send(method, path, body=sent),

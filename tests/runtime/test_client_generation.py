@@ -70,14 +70,20 @@ def test_multigroup_modules_per_group_version_with_bases_as_the_kind_is(
     assert 'await bars.get("example")' in bar  # cluster-scoped usage: no namespace
 
 
-def test_check_finds_a_hand_edit_and_generate_restores_it(multigroup: Path) -> None:
+def test_check_finds_a_hand_edit_and_generate_force_restores_it(
+    multigroup: Path,
+) -> None:
     assert opgen(multigroup, "generate", "--check") == (0, "up to date\n")
     module = multigroup / "multi/api/a/v1/zz_generated_client.py"
     original = module.read_text()
     module.write_text(original.replace("model = Foo", "model = Foo  # edited"))
     code, output = opgen(multigroup, "generate", "--check")
     assert code == 1 and "multi/api/a/v1/zz_generated_client.py" in output
-    assert opgen(multigroup, "generate")[0] == 0
+    assert "edited by hand" in output
+    code, output = opgen(multigroup, "generate")
+    assert code == 1 and "multi/api/a/v1/zz_generated_client.py" in output
+    assert "# edited" in module.read_text()  # refused: the edit is kept
+    assert opgen(multigroup, "generate", "--force")[0] == 0
     assert module.read_text() == original
 
 

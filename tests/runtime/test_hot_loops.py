@@ -68,7 +68,7 @@ async def test_the_controller_warns_once_and_counts(
     metrics = Metrics()
     controller = rt.Controller("pets", for_=rt.For(Pet), reconciler=Always())
     controller.queue = WorkQueue("pets", metrics=metrics, controller="pets")
-    controller._metrics = metrics
+    controller._use_metrics(metrics)
     request = rt.Request(namespace="ns", name="rex")
     with caplog.at_level(logging.WARNING, logger="opgen.runtime.controller"):
         for _ in range(2 * controller.hot_loops.threshold):
