@@ -15,7 +15,7 @@ from opgen.api._cel import enforce_rules
 from opgen.api._enforce import enforce_model
 from opgen.engine.naming import to_camel
 
-__all__ = ["Model"]
+__all__ = ["BuiltinModel", "Model"]
 
 
 class Model(BaseModel):
@@ -36,3 +36,18 @@ class Model(BaseModel):
         enforce_model(self)
         enforce_rules(self)
         return self
+
+
+class BuiltinModel(Model):
+    """Base class of Kubernetes' own types in `opgen.api.k8s`.
+
+    Those modules define about a thousand classes, and importing them is most
+    of an operator's start-up. So Pydantic builds each class's validator when
+    the class is first used, and does not read attribute docstrings (finding a
+    class's source costs Pydantic more than the rest of building it). The
+    setting is None, not False: like a model the loader imported, the schema
+    stage reads these docstrings from the source when a CRD embeds the type.
+    """
+
+    model_config = ConfigDict(defer_build=True)
+    model_config["use_attribute_docstrings"] = None  # type: ignore[typeddict-item]
