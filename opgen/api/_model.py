@@ -8,14 +8,18 @@ constrains values enforced on the Python side as the API server enforces it.
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticUndefined
 from typing_extensions import Self
 
 from opgen.api._cel import enforce_rules
 from opgen.api._enforce import enforce_model
 from opgen.engine.naming import to_camel
 
-__all__ = ["Model"]
+__all__ = ["BuiltinModel", "Model"]
 
 
 class Model(BaseModel):
@@ -36,3 +40,71 @@ class Model(BaseModel):
         enforce_model(self)
         enforce_rules(self)
         return self
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        """Pydantic's deep copy, with the fields' plain dicts, lists and scalars
+        copied here rather than through `copy.deepcopy`'s generic dispatch, which
+        was most of the cost of copying a pod template."""
+        if memo is None:
+            memo = {}
+        cls = type(self)
+        duplicate = cls.__new__(cls)
+        memo[id(self)] = duplicate
+        setattr_ = object.__setattr__
+        setattr_(duplicate, "__dict__", _copied(self.__dict__, memo))
+        setattr_(
+            duplicate, "__pydantic_extra__", _copied(self.__pydantic_extra__, memo)
+        )
+        setattr_(
+            duplicate, "__pydantic_fields_set__", set(self.__pydantic_fields_set__)
+        )
+        private = getattr(self, "__pydantic_private__", None)
+        if private is not None:
+            private = copy.deepcopy(
+                {k: v for k, v in private.items() if v is not PydanticUndefined},
+                memo,
+            )
+        setattr_(duplicate, "__pydantic_private__", private)
+        return duplicate
+
+
+_ATOMS = frozenset({str, int, float, bool, bytes, type(None)})
+
+
+def _copied(value: Any, memo: dict[int, Any]) -> Any:
+    """`copy.deepcopy(value, memo)`, quicker for exact dicts, lists and scalars."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        found = memo.get(id(value))
+        if found is None:
+            found = memo[id(value)] = {}
+            for key, item in value.items():
+                found[_copied(key, memo)] = _copied(item, memo)
+        return found
+    if kind is list:
+        found = memo.get(id(value))
+        if found is None:
+            found = memo[id(value)] = []
+            found.extend(_copied(item, memo) for item in value)
+        return found
+    if isinstance(value, Model):
+        found = memo.get(id(value))
+        return found if found is not None else value.__deepcopy__(memo)
+    return copy.deepcopy(value, memo)
+
+
+class BuiltinModel(Model):
+    """Base class of Kubernetes' own types in `opgen.api.k8s`.
+
+    Those modules define about a thousand classes, and importing them is most
+    of an operator's start-up. So Pydantic builds each class's validator when
+    the class is first used, and does not read attribute docstrings (finding a
+    class's source costs Pydantic more than the rest of building it). The
+    setting is None, not False: like a model the loader imported, the schema
+    stage reads these docstrings from the source when a CRD embeds the type.
+    """
+
+    model_config = ConfigDict(defer_build=True)
+    model_config["use_attribute_docstrings"] = None  # type: ignore[typeddict-item]

@@ -35,8 +35,14 @@ def rfc3339(value: datetime.datetime, *, micro: bool = False) -> str:
     return text[:-6] + "Z"
 
 
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+"""Types whose values travel as they are (checked first: most values are these)."""
+
+
 def to_wire_value(value: object) -> Any:
     """A Python value as it travels on the wire (models by alias, durations Go-style)."""
+    if type(value) in _SCALARS:
+        return value
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json", by_alias=True, exclude_none=True)

@@ -82,6 +82,8 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
             dataclasses.replace(module, doc=doc),
             models,
             header=_header(source, module.name),
+            base="BuiltinModel",
+            base_from="opgen.api._model",
         )
         files.append(File(path=_DIRECTORY / f"{leaf}.py", content=text))
         for name in [m.name for m in module.models] + [a.name for a in module.aliases]:

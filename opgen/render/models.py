@@ -137,9 +137,13 @@ def render_module(
     *,
     header: str,
     base: str = "op.Model",
+    base_from: str | None = None,
 ) -> str:
-    """The black-formatted source of `module` (its models reference `models`)."""
+    """The black-formatted source of `module` (its models reference `models`);
+    `base` is imported from the module `base_from` when one is given."""
     state = _Module(module.name, models)
+    if base_from is not None:
+        state.imports.setdefault(base_from, set()).add(base)
     aliases = [_alias_view(alias, state) for alias in module.aliases]
     ordered = sorted(module.models, key=lambda m: m.resource is not None)
     classes = [

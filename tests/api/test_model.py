@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from pydantic import Field, ValidationError
 
@@ -112,3 +114,27 @@ def test_parametrisation_is_cached_and_checked() -> None:
     assert op.CustomResource[Spec, Status] is op.CustomResource[Spec, Status]
     with pytest.raises(TypeError):
         op.CustomResource[Spec]  # type: ignore[misc]
+
+
+class Tree(op.Model):
+    labels: dict[str, str] = {}
+    items: list[Spec] = []
+    args: list[list[str]] = []
+
+
+def test_a_deep_copy_shares_nothing_mutable_and_keeps_shared_references() -> None:
+    shared = ["a", "b"]
+    tree = Tree(labels={"x": "1"}, items=[Spec(worker_replicas=1)])
+    tree.args = [shared, shared]
+    tree.items[0].log_url = "u"
+    copied = tree.model_copy(deep=True)
+    assert copied == tree
+    assert copied.model_fields_set == tree.model_fields_set
+    copied.labels["y"] = "2"
+    copied.items[0].worker_replicas = 5
+    copied.args[0].append("c")
+    assert tree.labels == {"x": "1"}
+    assert tree.items[0].worker_replicas == 1 and tree.items[0].log_url == "u"
+    assert shared == ["a", "b"]
+    assert copied.args[1] == ["a", "b", "c"]  # one list twice stays one list
+    assert copy.deepcopy(tree) == tree

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import meta_v1
 from opgen.engine.builtin import resource
 
@@ -148,7 +149,7 @@ ValidationAction = TypeAliasType(
 )
 
 
-class ApplyConfiguration(op.Model):
+class ApplyConfiguration(BuiltinModel):
     """ApplyConfiguration defines the desired configuration values of an object."""
 
     expression: str | None = None
@@ -182,7 +183,7 @@ class ApplyConfiguration(op.Model):
     Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Required."""
 
 
-class AuditAnnotation(op.Model):
+class AuditAnnotation(BuiltinModel):
     """AuditAnnotation describes how to produce an audit annotation for an API request."""
 
     key: str
@@ -201,7 +202,7 @@ class AuditAnnotation(op.Model):
     Required."""
 
 
-class ExpressionWarning(op.Model):
+class ExpressionWarning(BuiltinModel):
     """ExpressionWarning is a warning information that targets a specific expression."""
 
     field_ref: str
@@ -210,7 +211,7 @@ class ExpressionWarning(op.Model):
     """warning contains the content of type checking information in a human-readable form. Each line of the warning contains the type that the expression is checked against, followed by the type check error from the compiler."""
 
 
-class JSONPatch(op.Model):
+class JSONPatch(BuiltinModel):
     """JSONPatch defines a JSON Patch."""
 
     expression: str | None = None
@@ -270,7 +271,7 @@ class JSONPatch(op.Model):
     Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Required."""
 
 
-class MatchCondition(op.Model):
+class MatchCondition(BuiltinModel):
     """MatchCondition represents a condition which must by fulfilled for a request to be sent to a webhook."""
 
     expression: str
@@ -290,7 +291,7 @@ class MatchCondition(op.Model):
 
 
 @op.StructType("atomic")
-class MatchResources(op.Model):
+class MatchResources(BuiltinModel):
     """MatchResources decides whether to run the admission control policy on an object based on whether it meets the match criteria. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)"""
 
     exclude_resource_rules: (
@@ -351,7 +352,7 @@ class MatchResources(op.Model):
     plural="mutatingadmissionpolicies",
     scope="Cluster",
 )
-class MutatingAdmissionPolicy(op.Model):
+class MutatingAdmissionPolicy(BuiltinModel):
     """MutatingAdmissionPolicy describes the definition of an admission mutation policy that mutates the object coming into admission chain."""
 
     api_version: str | None = None
@@ -370,7 +371,7 @@ class MutatingAdmissionPolicy(op.Model):
     plural="mutatingadmissionpolicybindings",
     scope="Cluster",
 )
-class MutatingAdmissionPolicyBinding(op.Model):
+class MutatingAdmissionPolicyBinding(BuiltinModel):
     """MutatingAdmissionPolicyBinding binds the MutatingAdmissionPolicy with parametrized resources. MutatingAdmissionPolicyBinding and the optional parameter resource together define how cluster administrators configure policies for clusters.
 
     For a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don't use params, otherwise N is the number of parameters selected by the binding. Each evaluation is constrained by a [runtime cost budget](https://kubernetes.io/docs/reference/using-api/cel/#runtime-cost-budget).
@@ -388,7 +389,7 @@ class MutatingAdmissionPolicyBinding(op.Model):
     """spec defines the desired behavior of the MutatingAdmissionPolicyBinding."""
 
 
-class MutatingAdmissionPolicyBindingSpec(op.Model):
+class MutatingAdmissionPolicyBindingSpec(BuiltinModel):
     """MutatingAdmissionPolicyBindingSpec defines the specification of the MutatingAdmissionPolicyBinding."""
 
     match_resources: MatchResources | None = None
@@ -399,7 +400,7 @@ class MutatingAdmissionPolicyBindingSpec(op.Model):
     """policyName references a MutatingAdmissionPolicy name which the MutatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required."""
 
 
-class MutatingAdmissionPolicySpec(op.Model):
+class MutatingAdmissionPolicySpec(BuiltinModel):
     """MutatingAdmissionPolicySpec defines the desired behavior of the admission policy."""
 
     failure_policy: FailurePolicyType | None = None
@@ -442,7 +443,7 @@ class MutatingAdmissionPolicySpec(op.Model):
     The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic."""
 
 
-class MutatingWebhook(op.Model):
+class MutatingWebhook(BuiltinModel):
     """MutatingWebhook describes an admission webhook and the resources and operations it applies to."""
 
     admission_review_versions: Annotated[list[str], op.ListType("atomic")]
@@ -529,7 +530,7 @@ class MutatingWebhook(op.Model):
     plural="mutatingwebhookconfigurations",
     scope="Cluster",
 )
-class MutatingWebhookConfiguration(op.Model):
+class MutatingWebhookConfiguration(BuiltinModel):
     """MutatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and may change the object."""
 
     api_version: str | None = None
@@ -545,7 +546,7 @@ class MutatingWebhookConfiguration(op.Model):
     """webhooks is a list of webhooks and the affected resources and operations."""
 
 
-class Mutation(op.Model):
+class Mutation(BuiltinModel):
     """Mutation specifies the CEL expression which is used to apply the Mutation."""
 
     apply_configuration: ApplyConfiguration | None = None
@@ -558,7 +559,7 @@ class Mutation(op.Model):
 
 
 @op.StructType("atomic")
-class NamedRuleWithOperations(op.Model):
+class NamedRuleWithOperations(BuiltinModel):
     """NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames."""
 
     api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -583,7 +584,7 @@ class NamedRuleWithOperations(op.Model):
 
 
 @op.StructType("atomic")
-class ParamKind(op.Model):
+class ParamKind(BuiltinModel):
     """ParamKind is a tuple of Group Kind and Version."""
 
     api_version: str | None = None
@@ -593,7 +594,7 @@ class ParamKind(op.Model):
 
 
 @op.StructType("atomic")
-class ParamRef(op.Model):
+class ParamRef(BuiltinModel):
     """ParamRef describes how to locate the params to be used as input to expressions of rules applied by a policy binding."""
 
     name: str | None = None
@@ -624,7 +625,7 @@ class ParamRef(op.Model):
     One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset."""
 
 
-class RuleWithOperations(op.Model):
+class RuleWithOperations(BuiltinModel):
     """RuleWithOperations is a tuple of Operations and Resources. It is recommended to make sure that all the tuple expansions are valid."""
 
     api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -646,7 +647,7 @@ class RuleWithOperations(op.Model):
 """
 
 
-class ServiceReference(op.Model):
+class ServiceReference(BuiltinModel):
     """ServiceReference holds a reference to Service.legacy.k8s.io"""
 
     name: str
@@ -659,7 +660,7 @@ class ServiceReference(op.Model):
     """port is the port on the service that hosts the webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."""
 
 
-class TypeChecking(op.Model):
+class TypeChecking(BuiltinModel):
     """TypeChecking contains results of type checking the expressions in the ValidatingAdmissionPolicy"""
 
     expression_warnings: (
@@ -675,7 +676,7 @@ class TypeChecking(op.Model):
     scope="Cluster",
     subresources=("status",),
 )
-class ValidatingAdmissionPolicy(op.Model):
+class ValidatingAdmissionPolicy(BuiltinModel):
     """ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it."""
 
     api_version: str | None = None
@@ -696,7 +697,7 @@ class ValidatingAdmissionPolicy(op.Model):
     plural="validatingadmissionpolicybindings",
     scope="Cluster",
 )
-class ValidatingAdmissionPolicyBinding(op.Model):
+class ValidatingAdmissionPolicyBinding(BuiltinModel):
     """ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.
 
     For a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don't use params, otherwise N is the number of parameters selected by the binding.
@@ -714,7 +715,7 @@ class ValidatingAdmissionPolicyBinding(op.Model):
     """spec defines the desired behavior of the ValidatingAdmissionPolicyBinding."""
 
 
-class ValidatingAdmissionPolicyBindingSpec(op.Model):
+class ValidatingAdmissionPolicyBindingSpec(BuiltinModel):
     """ValidatingAdmissionPolicyBindingSpec is the specification of the ValidatingAdmissionPolicyBinding."""
 
     match_resources: MatchResources | None = None
@@ -745,7 +746,7 @@ class ValidatingAdmissionPolicyBindingSpec(op.Model):
     Required."""
 
 
-class ValidatingAdmissionPolicySpec(op.Model):
+class ValidatingAdmissionPolicySpec(BuiltinModel):
     """ValidatingAdmissionPolicySpec is the specification of the desired behavior of the AdmissionPolicy."""
 
     audit_annotations: (
@@ -790,7 +791,7 @@ class ValidatingAdmissionPolicySpec(op.Model):
     The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, Variables must be sorted by the order of first appearance and acyclic."""
 
 
-class ValidatingAdmissionPolicyStatus(op.Model):
+class ValidatingAdmissionPolicyStatus(BuiltinModel):
     """ValidatingAdmissionPolicyStatus represents the status of an admission validation policy."""
 
     conditions: (
@@ -803,7 +804,7 @@ class ValidatingAdmissionPolicyStatus(op.Model):
     """typeChecking contains the results of type checking for each expression. Presence of this field indicates the completion of the type checking."""
 
 
-class ValidatingWebhook(op.Model):
+class ValidatingWebhook(BuiltinModel):
     """ValidatingWebhook describes an admission webhook and the resources and operations it applies to."""
 
     admission_review_versions: Annotated[list[str], op.ListType("atomic")]
@@ -882,7 +883,7 @@ class ValidatingWebhook(op.Model):
     plural="validatingwebhookconfigurations",
     scope="Cluster",
 )
-class ValidatingWebhookConfiguration(op.Model):
+class ValidatingWebhookConfiguration(BuiltinModel):
     """ValidatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and object without changing it."""
 
     api_version: str | None = None
@@ -898,7 +899,7 @@ class ValidatingWebhookConfiguration(op.Model):
     """webhooks is a list of webhooks and the affected resources and operations."""
 
 
-class Validation(op.Model):
+class Validation(BuiltinModel):
     """Validation specifies the CEL expression which is used to apply the validation."""
 
     expression: str
@@ -937,7 +938,7 @@ class Validation(op.Model):
 
 
 @op.StructType("atomic")
-class Variable(op.Model):
+class Variable(BuiltinModel):
     """Variable is the definition of a variable that is used for composition. A variable is defined as a named expression."""
 
     expression: str
@@ -946,7 +947,7 @@ class Variable(op.Model):
     """name is the name of the variable. The name must be a valid CEL identifier and unique among all variables. The variable can be accessed in other expressions through `variables` For example, if name is "foo", the variable will be available as `variables.foo`"""
 
 
-class WebhookClientConfig(op.Model):
+class WebhookClientConfig(BuiltinModel):
     """WebhookClientConfig contains the information to make a TLS connection with the webhook"""
 
     ca_bundle: op.Bytes | None = None

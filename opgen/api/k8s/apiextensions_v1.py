@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -97,7 +98,7 @@ ResourceScope = TypeAliasType(
 )
 
 
-class CustomResourceColumnDefinition(op.Model):
+class CustomResourceColumnDefinition(BuiltinModel):
     """CustomResourceColumnDefinition specifies a column for server side printing."""
 
     description: str | None = None
@@ -114,7 +115,7 @@ class CustomResourceColumnDefinition(op.Model):
     """type is an OpenAPI type definition for this column. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details."""
 
 
-class CustomResourceConversion(op.Model):
+class CustomResourceConversion(BuiltinModel):
     """CustomResourceConversion describes how to convert different versions of a CR."""
 
     strategy: ConversionStrategyType
@@ -131,7 +132,7 @@ class CustomResourceConversion(op.Model):
     scope="Cluster",
     subresources=("status",),
 )
-class CustomResourceDefinition(op.Model):
+class CustomResourceDefinition(BuiltinModel):
     """CustomResourceDefinition represents a resource that should be exposed on the API server.  Its name MUST be in the format <.spec.name>.<.spec.group>."""
 
     api_version: str | None = None
@@ -146,7 +147,7 @@ class CustomResourceDefinition(op.Model):
     """status indicates the actual state of the CustomResourceDefinition"""
 
 
-class CustomResourceDefinitionCondition(op.Model):
+class CustomResourceDefinitionCondition(BuiltinModel):
     """CustomResourceDefinitionCondition contains details for the current condition of this pod."""
 
     last_transition_time: op.Time | None = None
@@ -163,7 +164,7 @@ class CustomResourceDefinitionCondition(op.Model):
     """type is the type of the condition. Types include Established, NamesAccepted and Terminating."""
 
 
-class CustomResourceDefinitionNames(op.Model):
+class CustomResourceDefinitionNames(BuiltinModel):
     """CustomResourceDefinitionNames indicates the names to serve this CustomResourceDefinition"""
 
     categories: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -180,7 +181,7 @@ class CustomResourceDefinitionNames(op.Model):
     """singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`."""
 
 
-class CustomResourceDefinitionSpec(op.Model):
+class CustomResourceDefinitionSpec(BuiltinModel):
     """CustomResourceDefinitionSpec describes how a user wants their resource to appear"""
 
     conversion: CustomResourceConversion | None = None
@@ -197,7 +198,7 @@ class CustomResourceDefinitionSpec(op.Model):
     """versions is the list of all API versions of the defined custom resource. Version names are used to compute the order in which served versions are listed in API discovery. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10."""
 
 
-class CustomResourceDefinitionStatus(op.Model):
+class CustomResourceDefinitionStatus(BuiltinModel):
     """CustomResourceDefinitionStatus indicates the state of the CustomResourceDefinition"""
 
     accepted_names: CustomResourceDefinitionNames | None = None
@@ -217,7 +218,7 @@ class CustomResourceDefinitionStatus(op.Model):
     """storedVersions lists all versions of CustomResources that were ever persisted. Tracking these versions allows a migration path for stored versions in etcd. The field is mutable so a migration controller can finish a migration to another version (ensuring no old objects are left in storage), and then remove the rest of the versions from this list. Versions may not be removed from `spec.versions` while they exist in this list."""
 
 
-class CustomResourceDefinitionVersion(op.Model):
+class CustomResourceDefinitionVersion(BuiltinModel):
     """CustomResourceDefinitionVersion describes a version for CRD."""
 
     additional_printer_columns: (
@@ -244,7 +245,7 @@ class CustomResourceDefinitionVersion(op.Model):
     """subresources specify what subresources this version of the defined custom resource have."""
 
 
-class CustomResourceSubresourceScale(op.Model):
+class CustomResourceSubresourceScale(BuiltinModel):
     """CustomResourceSubresourceScale defines how to serve the scale subresource for CustomResources."""
 
     label_selector_path: str | None = None
@@ -255,11 +256,11 @@ class CustomResourceSubresourceScale(op.Model):
     """statusReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `status.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.status`. If there is no value under the given path in the custom resource, the `status.replicas` value in the `/scale` subresource will default to 0."""
 
 
-class CustomResourceSubresourceStatus(op.Model):
+class CustomResourceSubresourceStatus(BuiltinModel):
     pass
 
 
-class CustomResourceSubresources(op.Model):
+class CustomResourceSubresources(BuiltinModel):
     """CustomResourceSubresources defines the status and scale subresources for CustomResources."""
 
     scale: CustomResourceSubresourceScale | None = None
@@ -268,21 +269,21 @@ class CustomResourceSubresources(op.Model):
     """status indicates the custom resource should serve a `/status` subresource. When enabled: 1. requests to the custom resource primary endpoint ignore changes to the `status` stanza of the object. 2. requests to the custom resource `/status` subresource ignore changes to anything other than the `status` stanza of the object."""
 
 
-class CustomResourceValidation(op.Model):
+class CustomResourceValidation(BuiltinModel):
     """CustomResourceValidation is a list of validation methods for CustomResources."""
 
     open_apiv3_schema: JSONSchemaProps | None = Field(None, alias="openAPIV3Schema")
     """openAPIV3Schema is the OpenAPI v3 schema to use for validation and pruning."""
 
 
-class ExternalDocumentation(op.Model):
+class ExternalDocumentation(BuiltinModel):
     """ExternalDocumentation allows referencing an external resource for extended documentation."""
 
     description: str | None = None
     url: str | None = None
 
 
-class JSONSchemaProps(op.Model):
+class JSONSchemaProps(BuiltinModel):
     """JSONSchemaProps is a JSON-Schema following Specification Draft 4 (http://json-schema.org/)."""
 
     ref: str | None = Field(None, alias="$ref")
@@ -386,14 +387,14 @@ class JSONSchemaProps(op.Model):
     """x-kubernetes-validations describes a list of validation rules written in the CEL expression language."""
 
 
-class SelectableField(op.Model):
+class SelectableField(BuiltinModel):
     """SelectableField specifies the JSON path of a field that may be used with field selectors."""
 
     json_path: str
     """jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value. Only JSON paths without the array notation are allowed. Must point to a field of type string, boolean or integer. Types with enum values and strings with formats are allowed. If jsonPath refers to absent field in a resource, the jsonPath evaluates to an empty string. Must not point to metdata fields. Required."""
 
 
-class ServiceReference(op.Model):
+class ServiceReference(BuiltinModel):
     """ServiceReference holds a reference to Service.legacy.k8s.io"""
 
     name: str
@@ -406,7 +407,7 @@ class ServiceReference(op.Model):
     """port is an optional service port at which the webhook will be contacted. `port` should be a valid port number (1-65535, inclusive). Defaults to 443 for backward compatibility."""
 
 
-class ValidationRule(op.Model):
+class ValidationRule(BuiltinModel):
     """ValidationRule describes a validation rule written in the CEL expression language."""
 
     field_path: str | None = None
@@ -461,7 +462,7 @@ class ValidationRule(op.Model):
     Transition rules by default are applied only on UPDATE requests and are skipped if an old value could not be found. You can opt a transition rule into unconditional evaluation by setting `optionalOldSelf` to true."""
 
 
-class WebhookClientConfig(op.Model):
+class WebhookClientConfig(BuiltinModel):
     """WebhookClientConfig contains the information to make a TLS connection with the webhook."""
 
     ca_bundle: op.Bytes | None = None
@@ -484,7 +485,7 @@ class WebhookClientConfig(op.Model):
     Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either."""
 
 
-class WebhookConversion(op.Model):
+class WebhookConversion(BuiltinModel):
     """WebhookConversion describes how to call a conversion webhook"""
 
     client_config: WebhookClientConfig | None = None

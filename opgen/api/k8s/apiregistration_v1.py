@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -59,7 +60,7 @@ ConditionStatus = TypeAliasType(
     scope="Cluster",
     subresources=("status",),
 )
-class APIService(op.Model):
+class APIService(BuiltinModel):
     """APIService represents a server for a particular GroupVersion. Name must be "version.group"."""
 
     api_version: str | None = None
@@ -74,7 +75,7 @@ class APIService(op.Model):
     """Status contains derived information about an API server"""
 
 
-class APIServiceCondition(op.Model):
+class APIServiceCondition(BuiltinModel):
     """APIServiceCondition describes the state of an APIService at a particular point"""
 
     last_transition_time: op.Time | None = None
@@ -89,7 +90,7 @@ class APIServiceCondition(op.Model):
     """Type is the type of the condition."""
 
 
-class APIServiceSpec(op.Model):
+class APIServiceSpec(BuiltinModel):
     """APIServiceSpec contains information for locating and communicating with a server. Only https is supported, though you are able to disable certificate verification."""
 
     ca_bundle: op.Bytes | None = None
@@ -108,7 +109,7 @@ class APIServiceSpec(op.Model):
     """VersionPriority controls the ordering of this API version inside of its group.  Must be greater than zero. The primary sort is based on VersionPriority, ordered highest to lowest (20 before 10). Since it's inside of a group, the number can be small, probably in the 10s. In case of equal version priorities, the version string will be used to compute the order inside a group. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10."""
 
 
-class APIServiceStatus(op.Model):
+class APIServiceStatus(BuiltinModel):
     """APIServiceStatus contains derived information about an API server"""
 
     conditions: (
@@ -118,7 +119,7 @@ class APIServiceStatus(op.Model):
     """Current service state of apiService."""
 
 
-class ServiceReference(op.Model):
+class ServiceReference(BuiltinModel):
     """ServiceReference holds a reference to Service.legacy.k8s.io"""
 
     name: str | None = None

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import core_v1, meta_v1
 from opgen.engine.builtin import resource
 
@@ -86,7 +87,7 @@ StatefulSetUpdateStrategyType = TypeAliasType(
 
 
 @resource(group="apps", version="v1", plural="controllerrevisions")
-class ControllerRevision(op.Model):
+class ControllerRevision(BuiltinModel):
     """ControllerRevision implements an immutable snapshot of state data. Clients are responsible for serializing and deserializing the objects that contain their internal state. Once a ControllerRevision has been successfully created, it can not be updated. The API Server will fail validation of all requests that attempt to mutate the Data field. ControllerRevisions may, however, be deleted. Note that, due to its use by both the DaemonSet and StatefulSet controllers for update and rollback, this object is beta. However, it may be subject to name and representation changes in future releases, and clients should not depend on its stability. It is primarily for internal use by controllers."""
 
     api_version: str | None = None
@@ -102,7 +103,7 @@ class ControllerRevision(op.Model):
 
 
 @resource(group="apps", version="v1", plural="daemonsets", subresources=("status",))
-class DaemonSet(op.Model):
+class DaemonSet(BuiltinModel):
     """DaemonSet represents the configuration of a daemon set."""
 
     api_version: str | None = None
@@ -117,7 +118,7 @@ class DaemonSet(op.Model):
     """The current status of this daemon set. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class DaemonSetCondition(op.Model):
+class DaemonSetCondition(BuiltinModel):
     """DaemonSetCondition describes the state of a DaemonSet at a certain point."""
 
     last_transition_time: op.Time | None = None
@@ -132,7 +133,7 @@ class DaemonSetCondition(op.Model):
     """Type of DaemonSet condition."""
 
 
-class DaemonSetSpec(op.Model):
+class DaemonSetSpec(BuiltinModel):
     """DaemonSetSpec is the specification of a daemon set."""
 
     min_ready_seconds: Annotated[int, op.Format("int32")] | None = None
@@ -147,7 +148,7 @@ class DaemonSetSpec(op.Model):
     """An update strategy to replace existing DaemonSet pods with new pods."""
 
 
-class DaemonSetStatus(op.Model):
+class DaemonSetStatus(BuiltinModel):
     """DaemonSetStatus represents the current status of a daemon set."""
 
     collision_count: Annotated[int, op.Format("int32")] | None = None
@@ -175,7 +176,7 @@ class DaemonSetStatus(op.Model):
     """The total number of nodes that are running updated daemon pod"""
 
 
-class DaemonSetUpdateStrategy(op.Model):
+class DaemonSetUpdateStrategy(BuiltinModel):
     """DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet."""
 
     rolling_update: RollingUpdateDaemonSet | None = None
@@ -193,7 +194,7 @@ class DaemonSetUpdateStrategy(op.Model):
         "status",
     ),
 )
-class Deployment(op.Model):
+class Deployment(BuiltinModel):
     """Deployment enables declarative updates for Pods and ReplicaSets."""
 
     api_version: str | None = None
@@ -208,7 +209,7 @@ class Deployment(op.Model):
     """Most recently observed status of the Deployment."""
 
 
-class DeploymentCondition(op.Model):
+class DeploymentCondition(BuiltinModel):
     """DeploymentCondition describes the state of a deployment at a certain point."""
 
     last_transition_time: op.Time | None = None
@@ -225,7 +226,7 @@ class DeploymentCondition(op.Model):
     """Type of deployment condition."""
 
 
-class DeploymentSpec(op.Model):
+class DeploymentSpec(BuiltinModel):
     """DeploymentSpec is the specification of the desired behavior of the Deployment."""
 
     min_ready_seconds: Annotated[int, op.Format("int32")] | None = None
@@ -246,7 +247,7 @@ class DeploymentSpec(op.Model):
     """Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always"."""
 
 
-class DeploymentStatus(op.Model):
+class DeploymentStatus(BuiltinModel):
     """DeploymentStatus is the most recently observed status of the Deployment."""
 
     available_replicas: Annotated[int, op.Format("int32")] | None = None
@@ -274,7 +275,7 @@ class DeploymentStatus(op.Model):
     """Total number of non-terminating pods targeted by this deployment that have the desired template spec."""
 
 
-class DeploymentStrategy(op.Model):
+class DeploymentStrategy(BuiltinModel):
     """DeploymentStrategy describes how to replace existing pods with new ones."""
 
     rolling_update: RollingUpdateDeployment | None = None
@@ -292,7 +293,7 @@ class DeploymentStrategy(op.Model):
         "status",
     ),
 )
-class ReplicaSet(op.Model):
+class ReplicaSet(BuiltinModel):
     """ReplicaSet ensures that a specified number of pod replicas are running at any given time."""
 
     api_version: str | None = None
@@ -307,7 +308,7 @@ class ReplicaSet(op.Model):
     """Status is the most recently observed status of the ReplicaSet. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class ReplicaSetCondition(op.Model):
+class ReplicaSetCondition(BuiltinModel):
     """ReplicaSetCondition describes the state of a replica set at a certain point."""
 
     last_transition_time: op.Time | None = None
@@ -322,7 +323,7 @@ class ReplicaSetCondition(op.Model):
     """Type of replica set condition."""
 
 
-class ReplicaSetSpec(op.Model):
+class ReplicaSetSpec(BuiltinModel):
     """ReplicaSetSpec is the specification of a ReplicaSet."""
 
     min_ready_seconds: Annotated[int, op.Format("int32")] | None = None
@@ -335,7 +336,7 @@ class ReplicaSetSpec(op.Model):
     """Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template"""
 
 
-class ReplicaSetStatus(op.Model):
+class ReplicaSetStatus(BuiltinModel):
     """ReplicaSetStatus represents the current status of a ReplicaSet."""
 
     available_replicas: Annotated[int, op.Format("int32")] | None = None
@@ -359,7 +360,7 @@ class ReplicaSetStatus(op.Model):
     This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default)."""
 
 
-class RollingUpdateDaemonSet(op.Model):
+class RollingUpdateDaemonSet(BuiltinModel):
     """Spec to control the desired behavior of daemon set rolling update."""
 
     max_surge: op.IntOrString | None = None
@@ -368,7 +369,7 @@ class RollingUpdateDaemonSet(op.Model):
     """The maximum number of DaemonSet pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of total number of DaemonSet pods at the start of the update (ex: 10%). Absolute number is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is 0 Default value is 1. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their pods stopped for an update at any given time. The update starts by stopping at most 30% of those DaemonSet pods and then brings up new DaemonSet pods in their place. Once the new pods are available, it then proceeds onto other DaemonSet pods, thus ensuring that at least 70% of original number of DaemonSet pods are available at all times during the update."""
 
 
-class RollingUpdateDeployment(op.Model):
+class RollingUpdateDeployment(BuiltinModel):
     """Spec to control the desired behavior of rolling update."""
 
     max_surge: op.IntOrString | None = None
@@ -377,7 +378,7 @@ class RollingUpdateDeployment(op.Model):
     """The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new ReplicaSet, ensuring that the total number of pods available at all times during the update is at least 70% of desired pods."""
 
 
-class RollingUpdateStatefulSetStrategy(op.Model):
+class RollingUpdateStatefulSetStrategy(BuiltinModel):
     """RollingUpdateStatefulSetStrategy is used to communicate parameter for RollingUpdateStatefulSetStrategyType."""
 
     max_unavailable: op.IntOrString | None = None
@@ -395,7 +396,7 @@ class RollingUpdateStatefulSetStrategy(op.Model):
         "status",
     ),
 )
-class StatefulSet(op.Model):
+class StatefulSet(BuiltinModel):
     """StatefulSet represents a set of pods with consistent identities. Identities are defined as:
       - Network: A single stable DNS and hostname.
       - Storage: As many VolumeClaims as requested.
@@ -415,7 +416,7 @@ class StatefulSet(op.Model):
     """Status is the current status of Pods in this StatefulSet. This data may be out of date by some window of time."""
 
 
-class StatefulSetCondition(op.Model):
+class StatefulSetCondition(BuiltinModel):
     """StatefulSetCondition describes the state of a statefulset at a certain point."""
 
     last_transition_time: op.Time | None = None
@@ -430,7 +431,7 @@ class StatefulSetCondition(op.Model):
     """Type of statefulset condition."""
 
 
-class StatefulSetOrdinals(op.Model):
+class StatefulSetOrdinals(BuiltinModel):
     """StatefulSetOrdinals describes the policy used for replica ordinal assignment in this StatefulSet."""
 
     start: Annotated[int, op.Format("int32")] | None = None
@@ -440,7 +441,7 @@ class StatefulSetOrdinals(op.Model):
       [0, .spec.replicas)."""
 
 
-class StatefulSetPersistentVolumeClaimRetentionPolicy(op.Model):
+class StatefulSetPersistentVolumeClaimRetentionPolicy(BuiltinModel):
     """StatefulSetPersistentVolumeClaimRetentionPolicy describes the policy used for PVCs created from the StatefulSet VolumeClaimTemplates."""
 
     when_deleted: PersistentVolumeClaimRetentionPolicyType | None = None
@@ -449,7 +450,7 @@ class StatefulSetPersistentVolumeClaimRetentionPolicy(op.Model):
     """WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be deleted."""
 
 
-class StatefulSetSpec(op.Model):
+class StatefulSetSpec(BuiltinModel):
     """A StatefulSetSpec is the specification of a StatefulSet."""
 
     min_ready_seconds: Annotated[int, op.Format("int32")] | None = None
@@ -480,7 +481,7 @@ class StatefulSetSpec(op.Model):
     """volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name."""
 
 
-class StatefulSetStatus(op.Model):
+class StatefulSetStatus(BuiltinModel):
     """StatefulSetStatus represents the current state of a StatefulSet."""
 
     available_replicas: Annotated[int, op.Format("int32")] | None = None
@@ -508,7 +509,7 @@ class StatefulSetStatus(op.Model):
     """updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision."""
 
 
-class StatefulSetUpdateStrategy(op.Model):
+class StatefulSetUpdateStrategy(BuiltinModel):
     """StatefulSetUpdateStrategy indicates the strategy that the StatefulSet controller will use to perform updates. It includes any additional parameters necessary to perform the update for the indicated strategy."""
 
     rolling_update: RollingUpdateStatefulSetStrategy | None = None

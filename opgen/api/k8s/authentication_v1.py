@@ -16,6 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
     plural="selfsubjectreviews",
     scope="Cluster",
 )
-class SelfSubjectReview(op.Model):
+class SelfSubjectReview(BuiltinModel):
     """SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase."""
 
     api_version: str | None = None
@@ -47,7 +48,7 @@ class SelfSubjectReview(op.Model):
     """status is filled in by the server with the user attributes."""
 
 
-class SelfSubjectReviewStatus(op.Model):
+class SelfSubjectReviewStatus(BuiltinModel):
     """SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user."""
 
     user_info: UserInfo | None = None
@@ -57,7 +58,7 @@ class SelfSubjectReviewStatus(op.Model):
 @resource(
     group="authentication.k8s.io", version="v1", plural="tokenreviews", scope="Cluster"
 )
-class TokenReview(op.Model):
+class TokenReview(BuiltinModel):
     """TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver."""
 
     api_version: str | None = None
@@ -72,7 +73,7 @@ class TokenReview(op.Model):
     """status is filled in by the server and indicates whether the request can be authenticated."""
 
 
-class TokenReviewSpec(op.Model):
+class TokenReviewSpec(BuiltinModel):
     """TokenReviewSpec is a description of the token authentication request."""
 
     audiences: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -81,7 +82,7 @@ class TokenReviewSpec(op.Model):
     """token is the opaque bearer token."""
 
 
-class TokenReviewStatus(op.Model):
+class TokenReviewStatus(BuiltinModel):
     """TokenReviewStatus is the result of the token authentication request."""
 
     audiences: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -94,7 +95,7 @@ class TokenReviewStatus(op.Model):
     """user is the UserInfo associated with the provided token."""
 
 
-class UserInfo(op.Model):
+class UserInfo(BuiltinModel):
     """UserInfo holds the information about the user needed to implement the user.Info interface."""
 
     extra: dict[str, list[str]] | None = None

@@ -16,6 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import meta_v1
 from opgen.engine.builtin import resource
 
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 
-class FieldSelectorAttributes(op.Model):
+class FieldSelectorAttributes(BuiltinModel):
     """FieldSelectorAttributes indicates a field limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid."""
 
     raw_selector: str | None = None
@@ -49,7 +50,7 @@ class FieldSelectorAttributes(op.Model):
     """requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood."""
 
 
-class LabelSelectorAttributes(op.Model):
+class LabelSelectorAttributes(BuiltinModel):
     """LabelSelectorAttributes indicates a label limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid."""
 
     raw_selector: str | None = None
@@ -63,7 +64,7 @@ class LabelSelectorAttributes(op.Model):
 @resource(
     group="authorization.k8s.io", version="v1", plural="localsubjectaccessreviews"
 )
-class LocalSubjectAccessReview(op.Model):
+class LocalSubjectAccessReview(BuiltinModel):
     """LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking."""
 
     api_version: str | None = None
@@ -78,7 +79,7 @@ class LocalSubjectAccessReview(op.Model):
     """status is filled in by the server and indicates whether the request is allowed or not"""
 
 
-class NonResourceAttributes(op.Model):
+class NonResourceAttributes(BuiltinModel):
     """NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface"""
 
     path: str | None = None
@@ -87,7 +88,7 @@ class NonResourceAttributes(op.Model):
     """verb is the standard HTTP verb"""
 
 
-class NonResourceRule(op.Model):
+class NonResourceRule(BuiltinModel):
     """NonResourceRule holds information that describes a rule for the non-resource"""
 
     non_resource_urls: Annotated[list[str], op.ListType("atomic")] | None = Field(
@@ -98,7 +99,7 @@ class NonResourceRule(op.Model):
     """verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all."""
 
 
-class ResourceAttributes(op.Model):
+class ResourceAttributes(BuiltinModel):
     """ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface"""
 
     field_selector: FieldSelectorAttributes | None = None
@@ -121,7 +122,7 @@ class ResourceAttributes(op.Model):
     """version is the API Version of the Resource.  "*" means all."""
 
 
-class ResourceRule(op.Model):
+class ResourceRule(BuiltinModel):
     """ResourceRule is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete."""
 
     api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -141,7 +142,7 @@ class ResourceRule(op.Model):
     plural="selfsubjectaccessreviews",
     scope="Cluster",
 )
-class SelfSubjectAccessReview(op.Model):
+class SelfSubjectAccessReview(BuiltinModel):
     """SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means "in all namespaces".  Self is a special case, because users should always be able to check whether they can perform an action"""
 
     api_version: str | None = None
@@ -156,7 +157,7 @@ class SelfSubjectAccessReview(op.Model):
     """status is filled in by the server and indicates whether the request is allowed or not"""
 
 
-class SelfSubjectAccessReviewSpec(op.Model):
+class SelfSubjectAccessReviewSpec(BuiltinModel):
     """SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set"""
 
     non_resource_attributes: NonResourceAttributes | None = None
@@ -171,7 +172,7 @@ class SelfSubjectAccessReviewSpec(op.Model):
     plural="selfsubjectrulesreviews",
     scope="Cluster",
 )
-class SelfSubjectRulesReview(op.Model):
+class SelfSubjectRulesReview(BuiltinModel):
     """SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace. The returned list of actions may be incomplete depending on the server's authorization mode, and any errors experienced during the evaluation. SelfSubjectRulesReview should be used by UIs to show/hide actions, or to quickly let an end user reason about their permissions. It should NOT Be used by external systems to drive authorization decisions as this raises confused deputy, cache lifetime/revocation, and correctness concerns. SubjectAccessReview, and LocalAccessReview are the correct way to defer authorization decisions to the API server."""
 
     api_version: str | None = None
@@ -186,7 +187,7 @@ class SelfSubjectRulesReview(op.Model):
     """status is filled in by the server and indicates the set of actions a user can perform."""
 
 
-class SelfSubjectRulesReviewSpec(op.Model):
+class SelfSubjectRulesReviewSpec(BuiltinModel):
     """SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview."""
 
     namespace: str | None = None
@@ -199,7 +200,7 @@ class SelfSubjectRulesReviewSpec(op.Model):
     plural="subjectaccessreviews",
     scope="Cluster",
 )
-class SubjectAccessReview(op.Model):
+class SubjectAccessReview(BuiltinModel):
     """SubjectAccessReview checks whether or not a user or group can perform an action."""
 
     api_version: str | None = None
@@ -214,7 +215,7 @@ class SubjectAccessReview(op.Model):
     """status is filled in by the server and indicates whether the request is allowed or not"""
 
 
-class SubjectAccessReviewSpec(op.Model):
+class SubjectAccessReviewSpec(BuiltinModel):
     """SubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set"""
 
     extra: dict[str, list[str]] | None = None
@@ -231,7 +232,7 @@ class SubjectAccessReviewSpec(op.Model):
     """user is the user you're testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups"""
 
 
-class SubjectAccessReviewStatus(op.Model):
+class SubjectAccessReviewStatus(BuiltinModel):
     """SubjectAccessReviewStatus"""
 
     allowed: bool
@@ -244,7 +245,7 @@ class SubjectAccessReviewStatus(op.Model):
     """reason is optional.  It indicates why a request was allowed or denied."""
 
 
-class SubjectRulesReviewStatus(op.Model):
+class SubjectRulesReviewStatus(BuiltinModel):
     """SubjectRulesReviewStatus contains the result of a rules check. This check can be incomplete depending on the set of authorizers the server is configured with and any errors experienced during evaluation. Because authorization rules are additive, if a rule appears in a list it's safe to assume the subject has that permission, even if that list is incomplete."""
 
     evaluation_error: str | None = None

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import meta_v1
 from opgen.engine.builtin import resource
 
@@ -102,7 +103,7 @@ ScalingPolicySelect = TypeAliasType(
 )
 
 
-class ContainerResourceMetricSource(op.Model):
+class ContainerResourceMetricSource(BuiltinModel):
     """ContainerResourceMetricSource indicates how to scale on a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  The values will be averaged together before being compared to the target.  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.  Only one "target" type should be set."""
 
     container: str
@@ -113,7 +114,7 @@ class ContainerResourceMetricSource(op.Model):
     """target specifies the target value for the given metric"""
 
 
-class ContainerResourceMetricStatus(op.Model):
+class ContainerResourceMetricStatus(BuiltinModel):
     """ContainerResourceMetricStatus indicates the current value of a resource metric known to Kubernetes, as specified in requests and limits, describing a single container in each pod in the current scale target (e.g. CPU or memory).  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
 
     container: str
@@ -124,7 +125,7 @@ class ContainerResourceMetricStatus(op.Model):
     """name is the name of the resource in question."""
 
 
-class CrossVersionObjectReference(op.Model):
+class CrossVersionObjectReference(BuiltinModel):
     """CrossVersionObjectReference contains enough information to let you identify the referred resource."""
 
     api_version: str | None = None
@@ -135,7 +136,7 @@ class CrossVersionObjectReference(op.Model):
     """name is the name of the referent; More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
 
 
-class ExternalMetricSource(op.Model):
+class ExternalMetricSource(BuiltinModel):
     """ExternalMetricSource indicates how to scale on a metric not associated with any Kubernetes object (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster)."""
 
     metric: MetricIdentifier
@@ -144,7 +145,7 @@ class ExternalMetricSource(op.Model):
     """target specifies the target value for the given metric"""
 
 
-class ExternalMetricStatus(op.Model):
+class ExternalMetricStatus(BuiltinModel):
     """ExternalMetricStatus indicates the current value of a global metric not associated with any Kubernetes object."""
 
     current: MetricValueStatus
@@ -153,7 +154,7 @@ class ExternalMetricStatus(op.Model):
     """metric identifies the target metric by name and selector"""
 
 
-class HPAScalingPolicy(op.Model):
+class HPAScalingPolicy(BuiltinModel):
     """HPAScalingPolicy is a single policy which must hold true for a specified past interval."""
 
     period_seconds: Annotated[int, op.Format("int32")]
@@ -164,7 +165,7 @@ class HPAScalingPolicy(op.Model):
     """value contains the amount of change which is permitted by the policy. It must be greater than zero"""
 
 
-class HPAScalingRules(op.Model):
+class HPAScalingRules(BuiltinModel):
     """HPAScalingRules configures the scaling behavior for one direction via scaling Policy Rules and a configurable metric tolerance.
 
     Scaling Policy Rules are applied after calculating DesiredReplicas from metrics for the HPA. They can limit the scaling velocity by specifying scaling policies. They can prevent flapping by specifying the stabilization window, so that the number of replicas is not set instantly, instead, the safest value from the stabilization window is chosen.
@@ -192,7 +193,7 @@ class HPAScalingRules(op.Model):
     plural="horizontalpodautoscalers",
     subresources=("status",),
 )
-class HorizontalPodAutoscaler(op.Model):
+class HorizontalPodAutoscaler(BuiltinModel):
     """HorizontalPodAutoscaler is the configuration for a horizontal pod autoscaler, which automatically manages the replica count of any resource implementing the scale subresource based on the metrics specified."""
 
     api_version: str | None = None
@@ -207,7 +208,7 @@ class HorizontalPodAutoscaler(op.Model):
     """status is the current information about the autoscaler."""
 
 
-class HorizontalPodAutoscalerBehavior(op.Model):
+class HorizontalPodAutoscalerBehavior(BuiltinModel):
     """HorizontalPodAutoscalerBehavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively)."""
 
     scale_down: HPAScalingRules | None = None
@@ -219,7 +220,7 @@ class HorizontalPodAutoscalerBehavior(op.Model):
     No stabilization is used."""
 
 
-class HorizontalPodAutoscalerCondition(op.Model):
+class HorizontalPodAutoscalerCondition(BuiltinModel):
     """HorizontalPodAutoscalerCondition describes the state of a HorizontalPodAutoscaler at a certain point."""
 
     last_transition_time: op.Time | None = None
@@ -234,7 +235,7 @@ class HorizontalPodAutoscalerCondition(op.Model):
     """type describes the current condition"""
 
 
-class HorizontalPodAutoscalerSpec(op.Model):
+class HorizontalPodAutoscalerSpec(BuiltinModel):
     """HorizontalPodAutoscalerSpec describes the desired functionality of the HorizontalPodAutoscaler."""
 
     behavior: HorizontalPodAutoscalerBehavior | None = None
@@ -249,7 +250,7 @@ class HorizontalPodAutoscalerSpec(op.Model):
     """scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count."""
 
 
-class HorizontalPodAutoscalerStatus(op.Model):
+class HorizontalPodAutoscalerStatus(BuiltinModel):
     """HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler."""
 
     conditions: (
@@ -273,7 +274,7 @@ class HorizontalPodAutoscalerStatus(op.Model):
     """observedGeneration is the most recent generation observed by this autoscaler."""
 
 
-class MetricIdentifier(op.Model):
+class MetricIdentifier(BuiltinModel):
     """MetricIdentifier defines the name and optionally selector for a metric"""
 
     name: str
@@ -282,7 +283,7 @@ class MetricIdentifier(op.Model):
     """selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics."""
 
 
-class MetricSpec(op.Model):
+class MetricSpec(BuiltinModel):
     """MetricSpec specifies how to scale based on a single metric (only `type` and one other matching field should be set at once)."""
 
     container_resource: ContainerResourceMetricSource | None = None
@@ -299,7 +300,7 @@ class MetricSpec(op.Model):
     """type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object."""
 
 
-class MetricStatus(op.Model):
+class MetricStatus(BuiltinModel):
     """MetricStatus describes the last-read state of a single metric."""
 
     container_resource: ContainerResourceMetricStatus | None = None
@@ -316,7 +317,7 @@ class MetricStatus(op.Model):
     """type is the type of metric source.  It will be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each corresponds to a matching field in the object."""
 
 
-class MetricTarget(op.Model):
+class MetricTarget(BuiltinModel):
     """MetricTarget defines the target value, average value, or average utilization of a specific metric"""
 
     average_utilization: Annotated[int, op.Format("int32")] | None = None
@@ -329,7 +330,7 @@ class MetricTarget(op.Model):
     """value is the target value of the metric (as a quantity)."""
 
 
-class MetricValueStatus(op.Model):
+class MetricValueStatus(BuiltinModel):
     """MetricValueStatus holds the current value for a metric"""
 
     average_utilization: Annotated[int, op.Format("int32")] | None = None
@@ -340,7 +341,7 @@ class MetricValueStatus(op.Model):
     """value is the current value of the metric (as a quantity)."""
 
 
-class ObjectMetricSource(op.Model):
+class ObjectMetricSource(BuiltinModel):
     """ObjectMetricSource indicates how to scale on a metric describing a kubernetes object (for example, hits-per-second on an Ingress object)."""
 
     described_object: CrossVersionObjectReference
@@ -351,7 +352,7 @@ class ObjectMetricSource(op.Model):
     """target specifies the target value for the given metric"""
 
 
-class ObjectMetricStatus(op.Model):
+class ObjectMetricStatus(BuiltinModel):
     """ObjectMetricStatus indicates the current value of a metric describing a kubernetes object (for example, hits-per-second on an Ingress object)."""
 
     current: MetricValueStatus
@@ -362,7 +363,7 @@ class ObjectMetricStatus(op.Model):
     """metric identifies the target metric by name and selector"""
 
 
-class PodsMetricSource(op.Model):
+class PodsMetricSource(BuiltinModel):
     """PodsMetricSource indicates how to scale on a metric describing each pod in the current scale target (for example, transactions-processed-per-second). The values will be averaged together before being compared to the target value."""
 
     metric: MetricIdentifier
@@ -371,7 +372,7 @@ class PodsMetricSource(op.Model):
     """target specifies the target value for the given metric"""
 
 
-class PodsMetricStatus(op.Model):
+class PodsMetricStatus(BuiltinModel):
     """PodsMetricStatus indicates the current value of a metric describing each pod in the current scale target (for example, transactions-processed-per-second)."""
 
     current: MetricValueStatus
@@ -380,7 +381,7 @@ class PodsMetricStatus(op.Model):
     """metric identifies the target metric by name and selector"""
 
 
-class ResourceMetricSource(op.Model):
+class ResourceMetricSource(BuiltinModel):
     """ResourceMetricSource indicates how to scale on a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  The values will be averaged together before being compared to the target.  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.  Only one "target" type should be set."""
 
     name: str
@@ -389,7 +390,7 @@ class ResourceMetricSource(op.Model):
     """target specifies the target value for the given metric"""
 
 
-class ResourceMetricStatus(op.Model):
+class ResourceMetricStatus(BuiltinModel):
     """ResourceMetricStatus indicates the current value of a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
 
     current: MetricValueStatus

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import core_v1, meta_v1
 from opgen.engine.builtin import resource
 
@@ -88,7 +89,7 @@ PodReplacementPolicy = TypeAliasType(
 
 
 @resource(group="batch", version="v1", plural="cronjobs", subresources=("status",))
-class CronJob(op.Model):
+class CronJob(BuiltinModel):
     """CronJob represents the configuration of a single cron job."""
 
     api_version: str | None = None
@@ -103,7 +104,7 @@ class CronJob(op.Model):
     """Current status of a cron job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class CronJobSpec(op.Model):
+class CronJobSpec(BuiltinModel):
     """CronJobSpec describes how the job execution will look like and when it will actually run."""
 
     concurrency_policy: ConcurrencyPolicy | None = None
@@ -126,7 +127,7 @@ class CronJobSpec(op.Model):
     """The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"""
 
 
-class CronJobStatus(op.Model):
+class CronJobStatus(BuiltinModel):
     """CronJobStatus represents the current state of a cron job."""
 
     active: Annotated[list[op.ObjectReference], op.ListType("atomic")] | None = None
@@ -138,7 +139,7 @@ class CronJobStatus(op.Model):
 
 
 @resource(group="batch", version="v1", plural="jobs", subresources=("status",))
-class Job(op.Model):
+class Job(BuiltinModel):
     """Job represents the configuration of a single job."""
 
     api_version: str | None = None
@@ -153,7 +154,7 @@ class Job(op.Model):
     """Current status of a job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class JobCondition(op.Model):
+class JobCondition(BuiltinModel):
     """JobCondition describes current state of a job."""
 
     last_probe_time: op.Time | None = None
@@ -170,7 +171,7 @@ class JobCondition(op.Model):
     """Type of job condition, Complete or Failed."""
 
 
-class JobSpec(op.Model):
+class JobSpec(BuiltinModel):
     """JobSpec describes how the job execution will look like."""
 
     active_deadline_seconds: Annotated[int, op.Format("int64")] | None = None
@@ -218,7 +219,7 @@ class JobSpec(op.Model):
     """ttlSecondsAfterFinished limits the lifetime of a Job that has finished execution (either Complete or Failed). If this field is set, ttlSecondsAfterFinished after the Job finishes, it is eligible to be automatically deleted. When the Job is being deleted, its lifecycle guarantees (e.g. finalizers) will be honored. If this field is unset, the Job won't be automatically deleted. If this field is set to zero, the Job becomes eligible to be deleted immediately after it finishes."""
 
 
-class JobStatus(op.Model):
+class JobStatus(BuiltinModel):
     """JobStatus represents the current state of a Job."""
 
     active: Annotated[int, op.Format("int32")] | None = None
@@ -260,7 +261,7 @@ class JobStatus(op.Model):
     Old jobs might not be tracked using this field, in which case the field remains null. The structure is empty for finished jobs."""
 
 
-class JobTemplateSpec(op.Model):
+class JobTemplateSpec(BuiltinModel):
     """JobTemplateSpec describes the data a Job should have when created from a template"""
 
     metadata: op.ObjectMeta | None = None
@@ -269,14 +270,14 @@ class JobTemplateSpec(op.Model):
     """Specification of the desired behavior of the job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class PodFailurePolicy(op.Model):
+class PodFailurePolicy(BuiltinModel):
     """PodFailurePolicy describes how failed pods influence the backoffLimit."""
 
     rules: Annotated[list[PodFailurePolicyRule], op.ListType("atomic")]
     """A list of pod failure policy rules. The rules are evaluated in order. Once a rule matches a Pod failure, the remaining of the rules are ignored. When no rule matches the Pod failure, the default handling applies - the counter of pod failures is incremented and it is checked against the backoffLimit. At most 20 elements are allowed."""
 
 
-class PodFailurePolicyOnExitCodesRequirement(op.Model):
+class PodFailurePolicyOnExitCodesRequirement(BuiltinModel):
     """PodFailurePolicyOnExitCodesRequirement describes the requirement for handling a failed pod based on its container exit codes. In particular, it lookups the .state.terminated.exitCode for each app container and init container status, represented by the .status.containerStatuses and .status.initContainerStatuses fields in the Pod status, respectively. Containers completed with success (exit code 0) are excluded from the requirement check."""
 
     container_name: str | None = None
@@ -295,7 +296,7 @@ class PodFailurePolicyOnExitCodesRequirement(op.Model):
     """Specifies the set of values. Each returned container exit code (might be multiple in case of multiple containers) is checked against this set of values with respect to the operator. The list of values must be ordered and must not contain duplicates. Value '0' cannot be used for the In operator. At least one element is required. At most 255 elements are allowed."""
 
 
-class PodFailurePolicyOnPodConditionsPattern(op.Model):
+class PodFailurePolicyOnPodConditionsPattern(BuiltinModel):
     """PodFailurePolicyOnPodConditionsPattern describes a pattern for matching an actual pod condition type."""
 
     status: str | None = None
@@ -304,7 +305,7 @@ class PodFailurePolicyOnPodConditionsPattern(op.Model):
     """Specifies the required Pod condition type. To match a pod condition it is required that specified type equals the pod condition type."""
 
 
-class PodFailurePolicyRule(op.Model):
+class PodFailurePolicyRule(BuiltinModel):
     """PodFailurePolicyRule describes how a pod failure is handled when the requirements are met. One of onExitCodes and onPodConditions, but not both, can be used in each rule."""
 
     action: PodFailurePolicyAction
@@ -328,14 +329,14 @@ class PodFailurePolicyRule(op.Model):
     """Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed."""
 
 
-class SuccessPolicy(op.Model):
+class SuccessPolicy(BuiltinModel):
     """SuccessPolicy describes when a Job can be declared as succeeded based on the success of some indexes."""
 
     rules: Annotated[list[SuccessPolicyRule], op.ListType("atomic")]
     """rules represents the list of alternative rules for the declaring the Jobs as successful before `.status.succeeded >= .spec.completions`. Once any of the rules are met, the "SuccessCriteriaMet" condition is added, and the lingering pods are removed. The terminal state for such a Job has the "Complete" condition. Additionally, these rules are evaluated in order; Once the Job meets one of the rules, other rules are ignored. At most 20 elements are allowed."""
 
 
-class SuccessPolicyRule(op.Model):
+class SuccessPolicyRule(BuiltinModel):
     """SuccessPolicyRule describes rule for declaring a Job as succeeded. Each rule must have at least one of the "succeededIndexes" or "succeededCount" specified."""
 
     succeeded_count: Annotated[int, op.Format("int32")] | None = None
@@ -344,7 +345,7 @@ class SuccessPolicyRule(op.Model):
     """succeededIndexes specifies the set of indexes which need to be contained in the actual set of the succeeded indexes for the Job. The list of indexes must be within 0 to ".spec.completions-1" and must not contain duplicates. At least one element is required. The indexes are represented as intervals separated by commas. The intervals can be a decimal integer or a pair of decimal integers separated by a hyphen. The number are listed in represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". When this field is null, this field doesn't default to any value and is never evaluated at any time."""
 
 
-class UncountedTerminatedPods(op.Model):
+class UncountedTerminatedPods(BuiltinModel):
     """UncountedTerminatedPods holds UIDs of Pods that have terminated but haven't been accounted in Job status counters."""
 
     failed: Annotated[list[str], op.ListType("set")] | None = None

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -61,7 +62,7 @@ RequestConditionType = TypeAliasType(
         "status",
     ),
 )
-class CertificateSigningRequest(op.Model):
+class CertificateSigningRequest(BuiltinModel):
     """CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.
 
     Kubelets use this API to obtain:
@@ -82,7 +83,7 @@ class CertificateSigningRequest(op.Model):
     """status contains information about whether the request is approved or denied, and the certificate issued by the signer, or the failure condition indicating signer failure."""
 
 
-class CertificateSigningRequestCondition(op.Model):
+class CertificateSigningRequestCondition(BuiltinModel):
     """CertificateSigningRequestCondition describes a condition of a CertificateSigningRequest object"""
 
     last_transition_time: op.Time | None = None
@@ -109,7 +110,7 @@ class CertificateSigningRequestCondition(op.Model):
     Only one condition of a given type is allowed."""
 
 
-class CertificateSigningRequestSpec(op.Model):
+class CertificateSigningRequestSpec(BuiltinModel):
     """CertificateSigningRequestSpec contains the certificate request."""
 
     expiration_seconds: Annotated[int, op.Format("int32")] | None = None
@@ -174,7 +175,7 @@ class CertificateSigningRequestSpec(op.Model):
     """username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable."""
 
 
-class CertificateSigningRequestStatus(op.Model):
+class CertificateSigningRequestStatus(BuiltinModel):
     """CertificateSigningRequestStatus contains conditions used to indicate approved/denied/failed status of the request, and the issued certificate."""
 
     certificate: op.Bytes | None = None

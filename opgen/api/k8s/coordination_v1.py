@@ -16,6 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -25,7 +26,7 @@ __all__ = [
 
 
 @resource(group="coordination.k8s.io", version="v1", plural="leases")
-class Lease(op.Model):
+class Lease(BuiltinModel):
     """Lease defines a lease concept."""
 
     api_version: str | None = None
@@ -38,7 +39,7 @@ class Lease(op.Model):
     """spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class LeaseSpec(op.Model):
+class LeaseSpec(BuiltinModel):
     """LeaseSpec is a specification of a Lease."""
 
     acquire_time: op.MicroTime | None = None

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import meta_v1
 from opgen.engine.builtin import resource
 
@@ -757,7 +758,7 @@ URIScheme = TypeAliasType(
 )
 
 
-class AWSElasticBlockStoreVolumeSource(op.Model):
+class AWSElasticBlockStoreVolumeSource(BuiltinModel):
     """Represents a Persistent Disk resource in AWS.
 
     An AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling.
@@ -773,7 +774,7 @@ class AWSElasticBlockStoreVolumeSource(op.Model):
     """volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
 
 
-class Affinity(op.Model):
+class Affinity(BuiltinModel):
     """Affinity is a group of affinity scheduling rules."""
 
     node_affinity: NodeAffinity | None = None
@@ -784,7 +785,7 @@ class Affinity(op.Model):
     """Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s))."""
 
 
-class AppArmorProfile(op.Model):
+class AppArmorProfile(BuiltinModel):
     """AppArmorProfile defines a pod or container's AppArmor settings."""
 
     localhost_profile: str | None = None
@@ -796,7 +797,7 @@ class AppArmorProfile(op.Model):
       Unconfined - no AppArmor enforcement."""
 
 
-class AttachedVolume(op.Model):
+class AttachedVolume(BuiltinModel):
     """AttachedVolume describes a volume attached to a node"""
 
     device_path: str
@@ -805,7 +806,7 @@ class AttachedVolume(op.Model):
     """Name of the attached volume"""
 
 
-class AzureDiskVolumeSource(op.Model):
+class AzureDiskVolumeSource(BuiltinModel):
     """AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod."""
 
     caching_mode: str | None = None
@@ -822,7 +823,7 @@ class AzureDiskVolumeSource(op.Model):
     """readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
 
 
-class AzureFilePersistentVolumeSource(op.Model):
+class AzureFilePersistentVolumeSource(BuiltinModel):
     """AzureFile represents an Azure File Service mount on the host and bind mount to the pod."""
 
     read_only: bool | None = None
@@ -835,7 +836,7 @@ class AzureFilePersistentVolumeSource(op.Model):
     """shareName is the azure Share Name"""
 
 
-class AzureFileVolumeSource(op.Model):
+class AzureFileVolumeSource(BuiltinModel):
     """AzureFile represents an Azure File Service mount on the host and bind mount to the pod."""
 
     read_only: bool | None = None
@@ -847,7 +848,7 @@ class AzureFileVolumeSource(op.Model):
 
 
 @resource(group="", version="v1", plural="bindings")
-class Binding(op.Model):
+class Binding(BuiltinModel):
     """Binding ties one object to another; for example, a pod is bound to a node by a scheduler."""
 
     api_version: str | None = None
@@ -860,7 +861,7 @@ class Binding(op.Model):
     """The target object that you want to bind to the standard object."""
 
 
-class CSIPersistentVolumeSource(op.Model):
+class CSIPersistentVolumeSource(BuiltinModel):
     """Represents storage that is managed by an external CSI volume driver"""
 
     controller_expand_secret_ref: SecretReference | None = None
@@ -885,7 +886,7 @@ class CSIPersistentVolumeSource(op.Model):
     """volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required."""
 
 
-class CSIVolumeSource(op.Model):
+class CSIVolumeSource(BuiltinModel):
     """Represents a source location of a volume to mount, managed by an external CSI driver"""
 
     driver: str
@@ -900,7 +901,7 @@ class CSIVolumeSource(op.Model):
     """volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values."""
 
 
-class Capabilities(op.Model):
+class Capabilities(BuiltinModel):
     """Adds and removes POSIX capabilities from running containers."""
 
     add: Annotated[list[Capability], op.ListType("atomic")] | None = None
@@ -909,7 +910,7 @@ class Capabilities(op.Model):
     """Removed capabilities"""
 
 
-class CephFSPersistentVolumeSource(op.Model):
+class CephFSPersistentVolumeSource(BuiltinModel):
     """Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling."""
 
     monitors: Annotated[list[str], op.ListType("atomic")]
@@ -926,7 +927,7 @@ class CephFSPersistentVolumeSource(op.Model):
     """user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
 
 
-class CephFSVolumeSource(op.Model):
+class CephFSVolumeSource(BuiltinModel):
     """Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling."""
 
     monitors: Annotated[list[str], op.ListType("atomic")]
@@ -943,7 +944,7 @@ class CephFSVolumeSource(op.Model):
     """user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
 
 
-class CinderPersistentVolumeSource(op.Model):
+class CinderPersistentVolumeSource(BuiltinModel):
     """Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling."""
 
     fs_type: str | None = None
@@ -956,7 +957,7 @@ class CinderPersistentVolumeSource(op.Model):
     """volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md"""
 
 
-class CinderVolumeSource(op.Model):
+class CinderVolumeSource(BuiltinModel):
     """Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling."""
 
     fs_type: str | None = None
@@ -969,14 +970,14 @@ class CinderVolumeSource(op.Model):
     """volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md"""
 
 
-class ClientIPConfig(op.Model):
+class ClientIPConfig(BuiltinModel):
     """ClientIPConfig represents the configurations of Client IP based session affinity."""
 
     timeout_seconds: Annotated[int, op.Format("int32")] | None = None
     """timeoutSeconds specifies the seconds of ClientIP type session sticky time. The value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP". Default value is 10800(for 3 hours)."""
 
 
-class ClusterTrustBundleProjection(op.Model):
+class ClusterTrustBundleProjection(BuiltinModel):
     """ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem."""
 
     label_selector: meta_v1.LabelSelector | None = None
@@ -991,7 +992,7 @@ class ClusterTrustBundleProjection(op.Model):
     """Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated."""
 
 
-class ComponentCondition(op.Model):
+class ComponentCondition(BuiltinModel):
     """Information about the condition of a component."""
 
     error: str | None = None
@@ -1005,7 +1006,7 @@ class ComponentCondition(op.Model):
 
 
 @resource(group="", version="v1", plural="componentstatuses", scope="Cluster")
-class ComponentStatus(op.Model):
+class ComponentStatus(BuiltinModel):
     """ComponentStatus (and ComponentStatusList) holds the cluster validation info. Deprecated: This API is deprecated in v1.19+"""
 
     api_version: str | None = None
@@ -1022,7 +1023,7 @@ class ComponentStatus(op.Model):
 
 
 @resource(group="", version="v1", plural="configmaps")
-class ConfigMap(op.Model):
+class ConfigMap(BuiltinModel):
     """ConfigMap holds configuration data for pods to consume."""
 
     api_version: str | None = None
@@ -1040,7 +1041,7 @@ class ConfigMap(op.Model):
 
 
 @op.StructType("atomic")
-class ConfigMapEnvSource(op.Model):
+class ConfigMapEnvSource(BuiltinModel):
     """ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.
 
     The contents of the target ConfigMap's Data field will represent the key-value pairs as environment variables.
@@ -1053,7 +1054,7 @@ class ConfigMapEnvSource(op.Model):
 
 
 @op.StructType("atomic")
-class ConfigMapKeySelector(op.Model):
+class ConfigMapKeySelector(BuiltinModel):
     """Selects a key from a ConfigMap."""
 
     key: str
@@ -1064,7 +1065,7 @@ class ConfigMapKeySelector(op.Model):
     """Specify whether the ConfigMap or its key must be defined"""
 
 
-class ConfigMapNodeConfigSource(op.Model):
+class ConfigMapNodeConfigSource(BuiltinModel):
     """ConfigMapNodeConfigSource contains the information to reference a ConfigMap as a config source for the Node. This API is deprecated since 1.22: https://git.k8s.io/enhancements/keps/sig-node/281-dynamic-kubelet-configuration"""
 
     kubelet_config_key: str
@@ -1080,7 +1081,7 @@ class ConfigMapNodeConfigSource(op.Model):
 
 
 @op.StructType("atomic")
-class ConfigMapProjection(op.Model):
+class ConfigMapProjection(BuiltinModel):
     """Adapts a ConfigMap into a projected volume.
 
     The contents of the target ConfigMap's Data field will be presented in a projected volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. Note that this is identical to a configmap volume source without the default mode.
@@ -1095,7 +1096,7 @@ class ConfigMapProjection(op.Model):
 
 
 @op.StructType("atomic")
-class ConfigMapVolumeSource(op.Model):
+class ConfigMapVolumeSource(BuiltinModel):
     """Adapts a ConfigMap into a volume.
 
     The contents of the target ConfigMap's Data field will be presented in a volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. ConfigMap volumes support ownership management and SELinux relabeling.
@@ -1111,7 +1112,7 @@ class ConfigMapVolumeSource(op.Model):
     """optional specify whether the ConfigMap or its keys must be defined"""
 
 
-class Container(op.Model):
+class Container(BuiltinModel):
     """A single application container that you want to run within a pod."""
 
     args: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -1186,7 +1187,7 @@ class Container(op.Model):
     """Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated."""
 
 
-class ContainerExtendedResourceRequest(op.Model):
+class ContainerExtendedResourceRequest(BuiltinModel):
     """ContainerExtendedResourceRequest has the mapping of container name, extended resource name to the device request name."""
 
     container_name: str
@@ -1197,7 +1198,7 @@ class ContainerExtendedResourceRequest(op.Model):
     """The name of the extended resource in that container which gets backed by DRA."""
 
 
-class ContainerImage(op.Model):
+class ContainerImage(BuiltinModel):
     """Describe a container image"""
 
     names: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -1206,7 +1207,7 @@ class ContainerImage(op.Model):
     """The size of the image in bytes."""
 
 
-class ContainerPort(op.Model):
+class ContainerPort(BuiltinModel):
     """ContainerPort represents a network port in a single container."""
 
     container_port: Annotated[int, op.Format("int32")]
@@ -1221,7 +1222,7 @@ class ContainerPort(op.Model):
     """Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP"."""
 
 
-class ContainerResizePolicy(op.Model):
+class ContainerResizePolicy(BuiltinModel):
     """ContainerResizePolicy represents resource resize policy for the container."""
 
     resource_name: ResourceName
@@ -1230,7 +1231,7 @@ class ContainerResizePolicy(op.Model):
     """Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired."""
 
 
-class ContainerRestartRule(op.Model):
+class ContainerRestartRule(BuiltinModel):
     """ContainerRestartRule describes how a container exit is handled."""
 
     action: ContainerRestartRuleAction
@@ -1239,7 +1240,7 @@ class ContainerRestartRule(op.Model):
     """Represents the exit codes to check on container exits."""
 
 
-class ContainerRestartRuleOnExitCodes(op.Model):
+class ContainerRestartRuleOnExitCodes(BuiltinModel):
     """ContainerRestartRuleOnExitCodes describes the condition for handling an exited container based on its exit codes."""
 
     operator: ContainerRestartRuleOnExitCodesOperator
@@ -1253,7 +1254,7 @@ class ContainerRestartRuleOnExitCodes(op.Model):
     """Specifies the set of values to check for container exit codes. At most 255 elements are allowed."""
 
 
-class ContainerState(op.Model):
+class ContainerState(BuiltinModel):
     """ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting."""
 
     running: ContainerStateRunning | None = None
@@ -1264,14 +1265,14 @@ class ContainerState(op.Model):
     """Details about a waiting container"""
 
 
-class ContainerStateRunning(op.Model):
+class ContainerStateRunning(BuiltinModel):
     """ContainerStateRunning is a running state of a container."""
 
     started_at: op.Time | None = None
     """Time at which the container was last (re-)started"""
 
 
-class ContainerStateTerminated(op.Model):
+class ContainerStateTerminated(BuiltinModel):
     """ContainerStateTerminated is a terminated state of a container."""
 
     container_id: str | None = Field(None, alias="containerID")
@@ -1290,7 +1291,7 @@ class ContainerStateTerminated(op.Model):
     """Time at which previous execution of the container started"""
 
 
-class ContainerStateWaiting(op.Model):
+class ContainerStateWaiting(BuiltinModel):
     """ContainerStateWaiting is a waiting state of a container."""
 
     message: str | None = None
@@ -1299,7 +1300,7 @@ class ContainerStateWaiting(op.Model):
     """(brief) reason the container is not yet running."""
 
 
-class ContainerStatus(op.Model):
+class ContainerStatus(BuiltinModel):
     """ContainerStatus contains details for the current status of this container."""
 
     allocated_resources: dict[str, op.Quantity] | None = None
@@ -1344,28 +1345,28 @@ class ContainerStatus(op.Model):
     """Status of volume mounts."""
 
 
-class ContainerUser(op.Model):
+class ContainerUser(BuiltinModel):
     """ContainerUser represents user identity information"""
 
     linux: LinuxContainerUser | None = None
     """Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so."""
 
 
-class DaemonEndpoint(op.Model):
+class DaemonEndpoint(BuiltinModel):
     """DaemonEndpoint contains information about a single Daemon endpoint."""
 
     port: Annotated[int, op.Format("int32")] = Field(alias="Port")
     """Port number of the given endpoint."""
 
 
-class DownwardAPIProjection(op.Model):
+class DownwardAPIProjection(BuiltinModel):
     """Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode."""
 
     items: Annotated[list[DownwardAPIVolumeFile], op.ListType("atomic")] | None = None
     """Items is a list of DownwardAPIVolume file"""
 
 
-class DownwardAPIVolumeFile(op.Model):
+class DownwardAPIVolumeFile(BuiltinModel):
     """DownwardAPIVolumeFile represents information to create the file containing the pod field"""
 
     field_ref: ObjectFieldSelector | None = None
@@ -1378,7 +1379,7 @@ class DownwardAPIVolumeFile(op.Model):
     """Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported."""
 
 
-class DownwardAPIVolumeSource(op.Model):
+class DownwardAPIVolumeSource(BuiltinModel):
     """DownwardAPIVolumeSource represents a volume containing downward API info. Downward API volumes support ownership management and SELinux relabeling."""
 
     default_mode: Annotated[int, op.Format("int32")] | None = None
@@ -1387,7 +1388,7 @@ class DownwardAPIVolumeSource(op.Model):
     """Items is a list of downward API volume file"""
 
 
-class EmptyDirVolumeSource(op.Model):
+class EmptyDirVolumeSource(BuiltinModel):
     """Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling."""
 
     medium: StorageMedium | None = None
@@ -1397,7 +1398,7 @@ class EmptyDirVolumeSource(op.Model):
 
 
 @op.StructType("atomic")
-class EndpointAddress(op.Model):
+class EndpointAddress(BuiltinModel):
     """EndpointAddress is a tuple that describes single IP address. Deprecated: This API is deprecated in v1.33+."""
 
     hostname: str | None = None
@@ -1411,7 +1412,7 @@ class EndpointAddress(op.Model):
 
 
 @op.StructType("atomic")
-class EndpointPort(op.Model):
+class EndpointPort(BuiltinModel):
     """EndpointPort is a tuple that describes a single port. Deprecated: This API is deprecated in v1.33+."""
 
     app_protocol: str | None = None
@@ -1433,7 +1434,7 @@ class EndpointPort(op.Model):
     """The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP."""
 
 
-class EndpointSubset(op.Model):
+class EndpointSubset(BuiltinModel):
     """EndpointSubset is a group of addresses with a common set of ports. The expanded set of endpoints is the Cartesian product of Addresses x Ports. For example, given:
 
     \t{
@@ -1459,7 +1460,7 @@ class EndpointSubset(op.Model):
 
 
 @resource(group="", version="v1", plural="endpoints")
-class Endpoints(op.Model):
+class Endpoints(BuiltinModel):
     """Endpoints is a collection of endpoints that implement the actual service. Example:
 
     \t Name: "mysvc",
@@ -1488,7 +1489,7 @@ class Endpoints(op.Model):
     """The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service."""
 
 
-class EnvFromSource(op.Model):
+class EnvFromSource(BuiltinModel):
     """EnvFromSource represents the source of a set of ConfigMaps or Secrets"""
 
     config_map_ref: ConfigMapEnvSource | None = None
@@ -1499,7 +1500,7 @@ class EnvFromSource(op.Model):
     """The Secret to select from"""
 
 
-class EnvVar(op.Model):
+class EnvVar(BuiltinModel):
     """EnvVar represents an environment variable present in a Container."""
 
     name: str
@@ -1510,7 +1511,7 @@ class EnvVar(op.Model):
     """Source for the environment variable's value. Cannot be used if value is not empty."""
 
 
-class EnvVarSource(op.Model):
+class EnvVarSource(BuiltinModel):
     """EnvVarSource represents a source for the value of an EnvVar."""
 
     config_map_key_ref: ConfigMapKeySelector | None = None
@@ -1525,7 +1526,7 @@ class EnvVarSource(op.Model):
     """Selects a key of a secret in the pod's namespace"""
 
 
-class EphemeralContainer(op.Model):
+class EphemeralContainer(BuiltinModel):
     """An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.
 
     To add an ephemeral container, use the ephemeralcontainers subresource of an existing Pod. Ephemeral containers may not be removed or restarted.
@@ -1607,7 +1608,7 @@ class EphemeralContainer(op.Model):
     """Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated."""
 
 
-class EphemeralVolumeSource(op.Model):
+class EphemeralVolumeSource(BuiltinModel):
     """Represents an ephemeral volume that is handled by a normal storage driver."""
 
     volume_claim_template: PersistentVolumeClaimTemplate | None = None
@@ -1621,7 +1622,7 @@ class EphemeralVolumeSource(op.Model):
 
 
 @resource(group="", version="v1", plural="events")
-class Event(op.Model):
+class Event(BuiltinModel):
     """Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data."""
 
     action: str | None = None
@@ -1660,7 +1661,7 @@ class Event(op.Model):
     """Type of this event (Normal, Warning), new types could be added in the future"""
 
 
-class EventSeries(op.Model):
+class EventSeries(BuiltinModel):
     """EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time."""
 
     count: Annotated[int, op.Format("int32")] | None = None
@@ -1669,7 +1670,7 @@ class EventSeries(op.Model):
     """Time of the last occurrence observed"""
 
 
-class EventSource(op.Model):
+class EventSource(BuiltinModel):
     """EventSource contains information for an event."""
 
     component: str | None = None
@@ -1678,14 +1679,14 @@ class EventSource(op.Model):
     """Node name on which the event is generated."""
 
 
-class ExecAction(op.Model):
+class ExecAction(BuiltinModel):
     """ExecAction describes a "run in container" action."""
 
     command: Annotated[list[str], op.ListType("atomic")] | None = None
     """Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy."""
 
 
-class FCVolumeSource(op.Model):
+class FCVolumeSource(BuiltinModel):
     """Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling."""
 
     fs_type: str | None = None
@@ -1703,7 +1704,7 @@ class FCVolumeSource(op.Model):
 
 
 @op.StructType("atomic")
-class FileKeySelector(op.Model):
+class FileKeySelector(BuiltinModel):
     """FileKeySelector selects a key of the env file."""
 
     key: str
@@ -1718,7 +1719,7 @@ class FileKeySelector(op.Model):
     """The name of the volume mount containing the env file."""
 
 
-class FlexPersistentVolumeSource(op.Model):
+class FlexPersistentVolumeSource(BuiltinModel):
     """FlexPersistentVolumeSource represents a generic persistent volume resource that is provisioned/attached using an exec based plugin."""
 
     driver: str
@@ -1733,7 +1734,7 @@ class FlexPersistentVolumeSource(op.Model):
     """secretRef is Optional: SecretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts."""
 
 
-class FlexVolumeSource(op.Model):
+class FlexVolumeSource(BuiltinModel):
     """FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin."""
 
     driver: str
@@ -1748,7 +1749,7 @@ class FlexVolumeSource(op.Model):
     """secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts."""
 
 
-class FlockerVolumeSource(op.Model):
+class FlockerVolumeSource(BuiltinModel):
     """Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling."""
 
     dataset_name: str | None = None
@@ -1757,7 +1758,7 @@ class FlockerVolumeSource(op.Model):
     """datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset"""
 
 
-class GCEPersistentDiskVolumeSource(op.Model):
+class GCEPersistentDiskVolumeSource(BuiltinModel):
     """Represents a Persistent Disk resource in Google Compute Engine.
 
     A GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling.
@@ -1773,7 +1774,7 @@ class GCEPersistentDiskVolumeSource(op.Model):
     """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
 
 
-class GRPCAction(op.Model):
+class GRPCAction(BuiltinModel):
     """GRPCAction specifies an action involving a GRPC service."""
 
     port: Annotated[int, op.Format("int32")]
@@ -1784,7 +1785,7 @@ class GRPCAction(op.Model):
     If this is not specified, the default behavior is defined by gRPC."""
 
 
-class GitRepoVolumeSource(op.Model):
+class GitRepoVolumeSource(BuiltinModel):
     """Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.
 
     DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
@@ -1798,7 +1799,7 @@ class GitRepoVolumeSource(op.Model):
     """revision is the commit hash for the specified revision."""
 
 
-class GlusterfsPersistentVolumeSource(op.Model):
+class GlusterfsPersistentVolumeSource(BuiltinModel):
     """Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling."""
 
     endpoints: str
@@ -1811,7 +1812,7 @@ class GlusterfsPersistentVolumeSource(op.Model):
     """readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
 
 
-class GlusterfsVolumeSource(op.Model):
+class GlusterfsVolumeSource(BuiltinModel):
     """Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling."""
 
     endpoints: str
@@ -1822,7 +1823,7 @@ class GlusterfsVolumeSource(op.Model):
     """readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
 
 
-class HTTPGetAction(op.Model):
+class HTTPGetAction(BuiltinModel):
     """HTTPGetAction describes an action based on HTTP Get requests."""
 
     host: str | None = None
@@ -1837,7 +1838,7 @@ class HTTPGetAction(op.Model):
     """Scheme to use for connecting to the host. Defaults to HTTP."""
 
 
-class HTTPHeader(op.Model):
+class HTTPHeader(BuiltinModel):
     """HTTPHeader describes a custom header to be used in HTTP probes"""
 
     name: str
@@ -1846,7 +1847,7 @@ class HTTPHeader(op.Model):
     """The header field value"""
 
 
-class HostAlias(op.Model):
+class HostAlias(BuiltinModel):
     """HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the pod's hosts file."""
 
     hostnames: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -1855,14 +1856,14 @@ class HostAlias(op.Model):
     """IP address of the host file entry."""
 
 
-class HostIP(op.Model):
+class HostIP(BuiltinModel):
     """HostIP represents a single IP address allocated to the host."""
 
     ip: str
     """IP is the IP address assigned to the host"""
 
 
-class HostPathVolumeSource(op.Model):
+class HostPathVolumeSource(BuiltinModel):
     """Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling."""
 
     path: str
@@ -1871,7 +1872,7 @@ class HostPathVolumeSource(op.Model):
     """type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
 
 
-class ISCSIPersistentVolumeSource(op.Model):
+class ISCSIPersistentVolumeSource(BuiltinModel):
     """ISCSIPersistentVolumeSource represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling."""
 
     chap_auth_discovery: bool | None = None
@@ -1898,7 +1899,7 @@ class ISCSIPersistentVolumeSource(op.Model):
     """targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)."""
 
 
-class ISCSIVolumeSource(op.Model):
+class ISCSIVolumeSource(BuiltinModel):
     """Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling."""
 
     chap_auth_discovery: bool | None = None
@@ -1925,7 +1926,7 @@ class ISCSIVolumeSource(op.Model):
     """targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)."""
 
 
-class ImageVolumeSource(op.Model):
+class ImageVolumeSource(BuiltinModel):
     """ImageVolumeSource represents a image volume resource."""
 
     pull_policy: PullPolicy | None = None
@@ -1934,14 +1935,14 @@ class ImageVolumeSource(op.Model):
     """Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets."""
 
 
-class ImageVolumeStatus(op.Model):
+class ImageVolumeStatus(BuiltinModel):
     """ImageVolumeStatus represents the image-based volume status."""
 
     image_ref: Annotated[str, op.MaxLength(256)]
     """ImageRef is the digest of the image used for this volume. It should have a value that's similar to the pod's status.containerStatuses[i].imageID. The ImageRef length should not exceed 256 characters."""
 
 
-class KeyToPath(op.Model):
+class KeyToPath(BuiltinModel):
     """Maps a string key to a path within a volume."""
 
     key: str
@@ -1952,7 +1953,7 @@ class KeyToPath(op.Model):
     """path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'."""
 
 
-class Lifecycle(op.Model):
+class Lifecycle(BuiltinModel):
     """Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted."""
 
     post_start: LifecycleHandler | None = None
@@ -1963,7 +1964,7 @@ class Lifecycle(op.Model):
     """StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name"""
 
 
-class LifecycleHandler(op.Model):
+class LifecycleHandler(BuiltinModel):
     """LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified."""
 
     exec: ExecAction | None = None
@@ -1977,7 +1978,7 @@ class LifecycleHandler(op.Model):
 
 
 @resource(group="", version="v1", plural="limitranges")
-class LimitRange(op.Model):
+class LimitRange(BuiltinModel):
     """LimitRange sets resource usage limits for each kind of resource in a Namespace."""
 
     api_version: str | None = None
@@ -1990,7 +1991,7 @@ class LimitRange(op.Model):
     """Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class LimitRangeItem(op.Model):
+class LimitRangeItem(BuiltinModel):
     """LimitRangeItem defines a min/max usage limit for any resource that matches on kind."""
 
     default: dict[str, op.Quantity] | None = None
@@ -2007,14 +2008,14 @@ class LimitRangeItem(op.Model):
     """Type of resource that this limit applies to."""
 
 
-class LimitRangeSpec(op.Model):
+class LimitRangeSpec(BuiltinModel):
     """LimitRangeSpec defines a min/max usage limit for resources that match on kind."""
 
     limits: Annotated[list[LimitRangeItem], op.ListType("atomic")]
     """Limits is the list of LimitRangeItem objects that are enforced."""
 
 
-class LinuxContainerUser(op.Model):
+class LinuxContainerUser(BuiltinModel):
     """LinuxContainerUser represents user identity information in Linux containers"""
 
     gid: Annotated[int, op.Format("int64")]
@@ -2028,7 +2029,7 @@ class LinuxContainerUser(op.Model):
     """UID is the primary uid initially attached to the first process in the container"""
 
 
-class LoadBalancerIngress(op.Model):
+class LoadBalancerIngress(BuiltinModel):
     """LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended for the service should be sent to an ingress point."""
 
     hostname: str | None = None
@@ -2041,14 +2042,14 @@ class LoadBalancerIngress(op.Model):
     """Ports is a list of records of service ports If used, every port defined in the service should have an entry in it"""
 
 
-class LoadBalancerStatus(op.Model):
+class LoadBalancerStatus(BuiltinModel):
     """LoadBalancerStatus represents the status of a load-balancer."""
 
     ingress: Annotated[list[LoadBalancerIngress], op.ListType("atomic")] | None = None
     """Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points."""
 
 
-class LocalVolumeSource(op.Model):
+class LocalVolumeSource(BuiltinModel):
     """Local represents directly-attached storage with node affinity"""
 
     fs_type: str | None = None
@@ -2057,7 +2058,7 @@ class LocalVolumeSource(op.Model):
     """path of the full path to the volume on the node. It can be either a directory or block device (disk, partition, ...)."""
 
 
-class ModifyVolumeStatus(op.Model):
+class ModifyVolumeStatus(BuiltinModel):
     """ModifyVolumeStatus represents the status object of ControllerModifyVolume operation"""
 
     status: PersistentVolumeClaimModifyVolumeStatus
@@ -2075,7 +2076,7 @@ class ModifyVolumeStatus(op.Model):
     """targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled"""
 
 
-class NFSVolumeSource(op.Model):
+class NFSVolumeSource(BuiltinModel):
     """Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling."""
 
     path: str
@@ -2096,7 +2097,7 @@ class NFSVolumeSource(op.Model):
         "status",
     ),
 )
-class Namespace(op.Model):
+class Namespace(BuiltinModel):
     """Namespace provides a scope for Names. Use of multiple namespaces is optional."""
 
     api_version: str | None = None
@@ -2111,7 +2112,7 @@ class Namespace(op.Model):
     """Status describes the current status of a Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class NamespaceCondition(op.Model):
+class NamespaceCondition(BuiltinModel):
     """NamespaceCondition contains details about state of namespace."""
 
     last_transition_time: op.Time | None = None
@@ -2126,14 +2127,14 @@ class NamespaceCondition(op.Model):
     """Type of namespace controller condition."""
 
 
-class NamespaceSpec(op.Model):
+class NamespaceSpec(BuiltinModel):
     """NamespaceSpec describes the attributes on a Namespace."""
 
     finalizers: Annotated[list[FinalizerName], op.ListType("atomic")] | None = None
     """Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
 
 
-class NamespaceStatus(op.Model):
+class NamespaceStatus(BuiltinModel):
     """NamespaceStatus is information about the current status of a Namespace."""
 
     conditions: (
@@ -2155,7 +2156,7 @@ class NamespaceStatus(op.Model):
         "status",
     ),
 )
-class Node(op.Model):
+class Node(BuiltinModel):
     """Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd)."""
 
     api_version: str | None = None
@@ -2170,7 +2171,7 @@ class Node(op.Model):
     """Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class NodeAddress(op.Model):
+class NodeAddress(BuiltinModel):
     """NodeAddress contains information for the node's address."""
 
     address: str
@@ -2179,7 +2180,7 @@ class NodeAddress(op.Model):
     """Node address type, one of Hostname, ExternalIP or InternalIP."""
 
 
-class NodeAffinity(op.Model):
+class NodeAffinity(BuiltinModel):
     """Node affinity is a group of node affinity scheduling rules."""
 
     preferred_during_scheduling_ignored_during_execution: (
@@ -2190,7 +2191,7 @@ class NodeAffinity(op.Model):
     """If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node."""
 
 
-class NodeAllocatableResourceClaimStatus(op.Model):
+class NodeAllocatableResourceClaimStatus(BuiltinModel):
     """NodeAllocatableResourceClaimStatus describes the status of node allocatable resources allocated via DRA."""
 
     containers: Annotated[list[str], op.ListType("set")] | None = None
@@ -2201,7 +2202,7 @@ class NodeAllocatableResourceClaimStatus(op.Model):
     """Resources is a map of the node-allocatable resource name to the aggregate quantity allocated to the claim."""
 
 
-class NodeCondition(op.Model):
+class NodeCondition(BuiltinModel):
     """NodeCondition contains condition information for a node."""
 
     last_heartbeat_time: op.Time | None = None
@@ -2218,14 +2219,14 @@ class NodeCondition(op.Model):
     """Type of node condition."""
 
 
-class NodeConfigSource(op.Model):
+class NodeConfigSource(BuiltinModel):
     """NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22"""
 
     config_map: ConfigMapNodeConfigSource | None = None
     """ConfigMap is a reference to a Node's ConfigMap"""
 
 
-class NodeConfigStatus(op.Model):
+class NodeConfigStatus(BuiltinModel):
     """NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource."""
 
     active: NodeConfigSource | None = None
@@ -2238,21 +2239,21 @@ class NodeConfigStatus(op.Model):
     """LastKnownGood reports the checkpointed config the node will fall back to when it encounters an error attempting to use the Assigned config. The Assigned config becomes the LastKnownGood config when the node determines that the Assigned config is stable and correct. This is currently implemented as a 10-minute soak period starting when the local record of Assigned config is updated. If the Assigned config is Active at the end of this period, it becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use local defaults), the LastKnownGood is also immediately reset to nil, because the local default config is always assumed good. You should not make assumptions about the node's method of determining config stability and correctness, as this may change or become configurable in the future."""
 
 
-class NodeDaemonEndpoints(op.Model):
+class NodeDaemonEndpoints(BuiltinModel):
     """NodeDaemonEndpoints lists ports opened by daemons running on the Node."""
 
     kubelet_endpoint: DaemonEndpoint | None = None
     """Endpoint on which Kubelet is listening."""
 
 
-class NodeFeatures(op.Model):
+class NodeFeatures(BuiltinModel):
     """NodeFeatures describes the set of features implemented by the CRI implementation. The features contained in the NodeFeatures should depend only on the cri implementation independent of runtime handlers."""
 
     supplemental_groups_policy: bool | None = None
     """SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser."""
 
 
-class NodeRuntimeHandler(op.Model):
+class NodeRuntimeHandler(BuiltinModel):
     """NodeRuntimeHandler is a set of runtime handler information."""
 
     features: NodeRuntimeHandlerFeatures | None = None
@@ -2261,7 +2262,7 @@ class NodeRuntimeHandler(op.Model):
     """Runtime handler name. Empty for the default runtime handler."""
 
 
-class NodeRuntimeHandlerFeatures(op.Model):
+class NodeRuntimeHandlerFeatures(BuiltinModel):
     """NodeRuntimeHandlerFeatures is a set of features implemented by the runtime handler."""
 
     recursive_read_only_mounts: bool | None = None
@@ -2271,14 +2272,14 @@ class NodeRuntimeHandlerFeatures(op.Model):
 
 
 @op.StructType("atomic")
-class NodeSelector(op.Model):
+class NodeSelector(BuiltinModel):
     """A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms."""
 
     node_selector_terms: Annotated[list[NodeSelectorTerm], op.ListType("atomic")]
     """Required. A list of node selector terms. The terms are ORed."""
 
 
-class NodeSelectorRequirement(op.Model):
+class NodeSelectorRequirement(BuiltinModel):
     """A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values."""
 
     key: str
@@ -2290,7 +2291,7 @@ class NodeSelectorRequirement(op.Model):
 
 
 @op.StructType("atomic")
-class NodeSelectorTerm(op.Model):
+class NodeSelectorTerm(BuiltinModel):
     """A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm."""
 
     match_expressions: (
@@ -2303,7 +2304,7 @@ class NodeSelectorTerm(op.Model):
     """A list of node selector requirements by node's fields."""
 
 
-class NodeSpec(op.Model):
+class NodeSpec(BuiltinModel):
     """NodeSpec describes the attributes that a node is created with."""
 
     config_source: NodeConfigSource | None = None
@@ -2324,7 +2325,7 @@ class NodeSpec(op.Model):
     """Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration"""
 
 
-class NodeStatus(op.Model):
+class NodeStatus(BuiltinModel):
     """NodeStatus is information about the current status of a node."""
 
     addresses: (
@@ -2365,14 +2366,14 @@ class NodeStatus(op.Model):
     """List of attachable volumes in use (mounted) by the node."""
 
 
-class NodeSwapStatus(op.Model):
+class NodeSwapStatus(BuiltinModel):
     """NodeSwapStatus represents swap memory information."""
 
     capacity: Annotated[int, op.Format("int64")] | None = None
     """Total amount of swap memory in bytes."""
 
 
-class NodeSystemInfo(op.Model):
+class NodeSystemInfo(BuiltinModel):
     """NodeSystemInfo is a set of ids/uuids to uniquely identify the node."""
 
     architecture: str
@@ -2400,7 +2401,7 @@ class NodeSystemInfo(op.Model):
 
 
 @op.StructType("atomic")
-class ObjectFieldSelector(op.Model):
+class ObjectFieldSelector(BuiltinModel):
     """ObjectFieldSelector selects an APIVersioned field of an object."""
 
     api_version: str | None = None
@@ -2416,7 +2417,7 @@ class ObjectFieldSelector(op.Model):
     scope="Cluster",
     subresources=("status",),
 )
-class PersistentVolume(op.Model):
+class PersistentVolume(BuiltinModel):
     """PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes"""
 
     api_version: str | None = None
@@ -2434,7 +2435,7 @@ class PersistentVolume(op.Model):
 @resource(
     group="", version="v1", plural="persistentvolumeclaims", subresources=("status",)
 )
-class PersistentVolumeClaim(op.Model):
+class PersistentVolumeClaim(BuiltinModel):
     """PersistentVolumeClaim is a user's request for and claim to a persistent volume"""
 
     api_version: str | None = None
@@ -2449,7 +2450,7 @@ class PersistentVolumeClaim(op.Model):
     """status represents the current information/status of a persistent volume claim. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
 
 
-class PersistentVolumeClaimCondition(op.Model):
+class PersistentVolumeClaimCondition(BuiltinModel):
     """PersistentVolumeClaimCondition contains details about state of pvc"""
 
     last_probe_time: op.Time | None = None
@@ -2466,7 +2467,7 @@ class PersistentVolumeClaimCondition(op.Model):
     """Type is the type of the condition. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about"""
 
 
-class PersistentVolumeClaimSpec(op.Model):
+class PersistentVolumeClaimSpec(BuiltinModel):
     """PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes"""
 
     access_modes: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -2496,7 +2497,7 @@ class PersistentVolumeClaimSpec(op.Model):
     """volumeName is the binding reference to the PersistentVolume backing this claim."""
 
 
-class PersistentVolumeClaimStatus(op.Model):
+class PersistentVolumeClaimStatus(BuiltinModel):
     """PersistentVolumeClaimStatus is the current status of a persistent volume claim."""
 
     access_modes: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -2561,7 +2562,7 @@ class PersistentVolumeClaimStatus(op.Model):
     """phase represents the current phase of PersistentVolumeClaim."""
 
 
-class PersistentVolumeClaimTemplate(op.Model):
+class PersistentVolumeClaimTemplate(BuiltinModel):
     """PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource."""
 
     metadata: op.ObjectMeta | None = None
@@ -2570,7 +2571,7 @@ class PersistentVolumeClaimTemplate(op.Model):
     """The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here."""
 
 
-class PersistentVolumeClaimVolumeSource(op.Model):
+class PersistentVolumeClaimVolumeSource(BuiltinModel):
     """PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system)."""
 
     claim_name: str
@@ -2579,7 +2580,7 @@ class PersistentVolumeClaimVolumeSource(op.Model):
     """readOnly Will force the ReadOnly setting in VolumeMounts. Default false."""
 
 
-class PersistentVolumeSpec(op.Model):
+class PersistentVolumeSpec(BuiltinModel):
     """PersistentVolumeSpec is the specification of a persistent volume."""
 
     access_modes: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -2646,7 +2647,7 @@ class PersistentVolumeSpec(op.Model):
     """vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver."""
 
 
-class PersistentVolumeStatus(op.Model):
+class PersistentVolumeStatus(BuiltinModel):
     """PersistentVolumeStatus is the current status of a persistent volume."""
 
     last_phase_transition_time: op.Time | None = None
@@ -2659,7 +2660,7 @@ class PersistentVolumeStatus(op.Model):
     """reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI."""
 
 
-class PhotonPersistentDiskVolumeSource(op.Model):
+class PhotonPersistentDiskVolumeSource(BuiltinModel):
     """Represents a Photon Controller persistent disk resource."""
 
     fs_type: str | None = None
@@ -2685,7 +2686,7 @@ class PhotonPersistentDiskVolumeSource(op.Model):
         "status",
     ),
 )
-class Pod(op.Model):
+class Pod(BuiltinModel):
     """Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts."""
 
     api_version: str | None = None
@@ -2700,7 +2701,7 @@ class Pod(op.Model):
     """Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class PodAffinity(op.Model):
+class PodAffinity(BuiltinModel):
     """Pod affinity is a group of inter pod affinity scheduling rules."""
 
     preferred_during_scheduling_ignored_during_execution: (
@@ -2713,7 +2714,7 @@ class PodAffinity(op.Model):
     """If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied."""
 
 
-class PodAffinityTerm(op.Model):
+class PodAffinityTerm(BuiltinModel):
     """Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running"""
 
     label_selector: meta_v1.LabelSelector | None = None
@@ -2730,7 +2731,7 @@ class PodAffinityTerm(op.Model):
     """This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed."""
 
 
-class PodAntiAffinity(op.Model):
+class PodAntiAffinity(BuiltinModel):
     """Pod anti affinity is a group of inter pod anti affinity scheduling rules."""
 
     preferred_during_scheduling_ignored_during_execution: (
@@ -2743,7 +2744,7 @@ class PodAntiAffinity(op.Model):
     """If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied."""
 
 
-class PodCertificateProjection(op.Model):
+class PodCertificateProjection(BuiltinModel):
     """PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem."""
 
     certificate_chain_path: str | None = None
@@ -2786,7 +2787,7 @@ class PodCertificateProjection(op.Model):
     Signers should document the keys and values they support. Signers should deny requests that contain keys they do not recognize."""
 
 
-class PodCondition(op.Model):
+class PodCondition(BuiltinModel):
     """PodCondition contains details for the current condition of this pod."""
 
     last_probe_time: op.Time | None = None
@@ -2805,7 +2806,7 @@ class PodCondition(op.Model):
     """Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
 
 
-class PodDNSConfig(op.Model):
+class PodDNSConfig(BuiltinModel):
     """PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy."""
 
     nameservers: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -2816,7 +2817,7 @@ class PodDNSConfig(op.Model):
     """A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed."""
 
 
-class PodDNSConfigOption(op.Model):
+class PodDNSConfigOption(BuiltinModel):
     """PodDNSConfigOption defines DNS resolver options of a pod."""
 
     name: str | None = None
@@ -2825,7 +2826,7 @@ class PodDNSConfigOption(op.Model):
     """Value is this DNS resolver option's value."""
 
 
-class PodExtendedResourceClaimStatus(op.Model):
+class PodExtendedResourceClaimStatus(BuiltinModel):
     """PodExtendedResourceClaimStatus is stored in the PodStatus for the extended resource requests backed by DRA. It stores the generated name for the corresponding special ResourceClaim created by the scheduler."""
 
     request_mappings: Annotated[
@@ -2836,28 +2837,28 @@ class PodExtendedResourceClaimStatus(op.Model):
     """ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod."""
 
 
-class PodIP(op.Model):
+class PodIP(BuiltinModel):
     """PodIP represents a single IP address allocated to the pod."""
 
     ip: str
     """IP is the IP address assigned to the pod"""
 
 
-class PodOS(op.Model):
+class PodOS(BuiltinModel):
     """PodOS defines the OS parameters of a pod."""
 
     name: OSName
     """Name is the name of the operating system. The currently supported values are linux and windows. Additional value may be defined in future and can be one of: https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration Clients should expect to handle additional values and treat unrecognized values in this field as os: null"""
 
 
-class PodReadinessGate(op.Model):
+class PodReadinessGate(BuiltinModel):
     """PodReadinessGate contains the reference to a pod condition"""
 
     condition_type: PodConditionType
     """ConditionType refers to a condition in the pod's condition list with matching type."""
 
 
-class PodResourceClaim(op.Model):
+class PodResourceClaim(BuiltinModel):
     """PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.
 
     It adds a name to it that uniquely identifies the ResourceClaim inside the Pod. Containers that need access to the ResourceClaim reference it with this name.
@@ -2883,7 +2884,7 @@ class PodResourceClaim(op.Model):
     Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set."""
 
 
-class PodResourceClaimStatus(op.Model):
+class PodResourceClaimStatus(BuiltinModel):
     """PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim."""
 
     name: str
@@ -2896,21 +2897,21 @@ class PodResourceClaimStatus(op.Model):
     If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case."""
 
 
-class PodSchedulingGate(op.Model):
+class PodSchedulingGate(BuiltinModel):
     """PodSchedulingGate is associated to a Pod to guard its scheduling."""
 
     name: str
     """Name of the scheduling gate. Each scheduling gate must have a unique name field."""
 
 
-class PodSchedulingGroup(op.Model):
+class PodSchedulingGroup(BuiltinModel):
     """PodSchedulingGroup identifies the runtime scheduling group instance that a Pod belongs to. The scheduler uses this information to apply workload-aware scheduling semantics. Exactly one field must be specified."""
 
     pod_group_name: str | None = None
     """PodGroupName specifies the name of the standalone PodGroup object that represents the runtime instance of this group. Must be a DNS subdomain."""
 
 
-class PodSecurityContext(op.Model):
+class PodSecurityContext(BuiltinModel):
     """PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext.  Field values of container.securityContext take precedence over field values of PodSecurityContext."""
 
     app_armor_profile: AppArmorProfile | None = None
@@ -2958,7 +2959,7 @@ class PodSecurityContext(op.Model):
     """The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux."""
 
 
-class PodSpec(op.Model):
+class PodSpec(BuiltinModel):
     """PodSpec is a description of a pod."""
 
     active_deadline_seconds: Annotated[int, op.Format("int64")] | None = None
@@ -3093,7 +3094,7 @@ class PodSpec(op.Model):
     """List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes"""
 
 
-class PodStatus(op.Model):
+class PodStatus(BuiltinModel):
     """PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane."""
 
     allocated_resources: dict[str, op.Quantity] | None = None
@@ -3165,7 +3166,7 @@ class PodStatus(op.Model):
 
 
 @resource(group="", version="v1", plural="podtemplates")
-class PodTemplate(op.Model):
+class PodTemplate(BuiltinModel):
     """PodTemplate describes a template for creating copies of a predefined pod."""
 
     api_version: str | None = None
@@ -3178,7 +3179,7 @@ class PodTemplate(op.Model):
     """Template defines the pods that will be created from this pod template. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class PodTemplateSpec(op.Model):
+class PodTemplateSpec(BuiltinModel):
     """PodTemplateSpec describes the data a pod should have when created from a template"""
 
     metadata: op.ObjectMeta | None = None
@@ -3187,7 +3188,7 @@ class PodTemplateSpec(op.Model):
     """Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class PortStatus(op.Model):
+class PortStatus(BuiltinModel):
     """PortStatus represents the error condition of a service port"""
 
     error: Annotated[
@@ -3207,7 +3208,7 @@ class PortStatus(op.Model):
     """Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP\""""
 
 
-class PortworxVolumeSource(op.Model):
+class PortworxVolumeSource(BuiltinModel):
     """PortworxVolumeSource represents a Portworx volume resource."""
 
     fs_type: str | None = None
@@ -3218,7 +3219,7 @@ class PortworxVolumeSource(op.Model):
     """volumeID uniquely identifies a Portworx volume"""
 
 
-class PreferredSchedulingTerm(op.Model):
+class PreferredSchedulingTerm(BuiltinModel):
     """An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op)."""
 
     preference: NodeSelectorTerm
@@ -3227,7 +3228,7 @@ class PreferredSchedulingTerm(op.Model):
     """Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100."""
 
 
-class Probe(op.Model):
+class Probe(BuiltinModel):
     """Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."""
 
     exec: ExecAction | None = None
@@ -3252,7 +3253,7 @@ class Probe(op.Model):
     """Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
 
 
-class ProjectedVolumeSource(op.Model):
+class ProjectedVolumeSource(BuiltinModel):
     """Represents a projected volume source"""
 
     default_mode: Annotated[int, op.Format("int32")] | None = None
@@ -3261,7 +3262,7 @@ class ProjectedVolumeSource(op.Model):
     """sources is the list of volume projections. Each entry in this list handles one source."""
 
 
-class QuobyteVolumeSource(op.Model):
+class QuobyteVolumeSource(BuiltinModel):
     """Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling."""
 
     group: str | None = None
@@ -3278,7 +3279,7 @@ class QuobyteVolumeSource(op.Model):
     """volume is a string that references an already created Quobyte volume by name."""
 
 
-class RBDPersistentVolumeSource(op.Model):
+class RBDPersistentVolumeSource(BuiltinModel):
     """Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling."""
 
     fs_type: str | None = None
@@ -3299,7 +3300,7 @@ class RBDPersistentVolumeSource(op.Model):
     """user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
 
 
-class RBDVolumeSource(op.Model):
+class RBDVolumeSource(BuiltinModel):
     """Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling."""
 
     fs_type: str | None = None
@@ -3329,7 +3330,7 @@ class RBDVolumeSource(op.Model):
         "status",
     ),
 )
-class ReplicationController(op.Model):
+class ReplicationController(BuiltinModel):
     """ReplicationController represents the configuration of a replication controller."""
 
     api_version: str | None = None
@@ -3344,7 +3345,7 @@ class ReplicationController(op.Model):
     """Status is the most recently observed status of the replication controller. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class ReplicationControllerCondition(op.Model):
+class ReplicationControllerCondition(BuiltinModel):
     """ReplicationControllerCondition describes the state of a replication controller at a certain point."""
 
     last_transition_time: op.Time | None = None
@@ -3359,7 +3360,7 @@ class ReplicationControllerCondition(op.Model):
     """Type of replication controller condition."""
 
 
-class ReplicationControllerSpec(op.Model):
+class ReplicationControllerSpec(BuiltinModel):
     """ReplicationControllerSpec is the specification of a replication controller."""
 
     min_ready_seconds: Annotated[int, op.Format("int32")] = 0
@@ -3372,7 +3373,7 @@ class ReplicationControllerSpec(op.Model):
     """Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
 
 
-class ReplicationControllerStatus(op.Model):
+class ReplicationControllerStatus(BuiltinModel):
     """ReplicationControllerStatus represents the current status of a replication controller."""
 
     available_replicas: Annotated[int, op.Format("int32")] | None = None
@@ -3396,7 +3397,7 @@ class ReplicationControllerStatus(op.Model):
     """Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
 
 
-class ResourceClaim(op.Model):
+class ResourceClaim(BuiltinModel):
     """ResourceClaim references one entry in PodSpec.ResourceClaims."""
 
     name: str
@@ -3406,7 +3407,7 @@ class ResourceClaim(op.Model):
 
 
 @op.StructType("atomic")
-class ResourceFieldSelector(op.Model):
+class ResourceFieldSelector(BuiltinModel):
     """ResourceFieldSelector represents container resources (cpu, memory) and their output format"""
 
     container_name: str | None = None
@@ -3417,7 +3418,7 @@ class ResourceFieldSelector(op.Model):
     """Required: resource to select"""
 
 
-class ResourceHealth(op.Model):
+class ResourceHealth(BuiltinModel):
     """ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680."""
 
     health: str | None = None
@@ -3437,7 +3438,7 @@ class ResourceHealth(op.Model):
 
 
 @resource(group="", version="v1", plural="resourcequotas", subresources=("status",))
-class ResourceQuota(op.Model):
+class ResourceQuota(BuiltinModel):
     """ResourceQuota sets aggregate quota restrictions enforced per namespace"""
 
     api_version: str | None = None
@@ -3452,7 +3453,7 @@ class ResourceQuota(op.Model):
     """Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class ResourceQuotaSpec(op.Model):
+class ResourceQuotaSpec(BuiltinModel):
     """ResourceQuotaSpec defines the desired hard limits to enforce for Quota."""
 
     hard: dict[str, op.Quantity] | None = None
@@ -3463,7 +3464,7 @@ class ResourceQuotaSpec(op.Model):
     """A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects."""
 
 
-class ResourceQuotaStatus(op.Model):
+class ResourceQuotaStatus(BuiltinModel):
     """ResourceQuotaStatus defines the enforced hard limits and observed use."""
 
     hard: dict[str, op.Quantity] | None = None
@@ -3472,7 +3473,7 @@ class ResourceQuotaStatus(op.Model):
     """Used is the current observed total usage of the resource in the namespace."""
 
 
-class ResourceRequirements(op.Model):
+class ResourceRequirements(BuiltinModel):
     """ResourceRequirements describes the compute resource requirements."""
 
     claims: (
@@ -3489,7 +3490,7 @@ class ResourceRequirements(op.Model):
     """Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
 
 
-class ResourceStatus(op.Model):
+class ResourceStatus(BuiltinModel):
     """ResourceStatus represents the status of a single resource allocated to a Pod."""
 
     name: ResourceName
@@ -3501,7 +3502,7 @@ class ResourceStatus(op.Model):
     """List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases."""
 
 
-class SELinuxOptions(op.Model):
+class SELinuxOptions(BuiltinModel):
     """SELinuxOptions are the labels to be applied to the container"""
 
     level: str | None = None
@@ -3514,7 +3515,7 @@ class SELinuxOptions(op.Model):
     """User is a SELinux user label that applies to the container."""
 
 
-class ScaleIOPersistentVolumeSource(op.Model):
+class ScaleIOPersistentVolumeSource(BuiltinModel):
     """ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume"""
 
     fs_type: str = "xfs"
@@ -3539,7 +3540,7 @@ class ScaleIOPersistentVolumeSource(op.Model):
     """volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source."""
 
 
-class ScaleIOVolumeSource(op.Model):
+class ScaleIOVolumeSource(BuiltinModel):
     """ScaleIOVolumeSource represents a persistent ScaleIO volume"""
 
     fs_type: str = "xfs"
@@ -3565,7 +3566,7 @@ class ScaleIOVolumeSource(op.Model):
 
 
 @op.StructType("atomic")
-class ScopeSelector(op.Model):
+class ScopeSelector(BuiltinModel):
     """A scope selector represents the AND of the selectors represented by the scoped-resource selector requirements."""
 
     match_expressions: (
@@ -3574,7 +3575,7 @@ class ScopeSelector(op.Model):
     """A list of scope selector requirements by scope of the resources."""
 
 
-class ScopedResourceSelectorRequirement(op.Model):
+class ScopedResourceSelectorRequirement(BuiltinModel):
     """A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator that relates the scope name and values."""
 
     operator: ScopeSelectorOperator
@@ -3585,7 +3586,7 @@ class ScopedResourceSelectorRequirement(op.Model):
     """An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch."""
 
 
-class SeccompProfile(op.Model):
+class SeccompProfile(BuiltinModel):
     """SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set."""
 
     localhost_profile: str | None = None
@@ -3597,7 +3598,7 @@ class SeccompProfile(op.Model):
 
 
 @resource(group="", version="v1", plural="secrets")
-class Secret(op.Model):
+class Secret(BuiltinModel):
     """Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes."""
 
     api_version: str | None = None
@@ -3617,7 +3618,7 @@ class Secret(op.Model):
 
 
 @op.StructType("atomic")
-class SecretEnvSource(op.Model):
+class SecretEnvSource(BuiltinModel):
     """SecretEnvSource selects a Secret to populate the environment variables with.
 
     The contents of the target Secret's Data field will represent the key-value pairs as environment variables.
@@ -3630,7 +3631,7 @@ class SecretEnvSource(op.Model):
 
 
 @op.StructType("atomic")
-class SecretKeySelector(op.Model):
+class SecretKeySelector(BuiltinModel):
     """SecretKeySelector selects a key of a Secret."""
 
     key: str
@@ -3642,7 +3643,7 @@ class SecretKeySelector(op.Model):
 
 
 @op.StructType("atomic")
-class SecretProjection(op.Model):
+class SecretProjection(BuiltinModel):
     """Adapts a secret into a projected volume.
 
     The contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode.
@@ -3657,7 +3658,7 @@ class SecretProjection(op.Model):
 
 
 @op.StructType("atomic")
-class SecretReference(op.Model):
+class SecretReference(BuiltinModel):
     """SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"""
 
     name: str | None = None
@@ -3666,7 +3667,7 @@ class SecretReference(op.Model):
     """namespace defines the space within which the secret name must be unique."""
 
 
-class SecretVolumeSource(op.Model):
+class SecretVolumeSource(BuiltinModel):
     """Adapts a Secret into a volume.
 
     The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling.
@@ -3682,7 +3683,7 @@ class SecretVolumeSource(op.Model):
     """secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret"""
 
 
-class SecurityContext(op.Model):
+class SecurityContext(BuiltinModel):
     """SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence."""
 
     allow_privilege_escalation: bool | None = None
@@ -3720,7 +3721,7 @@ class SecurityContext(op.Model):
         "status",
     ),
 )
-class Service(op.Model):
+class Service(BuiltinModel):
     """Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy."""
 
     api_version: str | None = None
@@ -3736,7 +3737,7 @@ class Service(op.Model):
 
 
 @resource(group="", version="v1", plural="serviceaccounts", subresources=("token",))
-class ServiceAccount(op.Model):
+class ServiceAccount(BuiltinModel):
     """ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets"""
 
     api_version: str | None = None
@@ -3758,7 +3759,7 @@ class ServiceAccount(op.Model):
     """Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret"""
 
 
-class ServiceAccountTokenProjection(op.Model):
+class ServiceAccountTokenProjection(BuiltinModel):
     """ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise)."""
 
     audience: str | None = None
@@ -3769,7 +3770,7 @@ class ServiceAccountTokenProjection(op.Model):
     """path is the path relative to the mount point of the file to project the token into."""
 
 
-class ServicePort(op.Model):
+class ServicePort(BuiltinModel):
     """ServicePort contains information on service's port."""
 
     app_protocol: str | None = None
@@ -3795,7 +3796,7 @@ class ServicePort(op.Model):
     """Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service"""
 
 
-class ServiceSpec(op.Model):
+class ServiceSpec(BuiltinModel):
     """ServiceSpec describes the attributes that a user creates on a service."""
 
     allocate_load_balancer_node_ports: bool | None = None
@@ -3858,7 +3859,7 @@ class ServiceSpec(op.Model):
     """type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types"""
 
 
-class ServiceStatus(op.Model):
+class ServiceStatus(BuiltinModel):
     """ServiceStatus represents the current status of a service."""
 
     conditions: (
@@ -3869,21 +3870,21 @@ class ServiceStatus(op.Model):
     """LoadBalancer contains the current status of the load-balancer, if one is present."""
 
 
-class SessionAffinityConfig(op.Model):
+class SessionAffinityConfig(BuiltinModel):
     """SessionAffinityConfig represents the configurations of session affinity."""
 
     client_ip: ClientIPConfig | None = Field(None, alias="clientIP")
     """clientIP contains the configurations of Client IP based session affinity."""
 
 
-class SleepAction(op.Model):
+class SleepAction(BuiltinModel):
     """SleepAction describes a "sleep" action."""
 
     seconds: Annotated[int, op.Format("int64")]
     """Seconds is the number of seconds to sleep."""
 
 
-class StorageOSPersistentVolumeSource(op.Model):
+class StorageOSPersistentVolumeSource(BuiltinModel):
     """Represents a StorageOS persistent volume resource."""
 
     fs_type: str | None = None
@@ -3898,7 +3899,7 @@ class StorageOSPersistentVolumeSource(op.Model):
     """volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created."""
 
 
-class StorageOSVolumeSource(op.Model):
+class StorageOSVolumeSource(BuiltinModel):
     """Represents a StorageOS persistent volume resource."""
 
     fs_type: str | None = None
@@ -3913,7 +3914,7 @@ class StorageOSVolumeSource(op.Model):
     """volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created."""
 
 
-class Sysctl(op.Model):
+class Sysctl(BuiltinModel):
     """Sysctl defines a kernel parameter to be set"""
 
     name: str
@@ -3922,7 +3923,7 @@ class Sysctl(op.Model):
     """Value of a property to set"""
 
 
-class TCPSocketAction(op.Model):
+class TCPSocketAction(BuiltinModel):
     """TCPSocketAction describes an action based on opening a socket"""
 
     host: str | None = None
@@ -3931,7 +3932,7 @@ class TCPSocketAction(op.Model):
     """Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME."""
 
 
-class Taint(op.Model):
+class Taint(BuiltinModel):
     """The node this Taint is attached to has the "effect" on any pod that does not tolerate the Taint."""
 
     effect: str
@@ -3944,7 +3945,7 @@ class Taint(op.Model):
     """The taint value corresponding to the taint key."""
 
 
-class Toleration(op.Model):
+class Toleration(BuiltinModel):
     """The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>."""
 
     effect: str | None = None
@@ -3959,7 +3960,7 @@ class Toleration(op.Model):
     """Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string."""
 
 
-class TopologySelectorLabelRequirement(op.Model):
+class TopologySelectorLabelRequirement(BuiltinModel):
     """A topology selector requirement is a selector that matches given label. This is an alpha feature and may change in the future."""
 
     key: str
@@ -3969,7 +3970,7 @@ class TopologySelectorLabelRequirement(op.Model):
 
 
 @op.StructType("atomic")
-class TopologySelectorTerm(op.Model):
+class TopologySelectorTerm(BuiltinModel):
     """A topology selector term represents the result of label queries. A null or empty topology selector term matches no objects. The requirements of them are ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an alpha feature and may change in the future."""
 
     match_label_expressions: (
@@ -3978,7 +3979,7 @@ class TopologySelectorTerm(op.Model):
     """A list of topology selector requirements by labels."""
 
 
-class TopologySpreadConstraint(op.Model):
+class TopologySpreadConstraint(BuiltinModel):
     """TopologySpreadConstraint specifies how to spread matching pods among the given topology."""
 
     label_selector: meta_v1.LabelSelector | None = None
@@ -4011,7 +4012,7 @@ class TopologySpreadConstraint(op.Model):
 
 
 @op.StructType("atomic")
-class TypedLocalObjectReference(op.Model):
+class TypedLocalObjectReference(BuiltinModel):
     """TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace."""
 
     api_group: str | None = None
@@ -4022,7 +4023,7 @@ class TypedLocalObjectReference(op.Model):
     """Name is the name of resource being referenced"""
 
 
-class TypedObjectReference(op.Model):
+class TypedObjectReference(BuiltinModel):
     """TypedObjectReference contains enough information to let you locate the typed referenced object"""
 
     api_group: str | None = None
@@ -4035,7 +4036,7 @@ class TypedObjectReference(op.Model):
     """Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
 
 
-class Volume(op.Model):
+class Volume(BuiltinModel):
     """Volume represents a named volume in a pod that may be accessed by any container in the pod."""
 
     aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
@@ -4119,7 +4120,7 @@ class Volume(op.Model):
     """vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver."""
 
 
-class VolumeDevice(op.Model):
+class VolumeDevice(BuiltinModel):
     """volumeDevice describes a mapping of a raw block device within a container."""
 
     device_path: str
@@ -4128,7 +4129,7 @@ class VolumeDevice(op.Model):
     """name must match the name of a persistentVolumeClaim in the pod"""
 
 
-class VolumeMount(op.Model):
+class VolumeMount(BuiltinModel):
     """VolumeMount describes a mounting of a Volume within a container."""
 
     mount_path: str
@@ -4155,7 +4156,7 @@ class VolumeMount(op.Model):
     """Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive."""
 
 
-class VolumeMountStatus(op.Model):
+class VolumeMountStatus(BuiltinModel):
     """VolumeMountStatus shows status of volume mounts."""
 
     mount_path: str
@@ -4170,14 +4171,14 @@ class VolumeMountStatus(op.Model):
     """volumeStatus represents volume-type-specific status about the mounted volume."""
 
 
-class VolumeNodeAffinity(op.Model):
+class VolumeNodeAffinity(BuiltinModel):
     """VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from."""
 
     required: NodeSelector | None = None
     """required specifies hard node constraints that must be met."""
 
 
-class VolumeProjection(op.Model):
+class VolumeProjection(BuiltinModel):
     """Projection that may be projected along with other supported volume types. Exactly one of these fields must be set."""
 
     cluster_trust_bundle: ClusterTrustBundleProjection | None = None
@@ -4212,7 +4213,7 @@ class VolumeProjection(op.Model):
     """serviceAccountToken is information about the serviceAccountToken data to project"""
 
 
-class VolumeResourceRequirements(op.Model):
+class VolumeResourceRequirements(BuiltinModel):
     """VolumeResourceRequirements describes the storage resource requirements for a volume."""
 
     limits: dict[str, op.Quantity] | None = None
@@ -4221,14 +4222,14 @@ class VolumeResourceRequirements(op.Model):
     """Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
 
 
-class VolumeStatus(op.Model):
+class VolumeStatus(BuiltinModel):
     """VolumeStatus represents the status of a mounted volume. At most one of its members must be specified."""
 
     image: ImageVolumeStatus | None = None
     """image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine."""
 
 
-class VsphereVirtualDiskVolumeSource(op.Model):
+class VsphereVirtualDiskVolumeSource(BuiltinModel):
     """Represents a vSphere volume resource."""
 
     fs_type: str | None = None
@@ -4241,7 +4242,7 @@ class VsphereVirtualDiskVolumeSource(op.Model):
     """volumePath is the path that identifies vSphere volume vmdk"""
 
 
-class WeightedPodAffinityTerm(op.Model):
+class WeightedPodAffinityTerm(BuiltinModel):
     """The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)"""
 
     pod_affinity_term: PodAffinityTerm
@@ -4250,7 +4251,7 @@ class WeightedPodAffinityTerm(op.Model):
     """weight associated with matching the corresponding podAffinityTerm, in the range 1-100."""
 
 
-class WindowsSecurityContextOptions(op.Model):
+class WindowsSecurityContextOptions(BuiltinModel):
     """WindowsSecurityContextOptions contain Windows-specific options and credentials."""
 
     gmsa_credential_spec: str | None = None

@@ -16,6 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import core_v1
 from opgen.engine.builtin import resource
 
@@ -26,7 +27,7 @@ __all__ = [
 
 
 @resource(group="events.k8s.io", version="v1", plural="events")
-class Event(op.Model):
+class Event(BuiltinModel):
     """Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system. Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data."""
 
     action: str | None = None
@@ -65,7 +66,7 @@ class Event(op.Model):
     """type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events."""
 
 
-class EventSeries(op.Model):
+class EventSeries(BuiltinModel):
     """EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time. How often to update the EventSeries is up to the event reporters. The default event reporter in "k8s.io/client-go/tools/events/event_broadcaster.go" shows how this struct is updated on heartbeats and can guide customized reporter implementations."""
 
     count: Annotated[int, op.Format("int32")]

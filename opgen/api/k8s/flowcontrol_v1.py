@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -120,7 +121,7 @@ SubjectKind = TypeAliasType(
 )
 
 
-class ExemptPriorityLevelConfiguration(op.Model):
+class ExemptPriorityLevelConfiguration(BuiltinModel):
     """ExemptPriorityLevelConfiguration describes the configurable aspects of the handling of exempt requests. In the mandatory exempt configuration object the values in the fields here can be modified by authorized users, unlike the rest of the `spec`."""
 
     lendable_percent: Annotated[int, op.Format("int32")] | None = None
@@ -135,7 +136,7 @@ class ExemptPriorityLevelConfiguration(op.Model):
     Bigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level. This field has a default value of zero."""
 
 
-class FlowDistinguisherMethod(op.Model):
+class FlowDistinguisherMethod(BuiltinModel):
     """FlowDistinguisherMethod specifies the method of a flow distinguisher."""
 
     type: FlowDistinguisherMethodType
@@ -149,7 +150,7 @@ class FlowDistinguisherMethod(op.Model):
     scope="Cluster",
     subresources=("status",),
 )
-class FlowSchema(op.Model):
+class FlowSchema(BuiltinModel):
     """FlowSchema defines the schema of a group of flows. Note that a flow is made up of a set of inbound API requests with similar attributes and is identified by a pair of strings: the name of the FlowSchema and a "flow distinguisher"."""
 
     api_version: str | None = None
@@ -164,7 +165,7 @@ class FlowSchema(op.Model):
     """`status` is the current status of a FlowSchema. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class FlowSchemaCondition(op.Model):
+class FlowSchemaCondition(BuiltinModel):
     """FlowSchemaCondition describes conditions for a FlowSchema."""
 
     last_transition_time: op.Time | None = None
@@ -179,7 +180,7 @@ class FlowSchemaCondition(op.Model):
     """`type` is the type of the condition. Required."""
 
 
-class FlowSchemaSpec(op.Model):
+class FlowSchemaSpec(BuiltinModel):
     """FlowSchemaSpec describes how the FlowSchema's specification looks like."""
 
     distinguisher_method: FlowDistinguisherMethod | None = None
@@ -192,7 +193,7 @@ class FlowSchemaSpec(op.Model):
     """`rules` describes which requests will match this flow schema. This FlowSchema matches a request if and only if at least one member of rules matches the request. if it is an empty slice, there will be no requests matching the FlowSchema."""
 
 
-class FlowSchemaStatus(op.Model):
+class FlowSchemaStatus(BuiltinModel):
     """FlowSchemaStatus represents the current state of a FlowSchema."""
 
     conditions: (
@@ -202,14 +203,14 @@ class FlowSchemaStatus(op.Model):
     """`conditions` is a list of the current states of FlowSchema."""
 
 
-class GroupSubject(op.Model):
+class GroupSubject(BuiltinModel):
     """GroupSubject holds detailed information for group-kind subject."""
 
     name: str
     """name is the user group that matches, or "*" to match all user groups. See https://github.com/kubernetes/apiserver/blob/master/pkg/authentication/user/user.go for some well-known group names. Required."""
 
 
-class LimitResponse(op.Model):
+class LimitResponse(BuiltinModel):
     """LimitResponse defines how to handle requests that can not be executed right now."""
 
     queuing: QueuingConfiguration | None = None
@@ -218,7 +219,7 @@ class LimitResponse(op.Model):
     """`type` is "Queue" or "Reject". "Queue" means that requests that can not be executed upon arrival are held in a queue until they can be executed or a queuing limit is reached. "Reject" means that requests that can not be executed upon arrival are rejected. Required."""
 
 
-class LimitedPriorityLevelConfiguration(op.Model):
+class LimitedPriorityLevelConfiguration(BuiltinModel):
     """LimitedPriorityLevelConfiguration specifies how to handle requests that are subject to limits. It addresses two issues:
     - How are requests for this priority level limited?
     - What should be done with requests that exceed the limit?"""
@@ -247,7 +248,7 @@ class LimitedPriorityLevelConfiguration(op.Model):
     Setting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)"""
 
 
-class NonResourcePolicyRule(op.Model):
+class NonResourcePolicyRule(BuiltinModel):
     """NonResourcePolicyRule is a predicate that matches non-resource requests according to their verb and the target non-resource URL. A NonResourcePolicyRule matches a request if and only if both (a) at least one member of verbs matches the request and (b) at least one member of nonResourceURLs matches the request."""
 
     non_resource_urls: Annotated[list[str], op.ListType("set")] = Field(
@@ -264,7 +265,7 @@ class NonResourcePolicyRule(op.Model):
     """`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs. If it is present, it must be the only entry. Required."""
 
 
-class PolicyRulesWithSubjects(op.Model):
+class PolicyRulesWithSubjects(BuiltinModel):
     """PolicyRulesWithSubjects prescribes a test that applies to a request to an apiserver. The test considers the subject making the request, the verb being requested, and the resource to be acted upon. This PolicyRulesWithSubjects matches a request if and only if both (a) at least one member of subjects matches the request and (b) at least one member of resourceRules or nonResourceRules matches the request."""
 
     non_resource_rules: (
@@ -286,7 +287,7 @@ class PolicyRulesWithSubjects(op.Model):
     scope="Cluster",
     subresources=("status",),
 )
-class PriorityLevelConfiguration(op.Model):
+class PriorityLevelConfiguration(BuiltinModel):
     """PriorityLevelConfiguration represents the configuration of a priority level."""
 
     api_version: str | None = None
@@ -301,7 +302,7 @@ class PriorityLevelConfiguration(op.Model):
     """`status` is the current status of a "request-priority". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class PriorityLevelConfigurationCondition(op.Model):
+class PriorityLevelConfigurationCondition(BuiltinModel):
     """PriorityLevelConfigurationCondition defines the condition of priority level."""
 
     last_transition_time: op.Time | None = None
@@ -316,14 +317,14 @@ class PriorityLevelConfigurationCondition(op.Model):
     """`type` is the type of the condition. Required."""
 
 
-class PriorityLevelConfigurationReference(op.Model):
+class PriorityLevelConfigurationReference(BuiltinModel):
     """PriorityLevelConfigurationReference contains information that points to the "request-priority" being used."""
 
     name: str
     """`name` is the name of the priority level configuration being referenced Required."""
 
 
-class PriorityLevelConfigurationSpec(op.Model):
+class PriorityLevelConfigurationSpec(BuiltinModel):
     """PriorityLevelConfigurationSpec specifies the configuration of a priority level."""
 
     exempt: ExemptPriorityLevelConfiguration | None = None
@@ -334,7 +335,7 @@ class PriorityLevelConfigurationSpec(op.Model):
     """`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required."""
 
 
-class PriorityLevelConfigurationStatus(op.Model):
+class PriorityLevelConfigurationStatus(BuiltinModel):
     """PriorityLevelConfigurationStatus represents the current state of a "request-priority"."""
 
     conditions: (
@@ -348,7 +349,7 @@ class PriorityLevelConfigurationStatus(op.Model):
     """`conditions` is the current state of "request-priority"."""
 
 
-class QueuingConfiguration(op.Model):
+class QueuingConfiguration(BuiltinModel):
     """QueuingConfiguration holds the configuration parameters for queuing"""
 
     hand_size: Annotated[int, op.Format("int32")] | None = None
@@ -359,7 +360,7 @@ class QueuingConfiguration(op.Model):
     """`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64."""
 
 
-class ResourcePolicyRule(op.Model):
+class ResourcePolicyRule(BuiltinModel):
     """ResourcePolicyRule is a predicate that matches some resource requests, testing the request's verb and the target resource. A ResourcePolicyRule matches a resource request if and only if: (a) at least one member of verbs matches the request, (b) at least one member of apiGroups matches the request, (c) at least one member of resources matches the request, and (d) either (d1) the request does not specify a namespace (i.e., `Namespace==""`) and clusterScope is true or (d2) the request specifies a namespace and least one member of namespaces matches the request's namespace."""
 
     api_groups: Annotated[list[str], op.ListType("set")]
@@ -374,7 +375,7 @@ class ResourcePolicyRule(op.Model):
     """`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs and, if present, must be the only entry. Required."""
 
 
-class ServiceAccountSubject(op.Model):
+class ServiceAccountSubject(BuiltinModel):
     """ServiceAccountSubject holds detailed information for service-account-kind subject."""
 
     name: str
@@ -383,7 +384,7 @@ class ServiceAccountSubject(op.Model):
     """`namespace` is the namespace of matching ServiceAccount objects. Required."""
 
 
-class Subject(op.Model):
+class Subject(BuiltinModel):
     """Subject matches the originator of a request, as identified by the request authentication system. There are three ways of matching an originator; by user, group, or service account."""
 
     group: GroupSubject | None = None
@@ -396,7 +397,7 @@ class Subject(op.Model):
     """`user` matches based on username."""
 
 
-class UserSubject(op.Model):
+class UserSubject(BuiltinModel):
     """UserSubject holds detailed information for user-kind subject."""
 
     name: str

@@ -29,6 +29,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 
 __all__ = [
     "FieldSelectorOperator",
@@ -61,7 +62,7 @@ LabelSelectorOperator = TypeAliasType(
 )
 
 
-class FieldSelectorRequirement(op.Model):
+class FieldSelectorRequirement(BuiltinModel):
     """FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values."""
 
     key: str
@@ -73,7 +74,7 @@ class FieldSelectorRequirement(op.Model):
 
 
 @op.StructType("atomic")
-class LabelSelector(op.Model):
+class LabelSelector(BuiltinModel):
     """A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."""
 
     match_expressions: (
@@ -84,7 +85,7 @@ class LabelSelector(op.Model):
     """matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed."""
 
 
-class LabelSelectorRequirement(op.Model):
+class LabelSelectorRequirement(BuiltinModel):
     """A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values."""
 
     key: str

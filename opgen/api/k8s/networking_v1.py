@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import core_v1, meta_v1
 from opgen.engine.builtin import resource
 
@@ -77,7 +78,7 @@ PolicyType = TypeAliasType(
 )
 
 
-class HTTPIngressPath(op.Model):
+class HTTPIngressPath(BuiltinModel):
     """HTTPIngressPath associates a path with a backend. Incoming urls matching the path are forwarded to the backend."""
 
     backend: IngressBackend
@@ -98,7 +99,7 @@ class HTTPIngressPath(op.Model):
     Implementations are required to support all path types."""
 
 
-class HTTPIngressRuleValue(op.Model):
+class HTTPIngressRuleValue(BuiltinModel):
     """HTTPIngressRuleValue is a list of http selectors pointing to backends. In the example: http://<host>/<path>?<searchpart> -> backend where where parts of the url correspond to RFC 3986, this resource will be used to match against everything after the last '/' and before the first '?' or '#'."""
 
     paths: Annotated[list[HTTPIngressPath], op.ListType("atomic")]
@@ -108,7 +109,7 @@ class HTTPIngressRuleValue(op.Model):
 @resource(
     group="networking.k8s.io", version="v1", plural="ipaddresses", scope="Cluster"
 )
-class IPAddress(op.Model):
+class IPAddress(BuiltinModel):
     """IPAddress represents a single IP of a single IP Family. The object is designed to be used by APIs that operate on IP addresses. The object is used by the Service core API for allocation of IP addresses. An IP address can be represented in different formats, to guarantee the uniqueness of the IP, the name of the object is the IP address in canonical format, four decimal digits separated by dots suppressing leading zeros for IPv4 and the representation defined by RFC 5952 for IPv6. Valid: 192.168.1.5 or 2001:db8::1 or 2001:db8:aaaa:bbbb:cccc:dddd:eeee:1 Invalid: 10.01.2.3 or 2001:db8:0:0:0::1"""
 
     api_version: str | None = None
@@ -121,14 +122,14 @@ class IPAddress(op.Model):
     """spec is the desired state of the IPAddress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class IPAddressSpec(op.Model):
+class IPAddressSpec(BuiltinModel):
     """IPAddressSpec describe the attributes in an IP Address."""
 
     parent_ref: ParentReference
     """ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object."""
 
 
-class IPBlock(op.Model):
+class IPBlock(BuiltinModel):
     """IPBlock describes a particular CIDR (Ex. "192.168.1.0/24","2001:db8::/64") that is allowed to the pods matched by a NetworkPolicySpec's podSelector. The except entry describes CIDRs that should not be included within this rule."""
 
     cidr: str
@@ -145,7 +146,7 @@ class IPBlock(op.Model):
     plural="ingresses",
     subresources=("status",),
 )
-class Ingress(op.Model):
+class Ingress(BuiltinModel):
     """Ingress is a collection of rules that allow inbound connections to reach the endpoints defined by a backend. An Ingress can be configured to give services externally-reachable urls, load balance traffic, terminate SSL, offer name based virtual hosting etc."""
 
     api_version: str | None = None
@@ -160,7 +161,7 @@ class Ingress(op.Model):
     """status is the current state of the Ingress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class IngressBackend(op.Model):
+class IngressBackend(BuiltinModel):
     """IngressBackend describes all endpoints for a given service and port."""
 
     resource: core_v1.TypedLocalObjectReference | None = None
@@ -172,7 +173,7 @@ class IngressBackend(op.Model):
 @resource(
     group="networking.k8s.io", version="v1", plural="ingressclasses", scope="Cluster"
 )
-class IngressClass(op.Model):
+class IngressClass(BuiltinModel):
     """IngressClass represents the class of the Ingress, referenced by the Ingress Spec. The `ingressclass.kubernetes.io/is-default-class` annotation can be used to indicate that an IngressClass should be considered default. When a single IngressClass resource has this annotation set to true, new Ingress resources without a class specified will be assigned this default class."""
 
     api_version: str | None = None
@@ -185,7 +186,7 @@ class IngressClass(op.Model):
     """spec is the desired state of the IngressClass. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class IngressClassParametersReference(op.Model):
+class IngressClassParametersReference(BuiltinModel):
     """IngressClassParametersReference identifies an API object. This can be used to specify a cluster or namespace-scoped resource."""
 
     api_group: str | None = None
@@ -200,7 +201,7 @@ class IngressClassParametersReference(op.Model):
     """scope represents if this refers to a cluster or namespace scoped resource. This may be set to "Cluster" (default) or "Namespace"."""
 
 
-class IngressClassSpec(op.Model):
+class IngressClassSpec(BuiltinModel):
     """IngressClassSpec provides information about the class of an Ingress."""
 
     controller: str | None = None
@@ -209,7 +210,7 @@ class IngressClassSpec(op.Model):
     """parameters is a link to a custom resource containing additional configuration for the controller. This is optional if the controller does not require extra parameters."""
 
 
-class IngressLoadBalancerIngress(op.Model):
+class IngressLoadBalancerIngress(BuiltinModel):
     """IngressLoadBalancerIngress represents the status of a load-balancer ingress point."""
 
     hostname: str | None = None
@@ -220,7 +221,7 @@ class IngressLoadBalancerIngress(op.Model):
     """ports provides information about the ports exposed by this LoadBalancer."""
 
 
-class IngressLoadBalancerStatus(op.Model):
+class IngressLoadBalancerStatus(BuiltinModel):
     """IngressLoadBalancerStatus represents the status of a load-balancer."""
 
     ingress: (
@@ -229,7 +230,7 @@ class IngressLoadBalancerStatus(op.Model):
     """ingress is a list containing ingress points for the load-balancer."""
 
 
-class IngressPortStatus(op.Model):
+class IngressPortStatus(BuiltinModel):
     """IngressPortStatus represents the error condition of a service port"""
 
     error: Annotated[
@@ -249,7 +250,7 @@ class IngressPortStatus(op.Model):
     """protocol is the protocol of the ingress port. The supported values are: "TCP", "UDP", "SCTP\""""
 
 
-class IngressRule(op.Model):
+class IngressRule(BuiltinModel):
     """IngressRule represents the rules mapping the paths under a specified host to the related backend services. Incoming requests are first evaluated for a host match, then routed to the backend associated with the matching IngressRuleValue."""
 
     host: str | None = None
@@ -264,7 +265,7 @@ class IngressRule(op.Model):
     http: HTTPIngressRuleValue | None = None
 
 
-class IngressServiceBackend(op.Model):
+class IngressServiceBackend(BuiltinModel):
     """IngressServiceBackend references a Kubernetes Service as a Backend."""
 
     name: str
@@ -273,7 +274,7 @@ class IngressServiceBackend(op.Model):
     """port of the referenced service. A port name or port number is required for a IngressServiceBackend."""
 
 
-class IngressSpec(op.Model):
+class IngressSpec(BuiltinModel):
     """IngressSpec describes the Ingress the user wishes to exist."""
 
     default_backend: IngressBackend | None = None
@@ -286,14 +287,14 @@ class IngressSpec(op.Model):
     """tls represents the TLS configuration. Currently the Ingress only supports a single TLS port, 443. If multiple members of this list specify different hosts, they will be multiplexed on the same port according to the hostname specified through the SNI TLS extension, if the ingress controller fulfilling the ingress supports SNI."""
 
 
-class IngressStatus(op.Model):
+class IngressStatus(BuiltinModel):
     """IngressStatus describe the current state of the Ingress."""
 
     load_balancer: IngressLoadBalancerStatus | None = None
     """loadBalancer contains the current status of the load-balancer."""
 
 
-class IngressTLS(op.Model):
+class IngressTLS(BuiltinModel):
     """IngressTLS describes the transport layer security associated with an ingress."""
 
     hosts: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -303,7 +304,7 @@ class IngressTLS(op.Model):
 
 
 @resource(group="networking.k8s.io", version="v1", plural="networkpolicies")
-class NetworkPolicy(op.Model):
+class NetworkPolicy(BuiltinModel):
     """NetworkPolicy describes what network traffic is allowed for a set of Pods"""
 
     api_version: str | None = None
@@ -316,7 +317,7 @@ class NetworkPolicy(op.Model):
     """spec represents the specification of the desired behavior for this NetworkPolicy."""
 
 
-class NetworkPolicyEgressRule(op.Model):
+class NetworkPolicyEgressRule(BuiltinModel):
     """NetworkPolicyEgressRule describes a particular set of traffic that is allowed out of pods matched by a NetworkPolicySpec's podSelector. The traffic must match both ports and to. This type is beta-level in 1.8"""
 
     ports: Annotated[list[NetworkPolicyPort], op.ListType("atomic")] | None = None
@@ -325,7 +326,7 @@ class NetworkPolicyEgressRule(op.Model):
     """to is a list of destinations for outgoing traffic of pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all destinations (traffic not restricted by destination). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the to list."""
 
 
-class NetworkPolicyIngressRule(op.Model):
+class NetworkPolicyIngressRule(BuiltinModel):
     """NetworkPolicyIngressRule describes a particular set of traffic that is allowed to the pods matched by a NetworkPolicySpec's podSelector. The traffic must match both ports and from."""
 
     from_: Annotated[list[NetworkPolicyPeer], op.ListType("atomic")] | None = Field(
@@ -336,7 +337,7 @@ class NetworkPolicyIngressRule(op.Model):
     """ports is a list of ports which should be made accessible on the pods selected for this rule. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list."""
 
 
-class NetworkPolicyPeer(op.Model):
+class NetworkPolicyPeer(BuiltinModel):
     """NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain combinations of fields are allowed"""
 
     ip_block: IPBlock | None = None
@@ -351,7 +352,7 @@ class NetworkPolicyPeer(op.Model):
     If namespaceSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the Namespaces selected by NamespaceSelector. Otherwise it selects the pods matching podSelector in the policy's own namespace."""
 
 
-class NetworkPolicyPort(op.Model):
+class NetworkPolicyPort(BuiltinModel):
     """NetworkPolicyPort describes a port to allow traffic on"""
 
     end_port: Annotated[int, op.Format("int32")] | None = None
@@ -362,7 +363,7 @@ class NetworkPolicyPort(op.Model):
     """protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP."""
 
 
-class NetworkPolicySpec(op.Model):
+class NetworkPolicySpec(BuiltinModel):
     """NetworkPolicySpec provides the specification of a NetworkPolicy"""
 
     egress: Annotated[list[NetworkPolicyEgressRule], op.ListType("atomic")] | None = (
@@ -379,7 +380,7 @@ class NetworkPolicySpec(op.Model):
     """policyTypes is a list of rule types that the NetworkPolicy relates to. Valid options are ["Ingress"], ["Egress"], or ["Ingress", "Egress"]. If this field is not specified, it will default based on the existence of ingress or egress rules; policies that contain an egress section are assumed to affect egress, and all policies (whether or not they contain an ingress section) are assumed to affect ingress. If you want to write an egress-only policy, you must explicitly specify policyTypes [ "Egress" ]. Likewise, if you want to write a policy that specifies that no egress is allowed, you must specify a policyTypes value that include "Egress" (since such a policy would not include an egress section and would otherwise default to just [ "Ingress" ]). This field is beta-level in 1.8"""
 
 
-class ParentReference(op.Model):
+class ParentReference(BuiltinModel):
     """ParentReference describes a reference to a parent object."""
 
     group: str | None = None
@@ -393,7 +394,7 @@ class ParentReference(op.Model):
 
 
 @op.StructType("atomic")
-class ServiceBackendPort(op.Model):
+class ServiceBackendPort(BuiltinModel):
     """ServiceBackendPort is the service port being referenced."""
 
     name: str | None = None
@@ -409,7 +410,7 @@ class ServiceBackendPort(op.Model):
     scope="Cluster",
     subresources=("status",),
 )
-class ServiceCIDR(op.Model):
+class ServiceCIDR(BuiltinModel):
     """ServiceCIDR defines a range of IP addresses using CIDR format (e.g. 192.168.0.0/24 or 2001:db2::/64). This range is used to allocate ClusterIPs to Service objects."""
 
     api_version: str | None = None
@@ -424,14 +425,14 @@ class ServiceCIDR(op.Model):
     """status represents the current state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class ServiceCIDRSpec(op.Model):
+class ServiceCIDRSpec(BuiltinModel):
     """ServiceCIDRSpec define the CIDRs the user wants to use for allocating ClusterIPs for Services."""
 
     cidrs: Annotated[list[str], op.ListType("atomic")] | None = None
     """CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable."""
 
 
-class ServiceCIDRStatus(op.Model):
+class ServiceCIDRStatus(BuiltinModel):
     """ServiceCIDRStatus describes the current state of the ServiceCIDR."""
 
     conditions: (

@@ -16,6 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import core_v1
 from opgen.engine.builtin import resource
 
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 
-class Overhead(op.Model):
+class Overhead(BuiltinModel):
     """Overhead structure represents the resource overhead associated with running a pod."""
 
     pod_fixed: dict[str, op.Quantity] | None = None
@@ -34,7 +35,7 @@ class Overhead(op.Model):
 
 
 @resource(group="node.k8s.io", version="v1", plural="runtimeclasses", scope="Cluster")
-class RuntimeClass(op.Model):
+class RuntimeClass(BuiltinModel):
     """RuntimeClass defines a class of container runtime supported in the cluster. The RuntimeClass is used to determine which container runtime is used to run all containers in a pod. RuntimeClasses are manually defined by a user or cluster provisioner, and referenced in the PodSpec. The Kubelet is responsible for resolving the RuntimeClassName reference before running the pod.  For more details, see https://kubernetes.io/docs/concepts/containers/runtime-class/"""
 
     api_version: str | None = None
@@ -52,7 +53,7 @@ class RuntimeClass(op.Model):
     """scheduling holds the scheduling constraints to ensure that pods running with this RuntimeClass are scheduled to nodes that support it. If scheduling is nil, this RuntimeClass is assumed to be supported by all nodes."""
 
 
-class Scheduling(op.Model):
+class Scheduling(BuiltinModel):
     """Scheduling specifies the scheduling constraints for nodes supporting a RuntimeClass."""
 
     node_selector: Annotated[dict[str, str], op.MapType("atomic")] | None = None

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import meta_v1
 from opgen.engine.builtin import resource
 
@@ -45,7 +46,7 @@ UnhealthyPodEvictionPolicyType = TypeAliasType(
     plural="poddisruptionbudgets",
     subresources=("status",),
 )
-class PodDisruptionBudget(op.Model):
+class PodDisruptionBudget(BuiltinModel):
     """PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods"""
 
     api_version: str | None = None
@@ -60,7 +61,7 @@ class PodDisruptionBudget(op.Model):
     """Most recently observed status of the PodDisruptionBudget."""
 
 
-class PodDisruptionBudgetSpec(op.Model):
+class PodDisruptionBudgetSpec(BuiltinModel):
     """PodDisruptionBudgetSpec is a description of a PodDisruptionBudget."""
 
     max_unavailable: op.IntOrString | None = None
@@ -81,7 +82,7 @@ class PodDisruptionBudgetSpec(op.Model):
     Additional policies may be added in the future. Clients making eviction decisions should disallow eviction of unhealthy pods if they encounter an unrecognized policy in this field."""
 
 
-class PodDisruptionBudgetStatus(op.Model):
+class PodDisruptionBudgetStatus(BuiltinModel):
     """PodDisruptionBudgetStatus represents information about the status of a PodDisruptionBudget. Status may trail the actual state of a system."""
 
     conditions: (

@@ -16,6 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import meta_v1
 from opgen.engine.builtin import resource
 
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 
-class AggregationRule(op.Model):
+class AggregationRule(BuiltinModel):
     """AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole"""
 
     cluster_role_selectors: (
@@ -46,7 +47,7 @@ class AggregationRule(op.Model):
     plural="clusterroles",
     scope="Cluster",
 )
-class ClusterRole(op.Model):
+class ClusterRole(BuiltinModel):
     """ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding."""
 
     aggregation_rule: AggregationRule | None = None
@@ -67,7 +68,7 @@ class ClusterRole(op.Model):
     plural="clusterrolebindings",
     scope="Cluster",
 )
-class ClusterRoleBinding(op.Model):
+class ClusterRoleBinding(BuiltinModel):
     """ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject."""
 
     api_version: str | None = None
@@ -82,7 +83,7 @@ class ClusterRoleBinding(op.Model):
     """Subjects holds references to the objects the role applies to."""
 
 
-class PolicyRule(op.Model):
+class PolicyRule(BuiltinModel):
     """PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to."""
 
     api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
@@ -100,7 +101,7 @@ class PolicyRule(op.Model):
 
 
 @resource(group="rbac.authorization.k8s.io", version="v1", plural="roles")
-class Role(op.Model):
+class Role(BuiltinModel):
     """Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding."""
 
     api_version: str | None = None
@@ -114,7 +115,7 @@ class Role(op.Model):
 
 
 @resource(group="rbac.authorization.k8s.io", version="v1", plural="rolebindings")
-class RoleBinding(op.Model):
+class RoleBinding(BuiltinModel):
     """RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace. It adds who information via Subjects and namespace information by which namespace it exists in.  RoleBindings in a given namespace only have effect in that namespace."""
 
     api_version: str | None = None
@@ -130,7 +131,7 @@ class RoleBinding(op.Model):
 
 
 @op.StructType("atomic")
-class RoleRef(op.Model):
+class RoleRef(BuiltinModel):
     """RoleRef contains information that points to the role being used"""
 
     api_group: str | None = None
@@ -142,7 +143,7 @@ class RoleRef(op.Model):
 
 
 @op.StructType("atomic")
-class Subject(op.Model):
+class Subject(BuiltinModel):
     """Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names."""
 
     api_group: str | None = None

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import core_v1
 from opgen.engine.builtin import resource
 
@@ -99,7 +100,7 @@ QualifiedName = TypeAliasType(
 )
 
 
-class AllocatedDeviceStatus(op.Model):
+class AllocatedDeviceStatus(BuiltinModel):
     """AllocatedDeviceStatus contains the status of an allocated device, if the driver chooses to report it. This may include driver-specific information.
 
     The combination of Driver, Pool, Device, and ShareID must match the corresponding key in Status.Allocation.Devices.
@@ -131,7 +132,7 @@ class AllocatedDeviceStatus(op.Model):
     """ShareID uniquely identifies an individual allocation share of the device."""
 
 
-class AllocationResult(op.Model):
+class AllocationResult(BuiltinModel):
     """AllocationResult contains attributes of an allocated resource."""
 
     allocation_timestamp: op.Time | None = None
@@ -144,7 +145,7 @@ class AllocationResult(op.Model):
     """NodeSelector defines where the allocated resources are available. If unset, they are available everywhere."""
 
 
-class CELDeviceSelector(op.Model):
+class CELDeviceSelector(BuiltinModel):
     """CELDeviceSelector contains a CEL expression for selecting a device."""
 
     expression: str
@@ -185,7 +186,7 @@ class CELDeviceSelector(op.Model):
     The length of the expression must be smaller or equal to 10 Ki. The cost of evaluating it is also limited based on the estimated number of logical steps."""
 
 
-class CapacityRequestPolicy(op.Model):
+class CapacityRequestPolicy(BuiltinModel):
     """CapacityRequestPolicy defines how requests consume device capacity.
 
     Must not set more than one ValidRequestValues."""
@@ -212,7 +213,7 @@ class CapacityRequestPolicy(op.Model):
     If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated."""
 
 
-class CapacityRequestPolicyRange(op.Model):
+class CapacityRequestPolicyRange(BuiltinModel):
     """CapacityRequestPolicyRange defines a valid range for consumable capacity values.
 
     - If the requested amount is less than Min, it is rounded up to the Min value.
@@ -236,7 +237,7 @@ class CapacityRequestPolicyRange(op.Model):
     Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step must be less than or equal to the capacity value."""
 
 
-class CapacityRequirements(op.Model):
+class CapacityRequirements(BuiltinModel):
     """CapacityRequirements defines the capacity requirements for a specific device request."""
 
     requests: dict[str, op.Quantity] | None = None
@@ -253,14 +254,14 @@ class CapacityRequirements(op.Model):
     If the device allows multiple allocation, the aggregated amount across all requests must not exceed the capacity value. The consumed capacity, which may be adjusted based on the requestPolicy if defined, is recorded in the resource claim’s status.devices[*].consumedCapacity field."""
 
 
-class Counter(op.Model):
+class Counter(BuiltinModel):
     """Counter describes a quantity associated with a device."""
 
     value: op.Quantity
     """Value defines how much of a certain device counter is available."""
 
 
-class CounterSet(op.Model):
+class CounterSet(BuiltinModel):
     """CounterSet defines a named set of counters that are available to be used by devices defined in the ResourcePool.
 
     The counters are not allocatable by themselves, but can be referenced by devices. When a device is allocated, the portion of counters it uses will no longer be available for use by other devices.
@@ -274,7 +275,7 @@ class CounterSet(op.Model):
     """Name defines the name of the counter set. It must be a DNS label."""
 
 
-class Device(op.Model):
+class Device(BuiltinModel):
     """Device represents one individual hardware instance that can be selected based on its attributes. Besides the name, exactly one field must be set."""
 
     all_nodes: bool | None = None
@@ -347,7 +348,7 @@ class Device(op.Model):
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
 
-class DeviceAllocationConfiguration(op.Model):
+class DeviceAllocationConfiguration(BuiltinModel):
     """DeviceAllocationConfiguration gets embedded in an AllocationResult."""
 
     opaque: OpaqueDeviceConfiguration | None = None
@@ -361,7 +362,7 @@ class DeviceAllocationConfiguration(op.Model):
 """
 
 
-class DeviceAllocationResult(op.Model):
+class DeviceAllocationResult(BuiltinModel):
     """DeviceAllocationResult is the result of allocating devices."""
 
     config: (
@@ -376,7 +377,7 @@ class DeviceAllocationResult(op.Model):
     """Results lists all allocated devices."""
 
 
-class DeviceAttribute(op.Model):
+class DeviceAttribute(BuiltinModel):
     """DeviceAttribute must have exactly one field set."""
 
     bool_: bool | None = None
@@ -406,7 +407,7 @@ class DeviceAttribute(op.Model):
     This is an alpha field and requires enabling the DRAListTypeAttributes feature gate."""
 
 
-class DeviceCapacity(op.Model):
+class DeviceCapacity(BuiltinModel):
     """DeviceCapacity describes a quantity associated with a device."""
 
     request_policy: CapacityRequestPolicy | None = None
@@ -421,7 +422,7 @@ class DeviceCapacity(op.Model):
     This field reflects the fixed total capacity and does not change. The consumed amount is tracked separately by scheduler and does not affect this value."""
 
 
-class DeviceClaim(op.Model):
+class DeviceClaim(BuiltinModel):
     """DeviceClaim defines how to request devices with a ResourceClaim."""
 
     config: Annotated[list[DeviceClaimConfiguration], op.ListType("atomic")] | None = (
@@ -434,7 +435,7 @@ class DeviceClaim(op.Model):
     """Requests represent individual requests for distinct devices which must all be satisfied. If empty, nothing needs to be allocated."""
 
 
-class DeviceClaimConfiguration(op.Model):
+class DeviceClaimConfiguration(BuiltinModel):
     """DeviceClaimConfiguration is used for configuration parameters in DeviceClaim."""
 
     opaque: OpaqueDeviceConfiguration | None = None
@@ -448,7 +449,7 @@ class DeviceClaimConfiguration(op.Model):
 @resource(
     group="resource.k8s.io", version="v1", plural="deviceclasses", scope="Cluster"
 )
-class DeviceClass(op.Model):
+class DeviceClass(BuiltinModel):
     """DeviceClass is a vendor- or admin-provided resource that contains device configuration and selectors. It can be referenced in the device requests of a claim to apply these presets. Cluster scoped."""
 
     api_version: str | None = None
@@ -465,14 +466,14 @@ class DeviceClass(op.Model):
     Changing the spec automatically increments the metadata.generation number."""
 
 
-class DeviceClassConfiguration(op.Model):
+class DeviceClassConfiguration(BuiltinModel):
     """DeviceClassConfiguration is used in DeviceClass."""
 
     opaque: OpaqueDeviceConfiguration | None = None
     """Opaque provides driver-specific configuration parameters."""
 
 
-class DeviceClassSpec(op.Model):
+class DeviceClassSpec(BuiltinModel):
     """DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and how to configure it."""
 
     config: Annotated[list[DeviceClassConfiguration], op.ListType("atomic")] | None = (
@@ -489,7 +490,7 @@ class DeviceClassSpec(op.Model):
     """Each selector must be satisfied by a device which is claimed via this class."""
 
 
-class DeviceConstraint(op.Model):
+class DeviceConstraint(BuiltinModel):
     """DeviceConstraint must have exactly one field set besides Requests."""
 
     distinct_attribute: FullyQualifiedName | None = None
@@ -516,7 +517,7 @@ class DeviceConstraint(op.Model):
     References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the constraint applies to all subrequests."""
 
 
-class DeviceCounterConsumption(op.Model):
+class DeviceCounterConsumption(BuiltinModel):
     """DeviceCounterConsumption defines a set of counters that a device will consume from a CounterSet."""
 
     counter_set: str
@@ -527,7 +528,7 @@ class DeviceCounterConsumption(op.Model):
     The maximum number of counters is 32."""
 
 
-class DeviceRequest(op.Model):
+class DeviceRequest(BuiltinModel):
     """DeviceRequest is a request for devices required for a claim. This is typically a request for a single resource like a device, but can also ask for several identical devices. With FirstAvailable it is also possible to provide a prioritized list of requests."""
 
     exactly: ExactDeviceRequest | None = None
@@ -548,7 +549,7 @@ class DeviceRequest(op.Model):
     Must be a DNS label."""
 
 
-class DeviceRequestAllocationResult(op.Model):
+class DeviceRequestAllocationResult(BuiltinModel):
     """DeviceRequestAllocationResult contains the allocation result for one request."""
 
     admin_access: bool | None = None
@@ -595,14 +596,14 @@ class DeviceRequestAllocationResult(op.Model):
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
 
-class DeviceSelector(op.Model):
+class DeviceSelector(BuiltinModel):
     """DeviceSelector must have exactly one field set."""
 
     cel: CELDeviceSelector | None = None
     """CEL contains a CEL expression for selecting a device."""
 
 
-class DeviceSubRequest(op.Model):
+class DeviceSubRequest(BuiltinModel):
     """DeviceSubRequest describes a request for device provided in the claim.spec.devices.requests[].firstAvailable array. Each is typically a request for a single resource like a device, but can also ask for several identical devices.
 
     DeviceSubRequest is similar to ExactDeviceRequest, but doesn't expose the AdminAccess field as that one is only supported when requesting a specific device.
@@ -655,7 +656,7 @@ class DeviceSubRequest(op.Model):
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
 
-class DeviceTaint(op.Model):
+class DeviceTaint(BuiltinModel):
     """The device this taint is attached to has the "effect" on any claim which does not tolerate the taint and, through the claim, to pods using the claim."""
 
     effect: str
@@ -673,7 +674,7 @@ class DeviceTaint(op.Model):
     """The taint value corresponding to the taint key. Must be a label value."""
 
 
-class DeviceToleration(op.Model):
+class DeviceToleration(BuiltinModel):
     """The ResourceClaim this DeviceToleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>."""
 
     effect: str | None = None
@@ -690,7 +691,7 @@ class DeviceToleration(op.Model):
     """Value is the taint value the toleration matches to. If the operator is Exists, the value must be empty, otherwise just a regular string. Must be a label value."""
 
 
-class ExactDeviceRequest(op.Model):
+class ExactDeviceRequest(BuiltinModel):
     """ExactDeviceRequest is a request for one or more identical devices."""
 
     admin_access: bool | None = None
@@ -741,7 +742,7 @@ class ExactDeviceRequest(op.Model):
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
 
-class NetworkDeviceData(op.Model):
+class NetworkDeviceData(BuiltinModel):
     """NetworkDeviceData provides network-related details for the allocated device. This information may be filled by drivers or other components to configure or identify the device within a network context."""
 
     hardware_address: str | None = None
@@ -756,7 +757,7 @@ class NetworkDeviceData(op.Model):
     """IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6."""
 
 
-class NodeAllocatableResourceMapping(op.Model):
+class NodeAllocatableResourceMapping(BuiltinModel):
     """NodeAllocatableResourceMapping defines the translation between the DRA device/capacity units requested to the corresponding quantity of the node allocatable resource."""
 
     allocation_multiplier: op.Quantity | None = None
@@ -779,7 +780,7 @@ class NodeAllocatableResourceMapping(op.Model):
     """CapacityKey references a capacity name defined as a key in the `spec.devices[*].capacity` map. When this field is set, the value associated with this key in the `status.allocation.devices.results[*].consumedCapacity` map (for a specific claim allocation) determines the base quantity for the node allocatable resource. If `allocationMultiplier` is also set, it is multiplied with the base quantity. For example, if `spec.devices[*].capacity` has an entry "dra.example.com/memory": "128Gi", and this field is set to "dra.example.com/memory", then for a claim allocation that consumes { "dra.example.com/memory": "4Gi" } the base quantity for the node allocatable resource mapping will be "4Gi", and `allocationMultiplier` should be omitted or set to "1"."""
 
 
-class OpaqueDeviceConfiguration(op.Model):
+class OpaqueDeviceConfiguration(BuiltinModel):
     """OpaqueDeviceConfiguration contains configuration parameters for a driver in a format defined by the driver vendor."""
 
     driver: str
@@ -800,7 +801,7 @@ class OpaqueDeviceConfiguration(op.Model):
     plural="resourceclaims",
     subresources=("status",),
 )
-class ResourceClaim(op.Model):
+class ResourceClaim(BuiltinModel):
     """ResourceClaim describes a request for access to resources in the cluster, for use by workloads. For example, if a workload needs an accelerator device with specific properties, this is how that request is expressed. The status stanza tracks whether this claim has been satisfied and what specific resources have been allocated."""
 
     api_version: str | None = None
@@ -815,7 +816,7 @@ class ResourceClaim(op.Model):
     """Status describes whether the claim is ready to use and what has been allocated."""
 
 
-class ResourceClaimConsumerReference(op.Model):
+class ResourceClaimConsumerReference(BuiltinModel):
     """ResourceClaimConsumerReference contains enough information to let you locate the consumer of a ResourceClaim. The user must be a resource in the same namespace as the ResourceClaim."""
 
     api_group: str | None = None
@@ -828,14 +829,14 @@ class ResourceClaimConsumerReference(op.Model):
     """UID identifies exactly one incarnation of the resource."""
 
 
-class ResourceClaimSpec(op.Model):
+class ResourceClaimSpec(BuiltinModel):
     """ResourceClaimSpec defines what is being requested in a ResourceClaim and how to configure it."""
 
     devices: DeviceClaim | None = None
     """Devices defines how to request devices."""
 
 
-class ResourceClaimStatus(op.Model):
+class ResourceClaimStatus(BuiltinModel):
     """ResourceClaimStatus tracks whether the resource has been allocated and what the result of that was."""
 
     allocation: AllocationResult | None = None
@@ -870,7 +871,7 @@ class ResourceClaimStatus(op.Model):
 
 
 @resource(group="resource.k8s.io", version="v1", plural="resourceclaimtemplates")
-class ResourceClaimTemplate(op.Model):
+class ResourceClaimTemplate(BuiltinModel):
     """ResourceClaimTemplate is used to produce ResourceClaim objects."""
 
     api_version: str | None = None
@@ -885,7 +886,7 @@ class ResourceClaimTemplate(op.Model):
     This field is immutable. A ResourceClaim will get created by the control plane for a Pod when needed and then not get updated anymore."""
 
 
-class ResourceClaimTemplateSpec(op.Model):
+class ResourceClaimTemplateSpec(BuiltinModel):
     """ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim."""
 
     metadata: op.ObjectMeta | None = None
@@ -894,7 +895,7 @@ class ResourceClaimTemplateSpec(op.Model):
     """Spec for the ResourceClaim. The entire content is copied unchanged into the ResourceClaim that gets created from this template. The same fields as in a ResourceClaim are also valid here."""
 
 
-class ResourcePool(op.Model):
+class ResourcePool(BuiltinModel):
     """ResourcePool describes the pool that ResourceSlices belong to."""
 
     generation: Annotated[int, op.Format("int64")]
@@ -914,7 +915,7 @@ class ResourcePool(op.Model):
 @resource(
     group="resource.k8s.io", version="v1", plural="resourceslices", scope="Cluster"
 )
-class ResourceSlice(op.Model):
+class ResourceSlice(BuiltinModel):
     """ResourceSlice represents one or more resources in a pool of similar resources, managed by a common driver. A pool may span more than one ResourceSlice, and exactly how many ResourceSlices comprise a pool is determined by the driver.
 
     At the moment, the only supported resources are devices with attributes and capacities. Each device in a given pool, regardless of how many ResourceSlices, must have a unique name. The ResourceSlice in which a device gets published may change over time. The unique identifier for a device is the tuple <driver name>, <pool name>, <device name>.
@@ -938,7 +939,7 @@ class ResourceSlice(op.Model):
     Changing the spec automatically increments the metadata.generation number."""
 
 
-class ResourceSliceSpec(op.Model):
+class ResourceSliceSpec(BuiltinModel):
     """ResourceSliceSpec contains the information published by the driver in one ResourceSlice."""
 
     all_nodes: bool | None = None

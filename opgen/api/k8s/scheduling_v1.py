@@ -16,6 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -26,7 +27,7 @@ __all__ = [
 @resource(
     group="scheduling.k8s.io", version="v1", plural="priorityclasses", scope="Cluster"
 )
-class PriorityClass(op.Model):
+class PriorityClass(BuiltinModel):
     """PriorityClass defines mapping from a priority class name to the priority integer value. The value can be any valid integer."""
 
     api_version: str | None = None

@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.api.k8s import core_v1, meta_v1
 from opgen.engine.builtin import resource
 
@@ -76,7 +77,7 @@ VolumeLifecycleMode = TypeAliasType(
 
 
 @resource(group="storage.k8s.io", version="v1", plural="csidrivers", scope="Cluster")
-class CSIDriver(op.Model):
+class CSIDriver(BuiltinModel):
     """CSIDriver captures information about a Container Storage Interface (CSI) volume driver deployed on the cluster. Kubernetes attach detach controller uses this object to determine whether attach is required. Kubelet uses this object to determine whether pod information needs to be passed on mount. CSIDriver objects are non-namespaced."""
 
     api_version: str | None = None
@@ -89,7 +90,7 @@ class CSIDriver(op.Model):
     """spec represents the specification of the CSI Driver."""
 
 
-class CSIDriverSpec(op.Model):
+class CSIDriverSpec(BuiltinModel):
     """CSIDriverSpec is the specification of a CSIDriver."""
 
     attach_required: bool | None = None
@@ -182,7 +183,7 @@ class CSIDriverSpec(op.Model):
 
 
 @resource(group="storage.k8s.io", version="v1", plural="csinodes", scope="Cluster")
-class CSINode(op.Model):
+class CSINode(BuiltinModel):
     """CSINode holds information about all CSI drivers installed on a node. CSI drivers do not need to create the CSINode object directly. As long as they use the node-driver-registrar sidecar container, the kubelet will automatically populate the CSINode object for the CSI driver as part of kubelet plugin registration. CSINode has the same name as a node. If the object is missing, it means either there are no CSI Drivers available on the node, or the Kubelet version is low enough that it doesn't create this object. CSINode has an OwnerReference that points to the corresponding node object."""
 
     api_version: str | None = None
@@ -195,7 +196,7 @@ class CSINode(op.Model):
     """spec is the specification of CSINode"""
 
 
-class CSINodeDriver(op.Model):
+class CSINodeDriver(BuiltinModel):
     """CSINodeDriver holds information about the specification of one CSI driver installed on a node"""
 
     allocatable: VolumeNodeResources | None = None
@@ -208,7 +209,7 @@ class CSINodeDriver(op.Model):
     """topologyKeys is the list of keys supported by the driver. When a driver is initialized on a cluster, it provides a set of topology keys that it understands (e.g. "company.com/zone", "company.com/region"). When a driver is initialized on a node, it provides the same topology keys along with values. Kubelet will expose these topology keys as labels on its own node object. When Kubernetes does topology aware provisioning, it can use this list to determine which labels it should retrieve from the node object and pass back to the driver. It is possible for different nodes to use different topology keys. This can be empty if driver does not support topology."""
 
 
-class CSINodeSpec(op.Model):
+class CSINodeSpec(BuiltinModel):
     """CSINodeSpec holds information about the specification of all CSI drivers installed on a node"""
 
     drivers: Annotated[list[CSINodeDriver], op.ListType("map"), op.ListMapKey("name")]
@@ -216,7 +217,7 @@ class CSINodeSpec(op.Model):
 
 
 @resource(group="storage.k8s.io", version="v1", plural="csistoragecapacities")
-class CSIStorageCapacity(op.Model):
+class CSIStorageCapacity(BuiltinModel):
     """CSIStorageCapacity stores the result of one CSI GetCapacity call. For a given StorageClass, this describes the available capacity in a particular topology segment.  This can be used when considering where to instantiate new PersistentVolumes.
 
     For example this can express things like: - StorageClass "standard" has "1234 GiB" available in "topology.kubernetes.io/zone=us-east1" - StorageClass "localssd" has "10 GiB" available in "kubernetes.io/hostname=knode-abc123"
@@ -255,7 +256,7 @@ class CSIStorageCapacity(op.Model):
 @resource(
     group="storage.k8s.io", version="v1", plural="storageclasses", scope="Cluster"
 )
-class StorageClass(op.Model):
+class StorageClass(BuiltinModel):
     """StorageClass describes the parameters for a class of storage for which PersistentVolumes can be dynamically provisioned.
 
     StorageClasses are non-namespaced; the name of the storage class according to etcd is in ObjectMeta.Name.
@@ -285,7 +286,7 @@ class StorageClass(op.Model):
     """volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature."""
 
 
-class TokenRequest(op.Model):
+class TokenRequest(BuiltinModel):
     """TokenRequest contains parameters of a service account token."""
 
     audience: str
@@ -301,7 +302,7 @@ class TokenRequest(op.Model):
     scope="Cluster",
     subresources=("status",),
 )
-class VolumeAttachment(op.Model):
+class VolumeAttachment(BuiltinModel):
     """VolumeAttachment captures the intent to attach or detach the specified volume to/from the specified node.
 
     VolumeAttachment objects are non-namespaced."""
@@ -318,7 +319,7 @@ class VolumeAttachment(op.Model):
     """status represents status of the VolumeAttachment request. Populated by the entity completing the attach or detach operation, i.e. the external-attacher."""
 
 
-class VolumeAttachmentSource(op.Model):
+class VolumeAttachmentSource(BuiltinModel):
     """VolumeAttachmentSource represents a volume that should be attached. Right now only PersistentVolumes can be attached via external attacher, in the future we may allow also inline volumes in pods. Exactly one member can be set."""
 
     inline_volume_spec: core_v1.PersistentVolumeSpec | None = None
@@ -327,7 +328,7 @@ class VolumeAttachmentSource(op.Model):
     """persistentVolumeName represents the name of the persistent volume to attach."""
 
 
-class VolumeAttachmentSpec(op.Model):
+class VolumeAttachmentSpec(BuiltinModel):
     """VolumeAttachmentSpec is the specification of a VolumeAttachment request."""
 
     attacher: str
@@ -338,7 +339,7 @@ class VolumeAttachmentSpec(op.Model):
     """source represents the volume that should be attached."""
 
 
-class VolumeAttachmentStatus(op.Model):
+class VolumeAttachmentStatus(BuiltinModel):
     """VolumeAttachmentStatus is the status of a VolumeAttachment request."""
 
     attach_error: VolumeError | None = None
@@ -357,7 +358,7 @@ class VolumeAttachmentStatus(op.Model):
     plural="volumeattributesclasses",
     scope="Cluster",
 )
-class VolumeAttributesClass(op.Model):
+class VolumeAttributesClass(BuiltinModel):
     """VolumeAttributesClass represents a specification of mutable volume attributes defined by the CSI driver. The class can be specified during dynamic provisioning of PersistentVolumeClaims, and changed in the PersistentVolumeClaim spec after provisioning."""
 
     api_version: str | None = None
@@ -374,7 +375,7 @@ class VolumeAttributesClass(op.Model):
     This field is required and must contain at least one key/value pair. The keys cannot be empty, and the maximum number of parameters is 512, with a cumulative max size of 256K. If the CSI driver rejects invalid parameters, the target PersistentVolumeClaim will be set to an "Infeasible" state in the modifyVolumeStatus field."""
 
 
-class VolumeError(op.Model):
+class VolumeError(BuiltinModel):
     """VolumeError captures an error encountered during a volume operation."""
 
     error_code: Annotated[int, op.Format("int32")] | None = None
@@ -387,7 +388,7 @@ class VolumeError(op.Model):
     """time represents the time the error was encountered."""
 
 
-class VolumeNodeResources(op.Model):
+class VolumeNodeResources(BuiltinModel):
     """VolumeNodeResources is a set of resource limits for scheduling of volumes."""
 
     count: Annotated[int, op.Format("int32")] | None = None
