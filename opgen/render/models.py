@@ -289,37 +289,32 @@ def _kind_view(
 def _kind_decorators(resource: ResourceDecl) -> list[str]:
     """`op.kind(...)` and the kind-level decorators that write the CRD's names,
     the version's flags, subresources, printer columns and selectable fields."""
+    names, version = resource.names, resource.version
     markers: list[Marker] = [
         op.kind(
             group=resource.group,
-            version=resource.version,
-            scope="Namespaced" if resource.namespaced else "Cluster",
-            plural=(
-                None if resource.plural == pluralize(resource.kind) else resource.plural
-            ),
-            singular=(
-                None
-                if resource.singular == resource.kind.lower()
-                else resource.singular
-            ),
-            short_names=resource.short_names,
-            categories=resource.categories,
+            version=version.version,
+            scope=resource.scope,
+            plural=None if names.plural == pluralize(names.kind) else names.plural,
+            singular=None if names.singular == names.kind.lower() else names.singular,
+            short_names=names.short_names,
+            categories=names.categories,
         )
     ]
-    if resource.several_versions and resource.storage:
+    if resource.several_versions and version.storage:
         markers.append(op.storage_version())
-    if not resource.served:
+    if not version.served:
         markers.append(op.unserved_version())
-    if resource.deprecated:
-        markers.append(op.deprecated_version(resource.deprecation_warning))
-    if resource.status_subresource:
+    if version.deprecated:
+        markers.append(op.deprecated_version(version.deprecation_warning))
+    if version.status_subresource:
         markers.append(op.subresource_status())
-    if resource.scale is not None:
+    if version.scale is not None:
         markers.append(
             op.subresource_scale(
-                resource.scale.spec_replicas_path,
-                resource.scale.status_replicas_path,
-                resource.scale.label_selector_path,
+                version.scale.spec_replicas_path,
+                version.scale.status_replicas_path,
+                version.scale.label_selector_path,
             )
         )
     markers += [
@@ -331,9 +326,9 @@ def _kind_decorators(resource: ResourceDecl) -> list[str]:
             format=column.format,
             priority=column.priority,
         )
-        for column in resource.printer_columns
+        for column in version.printer_columns
     ]
-    markers += [op.selectable_field(path) for path in resource.selectable_fields]
+    markers += [op.selectable_field(path) for path in version.selectable_fields]
     if resource.crd_annotations:
         markers.append(op.crd_metadata(annotations=dict(resource.crd_annotations)))
     return [_marker_text(marker) for marker in markers]
