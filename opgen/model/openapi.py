@@ -22,8 +22,6 @@ from typing import Any, Literal
 from opgen.model.kinds import (
     KindNames,
     KindVersion,
-    PrinterColumn,
-    ScaleSubresource,
     Scope,
 )
 
