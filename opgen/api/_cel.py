@@ -73,6 +73,7 @@ class Rule(Marker):
     reason: str | None = None
     field_path: str | None = None
     optional_old_self: bool | None = None
+    keyword: ClassVar[str] = "x-kubernetes-validations"
     repeatable: ClassVar[bool] = True
 
     def __post_init__(self) -> None:

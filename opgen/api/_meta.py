@@ -14,7 +14,7 @@ k8s.io/api and k8s.io/apimachinery, so their schemas are controller-gen's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, GetJsonSchemaHandler
 from pydantic_core import CoreSchema
@@ -115,6 +115,8 @@ class EmbeddedObjectMeta(Marker):
     describes one nested `metadata` and not another."""
 
     described: bool = True
+    keyword: ClassVar[str] = "x-opgen-embedded-object-meta"
+    """The fact `opgen.openapi` reads off a node whose nested ObjectMeta is described."""
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         form = OBJECT_META_DESCRIBED if self.described else OBJECT_META_PLAIN

@@ -49,6 +49,9 @@ class UniqueItems(Marker):
     """Items must be unique. Written as `x-kubernetes-list-type: set`: the API server
     refuses `uniqueItems: true` (quadratic), and a set list enforces uniqueness."""
 
+    keyword: ClassVar[str] = "uniqueItems"
+    """The keyword it stands for, which the API server refuses."""
+
     def check(self, value: Any) -> str | None:
         return constraint_problem(value, {"x-kubernetes-list-type": "set"})
 
@@ -120,6 +123,8 @@ class Type(Marker):
 class Nullable(Marker):
     """`null` is a valid value (`nullable: true`). Without it, `X | None` only
     makes a field optional."""
+
+    keyword: ClassVar[str] = "nullable"
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         return {**node, "nullable": True}

@@ -118,6 +118,7 @@ class Title(Marker):
     """A short title (`title`). A field's title wins over its type's."""
 
     text: str
+    keyword: ClassVar[str] = "title"
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -133,6 +134,9 @@ class Undescribed(Marker):
     brings (a pod template's, hundreds of them), are left out of the CRD.
     What `--max-description-length 0` does for a whole CRD, for one field;
     `opgen import` writes it where a CRD leaves them out."""
+
+    keyword: ClassVar[str] = "x-opgen-undescribed"
+    """The fact `opgen.openapi` reads off a node nothing below which is described."""
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         copies: dict[int, SchemaNode] = {}
@@ -172,6 +176,7 @@ class ExternalDocs(Marker):
 
     url: str
     description: str | None = None
+    keyword: ClassVar[str] = "externalDocs"
 
     def __post_init__(self) -> None:
         parsed = urllib.parse.urlparse(self.url)
@@ -193,6 +198,8 @@ class EmbeddedResource(Marker):
     """The value is a whole Kubernetes object with apiVersion, kind and metadata
     (`x-kubernetes-embedded-resource`)."""
 
+    keyword: ClassVar[str] = "x-kubernetes-embedded-resource"
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         if node_type(node) != "object":
             raise ctx.error(
@@ -207,6 +214,8 @@ class EmbeddedResource(Marker):
 class PreserveUnknownFields(Marker):
     """Keep fields the schema does not describe instead of pruning them
     (`x-kubernetes-preserve-unknown-fields`)."""
+
+    keyword: ClassVar[str] = "x-kubernetes-preserve-unknown-fields"
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         if node.get("x-kubernetes-int-or-string"):
@@ -238,6 +247,7 @@ class ListType(Marker):
     (replace whole), `set` (unique scalars) or `map` (items keyed by ListMapKey)."""
 
     kind: str
+    keyword: ClassVar[str] = "x-kubernetes-list-type"
     priority: ClassVar[int] = 2
 
     def __post_init__(self) -> None:
@@ -260,6 +270,7 @@ class ListMapKey(Marker):
     for composite keys. Give the wire name or the Python field name."""
 
     key: str
+    keyword: ClassVar[str] = "x-kubernetes-list-map-keys"
     repeatable: ClassVar[bool] = True
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
@@ -287,6 +298,7 @@ class _ObjectMergeType(Marker):
     """Base of MapType and StructType: `x-kubernetes-map-type` on an object node."""
 
     kind: str
+    keyword: ClassVar[str] = "x-kubernetes-map-type"
     applies_to: ClassVar[str]
     """What the marker decorates, for the error message."""
 

@@ -200,6 +200,7 @@ class Pattern(Marker):
     """A string must match the regular expression (`pattern`, Go RE2 syntax)."""
 
     regex: str
+    keyword: ClassVar[str] = "pattern"
 
     def __post_init__(self) -> None:
         if not isinstance(self.regex, str):
@@ -221,6 +222,7 @@ class Format(Marker):
     """A format the API server validates (`format`): `date-time`, `uri`, `int32`, ..."""
 
     name: str
+    keyword: ClassVar[str] = "format"
 
     def __post_init__(self) -> None:
         known = STRING_FORMATS | NUMBER_FORMATS["integer"] | NUMBER_FORMATS["number"]
@@ -277,6 +279,7 @@ class Enum(Marker):
     """The value must be one of `values` (`enum`), in the order given."""
 
     values: tuple[Any, ...] = field(default=())
+    keyword: ClassVar[str] = "enum"
 
     def __init__(self, *values: object) -> None:
         if len(values) == 1 and isinstance(values[0], list | tuple):

@@ -13,7 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-__all__ = ["BuiltinResource", "builtin_resource", "resource"]
+from opgen.engine.kinds import ResourceInfo
+from opgen.model.kinds import (
+    KindNames,
+    KindVersion,
+    ScaleSubresource,
+    Scope,
+    SourceRef,
+)
+
+__all__ = ["BuiltinResource", "builtin_info", "builtin_resource", "resource"]
 
 C = TypeVar("C", bound=type)
 
@@ -72,3 +81,26 @@ def builtin_resource(cls: object) -> BuiltinResource | None:
         return None
     found = cls.__dict__.get(_ATTR)
     return found if isinstance(found, BuiltinResource) else None
+
+
+def builtin_info(cls: type, facts: BuiltinResource) -> ResourceInfo:
+    """A built-in kind's facts in the shape a custom kind's class declares
+    (`ResourceInfo`), so the runtime reads every kind one way."""
+    kind_version = KindVersion(
+        version=facts.version,
+        source=SourceRef(file="", module=cls.__module__, cls=cls.__qualname__),
+        status_subresource="status" in facts.subresources,
+        scale=(
+            ScaleSubresource(".spec.replicas", ".status.replicas")
+            if "scale" in facts.subresources
+            else None
+        ),
+    )
+    names = KindNames(
+        kind=facts.kind,
+        plural=facts.plural,
+        singular=facts.kind.lower(),
+        list_kind=f"{facts.kind}List",
+    )
+    scope: Scope = "Namespaced" if facts.namespaced else "Cluster"
+    return ResourceInfo(facts.group, names, scope, kind_version)

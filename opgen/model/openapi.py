@@ -19,7 +19,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from opgen.model.kinds import PrinterColumn, ScaleSubresource
+from opgen.model.kinds import (
+    KindNames,
+    KindVersion,
+    Scope,
+)
 
 __all__ = [
     "NO_DEFAULT",
@@ -142,29 +146,23 @@ class FieldDecl:
 @dataclass(frozen=True)
 class ResourceDecl:
     """What makes a model the root of a kind (`op.CustomResource`): one version
-    of a CRD, with the CRD's names and the version's flags and subresources."""
+    of a CRD, in the shape the loader gives a kind read from classes (its
+    names, scope and `KindVersion`), with what only a CRD read back adds."""
 
     group: str
-    version: str
-    kind: str
-    plural: str
-    singular: str
-    namespaced: bool = True
-    short_names: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    served: bool = True
-    storage: bool = False
-    """The CRD's storage version (written when the CRD has several versions)."""
+    names: KindNames
+    scope: Scope
+    version: KindVersion
+    """Its `source` names the CRD file and the kind, which no class defines yet."""
     several_versions: bool = False
-    deprecated: bool = False
-    deprecation_warning: str | None = None
-    status_subresource: bool = False
-    scale: ScaleSubresource | None = None
-    printer_columns: tuple[PrinterColumn, ...] = ()
-    selectable_fields: tuple[str, ...] = ()
+    """Whether the CRD has other versions (its storage version is then written)."""
     crd_annotations: tuple[tuple[str, str], ...] = ()
     """Annotations of the CRD object the kind must carry again (the API
     server's `api-approved.kubernetes.io` for `*.k8s.io` groups)."""
+
+    @property
+    def namespaced(self) -> bool:
+        return self.scope == "Namespaced"
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,13 @@ from typing import Any
 import yaml
 
 from opgen.errors import Diagnostic, LoadError, Location, SchemaError
-from opgen.model.kinds import PrinterColumn, ScaleSubresource
+from opgen.model.kinds import (
+    KindNames,
+    KindVersion,
+    PrinterColumn,
+    ScaleSubresource,
+    SourceRef,
+)
 from opgen.model.openapi import ModelDecl, ModelRef, ModelSet, ResourceDecl
 from opgen.openapi.parse import Placement, Recogniser, read_schema
 
@@ -391,43 +397,49 @@ def _resource(
     scale = subresources.get("scale")
     return ResourceDecl(
         group=document.group,
-        version=str(entry["name"]),
-        kind=document.kind,
-        plural=document.plural,
-        singular=str(names.get("singular") or document.kind.lower()),
-        namespaced=document.spec.get("scope", "Namespaced") != "Cluster",
-        crd_annotations=_kept_annotations(document),
-        short_names=tuple(names.get("shortNames") or ()),
-        categories=tuple(names.get("categories") or ()),
-        served=bool(entry.get("served", True)),
-        storage=bool(entry.get("storage", False)),
+        names=KindNames(
+            kind=document.kind,
+            plural=document.plural,
+            singular=str(names.get("singular") or document.kind.lower()),
+            list_kind=str(names.get("listKind") or f"{document.kind}List"),
+            short_names=tuple(names.get("shortNames") or ()),
+            categories=tuple(names.get("categories") or ()),
+        ),
+        scope="Cluster" if document.spec.get("scope") == "Cluster" else "Namespaced",
+        version=KindVersion(
+            version=str(entry["name"]),
+            source=SourceRef(file=document.source, module="", cls=document.kind),
+            served=bool(entry.get("served", True)),
+            storage=bool(entry.get("storage", False)),
+            deprecated=bool(entry.get("deprecated", False)),
+            deprecation_warning=entry.get("deprecationWarning"),
+            status_subresource="status" in subresources,
+            scale=(
+                ScaleSubresource(
+                    spec_replicas_path=str(scale["specReplicasPath"]),
+                    status_replicas_path=str(scale["statusReplicasPath"]),
+                    label_selector_path=scale.get("labelSelectorPath"),
+                )
+                if isinstance(scale, dict)
+                else None
+            ),
+            printer_columns=tuple(
+                PrinterColumn(
+                    name=str(column["name"]),
+                    type=str(column["type"]),
+                    json_path=str(column["jsonPath"]),
+                    description=column.get("description"),
+                    format=column.get("format"),
+                    priority=int(column.get("priority") or 0),
+                )
+                for column in entry.get("additionalPrinterColumns") or ()
+            ),
+            selectable_fields=tuple(
+                str(item["jsonPath"]) for item in entry.get("selectableFields") or ()
+            ),
+        ),
         several_versions=several,
-        deprecated=bool(entry.get("deprecated", False)),
-        deprecation_warning=entry.get("deprecationWarning"),
-        status_subresource="status" in subresources,
-        scale=(
-            ScaleSubresource(
-                spec_replicas_path=str(scale["specReplicasPath"]),
-                status_replicas_path=str(scale["statusReplicasPath"]),
-                label_selector_path=scale.get("labelSelectorPath"),
-            )
-            if isinstance(scale, dict)
-            else None
-        ),
-        printer_columns=tuple(
-            PrinterColumn(
-                name=str(column["name"]),
-                type=str(column["type"]),
-                json_path=str(column["jsonPath"]),
-                description=column.get("description"),
-                format=column.get("format"),
-                priority=int(column.get("priority") or 0),
-            )
-            for column in entry.get("additionalPrinterColumns") or ()
-        ),
-        selectable_fields=tuple(
-            str(item["jsonPath"]) for item in entry.get("selectableFields") or ()
-        ),
+        crd_annotations=_kept_annotations(document),
     )
 
 

@@ -81,7 +81,7 @@ def name_models(models: ModelSet, reserved: Iterable[str] = ()) -> ModelSet:
     the same content merged into one."""
     merged = _merge_same_content(models)
     taken = set(_RESERVED) | set(reserved)
-    kinds = {key: m.resource.kind for key, m in merged.items() if m.resource}
+    kinds = {key: m.resource.names.kind for key, m in merged.items() if m.resource}
     taken |= set(kinds.values())
     names: dict[str, str] = dict(kinds)
     for key in sorted(merged, key=_path_order):

@@ -305,16 +305,18 @@ def _client_files(versions: Sequence[ImportedVersion], project: Project) -> list
             assert resource is not None  # read_crd sets it on every root
             entries.append(
                 KindVersionEntry(
-                    kind=resource.kind,
+                    kind=resource.names.kind,
                     group=resource.group,
-                    version=resource.version,
-                    plural=resource.plural,
+                    version=resource.version.version,
+                    plural=resource.names.plural,
                     namespaced=resource.namespaced,
                     module=module,
-                    cls=resource.kind,
-                    status=resource.status_subresource,
+                    cls=resource.names.kind,
+                    status=resource.version.status_subresource,
                     scale_spec_path=(
-                        resource.scale.spec_replicas_path if resource.scale else None
+                        scale.spec_replicas_path
+                        if (scale := resource.version.scale)
+                        else None
                     ),
                 )
             )

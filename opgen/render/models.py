@@ -6,7 +6,8 @@ in name order, and last the kinds (models with a `resource`: `op.CustomResource`
 subclasses with `@op.kind` and the other kind-level decorators, whose type
 parameters are their `spec` and `status`); each
 schema fact becomes the opgen marker that writes it back (`maxLength` →
-`op.MaxLength`, `x-kubernetes-list-type` → `op.ListType`, ...), so a CRD
+`op.MaxLength`, `x-kubernetes-list-type` → `op.ListType`, ...: the markers
+found and written from the marker registry by `opgen.render.spelling`), so a CRD
 generated from the classes carries the schema the IR was read from.
 Descriptions become docstrings, wire names that `op.Model`'s camelCase rule
 would not produce become aliases, and references to models of other modules
@@ -19,11 +20,12 @@ import dataclasses
 import json
 import keyword
 import textwrap
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from opgen import api as op
 from opgen.api import InapplicableKeywords
+from opgen.engine.markers import Marker
 from opgen.engine.naming import pluralize, to_camel
 from opgen.errors import SchemaError
 from opgen.model.openapi import (
@@ -44,7 +46,7 @@ from opgen.model.openapi import (
     Shape,
     Untyped,
 )
-from opgen.openapi.parse import EMBEDDED_OBJECT_META, UNDESCRIBED
+from opgen.render.spelling import exclusive_flags, markers_for, spell
 from opgen.render.templating import render, render_statement
 from opgen.render.views import (
     ModelAliasView,
@@ -56,26 +58,12 @@ from opgen.render.views import (
 __all__ = ["import_order", "module_docstring", "render_module"]
 
 _EMPTY: tuple[Any, ...] = ("", [], {})
-_COUNTS = {
-    "maxLength": "MaxLength",
-    "minLength": "MinLength",
-    "maxItems": "MaxItems",
-    "minItems": "MinItems",
-    "maxProperties": "MaxProperties",
-    "minProperties": "MinProperties",
-}
-_FLAGS = {
-    "uniqueItems": "UniqueItems",
-    "nullable": "Nullable",
-    "x-kubernetes-preserve-unknown-fields": "PreserveUnknownFields",
-    "x-kubernetes-embedded-resource": "EmbeddedResource",
-    EMBEDDED_OBJECT_META: "EmbeddedObjectMeta",
-    UNDESCRIBED: "Undescribed",
-}
 _ORDER = {
     keyword: position
     for position, keyword in enumerate(
         (
+            "minimum",
+            "maximum",
             "format",
             "x-kubernetes-list-type",
             "x-kubernetes-list-map-keys",
@@ -94,13 +82,6 @@ _ORDER = {
     )
 }
 """The order markers are written in (the order a person would write them)."""
-_RULE_ARGUMENTS = (
-    ("message", "message"),
-    ("messageExpression", "message_expression"),
-    ("reason", "reason"),
-    ("fieldPath", "field_path"),
-    ("optionalOldSelf", "optional_old_self"),
-)
 
 
 @dataclass
@@ -312,62 +293,49 @@ def _kind_view(
 def _kind_decorators(resource: ResourceDecl) -> list[str]:
     """`op.kind(...)` and the kind-level decorators that write the CRD's names,
     the version's flags, subresources, printer columns and selectable fields."""
-    arguments = [
-        f"group={_string(resource.group)}",
-        f"version={_string(resource.version)}",
-    ]
-    if not resource.namespaced:
-        arguments.append('scope="Cluster"')
-    if resource.plural != pluralize(resource.kind):
-        arguments.append(f"plural={_string(resource.plural)}")
-    if resource.singular != resource.kind.lower():
-        arguments.append(f"singular={_string(resource.singular)}")
-    if resource.short_names:
-        arguments.append(f"short_names={_literal(list(resource.short_names))}")
-    if resource.categories:
-        arguments.append(f"categories={_literal(list(resource.categories))}")
-    decorators = [f"op.kind({', '.join(arguments)})"]
-    if resource.several_versions and resource.storage:
-        decorators.append("op.storage_version()")
-    if not resource.served:
-        decorators.append("op.unserved_version()")
-    if resource.deprecated:
-        warning = resource.deprecation_warning
-        decorators.append(
-            "op.deprecated_version()"
-            if warning is None
-            else f"op.deprecated_version(warning={_string(warning)})"
+    names, version = resource.names, resource.version
+    markers: list[Marker] = [
+        op.kind(
+            group=resource.group,
+            version=version.version,
+            scope=resource.scope,
+            plural=None if names.plural == pluralize(names.kind) else names.plural,
+            singular=None if names.singular == names.kind.lower() else names.singular,
+            short_names=names.short_names,
+            categories=names.categories,
         )
-    if resource.status_subresource:
-        decorators.append("op.subresource_status()")
-    if resource.scale is not None:
-        scale = [
-            _string(resource.scale.spec_replicas_path),
-            _string(resource.scale.status_replicas_path),
-        ]
-        if resource.scale.label_selector_path is not None:
-            scale.append(_string(resource.scale.label_selector_path))
-        decorators.append(f"op.subresource_scale({', '.join(scale)})")
-    for column in resource.printer_columns:
-        column_arguments = [
-            f"name={_string(column.name)}",
-            f"type={_string(column.type)}",
-            f"json_path={_string(column.json_path)}",
-        ]
-        if column.description is not None:
-            column_arguments.append(f"description={_string(column.description)}")
-        if column.format is not None:
-            column_arguments.append(f"format={_string(column.format)}")
-        if column.priority:
-            column_arguments.append(f"priority={column.priority}")
-        decorators.append(f"op.print_column({', '.join(column_arguments)})")
-    decorators += [
-        f"op.selectable_field({_string(path)})" for path in resource.selectable_fields
     ]
+    if resource.several_versions and version.storage:
+        markers.append(op.storage_version())
+    if not version.served:
+        markers.append(op.unserved_version())
+    if version.deprecated:
+        markers.append(op.deprecated_version(version.deprecation_warning))
+    if version.status_subresource:
+        markers.append(op.subresource_status())
+    if version.scale is not None:
+        markers.append(
+            op.subresource_scale(
+                version.scale.spec_replicas_path,
+                version.scale.status_replicas_path,
+                version.scale.label_selector_path,
+            )
+        )
+    markers += [
+        op.print_column(
+            column.name,
+            column.type,
+            column.json_path,
+            description=column.description,
+            format=column.format,
+            priority=column.priority,
+        )
+        for column in version.printer_columns
+    ]
+    markers += [op.selectable_field(path) for path in version.selectable_fields]
     if resource.crd_annotations:
-        annotations = _literal(dict(resource.crd_annotations))
-        decorators.append(f"op.crd_metadata(annotations={annotations})")
-    return decorators
+        markers.append(op.crd_metadata(annotations=dict(resource.crd_annotations)))
+    return [_marker_text(marker) for marker in markers]
 
 
 def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> ModelFieldView:
@@ -493,8 +461,7 @@ def _type_of(node: Node, state: _Module, *, where: str = "") -> tuple[str, list[
     inapplicable = _inapplicable(shape, facts)
     markers = [_marker_text(m) for m in _markers(tuple(facts.items()), what, where)]
     if inapplicable:
-        arguments = ", ".join(f"{k}={_literal(v)}" for k, v in inapplicable)
-        markers.append(f"op.InapplicableKeywords({arguments})")
+        markers.append(_marker_text(InapplicableKeywords(**dict(inapplicable))))
     return expression, markers
 
 
@@ -548,77 +515,27 @@ def _scalar(shape: Scalar, facts: dict[str, Any]) -> str:
     return base
 
 
-@dataclass(frozen=True)
-class _Marker:
-    name: str
-    arguments: tuple[str, ...] = ()
+def _marker_text(marker: Marker) -> str:
+    return spell(marker, _argument)
 
 
-def _marker_text(marker: _Marker) -> str:
-    return f"op.{marker.name}({', '.join(marker.arguments)})"
+def _argument(name: str, value: Any) -> str:
+    """A marker's argument as source; a regular expression reads best raw."""
+    return _pattern(value) if name == "regex" else _literal(value)
 
 
-def _markers(
-    facts: tuple[tuple[str, Any], ...], what: str, where: str
-) -> list[_Marker]:
+def _markers(facts: tuple[tuple[str, Any], ...], what: str, where: str) -> list[Marker]:
     """The markers that write `facts` back (`what`: model, map or node)."""
     given = dict(facts)
-    markers: list[_Marker] = []
-    handlers: dict[str, Callable[[Any], list[_Marker]]] = {
-        "format": lambda v: [_Marker("Format", (_string(v),))],
-        "pattern": lambda v: [_Marker("Pattern", (_pattern(v),))],
-        "enum": lambda v: [_Marker("Enum", tuple(_literal(x) for x in v))],
-        "multipleOf": lambda v: [_Marker("MultipleOf", (_literal(v),))],
-        "title": lambda v: [_Marker("Title", (_string(v),))],
-        "example": lambda v: [_Marker("Example", (_literal(v),))],
-        "externalDocs": _external_docs,
-        "x-kubernetes-list-type": lambda v: [_Marker("ListType", (_string(v),))],
-        "x-kubernetes-list-map-keys": lambda v: [
-            _Marker("ListMapKey", (_string(k),)) for k in v
-        ],
-        "x-kubernetes-map-type": lambda v: [
-            _Marker("MapType" if what == "map" else "StructType", (_string(v),))
-        ],
-        "x-kubernetes-validations": lambda v: [_rule(rule) for rule in v],
-        "oneOf": lambda v: [_Marker("OneOf", tuple(_literal(s) for s in v))],
-        "anyOf": lambda v: [_Marker("AnyOf", tuple(_literal(s) for s in v))],
-        "allOf": lambda v: [_Marker("AllOf", tuple(_literal(s) for s in v))],
-        "not": lambda v: [_Marker("Not", (_literal(v),))],
-    }
-    for keyword_ in ("minimum", "maximum"):
-        if keyword_ in given:
-            exclusive = given.pop(f"exclusive{keyword_.title()}", False)
-            name = ("Exclusive" if exclusive else "") + keyword_.title()
-            markers.append(_Marker(name, (_literal(given.pop(keyword_)),)))
-    for key, value in sorted(given.items(), key=lambda item: _ORDER.get(item[0], 99)):
-        if key in _COUNTS:
-            markers.append(_Marker(_COUNTS[key], (_literal(value),)))
-        elif key in _FLAGS:
-            if value is True:
-                markers.append(_Marker(_FLAGS[key]))
-        elif key in handlers:
-            markers.extend(handlers[key](value))
-        else:
-            raise SchemaError(
-                f"{where}: no opgen marker writes {key!r}",
-                hint="the schema uses a keyword opgen cannot write into a CRD",
-            )
-    return markers
-
-
-def _rule(rule: dict[str, Any]) -> _Marker:
-    arguments = [_string(rule["rule"])]
-    for wire, python in _RULE_ARGUMENTS:
-        if wire in rule:
-            arguments.append(f"{python}={_literal(rule[wire])}")
-    return _Marker("Rule", tuple(arguments))
-
-
-def _external_docs(value: dict[str, Any]) -> list[_Marker]:
-    arguments = [_string(value["url"])]
-    if value.get("description"):
-        arguments.append(f"description={_string(value['description'])}")
-    return [_Marker("ExternalDocs", tuple(arguments))]
+    for flag in exclusive_flags(given):
+        given.pop(flag, None)
+    return [
+        marker
+        for key, value in sorted(
+            given.items(), key=lambda item: _ORDER.get(item[0], 99)
+        )
+        for marker in markers_for(key, value, dict(facts), what, where)
+    ]
 
 
 def _string(text: str) -> str:

@@ -29,7 +29,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 import msgspec
 from pydantic import BaseModel
 
-from opgen.engine.builtin import BuiltinResource, builtin_resource
+from opgen.engine.builtin import BuiltinResource, builtin_info, builtin_resource
 from opgen.engine.reading import ResourceInfo, is_custom_resource, resource_info
 from opgen.runtime import construct
 
@@ -74,20 +74,45 @@ class ResourceType(Generic[T]):
     cls: type[T]
     builtin: bool
     """A kind of `op.k8s`: the API server validated what it sends of it."""
-    group: str
-    version: str
-    kind: str
-    plural: str
-    namespaced: bool
-    status_subresource: bool
-    scale: ScalePaths | None
+    info: ResourceInfo
+    """The kind's facts: the `opgen.model.kinds` values the generator's IR is
+    made of (`opgen.engine.kinds.ResourceInfo`), read, never copied."""
     decode_json: Callable[[bytes], T] = field(repr=False)
     decode_dict: Callable[[Mapping[str, Any]], T] = field(repr=False)
     encode_obj: Encoder[T] = field(repr=False)
 
     @property
+    def group(self) -> str:
+        return self.info.group
+
+    @property
+    def version(self) -> str:
+        return self.info.version
+
+    @property
+    def kind(self) -> str:
+        return self.info.kind
+
+    @property
+    def plural(self) -> str:
+        return self.info.plural
+
+    @property
+    def namespaced(self) -> bool:
+        return self.info.namespaced
+
+    @property
+    def status_subresource(self) -> bool:
+        return self.info.status_subresource
+
+    @property
+    def scale(self) -> ScalePaths | None:
+        scale = self.info.scale
+        return None if scale is None else ScalePaths(*scale)
+
+    @property
     def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
+        return self.info.api_version
 
     def with_kind(self, data: dict[str, Any]) -> dict[str, Any]:
         """`data` with `apiVersion` and `kind` filled in where missing (the server leaves
@@ -148,45 +173,24 @@ def _builtin_type(cls: type[BaseModel], facts: BuiltinResource) -> ResourceType[
     def decode_json(raw: bytes) -> Any:
         return build(msgspec.json.decode(raw))
 
-    scale = (
-        ScalePaths(".spec.replicas", ".status.replicas")
-        if "scale" in facts.subresources
-        else None
-    )
+    info = builtin_info(cls, facts)
     return ResourceType(
         cls=cls,
         builtin=True,
-        group=facts.group,
-        version=facts.version,
-        kind=facts.kind,
-        plural=facts.plural,
-        namespaced=facts.namespaced,
-        status_subresource="status" in facts.subresources,
-        scale=scale,
+        info=info,
         decode_json=decode_json,
         decode_dict=build,
-        encode_obj=_encoder(facts.api_version, facts.kind),
+        encode_obj=_encoder(info.api_version, info.kind),
     )
 
 
 def _model_type(cls: type[BaseModel]) -> ResourceType[Any]:
     # The one read of a user kind's metadata.
-    info: ResourceInfo = resource_info(cls)
-    scale = None
-    if info.scale is not None:
-        spec_path, status_path, selector_path = info.scale
-        scale = ScalePaths(spec_path, status_path, selector_path)
-
+    info = resource_info(cls)
     return ResourceType(
         cls=cls,
         builtin=False,
-        group=info.group,
-        version=info.version,
-        kind=info.kind,
-        plural=info.plural,
-        namespaced=info.namespaced,
-        status_subresource=info.status_subresource,
-        scale=scale,
+        info=info,
         decode_json=cls.model_validate_json,
         decode_dict=cls.model_validate,
         encode_obj=_encoder(info.api_version, info.kind),

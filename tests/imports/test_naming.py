@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from opgen.model.kinds import KindNames, KindVersion, SourceRef
 from opgen.model.openapi import ModelSet, ResourceDecl
 from opgen.openapi import Placement, read_schema
 from opgen.openapi.naming import class_name, name_models, singular
@@ -17,7 +18,9 @@ def _names(*kinds: tuple[str, dict[str, Any]]) -> dict[str, str]:
     for kind, schema in kinds:
         read = read_schema(schema, kind, place=lambda key: Placement("m", key))
         models.update(read.models)
-        resource = ResourceDecl("g.io", "v1", kind, kind.lower() + "s", kind.lower())
+        names = KindNames(kind, kind.lower() + "s", kind.lower(), f"{kind}List")
+        source = SourceRef(file="crd.yaml", module="", cls=kind)
+        resource = ResourceDecl("g.io", names, "Namespaced", KindVersion("v1", source))
         models[kind] = dataclasses.replace(models[kind], resource=resource)
     named = name_models(ModelSet(models=models))
     return {key: model.name for key, model in named.models.items()}
