@@ -18,6 +18,17 @@ from opgen.cli._app import reports_errors
 
 __all__ = ["register"]
 
+KubeconfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--kubeconfig",
+        help="Kubeconfig of the cluster (default: $KUBECONFIG, else ~/.kube/config).",
+    ),
+]
+ContextOption = Annotated[
+    str | None, typer.Option("--context", help="Kubeconfig context to use.")
+]
+
 
 @reports_errors
 def install_crds(
@@ -38,16 +49,8 @@ def install_crds(
             "`opgen webhook install-local` pointed them at this machine.",
         ),
     ] = False,
-    kubeconfig: Annotated[
-        Path | None,
-        typer.Option(
-            "--kubeconfig",
-            help="Kubeconfig of the cluster (default: $KUBECONFIG, else ~/.kube/config).",
-        ),
-    ] = None,
-    context: Annotated[
-        str | None, typer.Option("--context", help="Kubeconfig context to use.")
-    ] = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Create or replace the CRDs in the cluster (what `make install` runs)."""
     import yaml
@@ -84,16 +87,8 @@ def install_crds(
 
 @reports_errors
 def check_cluster(
-    kubeconfig: Annotated[
-        Path | None,
-        typer.Option(
-            "--kubeconfig",
-            help="Kubeconfig of the cluster (default: $KUBECONFIG, else ~/.kube/config).",
-        ),
-    ] = None,
-    context: Annotated[
-        str | None, typer.Option("--context", help="Kubeconfig context to use.")
-    ] = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Check that the cluster in the kubeconfig answers (`make run`'s first step)."""
     from opgen.testing.controlplane.crdinstall import check_reachable, connect

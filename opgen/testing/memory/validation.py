@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from opgen.api import failed_rules, rule_causes, validate_update
+from opgen.engine.values import json_type
 from opgen.testing.memory.answers import Cause
 
 __all__ = ["object_causes"]
@@ -167,17 +168,11 @@ def _constraint_cause(where: str, value: Any, ctx: Mapping[str, Any]) -> Cause:
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
     if isinstance(value, list):
         return "array"
-    return "object"
+    if isinstance(value, dict):
+        return "object"
+    return json_type(value)
 
 
 def _shown(value: Any) -> str:
