@@ -17,7 +17,10 @@ cache limited to the namespace):
   freshness (`crpeer/fresh.go`): the same writes as opgen;
 - `kopf`: the kopf way (`_kopf_operator.py`), from its own virtualenv
   (`KOPF_PYTHON`, default /tmp/kopfvenv/bin/python; skipped with a notice
-  when missing).
+  when missing);
+- `opgen@DIR`: `opgen` from another checkout of this repository (say
+  `git archive HEAD~1 | tar -x -C DIR`), run with this interpreter: a change
+  measured against its baseline in the same run.
 
 Tables (`--tables`):
 
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import json
 import os
 import re
@@ -115,9 +119,40 @@ def operators(labels: Sequence[str]) -> list[Operator]:
             found.append(
                 Operator(label, [kopf_python, str(HERE / "_kopf_operator.py")])
             )
+        elif label.startswith("opgen@"):
+            checkout = Path(label.removeprefix("opgen@")).resolve()
+            script = checkout / "benchmarks" / "runtime" / "_opgen_operator.py"
+            if not script.exists():
+                raise SystemExit(
+                    f"{label}: no {script}; DIR must be a checkout of opgen"
+                )
+            found.append(
+                Operator(
+                    label, [sys.executable, str(script)], {"PYTHONPATH": str(checkout)}
+                )
+            )
         else:
-            raise SystemExit(f"unknown operator {label!r}; known: {', '.join(LEGEND)}")
+            known = ", ".join([*LEGEND, "opgen@DIR"])
+            raise SystemExit(f"unknown operator {label!r}; known: {known}")
     return found
+
+
+def slug(label: str) -> str:
+    """`label` as a namespace's or file's name: "opgen@/tmp/base" -> "opgen-tmp-base"."""
+    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+
+
+def compile_bytecode(ops: Sequence[Operator]) -> None:
+    """Compile the operators' Python sources ahead, as `pip install` does for an
+    image: each start then loads bytecode, whether or not PYTHONDONTWRITEBYTECODE
+    is set here (with it set and nothing compiled, every start compiles about 150
+    modules again, some 0.2 s CPU)."""
+    checkouts = {ROOT} | {
+        Path(op.env["PYTHONPATH"]) for op in ops if "PYTHONPATH" in op.env
+    }
+    for checkout in sorted(checkouts):
+        for package in ("opgen", "tests"):
+            compileall.compile_dir(checkout / package, quiet=1)
 
 
 LABEL = re.compile(r'(\w+)="([^"]*)"')
@@ -208,7 +243,7 @@ class Session:
     def __init__(self, env: Environment, label: str, n: int, logs: Path) -> None:
         self.env = env
         self.n = n
-        self.namespace = f"bench-{label.replace('+', '-')}-{secrets.token_hex(3)}"
+        self.namespace = f"bench-{slug(label)}-{secrets.token_hex(3)}"
         # a generous timeout: deleting 10,000 objects at once takes a while
         self.rest = RestClient.from_kubeconfig(
             env.lightkube_config(), rt.ClientOptions(qps=0, timeout=300)
@@ -261,14 +296,14 @@ class Session:
         self, operator: Operator, run: str, expect: int = 0
     ) -> tuple[asyncio.subprocess.Process, float, Path]:
         """Start the operator; returns it and the seconds until it printed `ready`."""
-        log = self.logs / f"{operator.label}-{run}.log"
+        log = self.logs / f"{slug(operator.label)}-{run}.log"
         environ = {
             **os.environ,
             **operator.env,
             "KUBECONFIG": str(self.env.kubeconfig_path),
             "BENCH_NAMESPACE": self.namespace,
             "BENCH_EXPECT": str(expect),
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": operator.env.get("PYTHONPATH", str(ROOT)),
         }
         started = time.monotonic()
         with log.open("wb") as stderr:
@@ -419,6 +454,12 @@ ROWS = [
 ]
 
 
+def legend(label: str) -> str:
+    if label.startswith("opgen@"):
+        return f"opgen.runtime from {label.removeprefix('opgen@')}"
+    return LEGEND[label]
+
+
 def median(runs: Sequence[dict[str, Any]], key: str) -> float:
     return float(statistics.median(run[key] for run in runs))
 
@@ -450,7 +491,7 @@ def print_table(results: dict[str, list[dict[str, Any]]], title: str) -> None:
             continue
         print(f"{name:34}" + "".join(f"  {c:>{width}}" for c in cells[key]))
     for label in labels:
-        print(f"  {label}: {LEGEND[label]}")
+        print(f"  {label}: {legend(label)}")
     verbs = results[labels[0]][runs // 2]["by_verb"]
     print(f"  {labels[0]} requests by verb (median run): {dict(sorted(verbs.items()))}")
 
@@ -624,6 +665,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     tables = set(args.tables.split(","))
     counts = [int(c) for c in args.objects.split(",")]
     ops = operators(args.operators.split(","))
+    compile_bytecode(ops)
     report: dict[str, Any] = {}
     env = await Environment(crd_paths=generated_crds()).astart()
     logs = Path(tempfile.mkdtemp(prefix="opgen-bench-logs-"))
