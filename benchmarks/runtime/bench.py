@@ -2,7 +2,7 @@
 
     python -m benchmarks.runtime [--tables runtime,scale,relist] [--objects 1000,3000]
         [--runs 5] [--scale-objects 10000] [--scale-runs 3]
-        [--operators opgen,cr,cr+ryw,kopf] [--json FILE]
+        [--operators opgen,cr,cr+ryw,kopf,opgen@DIR] [--json FILE]
 
 Starts one etcd + kube-apiserver (`opgen.testing.Environment`, the envtest
 binaries) with the CRDs opgen generates for the test kinds. The operators, each
