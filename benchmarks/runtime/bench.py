@@ -15,12 +15,12 @@ cache limited to the namespace):
   module proxy and cached, see benchmarks/gobuild.py);
 - `cr+ryw`: the same, with a read-your-writes client wrapper equal to opgen's
   freshness (`crpeer/fresh.go`): the same writes as opgen;
+- `opgen@DIR`: the opgen operator of another checkout of this repository
+  (`git worktree add --detach DIR <commit>` of the baseline), for a before/after
+  pair in one run, with its own line in the goals;
 - `kopf`: the kopf way (`_kopf_operator.py`), from its own virtualenv
   (`KOPF_PYTHON`, default /tmp/kopfvenv/bin/python; skipped with a notice
-  when missing);
-- `opgen@DIR`: `opgen` from another checkout of this repository (say
-  `git archive HEAD~1 | tar -x -C DIR`), run with this interpreter: a change
-  measured against its baseline in the same run.
+  when missing).
 
 Tables (`--tables`):
 
@@ -101,6 +101,8 @@ def operators(labels: Sequence[str]) -> list[Operator]:
             found.append(
                 Operator(label, [sys.executable, str(HERE / "_opgen_operator.py")])
             )
+        elif label.startswith("opgen@"):
+            found.append(checkout_operator(label))
         elif label in ("cr", "cr+ryw"):
             ryw = "1" if label == "cr+ryw" else "0"
             found.append(
@@ -119,40 +121,25 @@ def operators(labels: Sequence[str]) -> list[Operator]:
             found.append(
                 Operator(label, [kopf_python, str(HERE / "_kopf_operator.py")])
             )
-        elif label.startswith("opgen@"):
-            checkout = Path(label.removeprefix("opgen@")).resolve()
-            script = checkout / "benchmarks" / "runtime" / "_opgen_operator.py"
-            if not script.exists():
-                raise SystemExit(
-                    f"{label}: no {script}; DIR must be a checkout of opgen"
-                )
-            found.append(
-                Operator(
-                    label, [sys.executable, str(script)], {"PYTHONPATH": str(checkout)}
-                )
-            )
         else:
-            known = ", ".join([*LEGEND, "opgen@DIR"])
-            raise SystemExit(f"unknown operator {label!r}; known: {known}")
+            raise SystemExit(f"unknown operator {label!r}; known: {', '.join(LEGEND)}")
     return found
 
 
+def checkout_operator(label: str) -> Operator:
+    """`opgen@DIR`: the opgen operator of another checkout of this repository (a
+    `git worktree` of the baseline), run with this interpreter and that checkout
+    first on the path, for before/after pairs in one run."""
+    root = Path(label.partition("@")[2]).resolve()
+    script = root / "benchmarks" / "runtime" / "_opgen_operator.py"
+    if not script.exists():
+        raise SystemExit(f"{label}: {script} not found; give a checkout of opgen")
+    return Operator(label, [sys.executable, str(script)], {"PYTHONPATH": str(root)})
+
+
 def slug(label: str) -> str:
-    """`label` as a namespace's or file's name: "opgen@/tmp/base" -> "opgen-tmp-base"."""
-    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-
-
-def compile_bytecode(ops: Sequence[Operator]) -> None:
-    """Compile the operators' Python sources ahead, as `pip install` does for an
-    image: each start then loads bytecode, whether or not PYTHONDONTWRITEBYTECODE
-    is set here (with it set and nothing compiled, every start compiles about 150
-    modules again, some 0.2 s CPU)."""
-    checkouts = {ROOT} | {
-        Path(op.env["PYTHONPATH"]) for op in ops if "PYTHONPATH" in op.env
-    }
-    for checkout in sorted(checkouts):
-        for package in ("opgen", "tests"):
-            compileall.compile_dir(checkout / package, quiet=1)
+    """A label as a name part: lower-case letters, digits and dashes."""
+    return re.sub("[^a-z0-9]+", "-", label.lower()).strip("-")[-30:].strip("-")
 
 
 LABEL = re.compile(r'(\w+)="([^"]*)"')
@@ -299,11 +286,11 @@ class Session:
         log = self.logs / f"{slug(operator.label)}-{run}.log"
         environ = {
             **os.environ,
-            **operator.env,
             "KUBECONFIG": str(self.env.kubeconfig_path),
             "BENCH_NAMESPACE": self.namespace,
             "BENCH_EXPECT": str(expect),
-            "PYTHONPATH": operator.env.get("PYTHONPATH", str(ROOT)),
+            "PYTHONPATH": str(ROOT),
+            **operator.env,
         }
         started = time.monotonic()
         with log.open("wb") as stderr:
@@ -454,12 +441,6 @@ ROWS = [
 ]
 
 
-def legend(label: str) -> str:
-    if label.startswith("opgen@"):
-        return f"opgen.runtime from {label.removeprefix('opgen@')}"
-    return LEGEND[label]
-
-
 def median(runs: Sequence[dict[str, Any]], key: str) -> float:
     return float(statistics.median(run[key] for run in runs))
 
@@ -496,6 +477,12 @@ def print_table(results: dict[str, list[dict[str, Any]]], title: str) -> None:
     print(f"  {labels[0]} requests by verb (median run): {dict(sorted(verbs.items()))}")
 
 
+def legend(label: str) -> str:
+    if label.startswith("opgen@"):
+        return f"opgen.runtime from the checkout {label.partition('@')[2]}"
+    return LEGEND[label]
+
+
 def ratio(
     results: dict[str, list[dict[str, Any]]], key: str, a: str, b: str
 ) -> float | None:
@@ -513,8 +500,8 @@ def print_goals(results: dict[str, list[dict[str, Any]]], n: int) -> None:
     print(f"\ngoals at {n} objects (ratios of medians):")
     peers = [label for label in ("cr", "cr+ryw") if label in results]
 
-    def against_cr(name: str, key: str, limit: float) -> None:
-        ratios = {p: ratio(results, key, "opgen", p) for p in peers}
+    def against_cr(name: str, key: str, limit: float, label: str = "opgen") -> None:
+        ratios = {p: ratio(results, key, label, p) for p in peers}
         shown = ", ".join(f"{r:.2f}x {p}" for p, r in ratios.items() if r is not None)
         if not shown:
             return
@@ -522,6 +509,9 @@ def print_goals(results: dict[str, list[dict[str, Any]]], n: int) -> None:
         verdict = "met" if worst <= limit else "not met"
         print(f"  {name:32} {shown}   goal <= {limit}x: {verdict}")
 
+    for other in results:
+        if other.startswith("opgen@"):
+            against_cr(f"CPU per object, {other}", "cpu_ms_per_object", 1.2, other)
     if "opgen" not in results:
         return
     against_cr("operator CPU per object", "cpu_ms_per_object", 1.5)
@@ -659,6 +649,19 @@ def print_relist(result: dict[str, Any]) -> None:
 
 
 # -- entry point ----------------------------------------------------------------
+
+
+def compile_bytecode(ops: Sequence[Operator]) -> None:
+    """Compile the operators' Python sources ahead, as `pip install` does for an
+    image: each start then loads bytecode, whether or not PYTHONDONTWRITEBYTECODE
+    is set here (with it set and nothing compiled, every start compiles about 150
+    modules again, some 0.2 s CPU)."""
+    checkouts = {ROOT} | {
+        Path(op.env["PYTHONPATH"]) for op in ops if "PYTHONPATH" in op.env
+    }
+    for checkout in sorted(checkouts):
+        for package in ("opgen", "tests"):
+            compileall.compile_dir(checkout / package, quiet=1)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
