@@ -1,9 +1,11 @@
 """`op.Model`: a Pydantic model configured the way Kubernetes objects look.
 
 snake_case attributes in Python, camelCase on the wire (explicit aliases win),
-construction by either name, attribute docstrings as descriptions, unknown
-fields from the server ignored rather than rejected, and every opgen marker that
-constrains values enforced on the Python side as the API server enforces it.
+construction by either name, unknown fields from the server ignored rather than
+rejected, and every opgen marker that constrains values enforced on the Python
+side as the API server enforces it. Attribute docstrings are the CRD's
+descriptions: the generator reads them from the source (`opgen.load.docstrings`),
+so an operator, which imports its types at every start, never does.
 """
 
 from __future__ import annotations
@@ -30,10 +32,14 @@ class Model(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
-        use_attribute_docstrings=True,
         extra="ignore",
         protected_namespaces=(),
     )
+    # None, not False: Pydantic reads no attribute docstrings (finding a class's
+    # source costs it more than building the class), and the schema stage reads
+    # them from the source instead, as a CRD's descriptions. A model that sets
+    # True has Pydantic read them; False: it has none.
+    model_config["use_attribute_docstrings"] = None  # type: ignore[typeddict-item]
 
     @model_validator(mode="after")
     def _opgen_markers(self) -> Self:
@@ -100,11 +106,7 @@ class BuiltinModel(Model):
 
     Those modules define about a thousand classes, and importing them is most
     of an operator's start-up. So Pydantic builds each class's validator when
-    the class is first used, and does not read attribute docstrings (finding a
-    class's source costs Pydantic more than the rest of building it). The
-    setting is None, not False: like a model the loader imported, the schema
-    stage reads these docstrings from the source when a CRD embeds the type.
+    the class is first used.
     """
 
     model_config = ConfigDict(defer_build=True)
-    model_config["use_attribute_docstrings"] = None  # type: ignore[typeddict-item]
