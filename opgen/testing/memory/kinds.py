@@ -215,6 +215,19 @@ class Kinds:
             found = self._kinds.get((group, version, plural))
         return found
 
+    def find(self, group: str, version: str, kind: str) -> Kind | None:
+        """The served kind named by group, version and kind (an owner
+        reference's apiVersion and kind), built-ins of `op.k8s` included."""
+        self._add_builtins(group, version)
+        return next(
+            (
+                k
+                for k in self._kinds.values()
+                if (k.group, k.version, k.kind) == (group, version, kind)
+            ),
+            None,
+        )
+
     def _add_builtins(self, group: str, version: str) -> None:
         name = _builtin_module(group, version)
         if name in self._builtin_modules:

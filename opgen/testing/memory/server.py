@@ -33,6 +33,7 @@ import yaml
 from opgen.runtime.selectors import fields_match, labels_match
 from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Cause, Refusal
+from opgen.testing.memory.collector import Collector, check_options, deletion_finalizers
 from opgen.testing.memory.faults import Faults
 from opgen.testing.memory.fields import numeric_problem
 from opgen.testing.memory.kinds import Kind, Kinds
@@ -135,8 +136,11 @@ class MemoryApiServer:
         *,
         namespaces: tuple[str, ...] = ("default", "kube-system"),
         clock: Clock = _utc_now,
+        garbage_collection: bool = True,
     ) -> None:
         self.kinds = kinds if kinds is not None else Kinds()
+        self.collector = Collector(self, enabled=garbage_collection)
+        """Collects dependents by owner references after every write (`collector`)."""
         self.store = Store()
         self.clock = clock
         self.faults = Faults()
@@ -174,11 +178,14 @@ class MemoryApiServer:
         try:
             kind, route = self._route(path)
             self._dry_run = route.query.get("dryRun") == "All"
-            return self._dispatch(method, kind, route, body, content_type)
+            answer = self._dispatch(method, kind, route, body, content_type)
         except Refusal as refusal:
             return refusal.code, refusal.body
         finally:
             self._dry_run = False
+        if method != "GET":
+            self.collector.collect()
+        return answer
 
     def _route(self, path: str) -> tuple[Kind, Route]:
         route = parse_route(path)
@@ -725,6 +732,7 @@ class MemoryApiServer:
     def _delete(
         self, kind: Kind, route: Route, options: dict[str, Any]
     ) -> dict[str, Any]:
+        check_options(options)
         current = self._current(kind, route)
         assert route.name is not None
         meta = current["metadata"]
@@ -741,17 +749,16 @@ class MemoryApiServer:
                 )
         if _key(kind) == NAMESPACES:
             return self._terminate(kind, current)
-        finalizers = list(meta.get("finalizers") or [])
-        policy = options.get("propagationPolicy")
-        extra = {"Foreground": "foregroundDeletion", "Orphan": "orphan"}.get(
-            policy or ""
-        )
-        if extra and extra not in finalizers and not meta.get("deletionTimestamp"):
-            finalizers.append(extra)
+        before = list(meta.get("finalizers") or [])
+        finalizers = deletion_finalizers(kind, before, options)
         if not finalizers:
             return _deleted_status(kind, self._remove(kind, current))
         if meta.get("deletionTimestamp"):
-            return current
+            if finalizers == before:
+                return current
+            changed = copy.deepcopy(current)
+            changed["metadata"]["finalizers"] = finalizers
+            return self._write(kind, changed, current)
         marked = copy.deepcopy(current)
         marked["metadata"]["finalizers"] = finalizers
         marked["metadata"]["deletionTimestamp"] = timestamp(self.clock)

@@ -3,7 +3,7 @@
 A scenario sends requests through `Api.send` (paths with `{ns}` for the test's
 namespace); each answer is kept as a summary of what a client relies on:
 the status code; for a refusal its reason, details and causes (field and
-reason); for an object its kind, name, generation, finalizers, spec, status,
+reason); for an object its kind, name, generation, finalizers, owners (without their uids), spec, status,
 labels, whether the server set uid, creationTimestamp and deletionTimestamp,
 its `managedFields` (manager, operation, apiVersion, subresource and field set
 of each entry; not their times, nor for kinds Go code defaults) and its resourceVersion. resourceVersions are compared by their order (the
@@ -41,7 +41,7 @@ def managed_fields(meta: dict[str, Any]) -> list[tuple[str, ...]]:
             entry.get("operation", ""),
             entry.get("apiVersion", ""),
             entry.get("subresource", ""),
-            json.dumps(entry.get("fieldsV1"), sort_keys=True),
+            _masked(json.dumps(entry.get("fieldsV1"), sort_keys=True)),
         )
         for entry in meta.get("managedFields") or ()
     )
@@ -167,6 +167,10 @@ def summarize(
         "namespaced": meta.get("namespace") == namespace,
         "generation": meta.get("generation"),
         "finalizers": meta.get("finalizers"),
+        "owners": [
+            (r.get("kind"), r.get("name"), r.get("blockOwnerDeletion"))
+            for r in meta.get("ownerReferences") or ()
+        ],
         "labels": meta.get("labels"),
         "set": sorted(
             key
