@@ -87,11 +87,13 @@ class Kind:
     def tracks_generation(self) -> bool:
         """Whether the server sets `metadata.generation`: on every custom
         resource, and on the built-ins that have a spec (a Namespace's spec
-        lists its finalizers: it has none)."""
+        lists its finalizers: it has none) or a PodTemplate's template."""
         if not self.builtin:
             return True
         if self.kind == "Namespace":
             return False
+        if (self.group, self.kind) == ("", "PodTemplate"):
+            return True  # its template is its spec
         return self.model is not None and "spec" in self.model.model_fields
 
 

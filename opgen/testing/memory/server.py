@@ -65,6 +65,7 @@ from opgen.testing.memory.paths import Route, parse_route
 from opgen.testing.memory.scale import to_scale, with_replicas
 from opgen.testing.memory.schema import prune_and_default, scale_causes
 from opgen.testing.memory.store import Event, Store, Subscription
+from opgen.testing.memory.strategic import STRATEGIC_PATCH, strategic_patched
 from opgen.testing.memory.validation import object_causes
 
 if TYPE_CHECKING:
@@ -579,9 +580,13 @@ class MemoryApiServer:
         content_type: str | None,
         status_only: bool,
     ) -> dict[str, Any]:
-        if content_type not in (MERGE_PATCH, JSON_PATCH):
+        if content_type == STRATEGIC_PATCH:
+            strategic_patched(kind, body, None)  # a custom resource: 415 first
+            result = strategic_patched(kind, body, self._current(kind, route))
+        elif content_type not in (MERGE_PATCH, JSON_PATCH):
             raise answers.unsupported_media_type(content_type)
-        result = _patched(content_type, body, self._current(kind, route))
+        else:
+            result = _patched(content_type, body, self._current(kind, route))
         return self._update(kind, route, result, status_only, patched=True)
 
     def _apply(
