@@ -534,6 +534,8 @@ class MemoryApiServer:
             stored["metadata"]["generation"] = (
                 current["metadata"].get("generation", 0) + 1
             )
+        if entries is None and not read_entries(current["metadata"]):
+            entries = []  # an object nobody manages stays so until an apply
         if entries is None:
             entries = record_update(
                 read_entries(current["metadata"]),
