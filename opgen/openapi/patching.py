@@ -9,9 +9,9 @@ writes them as `opgen/api/k8s/patch_strategies.py`: plain data the memory
 API server loads on its first strategic merge patch (so importing `op.k8s`
 does not pay for it).
 
-Only what a patch needs is kept: a type's fields that have a strategy, or
-whose value (a struct, or a list's or a map's items) is a type that has some
-further down. Any other field merges as in a JSON merge patch (maps key by
+Only what a patch needs is kept: the types a kind reaches, and of those the
+fields that have a strategy, or whose value (a struct, or a list's or a
+map's items) is a type that has some further down. Any other field merges as in a JSON merge patch (maps key by
 key, lists replaced), which is also what the server does without a strategy.
 """
 
@@ -111,6 +111,15 @@ def patch_strategies(documents: Mapping[str, Mapping[str, Any]]) -> PatchFacts:
         for kind, name in kinds.items()
         if name in relevant and not kind.endswith("List")
     }
+    reached: set[str] = set()
+    waiting = list(served.values())
+    while waiting:
+        name = waiting.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        waiting += [t.removeprefix("map:") for _, _, t in types[name].values() if t]
+    types = {name: types[name] for name in reached}
     return PatchFacts(served, types)
 
 

@@ -112,20 +112,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBindingList": {
-        "items": (
-            "",
-            "",
-            "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
-        ),
-    },
-    "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyList": {
-        "items": (
-            "",
-            "",
-            "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
-        ),
-    },
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec": {
         "matchConditions": ("merge", "name", ""),
     },
@@ -140,13 +126,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
             "io.k8s.api.admissionregistration.v1.MutatingWebhook",
         ),
     },
-    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList": {
-        "items": (
-            "",
-            "",
-            "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
-        ),
-    },
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": (
@@ -157,20 +136,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList": {
-        "items": (
-            "",
-            "",
-            "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
-        ),
-    },
-    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList": {
-        "items": (
-            "",
-            "",
-            "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
-        ),
     },
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec": {
         "matchConditions": ("merge", "name", ""),
@@ -187,26 +152,13 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
             "io.k8s.api.admissionregistration.v1.ValidatingWebhook",
         ),
     },
-    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList": {
-        "items": (
-            "",
-            "",
-            "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
-        ),
-    },
     "io.k8s.api.apps.v1.ControllerRevision": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.apps.v1.ControllerRevisionList": {
-        "items": ("", "", "io.k8s.api.apps.v1.ControllerRevision"),
     },
     "io.k8s.api.apps.v1.DaemonSet": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.apps.v1.DaemonSetSpec"),
         "status": ("", "", "io.k8s.api.apps.v1.DaemonSetStatus"),
-    },
-    "io.k8s.api.apps.v1.DaemonSetList": {
-        "items": ("", "", "io.k8s.api.apps.v1.DaemonSet"),
     },
     "io.k8s.api.apps.v1.DaemonSetSpec": {
         "template": ("", "", "io.k8s.api.core.v1.PodTemplateSpec"),
@@ -218,9 +170,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.apps.v1.DeploymentSpec"),
         "status": ("", "", "io.k8s.api.apps.v1.DeploymentStatus"),
-    },
-    "io.k8s.api.apps.v1.DeploymentList": {
-        "items": ("", "", "io.k8s.api.apps.v1.Deployment"),
     },
     "io.k8s.api.apps.v1.DeploymentSpec": {
         "strategy": ("retainKeys", "", ""),
@@ -234,9 +183,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "spec": ("", "", "io.k8s.api.apps.v1.ReplicaSetSpec"),
         "status": ("", "", "io.k8s.api.apps.v1.ReplicaSetStatus"),
     },
-    "io.k8s.api.apps.v1.ReplicaSetList": {
-        "items": ("", "", "io.k8s.api.apps.v1.ReplicaSet"),
-    },
     "io.k8s.api.apps.v1.ReplicaSetSpec": {
         "template": ("", "", "io.k8s.api.core.v1.PodTemplateSpec"),
     },
@@ -247,9 +193,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.apps.v1.StatefulSetSpec"),
         "status": ("", "", "io.k8s.api.apps.v1.StatefulSetStatus"),
-    },
-    "io.k8s.api.apps.v1.StatefulSetList": {
-        "items": ("", "", "io.k8s.api.apps.v1.StatefulSet"),
     },
     "io.k8s.api.apps.v1.StatefulSetSpec": {
         "template": ("", "", "io.k8s.api.core.v1.PodTemplateSpec"),
@@ -286,18 +229,12 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "status": ("", "", "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus"),
     },
-    "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerList": {
-        "items": ("", "", "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"),
-    },
     "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {
         "conditions": ("merge", "type", ""),
     },
     "io.k8s.api.batch.v1.CronJob": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.batch.v1.CronJobSpec"),
-    },
-    "io.k8s.api.batch.v1.CronJobList": {
-        "items": ("", "", "io.k8s.api.batch.v1.CronJob"),
     },
     "io.k8s.api.batch.v1.CronJobSpec": {
         "jobTemplate": ("", "", "io.k8s.api.batch.v1.JobTemplateSpec"),
@@ -306,9 +243,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.batch.v1.JobSpec"),
         "status": ("", "", "io.k8s.api.batch.v1.JobStatus"),
-    },
-    "io.k8s.api.batch.v1.JobList": {
-        "items": ("", "", "io.k8s.api.batch.v1.Job"),
     },
     "io.k8s.api.batch.v1.JobSpec": {
         "template": ("", "", "io.k8s.api.core.v1.PodTemplateSpec"),
@@ -323,14 +257,8 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.certificates.v1.CertificateSigningRequest": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.certificates.v1.CertificateSigningRequestList": {
-        "items": ("", "", "io.k8s.api.certificates.v1.CertificateSigningRequest"),
-    },
     "io.k8s.api.coordination.v1.Lease": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.coordination.v1.LeaseList": {
-        "items": ("", "", "io.k8s.api.coordination.v1.Lease"),
     },
     "io.k8s.api.core.v1.Binding": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -339,14 +267,8 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "conditions": ("merge", "type", ""),
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.core.v1.ComponentStatusList": {
-        "items": ("", "", "io.k8s.api.core.v1.ComponentStatus"),
-    },
     "io.k8s.api.core.v1.ConfigMap": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.core.v1.ConfigMapList": {
-        "items": ("", "", "io.k8s.api.core.v1.ConfigMap"),
     },
     "io.k8s.api.core.v1.Container": {
         "env": ("merge", "name", ""),
@@ -360,9 +282,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "io.k8s.api.core.v1.Endpoints": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.core.v1.EndpointsList": {
-        "items": ("", "", "io.k8s.api.core.v1.Endpoints"),
     },
     "io.k8s.api.core.v1.EphemeralContainer": {
         "env": ("merge", "name", ""),
@@ -380,21 +299,12 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.core.v1.Event": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.core.v1.EventList": {
-        "items": ("", "", "io.k8s.api.core.v1.Event"),
-    },
     "io.k8s.api.core.v1.LimitRange": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.core.v1.LimitRangeList": {
-        "items": ("", "", "io.k8s.api.core.v1.LimitRange"),
     },
     "io.k8s.api.core.v1.Namespace": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "status": ("", "", "io.k8s.api.core.v1.NamespaceStatus"),
-    },
-    "io.k8s.api.core.v1.NamespaceList": {
-        "items": ("", "", "io.k8s.api.core.v1.Namespace"),
     },
     "io.k8s.api.core.v1.NamespaceStatus": {
         "conditions": ("merge", "type", ""),
@@ -403,9 +313,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.core.v1.NodeSpec"),
         "status": ("", "", "io.k8s.api.core.v1.NodeStatus"),
-    },
-    "io.k8s.api.core.v1.NodeList": {
-        "items": ("", "", "io.k8s.api.core.v1.Node"),
     },
     "io.k8s.api.core.v1.NodeSpec": {
         "podCIDRs": ("merge", "", ""),
@@ -421,25 +328,16 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "status": ("", "", "io.k8s.api.core.v1.PersistentVolumeClaimStatus"),
     },
-    "io.k8s.api.core.v1.PersistentVolumeClaimList": {
-        "items": ("", "", "io.k8s.api.core.v1.PersistentVolumeClaim"),
-    },
     "io.k8s.api.core.v1.PersistentVolumeClaimStatus": {
         "conditions": ("merge", "type", ""),
     },
     "io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.core.v1.PersistentVolumeList": {
-        "items": ("", "", "io.k8s.api.core.v1.PersistentVolume"),
-    },
     "io.k8s.api.core.v1.Pod": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.core.v1.PodSpec"),
         "status": ("", "", "io.k8s.api.core.v1.PodStatus"),
-    },
-    "io.k8s.api.core.v1.PodList": {
-        "items": ("", "", "io.k8s.api.core.v1.Pod"),
     },
     "io.k8s.api.core.v1.PodSpec": {
         "containers": ("merge", "name", "io.k8s.api.core.v1.Container"),
@@ -469,9 +367,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "template": ("", "", "io.k8s.api.core.v1.PodTemplateSpec"),
     },
-    "io.k8s.api.core.v1.PodTemplateList": {
-        "items": ("", "", "io.k8s.api.core.v1.PodTemplate"),
-    },
     "io.k8s.api.core.v1.PodTemplateSpec": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.core.v1.PodSpec"),
@@ -480,9 +375,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.core.v1.ReplicationControllerSpec"),
         "status": ("", "", "io.k8s.api.core.v1.ReplicationControllerStatus"),
-    },
-    "io.k8s.api.core.v1.ReplicationControllerList": {
-        "items": ("", "", "io.k8s.api.core.v1.ReplicationController"),
     },
     "io.k8s.api.core.v1.ReplicationControllerSpec": {
         "template": ("", "", "io.k8s.api.core.v1.PodTemplateSpec"),
@@ -493,14 +385,8 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.core.v1.ResourceQuota": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.core.v1.ResourceQuotaList": {
-        "items": ("", "", "io.k8s.api.core.v1.ResourceQuota"),
-    },
     "io.k8s.api.core.v1.Secret": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.core.v1.SecretList": {
-        "items": ("", "", "io.k8s.api.core.v1.Secret"),
     },
     "io.k8s.api.core.v1.Service": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -510,12 +396,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.core.v1.ServiceAccount": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "secrets": ("merge", "name", ""),
-    },
-    "io.k8s.api.core.v1.ServiceAccountList": {
-        "items": ("", "", "io.k8s.api.core.v1.ServiceAccount"),
-    },
-    "io.k8s.api.core.v1.ServiceList": {
-        "items": ("", "", "io.k8s.api.core.v1.Service"),
     },
     "io.k8s.api.core.v1.ServiceSpec": {
         "ports": ("merge", "port", ""),
@@ -529,21 +409,12 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.discovery.v1.EndpointSlice": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.discovery.v1.EndpointSliceList": {
-        "items": ("", "", "io.k8s.api.discovery.v1.EndpointSlice"),
-    },
     "io.k8s.api.events.v1.Event": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.events.v1.EventList": {
-        "items": ("", "", "io.k8s.api.events.v1.Event"),
     },
     "io.k8s.api.flowcontrol.v1.FlowSchema": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "status": ("", "", "io.k8s.api.flowcontrol.v1.FlowSchemaStatus"),
-    },
-    "io.k8s.api.flowcontrol.v1.FlowSchemaList": {
-        "items": ("", "", "io.k8s.api.flowcontrol.v1.FlowSchema"),
     },
     "io.k8s.api.flowcontrol.v1.FlowSchemaStatus": {
         "conditions": ("merge", "type", ""),
@@ -556,17 +427,11 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
             "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus",
         ),
     },
-    "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationList": {
-        "items": ("", "", "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration"),
-    },
     "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus": {
         "conditions": ("merge", "type", ""),
     },
     "io.k8s.api.networking.v1.IPAddress": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.networking.v1.IPAddressList": {
-        "items": ("", "", "io.k8s.api.networking.v1.IPAddress"),
     },
     "io.k8s.api.networking.v1.Ingress": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -574,33 +439,18 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.networking.v1.IngressClass": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.networking.v1.IngressClassList": {
-        "items": ("", "", "io.k8s.api.networking.v1.IngressClass"),
-    },
-    "io.k8s.api.networking.v1.IngressList": {
-        "items": ("", "", "io.k8s.api.networking.v1.Ingress"),
-    },
     "io.k8s.api.networking.v1.NetworkPolicy": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.networking.v1.NetworkPolicyList": {
-        "items": ("", "", "io.k8s.api.networking.v1.NetworkPolicy"),
     },
     "io.k8s.api.networking.v1.ServiceCIDR": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "status": ("", "", "io.k8s.api.networking.v1.ServiceCIDRStatus"),
-    },
-    "io.k8s.api.networking.v1.ServiceCIDRList": {
-        "items": ("", "", "io.k8s.api.networking.v1.ServiceCIDR"),
     },
     "io.k8s.api.networking.v1.ServiceCIDRStatus": {
         "conditions": ("merge", "type", ""),
     },
     "io.k8s.api.node.v1.RuntimeClass": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.node.v1.RuntimeClassList": {
-        "items": ("", "", "io.k8s.api.node.v1.RuntimeClass"),
     },
     "io.k8s.api.policy.v1.Eviction": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -609,9 +459,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.policy.v1.PodDisruptionBudgetSpec"),
         "status": ("", "", "io.k8s.api.policy.v1.PodDisruptionBudgetStatus"),
-    },
-    "io.k8s.api.policy.v1.PodDisruptionBudgetList": {
-        "items": ("", "", "io.k8s.api.policy.v1.PodDisruptionBudget"),
     },
     "io.k8s.api.policy.v1.PodDisruptionBudgetSpec": {
         "selector": ("replace", "", ""),
@@ -625,36 +472,18 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.rbac.v1.ClusterRoleBinding": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.rbac.v1.ClusterRoleBindingList": {
-        "items": ("", "", "io.k8s.api.rbac.v1.ClusterRoleBinding"),
-    },
-    "io.k8s.api.rbac.v1.ClusterRoleList": {
-        "items": ("", "", "io.k8s.api.rbac.v1.ClusterRole"),
-    },
     "io.k8s.api.rbac.v1.Role": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
     "io.k8s.api.rbac.v1.RoleBinding": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.rbac.v1.RoleBindingList": {
-        "items": ("", "", "io.k8s.api.rbac.v1.RoleBinding"),
-    },
-    "io.k8s.api.rbac.v1.RoleList": {
-        "items": ("", "", "io.k8s.api.rbac.v1.Role"),
-    },
     "io.k8s.api.resource.v1.DeviceClass": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.resource.v1.DeviceClassList": {
-        "items": ("", "", "io.k8s.api.resource.v1.DeviceClass"),
     },
     "io.k8s.api.resource.v1.ResourceClaim": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "status": ("", "", "io.k8s.api.resource.v1.ResourceClaimStatus"),
-    },
-    "io.k8s.api.resource.v1.ResourceClaimList": {
-        "items": ("", "", "io.k8s.api.resource.v1.ResourceClaim"),
     },
     "io.k8s.api.resource.v1.ResourceClaimStatus": {
         "reservedFor": ("merge", "uid", ""),
@@ -663,36 +492,21 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.resource.v1.ResourceClaimTemplateSpec"),
     },
-    "io.k8s.api.resource.v1.ResourceClaimTemplateList": {
-        "items": ("", "", "io.k8s.api.resource.v1.ResourceClaimTemplate"),
-    },
     "io.k8s.api.resource.v1.ResourceClaimTemplateSpec": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
     "io.k8s.api.resource.v1.ResourceSlice": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.resource.v1.ResourceSliceList": {
-        "items": ("", "", "io.k8s.api.resource.v1.ResourceSlice"),
-    },
     "io.k8s.api.scheduling.v1.PriorityClass": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.scheduling.v1.PriorityClassList": {
-        "items": ("", "", "io.k8s.api.scheduling.v1.PriorityClass"),
     },
     "io.k8s.api.storage.v1.CSIDriver": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.storage.v1.CSIDriverList": {
-        "items": ("", "", "io.k8s.api.storage.v1.CSIDriver"),
-    },
     "io.k8s.api.storage.v1.CSINode": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": ("", "", "io.k8s.api.storage.v1.CSINodeSpec"),
-    },
-    "io.k8s.api.storage.v1.CSINodeList": {
-        "items": ("", "", "io.k8s.api.storage.v1.CSINode"),
     },
     "io.k8s.api.storage.v1.CSINodeSpec": {
         "drivers": ("merge", "name", ""),
@@ -700,26 +514,14 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
     "io.k8s.api.storage.v1.CSIStorageCapacity": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.storage.v1.CSIStorageCapacityList": {
-        "items": ("", "", "io.k8s.api.storage.v1.CSIStorageCapacity"),
-    },
     "io.k8s.api.storage.v1.StorageClass": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.storage.v1.StorageClassList": {
-        "items": ("", "", "io.k8s.api.storage.v1.StorageClass"),
     },
     "io.k8s.api.storage.v1.VolumeAttachment": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
-    "io.k8s.api.storage.v1.VolumeAttachmentList": {
-        "items": ("", "", "io.k8s.api.storage.v1.VolumeAttachment"),
-    },
     "io.k8s.api.storage.v1.VolumeAttributesClass": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
-    },
-    "io.k8s.api.storage.v1.VolumeAttributesClassList": {
-        "items": ("", "", "io.k8s.api.storage.v1.VolumeAttributesClass"),
     },
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition": {
         "metadata": ("", "", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -727,13 +529,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
             "",
             "",
             "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec",
-        ),
-    },
-    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList": {
-        "items": (
-            "",
-            "",
-            "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
         ),
     },
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec": {
@@ -805,13 +600,6 @@ TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
             "",
             "",
             "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus",
-        ),
-    },
-    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList": {
-        "items": (
-            "",
-            "",
-            "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService",
         ),
     },
     "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus": {

@@ -117,7 +117,11 @@ def _lookup(schema: str | None, key: str) -> tuple[list[str], str, str | None]:
     if schema is None:
         return _NO_FIELD
     if schema.startswith("map:"):
-        return [], "", schema.removeprefix("map:") or None
+        # the server looks a map's items up as a struct's fields, and fails
+        raise StrategicError(
+            500,
+            "merging an object in json but data type is not struct, instead is: map",
+        )
     _, types = _data()
     found = types.get(schema, {}).get(key)
     if found is None:
