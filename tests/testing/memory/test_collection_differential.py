@@ -25,7 +25,7 @@ from tests.testing.memory.collection_differential import draw, run
 
 pytestmark = pytest.mark.envtest
 
-SEQUENCES = 12
+SEQUENCES = 24
 LENGTH = 20
 
 
