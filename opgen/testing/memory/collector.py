@@ -62,6 +62,44 @@ _DEFAULT_ORPHAN = {("batch", "Job"), ("", "ReplicationController")}
 """Kinds whose deletes orphan by default (batch/v1 and v1, for compatibility)."""
 _UNSUPPORTED = {("", "Event"), ("events.k8s.io", "Event")}
 """Kinds whose deletes never get the collector's finalizers."""
+_RETURNS_DELETED = (
+    {
+        ("", plural)
+        for plural in (
+            "namespaces",
+            "persistentvolumeclaims",
+            "persistentvolumes",
+            "pods",
+            "podtemplates",
+            "resourcequotas",
+            "serviceaccounts",
+            "services",
+        )
+    }
+    | {
+        ("storage.k8s.io", plural)
+        for plural in (
+            "csidrivers",
+            "csinodes",
+            "storageclasses",
+            "volumeattachments",
+            "volumeattributesclasses",
+        )
+    }
+    | {
+        ("resource.k8s.io", plural)
+        for plural in (
+            "deviceclasses",
+            "devicetaintrules",
+            "resourceclaims",
+            "resourceclaimtemplates",
+            "resourcepoolstatusrequests",
+            "resourceslices",
+        )
+    }
+)
+"""Kinds whose delete answers the deleted object (their registries'
+`ReturnDeletedObject`); every other kind answers a `Status`."""
 _MAX_PASSES = 1000
 """A bound on collection passes, far above any test's need: a cycle of owners
 the model cannot settle raises instead of spinning."""
@@ -132,6 +170,12 @@ def deletion_finalizers(
     kept = [f for f in finalizers if f not in (ORPHAN, FOREGROUND)]
     wanted = kept + [ORPHAN] * orphan + [FOREGROUND] * foreground
     return finalizers if set(wanted) == set(finalizers) else wanted
+
+
+def returns_deleted_object(kind: Kind) -> bool:
+    """Whether a delete that removes an object of `kind` answers the object
+    (else a `Status` of success)."""
+    return kind.builtin and (kind.group, kind.plural) in _RETURNS_DELETED
 
 
 @dataclass(frozen=True)

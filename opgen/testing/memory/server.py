@@ -33,7 +33,12 @@ import yaml
 from opgen.runtime.selectors import fields_match, labels_match
 from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Cause, Refusal
-from opgen.testing.memory.collector import Collector, check_options, deletion_finalizers
+from opgen.testing.memory.collector import (
+    Collector,
+    check_options,
+    deletion_finalizers,
+    returns_deleted_object,
+)
 from opgen.testing.memory.faults import Faults
 from opgen.testing.memory.fields import numeric_problem
 from opgen.testing.memory.kinds import Kind, Kinds
@@ -759,7 +764,8 @@ class MemoryApiServer:
         before = list(meta.get("finalizers") or [])
         finalizers = deletion_finalizers(kind, before, options)
         if not finalizers:
-            return _deleted_status(kind, self._remove(kind, current))
+            gone = self._remove(kind, current)
+            return gone if returns_deleted_object(kind) else _deleted_status(kind, gone)
         if meta.get("deletionTimestamp"):
             if finalizers == before:
                 return current

@@ -185,6 +185,7 @@ def summarize(
         ),
         "status": document.get("status"),
         "data": document.get("data"),
+        "containers": _containers(document),
         "managedFields": (
             "not compared"  # they name the fields Go code defaults
             if document.get("kind") in go_defaulted
@@ -192,6 +193,23 @@ def summarize(
         ),
         "resourceVersion": Version(int(meta.get("resourceVersion") or 0)),
     }
+
+
+def _containers(document: dict[str, Any]) -> list[Any] | None:
+    """A pod template's containers as sent (name, image, env, ports): compared
+    even where Go code defaults the rest of the spec."""
+    template = document.get("template") or (document.get("spec") or {}).get("template")
+    if not isinstance(template, dict):
+        return None
+    return [
+        (
+            c.get("name"),
+            c.get("image"),
+            [(e.get("name"), e.get("value")) for e in c.get("env") or ()],
+            [p.get("containerPort") for p in c.get("ports") or ()],
+        )
+        for c in (template.get("spec") or {}).get("containers") or ()
+    ]
 
 
 def _message(document: dict[str, Any]) -> str:

@@ -2,16 +2,19 @@
 and run on envtest with kube-controller-manager and on a memory server that
 collects.
 
-`draw(rng, length)` plans creates of two Widgets (`a`, `b`: a CRD kind) and
-two ConfigMaps (`c`, `d`: a built-in), some with a finalizer and owners
-among the others (`blockOwnerDeletion` drawn), then `length` operations:
-deletes with each propagation policy (or none, or the deprecated
-`orphanDependents`), finalizers released, owners set by a merge patch,
-strategic merge patches of the ConfigMaps (finalizers merged and deleted
-from, labels, data, owners added and deleted by uid), reads, and creates
-again. `run(api, plan)` resolves owners to the uids that server gave, and
-waits for the collector to settle (`collection_scenarios.settle`) after every
-write.
+`draw(rng, length)` plans creates of two Widgets (`a`, `b`: a CRD kind), two
+ConfigMaps (`c`, `d`: a built-in) and a PodTemplate (`t`), some with a
+finalizer and owners among the others (`blockOwnerDeletion` drawn), then
+`length` operations: deletes with each propagation policy (or none, or the
+deprecated `orphanDependents`), finalizers released, owners set by a merge
+patch, strategic merge patches of the ConfigMaps (finalizers merged, deleted
+from and ordered, labels, data, owners added and deleted by uid) and of the
+PodTemplate (containers added, changed, deleted by name, ordered and
+replaced, their env merged by name), reads, and creates again.
+`run(api, plan)` resolves owners to the uids that server gave, and waits
+for the collector to settle (`collection_scenarios.settle`) after every
+write. A PodTemplate's spec is Go-defaulted on envtest: its containers are
+compared (`backends.summarize`), not its whole template.
 """
 
 from __future__ import annotations
@@ -28,8 +31,16 @@ __all__ = ["Operation", "draw", "run"]
 PATHS = {
     "Widget": "/apis/test.opgen.dev/v1/namespaces/{ns}/widgets",
     "ConfigMap": "/api/v1/namespaces/{ns}/configmaps",
+    "PodTemplate": "/api/v1/namespaces/{ns}/podtemplates",
 }
-KIND_OF = {"a": "Widget", "b": "Widget", "c": "ConfigMap", "d": "ConfigMap"}
+KIND_OF = {
+    "a": "Widget",
+    "b": "Widget",
+    "c": "ConfigMap",
+    "d": "ConfigMap",
+    "t": "PodTemplate",
+}
+CONTAINERS = ("x", "y", "z")
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 FINALIZER = "test.opgen.dev/hold"
@@ -77,7 +88,7 @@ def draw(rng: random.Random, length: int) -> list[Operation]:
             name,
             {"finalizer": rng.random() < 0.3, "owners": _owners(rng, name)},
         )
-        for name in ("a", "c", "b", "d")
+        for name in ("a", "c", "b", "d", "t")
     ]
     for _ in range(length):
         name = rng.choice(list(KIND_OF))
@@ -90,14 +101,57 @@ def draw(rng: random.Random, length: int) -> list[Operation]:
         elif verb == "owners":
             value = _owners(rng, name)
         elif verb == "strategic":
-            if KIND_OF[name] != "ConfigMap":
-                name = rng.choice(["c", "d"])
-            value = _strategic(rng)
+            name = rng.choice(["c", "d", "t"])
+            value = _containers_patch(rng) if name == "t" else _strategic(rng)
         plan.append(Operation(verb, name, value))
     return plan
 
 
+def _containers_patch(rng: random.Random) -> tuple[str, Any]:
+    # Go validation wants an image on every container and at least one
+    # container (the memory server does not reproduce it): `x` always stays
+    choice = rng.choice(["add", "image", "env", "delete", "order", "replace"])
+    if choice == "order":
+        return choice, rng.sample(CONTAINERS, 3)
+    if choice == "delete":
+        return choice, (rng.choice(CONTAINERS[1:]), "")
+    if choice == "env":
+        return choice, (rng.choice(CONTAINERS), rng.choice(["A", "B"]), rng.random())
+    return choice, (rng.choice(CONTAINERS), rng.choice(["nginx", "busybox"]))
+
+
+def _container_patch(value: tuple[str, Any]) -> dict[str, Any]:
+    choice, argument = value
+    if choice == "order":
+        spec: dict[str, Any] = {
+            "$setElementOrder/containers": [{"name": n} for n in argument],
+            "containers": [],
+        }
+    elif choice == "env":
+        name, variable, number = argument
+        env = [{"name": variable, "value": f"{number:.2f}"}]
+        spec = {"containers": [{"name": name, "image": "nginx", "env": env}]}
+    elif choice == "delete":
+        spec = {"containers": [{"name": argument[0], "$patch": "delete"}]}
+    elif choice == "replace":
+        kept = [{"name": "x", "image": "nginx"}]
+        if argument[0] != "x":
+            kept.append({"name": argument[0], "image": argument[1]})
+        spec = {"containers": [{"$patch": "replace"}, *kept]}
+    else:
+        spec = {"containers": [{"name": argument[0], "image": argument[1]}]}
+    return {"template": {"spec": spec}}
+
+
 def _body(name: str, meta: dict[str, Any]) -> dict[str, Any]:
+    if KIND_OF[name] == "PodTemplate":
+        container = {"name": "x", "image": "nginx"}
+        return {
+            "apiVersion": "v1",
+            "kind": "PodTemplate",
+            "metadata": meta,
+            "template": {"spec": {"containers": [container]}},
+        }
     if KIND_OF[name] == "Widget":
         return {
             "apiVersion": "test.opgen.dev/v1",
@@ -109,6 +163,7 @@ def _body(name: str, meta: dict[str, Any]) -> dict[str, Any]:
 
 
 async def run(api: Api, plan: list[Operation]) -> None:
+    api.go_defaulted = frozenset({"PodTemplate"})  # its containers are compared
     uids: dict[str, str] = {}
 
     def reference(owner: str, block: bool) -> dict[str, Any]:
@@ -154,17 +209,16 @@ async def run(api: Api, plan: list[Operation]) -> None:
             patch = {"metadata": {"ownerReferences": owners}}
             await api.send("PATCH", path, patch, MERGE, note=note)
         elif op.verb == "strategic":
-            await api.send(
-                "PATCH",
-                path,
-                _strategic_patch(op.value, reference),
-                STRATEGIC,
-                note=note,
+            patch = (
+                _container_patch(op.value)
+                if KIND_OF[op.name] == "PodTemplate"
+                else _strategic_patch(op.value, reference)
             )
+            await api.send("PATCH", path, patch, STRATEGIC, note=note)
         else:
             await api.send("GET", path, note=note)
         if op.verb != "get":
-            await settle(api)
+            await settle(api, tuple(PATHS.values()))
     for name in KIND_OF:
         await api.send("GET", f"{PATHS[KIND_OF[name]]}/{name}", note=f"end: {name}")
 
