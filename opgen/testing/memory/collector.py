@@ -415,10 +415,21 @@ class Collector:
                 found.append(Stored(kind, obj))
         return found
 
+    def _may_have_work(self) -> bool:
+        """Whether any object has owners or one of the collector's finalizers
+        (else `plan` has nothing to do, and is not asked)."""
+        for _, obj in self.server.store.everything():
+            meta = obj.get("metadata") or {}
+            if meta.get("ownerReferences"):
+                return True
+            if {ORPHAN, FOREGROUND} & set(meta.get("finalizers") or ()):
+                return True
+        return False
+
     def collect(self) -> None:
         """Collect until settled (a no-op when disabled or already collecting:
         the collector's own requests do not start another round)."""
-        if not self.enabled or self._collecting:
+        if not self.enabled or self._collecting or not self._may_have_work():
             return
         self._collecting = True
         try:
