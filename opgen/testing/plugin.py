@@ -374,12 +374,15 @@ def _async_fixture(function: Callable[..., Any]) -> Any:
 
 @pytest.fixture
 def memory_api_server(request: pytest.FixtureRequest) -> Any:
-    """A fresh memory API server serving the session's CRDs (`opgen_crd_paths`)."""
+    """A fresh memory API server serving the session's CRDs (`opgen_crd_paths`),
+    collecting garbage when the session's envtest would (with
+    `opgen_envtest_controller_manager`), so a test sees the same on both."""
     from opgen.testing.memory import Kinds, MemoryApiServer
 
     kinds = Kinds()
     kinds.add_crds(session_crd_paths(request.config))
-    return MemoryApiServer(kinds)
+    collects = bool(request.config.getini(CONTROLLER_MANAGER_INI))
+    return MemoryApiServer(kinds, garbage_collection=collects)
 
 
 @_async_fixture

@@ -20,6 +20,11 @@ One job per module:
 - `validation`: a candidate object checked through its kind's model, refusals
   as the server's 422 causes;
 - `patches`: merge and JSON patches;
+- `strategic`: strategic merge patch of built-ins, by the patch-merge keys
+  and strategies of `opgen.api.k8s.patch_strategies`;
+- `collector`: the API server's deletion finalizers per propagation policy,
+  and garbage collection by owner references as kube-controller-manager's
+  collector does it, run after every write;
 - `fields`: field sets as server-side apply sees them (`fieldsV1` paths
   typed by the schema: structs, maps, list maps, sets), their merge and
   removal;

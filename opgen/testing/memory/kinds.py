@@ -87,11 +87,13 @@ class Kind:
     def tracks_generation(self) -> bool:
         """Whether the server sets `metadata.generation`: on every custom
         resource, and on the built-ins that have a spec (a Namespace's spec
-        lists its finalizers: it has none)."""
+        lists its finalizers: it has none) or a PodTemplate's template."""
         if not self.builtin:
             return True
         if self.kind == "Namespace":
             return False
+        if (self.group, self.kind) == ("", "PodTemplate"):
+            return True  # its template is its spec
         return self.model is not None and "spec" in self.model.model_fields
 
 
@@ -214,6 +216,19 @@ class Kinds:
             self._add_builtins(group, version)
             found = self._kinds.get((group, version, plural))
         return found
+
+    def find(self, group: str, version: str, kind: str) -> Kind | None:
+        """The served kind named by group, version and kind (an owner
+        reference's apiVersion and kind), built-ins of `op.k8s` included."""
+        self._add_builtins(group, version)
+        return next(
+            (
+                k
+                for k in self._kinds.values()
+                if (k.group, k.version, k.kind) == (group, version, kind)
+            ),
+            None,
+        )
 
     def _add_builtins(self, group: str, version: str) -> None:
         name = _builtin_module(group, version)

@@ -33,6 +33,12 @@ import yaml
 from opgen.runtime.selectors import fields_match, labels_match
 from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Cause, Refusal
+from opgen.testing.memory.collector import (
+    Collector,
+    check_options,
+    deletion_finalizers,
+    returns_deleted_object,
+)
 from opgen.testing.memory.faults import Faults
 from opgen.testing.memory.fields import numeric_problem
 from opgen.testing.memory.kinds import Kind, Kinds
@@ -64,6 +70,7 @@ from opgen.testing.memory.paths import Route, parse_route
 from opgen.testing.memory.scale import to_scale, with_replicas
 from opgen.testing.memory.schema import prune_and_default, scale_causes
 from opgen.testing.memory.store import Event, Store, Subscription
+from opgen.testing.memory.strategic import STRATEGIC_PATCH, strategic_patched
 from opgen.testing.memory.validation import object_causes
 
 if TYPE_CHECKING:
@@ -135,8 +142,11 @@ class MemoryApiServer:
         *,
         namespaces: tuple[str, ...] = ("default", "kube-system"),
         clock: Clock = _utc_now,
+        garbage_collection: bool = True,
     ) -> None:
         self.kinds = kinds if kinds is not None else Kinds()
+        self.collector = Collector(self, enabled=garbage_collection)
+        """Collects dependents by owner references after every write (`collector`)."""
         self.store = Store()
         self.clock = clock
         self.faults = Faults()
@@ -174,11 +184,14 @@ class MemoryApiServer:
         try:
             kind, route = self._route(path)
             self._dry_run = route.query.get("dryRun") == "All"
-            return self._dispatch(method, kind, route, body, content_type)
+            answer = self._dispatch(method, kind, route, body, content_type)
         except Refusal as refusal:
             return refusal.code, refusal.body
         finally:
             self._dry_run = False
+        if method != "GET":
+            self.collector.collect()
+        return answer
 
     def _route(self, path: str) -> tuple[Kind, Route]:
         route = parse_route(path)
@@ -526,6 +539,8 @@ class MemoryApiServer:
             stored["metadata"]["generation"] = (
                 current["metadata"].get("generation", 0) + 1
             )
+        if entries is None and not read_entries(current["metadata"]):
+            entries = []  # an object nobody manages stays so until an apply
         if entries is None:
             entries = record_update(
                 read_entries(current["metadata"]),
@@ -572,9 +587,13 @@ class MemoryApiServer:
         content_type: str | None,
         status_only: bool,
     ) -> dict[str, Any]:
-        if content_type not in (MERGE_PATCH, JSON_PATCH):
+        if content_type == STRATEGIC_PATCH:
+            strategic_patched(kind, body, None)  # a custom resource: 415 first
+            result = strategic_patched(kind, body, self._current(kind, route))
+        elif content_type not in (MERGE_PATCH, JSON_PATCH):
             raise answers.unsupported_media_type(content_type)
-        result = _patched(content_type, body, self._current(kind, route))
+        else:
+            result = _patched(content_type, body, self._current(kind, route))
         return self._update(kind, route, result, status_only, patched=True)
 
     def _apply(
@@ -725,6 +744,7 @@ class MemoryApiServer:
     def _delete(
         self, kind: Kind, route: Route, options: dict[str, Any]
     ) -> dict[str, Any]:
+        check_options(options)
         current = self._current(kind, route)
         assert route.name is not None
         meta = current["metadata"]
@@ -741,17 +761,17 @@ class MemoryApiServer:
                 )
         if _key(kind) == NAMESPACES:
             return self._terminate(kind, current)
-        finalizers = list(meta.get("finalizers") or [])
-        policy = options.get("propagationPolicy")
-        extra = {"Foreground": "foregroundDeletion", "Orphan": "orphan"}.get(
-            policy or ""
-        )
-        if extra and extra not in finalizers and not meta.get("deletionTimestamp"):
-            finalizers.append(extra)
+        before = list(meta.get("finalizers") or [])
+        finalizers = deletion_finalizers(kind, before, options)
         if not finalizers:
-            return _deleted_status(kind, self._remove(kind, current))
+            gone = self._remove(kind, current)
+            return gone if returns_deleted_object(kind) else _deleted_status(kind, gone)
         if meta.get("deletionTimestamp"):
-            return current
+            if finalizers == before:
+                return current
+            changed = copy.deepcopy(current)
+            changed["metadata"]["finalizers"] = finalizers
+            return self._write(kind, changed, current)
         marked = copy.deepcopy(current)
         marked["metadata"]["finalizers"] = finalizers
         marked["metadata"]["deletionTimestamp"] = timestamp(self.clock)

@@ -61,6 +61,11 @@ class Store:
             if namespace is None or key[0] == namespace:
                 yield copy.deepcopy(stored[key])
 
+    def everything(self) -> Iterator[tuple[KindKey, dict[str, Any]]]:
+        """Every stored object with its kind, not copied: only to read."""
+        for kind, stored in self._objects.items():
+            yield from ((kind, obj) for obj in stored.values())
+
     def write(
         self,
         kind: KindKey,
