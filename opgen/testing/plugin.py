@@ -433,7 +433,9 @@ async def client(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
 
     if on_memory(request):
         server = request.getfixturevalue("memory_api_server")
-        async with rt.Client(RestClient(server.transport())) as admin:
+        # no client-side rate limit: it protects a real API server, which this is not
+        unlimited = rt.ClientOptions(qps=0)
+        async with rt.Client(RestClient(server.transport(), unlimited)) as admin:
             yield admin
         return
     envtest: Environment = request.getfixturevalue("envtest")

@@ -21,6 +21,13 @@ KindKey = tuple[str, str, str]
 """(group, version, plural)."""
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 @dataclass(frozen=True)
 class Event:
     """One write: its revision, what happened, the object after it (for a delete:
@@ -39,6 +46,15 @@ class Subscription:
 
     kind: KindKey
     queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
+    loop: asyncio.AbstractEventLoop | None = field(default_factory=_running_loop)
+    """The loop reading the queue: a write from another thread (the webhook
+    handlers' own) hands it the event through that loop."""
+
+    def put(self, item: Event | None) -> None:
+        if self.loop is None or self.loop is _running_loop():
+            self.queue.put_nowait(item)
+        elif not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
 
 
 class Store:
@@ -91,9 +107,9 @@ class Store:
 
     def _publish(self, event: Event) -> None:
         self.history.append(event)
-        for subscription in self._subscriptions:
+        for subscription in list(self._subscriptions):
             if subscription.kind == event.kind:
-                subscription.queue.put_nowait(event)
+                subscription.put(event)
 
     def subscribe(self, kind: KindKey, after: int) -> Subscription:
         """A subscription to `kind`'s events, starting with those after revision `after`."""
@@ -109,8 +125,8 @@ class Store:
 
     def close_watches(self) -> None:
         """End every open watch (as a server closing its connections)."""
-        for subscription in self._subscriptions:
-            subscription.queue.put_nowait(None)
+        for subscription in list(self._subscriptions):
+            subscription.put(None)
         self._subscriptions.clear()
 
     @property
