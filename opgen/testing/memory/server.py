@@ -438,7 +438,9 @@ class MemoryApiServer:
             nothing: dict[str, Any] = {"metadata": {}}
             if _key(kind) == NAMESPACES:  # the spec is the server's
                 nothing["spec"] = stored.get("spec")
-            entries = record_update([], nothing, stored, self._writer(kind, route))
+            entries = record_update(
+                [], nothing, self._requested(stored), self._writer(kind, route)
+            )
         _set_managed_fields(stored, entries)
         existing = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
         if existing is not None:
@@ -476,6 +478,12 @@ class MemoryApiServer:
         raw = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
         return self.versions.to_served(kind, self.store.remove(_key(kind), raw or obj))
 
+    def _requested(self, stored: dict[str, Any]) -> dict[str, Any]:
+        """What a write asked for, before mutating webhooks changed it: the fields
+        `managedFields` give its manager (the server records them before admission)."""
+        unmutated = getattr(self._local, "unmutated", None)
+        return stored if unmutated is None else dict(unmutated)
+
     def _objects(self, kind: Kind, namespace: str | None) -> list[dict[str, Any]]:
         """The stored objects of `kind` (in `namespace`), in its version."""
         stored = self.store.objects(_key(kind), namespace)
@@ -506,12 +514,19 @@ class MemoryApiServer:
         candidate["metadata"] = meta
         if kind.schema is not None:
             candidate = prune_and_default(kind.schema, candidate)
+        self._local.unmutated = None
         if self.admission is not None:
             mutated = self.admission.mutate(self._admission(kind, candidate, old))
             if mutated is not candidate and mutated is not None:
+                self._local.unmutated = candidate
                 candidate = mutated
                 if kind.schema is not None:
                     candidate = prune_and_default(kind.schema, candidate)
+                meta = {
+                    k: v
+                    for k, v in candidate["metadata"].items()
+                    if v not in ("", [], {}, None)
+                }
         problems = list(causes or [])
         if kind.model is not None:
             problems += object_causes(
@@ -608,7 +623,7 @@ class MemoryApiServer:
             entries = record_update(
                 read_entries(current["metadata"]),
                 current,
-                stored,
+                self._requested(stored),
                 self._writer(kind, route),
             )
         _set_managed_fields(stored, entries)
