@@ -414,13 +414,14 @@ def _memory_session(config: pytest.Config) -> tuple[Any, Any]:
     return config.stash[_MEMORY_SESSION]
 
 
-def on_memory(request: pytest.FixtureRequest) -> bool:
-    """Whether the test runs on the memory server: the run chose it, and the test
-    asks for no envtest fixture itself (such a test runs wholly on envtest, so
-    that its `client` and the control plane it uses are one server)."""
-    if api_server(request.config) != "memory":
+def on_memory(test: pytest.FixtureRequest | pytest.Item) -> bool:
+    """Whether a test (its request or item) runs on the memory server: the run
+    chose it, and the test asks for no envtest fixture itself (such a test runs
+    wholly on envtest, so that its `client` and the control plane it uses are
+    one server)."""
+    if api_server(test.config) != "memory":
         return False
-    return not ENVTEST_ONLY.intersection(request.fixturenames)
+    return not ENVTEST_ONLY.intersection(getattr(test, "fixturenames", ()))
 
 
 @_async_fixture

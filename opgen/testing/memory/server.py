@@ -694,7 +694,9 @@ class MemoryApiServer:
                 },
             )
         try:
-            config = yaml.safe_load(body or b"")
+            # the runtime sends its configurations as JSON, a subset of YAML
+            # that the json module reads a hundred times as fast
+            config = _json_or_yaml(body or b"")
         except yaml.YAMLError as error:
             raise answers.bad_request(f"error decoding YAML: {error}") from error
         if not isinstance(config, dict):
@@ -931,6 +933,16 @@ def _patched(
     if not isinstance(result, dict):
         raise answers.bad_request("the patched object is not a JSON object")
     return result
+
+
+def _json_or_yaml(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return yaml.load(body, Loader=_YAML_LOADER)
+
+
+_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _document(body: bytes | None) -> dict[str, Any]:

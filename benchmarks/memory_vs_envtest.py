@@ -1,0 +1,166 @@
+"""The example's controller tests on the memory API server and on envtest.
+
+    .venv/bin/python -m benchmarks memory_vs_envtest [-- RUNS]
+
+Runs `examples/generated/tests/controller` RUNS times (default 3) on each
+backend, interleaved (envtest, memory, envtest, memory, ...), each run a
+pytest process of its own (`--api-server=envtest|memory`), and prints the
+medians with their range:
+
+- **tests on memory, without start-up**: the wall time of the tests that run
+  on the memory server under `--api-server=memory` (setup, call and
+  teardown), in both runs, less the seconds the `envtest` fixture spent
+  starting the control plane. The issue's goal (the memory server at least
+  20x faster) is judged on this column: start-up is paid once a session, so a
+  suite's cost grows with its tests, and this is their cost.
+- **whole run, with start-up**: the pytest process from start to end, wall
+  and CPU (the process and everything it started and waited for: etcd and
+  kube-apiserver on envtest), imports, collection and, under
+  `--api-server=memory`, the tests that still run on envtest (they ask for
+  `envtest` itself: kubectl, a manager from its kubeconfig, garbage
+  collection). This is what one `pytest tests/controller` costs.
+
+The tests must pass on both backends: a failed run stops the benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "generated"
+TESTS = "tests/controller"
+GOAL = 20.0
+BACKENDS = ("envtest", "memory")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One pytest process on one backend."""
+
+    backend: str
+    wall: float
+    cpu: float
+    tests: list[dict[str, Any]]
+
+    def on_memory(self, names: set[str]) -> float:
+        """Seconds the tests in `names` took, less the control plane's start-up."""
+        return sum(t["seconds"] - t["startup"] for t in self.tests if t["name"] in names)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _environment(**extra: str) -> dict[str, str]:
+    """The pytest processes' environment: this checkout importable, and bytecode
+    cached (as on a developer's machine: without it every run compiles, and
+    assertion-rewrites, all of opgen again)."""
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT), environ.get("PYTHONPATH", "")) if p
+    )
+    return {**environ, **extra}
+
+
+def _pytest(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+
+
+def warm_up() -> None:
+    """Collect the tests once, so that every measured run finds the bytecode cached."""
+    subprocess.run(
+        _pytest("--collect-only", TESTS),
+        cwd=EXAMPLE,
+        env=_environment(),
+        capture_output=True,
+        check=False,
+    )
+
+
+def run_once(backend: str) -> Run:
+    with tempfile.TemporaryDirectory(prefix="opgen-bench-") as folder:
+        timings = Path(folder, "timings.json")
+        environ = _environment(OPGEN_SUITE_TIMINGS=str(timings))
+        command = _pytest(
+            "-p", "benchmarks._suite_timings", f"--api-server={backend}", TESTS
+        )
+        cpu_before = _children_cpu()
+        began = time.perf_counter()
+        done = subprocess.run(
+            command, cwd=EXAMPLE, env=environ, capture_output=True, text=True, check=False
+        )
+        wall = time.perf_counter() - began
+        cpu = _children_cpu() - cpu_before
+        if done.returncode != 0:
+            raise SystemExit(
+                f"the controller tests failed on {backend}:\n{done.stdout[-4000:]}"
+            )
+        tests = json.loads(timings.read_text())["tests"]
+    return Run(backend, wall, cpu, tests)
+
+
+def _spread(samples: list[float]) -> str:
+    return f"{statistics.median(samples):7.2f} s ({min(samples):.2f}-{max(samples):.2f})"
+
+
+def report(runs: list[Run]) -> list[str]:
+    """The table, the ratios and the verdict on the goal."""
+    by = {b: [r for r in runs if r.backend == b] for b in BACKENDS}
+    names = {t["name"] for t in by["memory"][0].tests if t["memory"]}
+    total = len(by["memory"][0].tests)
+    columns = {
+        f"{len(names)} of {total} tests on memory, no start-up": {
+            b: [r.on_memory(names) for r in by[b]] for b in BACKENDS
+        },
+        "whole run, wall, with start-up": {b: [r.wall for r in by[b]] for b in BACKENDS},
+        "whole run, CPU, with start-up": {b: [r.cpu for r in by[b]] for b in BACKENDS},
+    }
+    lines = [
+        f"examples/generated/{TESTS}: {len(by['envtest'])} runs per backend, "
+        f"interleaved; medians (min-max)",
+        f"{'':44} {'envtest':>24} {'memory':>24} {'ratio':>8}",
+    ]
+    ratios: dict[str, float] = {}
+    for column, samples in columns.items():
+        envtest, memory = samples["envtest"], samples["memory"]
+        ratio = statistics.median(envtest) / max(statistics.median(memory), 1e-9)
+        ratios[column] = ratio
+        lines.append(f"{column:44} {_spread(envtest):>24} {_spread(memory):>24} {ratio:7.1f}x")
+    judged = next(iter(columns))
+    met = ratios[judged] >= GOAL
+    lines.append(
+        f"goal: the memory server >= {GOAL:.0f}x faster on '{judged}': "
+        f"{ratios[judged]:.1f}x, {'met' if met else 'not met'}"
+    )
+    lines.append(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: `[RUNS]` (default 3)."""
+    runs_per_backend = int(argv[0]) if argv else 3
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    warm_up()
+    runs: list[Run] = []
+    for _ in range(runs_per_backend):
+        for backend in BACKENDS:
+            runs.append(run_once(backend))
+            print(f"  {backend:8} {runs[-1].wall:6.1f} s", flush=True)
+    for line in report(runs):
+        print(line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
