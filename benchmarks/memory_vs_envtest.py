@@ -55,7 +55,11 @@ class Run:
 
     def on_memory(self, names: set[str]) -> float:
         """Seconds the tests in `names` took, less the control plane's start-up."""
-        return sum(t["seconds"] - t["startup"] for t in self.tests if t["name"] in names)
+        return sum(
+            float(t["seconds"]) - float(t["startup"])
+            for t in self.tests
+            if t["name"] in names
+        )
 
 
 def _children_cpu() -> float:
@@ -99,7 +103,12 @@ def run_once(backend: str) -> Run:
         cpu_before = _children_cpu()
         began = time.perf_counter()
         done = subprocess.run(
-            command, cwd=EXAMPLE, env=environ, capture_output=True, text=True, check=False
+            command,
+            cwd=EXAMPLE,
+            env=environ,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         wall = time.perf_counter() - began
         cpu = _children_cpu() - cpu_before
@@ -112,7 +121,9 @@ def run_once(backend: str) -> Run:
 
 
 def _spread(samples: list[float]) -> str:
-    return f"{statistics.median(samples):7.2f} s ({min(samples):.2f}-{max(samples):.2f})"
+    return (
+        f"{statistics.median(samples):7.2f} s ({min(samples):.2f}-{max(samples):.2f})"
+    )
 
 
 def report(runs: list[Run]) -> list[str]:
@@ -124,7 +135,9 @@ def report(runs: list[Run]) -> list[str]:
         f"{len(names)} of {total} tests on memory, no start-up": {
             b: [r.on_memory(names) for r in by[b]] for b in BACKENDS
         },
-        "whole run, wall, with start-up": {b: [r.wall for r in by[b]] for b in BACKENDS},
+        "whole run, wall, with start-up": {
+            b: [r.wall for r in by[b]] for b in BACKENDS
+        },
         "whole run, CPU, with start-up": {b: [r.cpu for r in by[b]] for b in BACKENDS},
     }
     lines = [
@@ -137,14 +150,18 @@ def report(runs: list[Run]) -> list[str]:
         envtest, memory = samples["envtest"], samples["memory"]
         ratio = statistics.median(envtest) / max(statistics.median(memory), 1e-9)
         ratios[column] = ratio
-        lines.append(f"{column:44} {_spread(envtest):>24} {_spread(memory):>24} {ratio:7.1f}x")
+        lines.append(
+            f"{column:44} {_spread(envtest):>24} {_spread(memory):>24} {ratio:7.1f}x"
+        )
     judged = next(iter(columns))
     met = ratios[judged] >= GOAL
     lines.append(
         f"goal: the memory server >= {GOAL:.0f}x faster on '{judged}': "
         f"{ratios[judged]:.1f}x, {'met' if met else 'not met'}"
     )
-    lines.append(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    lines.append(
+        f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     return lines
 
 

@@ -46,7 +46,11 @@ __all__ = ["Admission", "Request", "Webhook"]
 ADMISSION_API_VERSION = "admission.k8s.io/v1"
 ADMIN = {"username": "admin", "groups": ["system:masters", "system:authenticated"]}
 """Who every request to the memory server comes from (envtest's admin)."""
-_OPTIONS = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
+_OPTIONS = {
+    "CREATE": "CreateOptions",
+    "UPDATE": "UpdateOptions",
+    "DELETE": "DeleteOptions",
+}
 _CREATE_ONLY = ("uid", "creationTimestamp", "generation")
 """What the server sets on a create after the mutating webhooks have seen it."""
 
@@ -111,7 +115,9 @@ class Webhook:
     def rule_matches(self, request: Request, version: str) -> bool:
         """Whether a rule takes `request` were it in `version` of its resource."""
         kind = request.kind
-        resource = kind.plural + (f"/{request.subresource}" if request.subresource else "")
+        resource = kind.plural + (
+            f"/{request.subresource}" if request.subresource else ""
+        )
         scope = "Namespaced" if kind.namespaced else "Cluster"
         return any(
             _listed(rule.get("operations"), request.operation)
@@ -220,7 +226,9 @@ class Admission:
             return False
         if not webhook.namespace_selector or not request.kind.namespaced:
             return True
-        namespace = self.server.store.get(("", "v1", "namespaces"), "", meta.get("namespace", ""))
+        namespace = self.server.store.get(
+            ("", "v1", "namespaces"), "", meta.get("namespace", "")
+        )
         labels = ((namespace or {}).get("metadata") or {}).get("labels") or {}
         return selector_matches(webhook.namespace_selector, labels)
 
@@ -292,8 +300,16 @@ def _review(
     body: dict[str, Any] = {
         "uid": str(uuid.uuid4()),
         "kind": {"group": kind.group, "version": kind.version, "kind": kind.kind},
-        "resource": {"group": kind.group, "version": kind.version, "resource": kind.plural},
-        "requestKind": {"group": asked.group, "version": asked.version, "kind": asked.kind},
+        "resource": {
+            "group": kind.group,
+            "version": kind.version,
+            "resource": kind.plural,
+        },
+        "requestKind": {
+            "group": asked.group,
+            "version": asked.version,
+            "kind": asked.kind,
+        },
         "requestResource": {
             "group": asked.group,
             "version": asked.version,
@@ -305,14 +321,21 @@ def _review(
         "object": obj,
         "oldObject": old,
         "dryRun": request.dry_run,
-        "options": {"apiVersion": "meta.k8s.io/v1", "kind": _OPTIONS[request.operation]},
+        "options": {
+            "apiVersion": "meta.k8s.io/v1",
+            "kind": _OPTIONS[request.operation],
+        },
     }
     if request.kind.namespaced:
         body["namespace"] = meta.get("namespace", "")
     if request.subresource:
         body["subResource"] = request.subresource
         body["requestSubResource"] = request.subresource
-    return {"apiVersion": ADMISSION_API_VERSION, "kind": "AdmissionReview", "request": body}
+    return {
+        "apiVersion": ADMISSION_API_VERSION,
+        "kind": "AdmissionReview",
+        "request": body,
+    }
 
 
 def _response(answer: Answer | None, uid: str) -> dict[str, Any] | None:
@@ -340,7 +363,9 @@ def _denied(name: str, status: Mapping[str, Any]) -> Refusal:
     denied = f'admission webhook "{name}" denied the request'
     message = status.get("message") or status.get("reason")
     text = f"{denied}: {message}" if message else f"{denied} without explanation"
-    refusal = answers.status(code, str(status.get("reason") or ""), text, status.get("details"))
+    refusal = answers.status(
+        code, str(status.get("reason") or ""), text, status.get("details")
+    )
     if refusal.body is not None and not refusal.body.get("reason"):
         refusal.body.pop("reason")
     return refusal

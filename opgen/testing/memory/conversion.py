@@ -44,7 +44,9 @@ class Versions:
         found = self.kinds.lookup(kind.group, version, kind.plural)
         if found is None:
             raise answers.status(
-                500, "InternalError", f"{kind.group}/{version} {kind.kind} is not served"
+                500,
+                "InternalError",
+                f"{kind.group}/{version} {kind.kind} is not served",
             )
         return found
 
@@ -86,7 +88,9 @@ class Versions:
         client = webhook.get("clientConfig") or {}
         path = (client.get("service") or {}).get("path")
         if path is None:
-            path = "/" + str(client.get("url") or "").split("://", 1)[-1].partition("/")[2]
+            path = (
+                "/" + str(client.get("url") or "").split("://", 1)[-1].partition("/")[2]
+            )
         uid = str(uuid.uuid4())
         review = {
             "apiVersion": CONVERSION_API_VERSION,

@@ -85,7 +85,7 @@ class Handlers:
         loop = asyncio.new_event_loop()
         try:
             loop.run_until_complete(self._serve(loop))
-        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread
+        except BaseException as error:
             if not self._started.done():
                 self._started.set_exception(error)
         finally:

@@ -23,8 +23,8 @@ from __future__ import annotations
 import base64
 import copy
 import dataclasses
-import functools
 import datetime
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterable, Mapping

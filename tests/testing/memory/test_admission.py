@@ -183,4 +183,7 @@ async def test_objects_are_stored_in_the_storage_version() -> None:
         "webhook.opgen.dev/v1",
         {"replicas": 2},
     )
-    assert server.store.get(("webhook.opgen.dev", "v1alpha1", "gizmos"), "default", "g") is None
+    assert (
+        server.store.get(("webhook.opgen.dev", "v1alpha1", "gizmos"), "default", "g")
+        is None
+    )
