@@ -3,7 +3,8 @@
 Loaded with `-p benchmarks._suite_timings`; writes to the JSON file named by
 `OPGEN_SUITE_TIMINGS` each test's wall time (setup, call and teardown),
 whether it ran on the memory server, and the seconds the `envtest` fixture
-took to start the control plane during it.
+took to start the control plane during it; with `OPGEN_SUITE_COLLECTED`, the
+collected tests and whether each would run on the memory server.
 """
 
 from __future__ import annotations
@@ -45,6 +46,16 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
             "memory": on_memory(item),
         }
     )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    target = os.environ.get("OPGEN_SUITE_COLLECTED")
+    if target:
+        tests = [
+            {"nodeid": item.nodeid, "memory": on_memory(item)} for item in session.items
+        ]
+        with open(target, "w", encoding="utf-8") as out:
+            json.dump(tests, out)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
