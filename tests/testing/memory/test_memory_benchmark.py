@@ -8,8 +8,20 @@ from benchmarks.memory_vs_envtest import Run, report
 
 def _run(backend: str, memory: bool, seconds: float, startup: float) -> Run:
     tests = [
-        {"name": "fast", "seconds": seconds, "startup": startup, "memory": memory},
-        {"name": "kubectl", "seconds": 9.0, "startup": 0.0, "memory": False},
+        {
+            "name": "fast",
+            "seconds": seconds,
+            "startup": startup,
+            "cpu": seconds / 2,
+            "memory": memory,
+        },
+        {
+            "name": "kubectl",
+            "seconds": 9.0,
+            "startup": 0.0,
+            "cpu": 1.0,
+            "memory": False,
+        },
     ]
     return Run(backend, wall=seconds + 20.0, cpu=5.0, tests=tests)
 
