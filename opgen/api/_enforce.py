@@ -19,6 +19,7 @@ the whole object at once, as the server does.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,7 +109,10 @@ def enforce_model(model: Any) -> None:
         if getattr(model, name) is None:
             raise _refuse(f"{name}: ", "Required value (op.Required())")
     for name, keys in plan.map_lists:
-        items = to_wire_value(getattr(model, name))
+        items = getattr(model, name)
+        if items is None or (isinstance(items, Sized) and len(items) < 2):
+            continue  # nothing to duplicate: most condition lists hold one
+        items = to_wire_value(items)
         if not isinstance(items, list):
             continue
         constraint = {
