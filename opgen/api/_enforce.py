@@ -33,7 +33,7 @@ from opgen.engine.reading import field_markers, type_markers
 from opgen.engine.values import constraint_problem
 from opgen.engine.wire import to_wire_value
 
-__all__ = ["enforce_model"]
+__all__ = ["enforce_model", "model_plan_empty"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,11 @@ def _plan(cls: type) -> _Plan:
         )
         _PLANS[cls] = plan
     return plan
+
+
+def model_plan_empty(cls: type) -> bool:
+    """Whether `enforce_model` has nothing to check on instances of `cls`."""
+    return _plan(cls).empty
 
 
 def _wire_keys(items: list[Any], keys: tuple[str, ...]) -> list[str]:
