@@ -2,7 +2,7 @@
 
     python -m benchmarks.runtime [--tables runtime,scale,relist] [--objects 1000,3000]
         [--runs 5] [--scale-objects 10000] [--scale-runs 3]
-        [--operators opgen,cr,cr+ryw,kopf] [--json FILE]
+        [--operators opgen,cr,cr+ryw,kopf,opgen@DIR] [--json FILE]
 
 Starts one etcd + kube-apiserver (`opgen.testing.Environment`, the envtest
 binaries) with the CRDs opgen generates for the test kinds. The operators, each
@@ -15,6 +15,9 @@ cache limited to the namespace):
   module proxy and cached, see benchmarks/gobuild.py);
 - `cr+ryw`: the same, with a read-your-writes client wrapper equal to opgen's
   freshness (`crpeer/fresh.go`): the same writes as opgen;
+- `opgen@DIR`: the opgen operator of another checkout of this repository
+  (`git worktree add --detach DIR <commit>` of the baseline), for a before/after
+  pair in one run, with its own line in the goals;
 - `kopf`: the kopf way (`_kopf_operator.py`), from its own virtualenv
   (`KOPF_PYTHON`, default /tmp/kopfvenv/bin/python; skipped with a notice
   when missing).

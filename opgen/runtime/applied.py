@@ -133,12 +133,11 @@ def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
                 return False
         return True
     if isinstance(desired, list):
-        if not isinstance(live, list) or len(live) != len(desired):
-            return False
-        for have, want in zip(live, desired, strict=True):
-            if not holds(have, want):
-                return False
-        return True
+        return (
+            isinstance(live, list)
+            and len(live) == len(desired)
+            and all(holds(have, want) for have, want in zip(live, desired, strict=True))
+        )
     if quantities and isinstance(desired, str) and isinstance(live, str):
         return _same_quantity(live, desired)
     return False
