@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -45,7 +45,7 @@ _STRINGLIKE = frozenset({"string", "int-or-string"})
 # else, and every refusal, goes through `constraint_problem`, the port of the
 # API server's validation, which phrases the problem.
 
-_LENGTHS: dict[str, tuple[type, bool]] = {
+_LENGTHS: dict[str, tuple[type[Sized], bool]] = {
     "minLength": (str, True),
     "maxLength": (str, False),
     "minItems": (list, True),
