@@ -367,3 +367,9 @@ def _reconcile_work(repeats: int, rounds: int) -> None:
     print(_row("lightkube (before)", base, None))
     mine = _cpu_per_object(k8s_reconcile, rounds, repeats)
     print(_row("op.k8s (now)", mine, statistics.median(base)))
+    ratio = statistics.median(mine) / statistics.median(base)
+    verdict = "met" if ratio <= 1.0 else "not met"
+    print(
+        f"goal (issue 20): a converged reconcile on op.k8s costs at most lightkube's: "
+        f"{ratio:.2f}x, {verdict}"
+    )

@@ -604,6 +604,11 @@ def validate_kind(cls: type, data: Any, handler: Callable[[Any], Any]) -> Any:
     return obj
 
 
+def rules_empty(cls: type) -> bool:
+    """Whether a model class has no CEL rules of its own (`enforce_rules` does nothing)."""
+    return _rule_plan(cls).empty
+
+
 def enforce_rules(model: Any) -> None:
     """Evaluate a validated model's own CEL rules (those of its class and fields).
 

@@ -19,6 +19,7 @@ the whole object at once, as the server does.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ from opgen.engine.reading import field_markers, type_markers
 from opgen.engine.values import constraint_problem
 from opgen.engine.wire import to_wire_value
 
-__all__ = ["enforce_model"]
+__all__ = ["enforce_model", "model_plan_empty"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,11 @@ def _plan(cls: type) -> _Plan:
     return plan
 
 
+def model_plan_empty(cls: type) -> bool:
+    """Whether `enforce_model` has nothing to check on instances of `cls`."""
+    return _plan(cls).empty
+
+
 def _wire_keys(items: list[Any], keys: tuple[str, ...]) -> list[str]:
     """The keys as the items spell them (a ListMapKey may name the Python field)."""
     present = {name for item in items if isinstance(item, dict) for name in item}
@@ -108,7 +114,10 @@ def enforce_model(model: Any) -> None:
         if getattr(model, name) is None:
             raise _refuse(f"{name}: ", "Required value (op.Required())")
     for name, keys in plan.map_lists:
-        items = to_wire_value(getattr(model, name))
+        items = getattr(model, name)
+        if items is None or (isinstance(items, Sized) and len(items) < 2):
+            continue  # nothing to duplicate: most condition lists hold one
+        items = to_wire_value(items)
         if not isinstance(items, list):
             continue
         constraint = {

@@ -17,11 +17,14 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticUndefined
 from typing_extensions import Self
 
-from opgen.api._cel import enforce_rules
-from opgen.api._enforce import enforce_model
+from opgen.api._cel import enforce_rules, rules_empty
+from opgen.api._enforce import enforce_model, model_plan_empty
 from opgen.engine.naming import to_camel
 
 __all__ = ["BuiltinModel", "Model"]
+
+_UNCHECKED = "__opgen_nothing_to_enforce__"
+"""Set on a model class: True when it has no model-level marker and no CEL rule."""
 
 
 class Model(BaseModel):
@@ -43,8 +46,14 @@ class Model(BaseModel):
 
     @model_validator(mode="after")
     def _opgen_markers(self) -> Self:
-        enforce_model(self)
-        enforce_rules(self)
+        cls = type(self)
+        if cls.__dict__.get(_UNCHECKED) is None:
+            # most models (a pod template's dozens) have nothing to enforce: found once
+            unchecked = model_plan_empty(cls) and rules_empty(cls)
+            type.__setattr__(cls, _UNCHECKED, unchecked)
+        if not cls.__dict__[_UNCHECKED]:
+            enforce_model(self)
+            enforce_rules(self)
         return self
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:

@@ -11,16 +11,24 @@ from __future__ import annotations
 
 import functools
 import typing
+import weakref
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from pydantic import Field, ModelWrapValidatorHandler, create_model, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    ModelWrapValidatorHandler,
+    create_model,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
 from opgen.api._cel import validate_kind
 from opgen.api._meta import ObjectMeta
 from opgen.api._model import Model
-from opgen.engine.reading import kind_markers
+from opgen.engine.reading import KindMarkers, kind_markers
+from opgen.engine.recording import KIND_MARKERS_ATTR
 from opgen.engine.wire import to_wire_value
 
 __all__ = ["CustomResource"]
@@ -35,6 +43,22 @@ def _type_name(value: object) -> str:
 
 def _admits_none(annotation: Any) -> bool:
     return type(None) in typing.get_args(annotation)
+
+
+_KIND_FACTS: weakref.WeakKeyDictionary[type, tuple[int, KindMarkers]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _kind_facts(cls: type) -> KindMarkers:
+    """`kind_markers(cls)`, read again only when a decorator has added one (every
+    decode of an object asks twice)."""
+    count = len(cls.__dict__.get(KIND_MARKERS_ATTR) or ())
+    known = _KIND_FACTS.get(cls)
+    if known is None or known[0] != count:
+        known = (count, kind_markers(cls))
+        _KIND_FACTS[cls] = known
+    return known[1]
 
 
 @functools.cache
@@ -80,7 +104,7 @@ class CustomResource(Model, Generic[SpecT, StatusT]):
     def _fill_type_meta(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        decl = kind_markers(cls).decl
+        decl = _kind_facts(cls).decl
         if decl is None:
             return data
         filled = dict(data)
@@ -101,11 +125,14 @@ class CustomResource(Model, Generic[SpecT, StatusT]):
     def _scale_replicas(self) -> Self:
         # The API server refuses replicas outside 0..2^31-1 at the scale
         # subresource's paths (customresource.ValidateScaleSpec/Status).
-        scale = kind_markers(type(self)).scale
+        scale = _kind_facts(type(self)).scale
         if scale is None:
             return self
+        paths = (scale.spec_replicas_path, scale.status_replicas_path)
+        if all(_replicas_in_range(self, path) for path in paths):
+            return self
         wire = to_wire_value(self)
-        for path in (scale.spec_replicas_path, scale.status_replicas_path):
+        for path in paths:
             value = _at_path(wire, path)
             if isinstance(value, int) and not 0 <= value <= _MAX_INT32:
                 raise PydanticCustomError(
@@ -118,6 +145,39 @@ class CustomResource(Model, Generic[SpecT, StatusT]):
 
 
 _MAX_INT32 = 2**31 - 1
+
+
+def _replicas_in_range(obj: BaseModel, path: str) -> bool:
+    """A quick accept for `_scale_replicas`: the field at `path` (wire names),
+    read through the models, is unset or an int in range (False: look again, on
+    the whole wire form)."""
+    value: Any = obj
+    for name in path.strip(".").split("."):
+        if value is None:
+            return True
+        if not isinstance(value, BaseModel):
+            return False
+        field = _fields_by_wire_name(type(value)).get(name)
+        if field is None:
+            return False
+        value = getattr(value, field)
+    return value is None or (type(value) is int and 0 <= value <= _MAX_INT32)
+
+
+_WIRE_NAMES: weakref.WeakKeyDictionary[type, dict[str, str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _fields_by_wire_name(cls: type[BaseModel]) -> dict[str, str]:
+    names = _WIRE_NAMES.get(cls)
+    if names is None:
+        names = {
+            info.serialization_alias or info.alias or name: name
+            for name, info in cls.model_fields.items()
+        }
+        _WIRE_NAMES[cls] = names
+    return names
 
 
 def _at_path(value: Any, path: str) -> Any:

@@ -256,6 +256,13 @@ class ListType(Marker):
     def check(self, value: Any) -> str | None:
         return constraint_problem(value, {"x-kubernetes-list-type": self.kind})
 
+    def _enforce(self, value: Any) -> Any:
+        # Only a set constrains values (no duplicates; a map's keys are checked
+        # by the model, `enforce_model`): skip the wire conversion otherwise.
+        if self.kind != "set" or (isinstance(value, list) and len(value) < 2):
+            return value
+        return super()._enforce(value)
+
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         if node_type(node) != "array":
             raise ctx.error(

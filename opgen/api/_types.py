@@ -127,8 +127,30 @@ IntOrString = Annotated[
 """An integer or a string (`intstr.IntOrString`), e.g. a port number or name, or `"25%"`."""
 
 
+_SERVER_TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z"
+)
+"""How the API server writes every Time (`2024-05-01T12:00:00Z`): a quick accept
+for what `openapi.is_date_time` would accept, its Go regex costing the most of
+decoding a small object."""
+
+
+def _server_time(value: str) -> bool:
+    if _SERVER_TIME.fullmatch(value) is None:
+        return False
+    try:
+        datetime.date.fromisoformat(value[:10])
+    except ValueError:
+        return False
+    return True
+
+
 def _utc(value: object) -> object:
-    if isinstance(value, str) and not openapi.is_date_time(value):
+    if (
+        isinstance(value, str)
+        and not _server_time(value)
+        and not openapi.is_date_time(value)
+    ):
         # Pydantic alone also takes "2024-05-01 12:00" or no zone; the server does not.
         raise ValueError(
             f"{value!r} is not an RFC 3339 date-time the API server accepts "

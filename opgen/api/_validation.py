@@ -8,14 +8,15 @@ API server understands.
 from __future__ import annotations
 
 import enum
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from opgen.engine.goregex import re2_problem
+from opgen.engine.goregex import GoRegexError, go_regex, re2_problem
 from opgen.engine.markers import Marker, MarkerContext, SchemaNode, node_type
-from opgen.engine.openapi import NUMBER_FORMATS, STRING_FORMATS
+from opgen.engine.openapi import CHECKED_FORMATS, NUMBER_FORMATS, STRING_FORMATS
 from opgen.engine.values import constraint_problem, json_type
 from opgen.errors import MarkerError
 
@@ -38,6 +39,35 @@ __all__ = [
 
 _NUMERIC = frozenset({"integer", "number"})
 _STRINGLIKE = frozenset({"string", "int-or-string"})
+
+# Every object the runtime decodes runs its markers' checks. Each `check` first
+# accepts a plain value that obviously passes, in a line of Python; anything
+# else, and every refusal, goes through `constraint_problem`, the port of the
+# API server's validation, which phrases the problem.
+
+_LENGTHS: dict[str, tuple[type[Sized], bool]] = {
+    "minLength": (str, True),
+    "maxLength": (str, False),
+    "minItems": (list, True),
+    "maxItems": (list, False),
+}
+"""The count keywords with a quick accept: the type they count, and whether the
+count is a lower bound."""
+
+_INTEGER_FORMATS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+_REMEMBERED_MATCH = 64
+"""Strings up to this long have their pattern matches remembered: condition
+types and reasons, names, enums in all but name repeat across objects."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _matches(regex: str, value: str) -> bool:
+    try:
+        compiled = go_regex(regex)
+    except GoRegexError:
+        return True  # refused when the marker was made; the server skips it too
+    return compiled.search(value) is not None
 
 
 def require_type(
@@ -93,6 +123,11 @@ class CountMarker(Marker):
         count_argument(self.marker_name(), self.value)
 
     def check(self, value: Any) -> str | None:
+        counted = _LENGTHS.get(self.keyword)
+        if counted is not None and type(value) is counted[0]:
+            size = len(value)
+            if size >= self.value if counted[1] else size <= self.value:
+                return None
         return constraint_problem(value, {self.keyword: self.value})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
@@ -121,6 +156,14 @@ class _NumericBound(Marker):
         return constraint
 
     def check(self, value: Any) -> str | None:
+        if type(value) in (int, float) and self.keyword in ("minimum", "maximum"):
+            low = self.keyword == "minimum"
+            if self.exclusive:
+                passes = value > self.value if low else value < self.value
+            else:
+                passes = value >= self.value if low else value <= self.value
+            if passes:
+                return None
         return constraint_problem(value, self.constraint())
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
@@ -210,6 +253,13 @@ class Pattern(Marker):
             raise MarkerError(f"op.Pattern({self.regex!r}): {problem}")
 
     def check(self, value: Any) -> str | None:
+        if type(value) is str:
+            if len(value) <= _REMEMBERED_MATCH:
+                matched = _matches(self.regex, value)
+            else:
+                matched = _matches.__wrapped__(self.regex, value)
+            if matched:
+                return None
         return constraint_problem(value, {"pattern": self.regex})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
@@ -234,6 +284,14 @@ class Format(Marker):
             )
 
     def check(self, value: Any) -> str | None:
+        if type(value) is int and self.name in _INTEGER_FORMATS:
+            low, high = _INTEGER_FORMATS[self.name]
+            if low <= value <= high:
+                return None
+        elif type(value) is str:
+            valid = CHECKED_FORMATS.get(self.name.replace("-", ""))
+            if valid is None or valid(value):
+                return None
         return constraint_problem(value, {"format": self.name})
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:

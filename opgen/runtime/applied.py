@@ -27,6 +27,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+from opgen.api import ObjectMeta
 from opgen.engine.openapi import quantity_amount
 from opgen.runtime import errors, resources
 from opgen.runtime.client import Client
@@ -63,7 +64,7 @@ async def apply_if_changed(
     `desired` is stamped with `annotation`, the hash of the rest of it. `live` is
     the object as it is (None: there is none); when not given it is read
     through the client (the cache, for the manager's client)."""
-    stamp(desired, annotation)
+    desired_wire = _stamped_wire(desired, annotation)
     if isinstance(live, _Unread):
         meta = resources.metadata(desired)
         try:
@@ -72,7 +73,7 @@ async def apply_if_changed(
             )
         except errors.NotFound:
             live = None
-    if live is not None and up_to_date(live, desired, annotation):
+    if live is not None and _up_to_date(live, desired, annotation, desired_wire):
         return live, Operation.UNCHANGED
     applied = await client.apply(desired, field_manager=field_manager, force=force)
     return applied, Operation.CREATED if live is None else Operation.UPDATED
@@ -80,26 +81,39 @@ async def apply_if_changed(
 
 def stamp(obj: object, annotation: str) -> None:
     """Set `obj`'s `annotation` to the hash of the rest of it."""
-    meta = resources.metadata(obj)
+    _stamped_wire(obj, annotation)
+
+
+def _stamped_wire(obj: object, annotation: str) -> dict[str, Any]:
+    """`stamp(obj, annotation)`, returning `obj`'s wire form as stamped: one
+    conversion to the wire form, hashed with the annotation left out."""
+    wire = _wire(obj)
+    meta = wire.setdefault("metadata", {})
     annotations = {
         k: v for k, v in (meta.get("annotations") or {}).items() if k != annotation
     }
-    resources.set_metadata(obj, {**meta, "annotations": annotations})
-    body = json.dumps(_wire(obj), sort_keys=True, separators=(",", ":"))
-    digest = hashlib.sha256(body.encode()).hexdigest()[:16]
-    resources.set_metadata(
-        obj, {**meta, "annotations": {**annotations, annotation: digest}}
-    )
+    meta["annotations"] = annotations
+    body = json.dumps(wire, sort_keys=True, separators=(",", ":"))
+    annotations[annotation] = hashlib.sha256(body.encode()).hexdigest()[:16]
+    resources.set_metadata(obj, meta)
+    return wire
 
 
 def up_to_date(live: object, desired: object, annotation: str) -> bool:
     """Whether applying `desired` (stamped) would change nothing `live` holds."""
+    return _up_to_date(live, desired, annotation, None)
+
+
+def _up_to_date(
+    live: object,
+    desired: object,
+    annotation: str,
+    desired_wire: dict[str, Any] | None,
+) -> bool:
     wanted = _stamp_of(desired, annotation)
-    return (
-        wanted is not None
-        and wanted == _stamp_of(live, annotation)
-        and holds(_wire(live), _wire(desired))
-    )
+    if wanted is None or wanted != _stamp_of(live, annotation):
+        return False
+    return holds(_wire(live), _wire(desired) if desired_wire is None else desired_wire)
 
 
 def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
@@ -107,13 +121,17 @@ def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
     if not desired:
         # An empty or zero value: the server omits it, so absent is the same.
         return not live
+    if live == desired:
+        return True  # most of a converged child: compared in C, not field by field
     if isinstance(desired, Mapping):
         if not isinstance(live, Mapping):
             return False
-        return all(
-            holds(live.get(key), value, quantities=quantities or key in QUANTITY_MAPS)
-            for key, value in desired.items()
-        )
+        for key, value in desired.items():
+            if not holds(
+                live.get(key), value, quantities=quantities or key in QUANTITY_MAPS
+            ):
+                return False
+        return True
     if isinstance(desired, list):
         return (
             isinstance(live, list)
@@ -122,7 +140,7 @@ def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
         )
     if quantities and isinstance(desired, str) and isinstance(live, str):
         return _same_quantity(live, desired)
-    return bool(live == desired)
+    return False
 
 
 def _wire(obj: object) -> dict[str, Any]:
@@ -130,7 +148,12 @@ def _wire(obj: object) -> dict[str, Any]:
 
 
 def _stamp_of(obj: object, annotation: str) -> str | None:
-    value = (resources.metadata(obj).get("annotations") or {}).get(annotation)
+    meta = getattr(obj, "metadata", None)
+    if isinstance(meta, ObjectMeta):
+        annotations: Mapping[str, Any] | None = meta.annotations
+    else:
+        annotations = resources.metadata(obj).get("annotations")
+    value = (annotations or {}).get(annotation)
     return str(value) if value is not None else None
 
 
