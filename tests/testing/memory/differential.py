@@ -142,7 +142,7 @@ async def run(api: Api, plan: list[Operation]) -> None:
         known = latest.get(key, {"metadata": {"name": op.name}})
         meta = dict(known["metadata"])
         if op.verb == "create":
-            made = {"name": op.name}
+            made: dict[str, Any] = {"name": op.name}
             if op.value["finalizers"]:
                 made["finalizers"] = [FINALIZER]
             answer = await api.send("POST", PATHS[op.kind], _body(op, made), note=note)

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 import opgen.api as op
 
 
+@op.Rule("self.low <= self.high", message="low must not exceed high")
 class GaugeSpec(op.Model):
     """A spec with a required field, bounds, an enum, defaults and CEL rules."""
 
@@ -24,11 +25,6 @@ class GaugeSpec(op.Model):
         Annotated[str, op.Rule("self == oldSelf", message="locked is immutable")] | None
     ) = None
     """Cannot change once set (a transition rule)."""
-
-
-GaugeSpec = op.Rule("self.low <= self.high", message="low must not exceed high")(
-    GaugeSpec
-)
 
 
 class GaugeStatus(op.Model):
