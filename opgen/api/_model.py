@@ -1,9 +1,16 @@
 """`op.Model`: a Pydantic model configured the way Kubernetes objects look.
 
 snake_case attributes in Python, camelCase on the wire (explicit aliases win),
-construction by either name, attribute docstrings as descriptions, unknown
-fields from the server ignored rather than rejected, and every opgen marker that
-constrains values enforced on the Python side as the API server enforces it.
+construction by either name, unknown fields from the server ignored rather than
+rejected, and every opgen marker that constrains values enforced on the Python
+side as the API server enforces it.
+
+Attribute docstrings are the CRD's descriptions, but Pydantic is not asked to
+read them (`use_attribute_docstrings`): it finds each class's source anew as
+the class is created, which cost about half of importing a types file. The CRD
+generator reads them from the source instead (`opgen.load.docstrings`), once
+per file per run; a model that sets `use_attribute_docstrings` itself gets
+Pydantic's reading (True) or none (False).
 """
 
 from __future__ import annotations
@@ -30,7 +37,6 @@ class Model(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
-        use_attribute_docstrings=True,
         extra="ignore",
         protected_namespaces=(),
     )
@@ -100,11 +106,9 @@ class BuiltinModel(Model):
 
     Those modules define about a thousand classes, and importing them is most
     of an operator's start-up. So Pydantic builds each class's validator when
-    the class is first used, and does not read attribute docstrings (finding a
-    class's source costs Pydantic more than the rest of building it). The
-    setting is None, not False: like a model the loader imported, the schema
-    stage reads these docstrings from the source when a CRD embeds the type.
+    the class is first used. Like every `op.Model`, they leave attribute
+    docstrings to the CRD generator, which reads them from the source when a
+    CRD embeds the type.
     """
 
     model_config = ConfigDict(defer_build=True)
-    model_config["use_attribute_docstrings"] = None  # type: ignore[typeddict-item]
