@@ -40,7 +40,7 @@ from opgen.engine.naming import dns1035_problem, is_dns1123_subdomain, pluralize
 from opgen.errors import Location, ProjectError
 
 if TYPE_CHECKING:
-    from opgen.project.coregroups import CoreType
+    from opgen.engine.builtin import BuiltinResource
 
 PROJECT_FILE = "PROJECT"
 SCHEMA_VERSION = "1"
@@ -136,7 +136,7 @@ class Resource(_Record):
             return self.given_namespaced
         return self._core_type().namespaced if self.core else True
 
-    def _core_type(self) -> CoreType:
+    def _core_type(self) -> BuiltinResource:
         from opgen.project.coregroups import find_core_type
 
         return find_core_type(self.group, self.version, self.kind)

@@ -92,7 +92,7 @@ def new_resource(
             api=False,
             controller=True,
             core=True,
-            api_group=core.api_group,
+            api_group=core.group,
         )
     else:
         raise ProjectError(
