@@ -2,7 +2,7 @@
 
     python -m benchmarks.runtime [--tables runtime,scale,relist] [--objects 1000,3000]
         [--runs 5] [--scale-objects 10000] [--scale-runs 3]
-        [--operators opgen,cr,cr+ryw,kopf] [--json FILE]
+        [--operators opgen,cr,cr+ryw,kopf,opgen@DIR] [--json FILE]
 
 Starts one etcd + kube-apiserver (`opgen.testing.Environment`, the envtest
 binaries) with the CRDs opgen generates for the test kinds. The operators, each
@@ -15,6 +15,9 @@ cache limited to the namespace):
   module proxy and cached, see benchmarks/gobuild.py);
 - `cr+ryw`: the same, with a read-your-writes client wrapper equal to opgen's
   freshness (`crpeer/fresh.go`): the same writes as opgen;
+- `opgen@DIR`: the opgen operator of another checkout of this repository
+  (`git worktree add --detach DIR <commit>` of the baseline), for a before/after
+  pair in one run, with its own line in the goals;
 - `kopf`: the kopf way (`_kopf_operator.py`), from its own virtualenv
   (`KOPF_PYTHON`, default /tmp/kopfvenv/bin/python; skipped with a notice
   when missing).
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import json
 import os
 import re
@@ -97,6 +101,8 @@ def operators(labels: Sequence[str]) -> list[Operator]:
             found.append(
                 Operator(label, [sys.executable, str(HERE / "_opgen_operator.py")])
             )
+        elif label.startswith("opgen@"):
+            found.append(checkout_operator(label))
         elif label in ("cr", "cr+ryw"):
             ryw = "1" if label == "cr+ryw" else "0"
             found.append(
@@ -118,6 +124,22 @@ def operators(labels: Sequence[str]) -> list[Operator]:
         else:
             raise SystemExit(f"unknown operator {label!r}; known: {', '.join(LEGEND)}")
     return found
+
+
+def checkout_operator(label: str) -> Operator:
+    """`opgen@DIR`: the opgen operator of another checkout of this repository (a
+    `git worktree` of the baseline), run with this interpreter and that checkout
+    first on the path, for before/after pairs in one run."""
+    root = Path(label.partition("@")[2]).resolve()
+    script = root / "benchmarks" / "runtime" / "_opgen_operator.py"
+    if not script.exists():
+        raise SystemExit(f"{label}: {script} not found; give a checkout of opgen")
+    return Operator(label, [sys.executable, str(script)], {"PYTHONPATH": str(root)})
+
+
+def slug(label: str) -> str:
+    """A label as a name part: lower-case letters, digits and dashes."""
+    return re.sub("[^a-z0-9]+", "-", label.lower()).strip("-")[-30:].strip("-")
 
 
 LABEL = re.compile(r'(\w+)="([^"]*)"')
@@ -208,7 +230,7 @@ class Session:
     def __init__(self, env: Environment, label: str, n: int, logs: Path) -> None:
         self.env = env
         self.n = n
-        self.namespace = f"bench-{label.replace('+', '-')}-{secrets.token_hex(3)}"
+        self.namespace = f"bench-{slug(label)}-{secrets.token_hex(3)}"
         # a generous timeout: deleting 10,000 objects at once takes a while
         self.rest = RestClient.from_kubeconfig(
             env.lightkube_config(), rt.ClientOptions(qps=0, timeout=300)
@@ -261,14 +283,14 @@ class Session:
         self, operator: Operator, run: str, expect: int = 0
     ) -> tuple[asyncio.subprocess.Process, float, Path]:
         """Start the operator; returns it and the seconds until it printed `ready`."""
-        log = self.logs / f"{operator.label}-{run}.log"
+        log = self.logs / f"{slug(operator.label)}-{run}.log"
         environ = {
             **os.environ,
-            **operator.env,
             "KUBECONFIG": str(self.env.kubeconfig_path),
             "BENCH_NAMESPACE": self.namespace,
             "BENCH_EXPECT": str(expect),
             "PYTHONPATH": str(ROOT),
+            **operator.env,
         }
         started = time.monotonic()
         with log.open("wb") as stderr:
@@ -450,9 +472,15 @@ def print_table(results: dict[str, list[dict[str, Any]]], title: str) -> None:
             continue
         print(f"{name:34}" + "".join(f"  {c:>{width}}" for c in cells[key]))
     for label in labels:
-        print(f"  {label}: {LEGEND[label]}")
+        print(f"  {label}: {legend(label)}")
     verbs = results[labels[0]][runs // 2]["by_verb"]
     print(f"  {labels[0]} requests by verb (median run): {dict(sorted(verbs.items()))}")
+
+
+def legend(label: str) -> str:
+    if label.startswith("opgen@"):
+        return f"opgen.runtime from the checkout {label.partition('@')[2]}"
+    return LEGEND[label]
 
 
 def ratio(
@@ -472,8 +500,8 @@ def print_goals(results: dict[str, list[dict[str, Any]]], n: int) -> None:
     print(f"\ngoals at {n} objects (ratios of medians):")
     peers = [label for label in ("cr", "cr+ryw") if label in results]
 
-    def against_cr(name: str, key: str, limit: float) -> None:
-        ratios = {p: ratio(results, key, "opgen", p) for p in peers}
+    def against_cr(name: str, key: str, limit: float, label: str = "opgen") -> None:
+        ratios = {p: ratio(results, key, label, p) for p in peers}
         shown = ", ".join(f"{r:.2f}x {p}" for p, r in ratios.items() if r is not None)
         if not shown:
             return
@@ -481,6 +509,9 @@ def print_goals(results: dict[str, list[dict[str, Any]]], n: int) -> None:
         verdict = "met" if worst <= limit else "not met"
         print(f"  {name:32} {shown}   goal <= {limit}x: {verdict}")
 
+    for other in results:
+        if other.startswith("opgen@"):
+            against_cr(f"CPU per object, {other}", "cpu_ms_per_object", 1.2, other)
     if "opgen" not in results:
         return
     against_cr("operator CPU per object", "cpu_ms_per_object", 1.5)
@@ -620,10 +651,24 @@ def print_relist(result: dict[str, Any]) -> None:
 # -- entry point ----------------------------------------------------------------
 
 
+def compile_bytecode(ops: Sequence[Operator]) -> None:
+    """Compile the operators' Python sources ahead, as `pip install` does for an
+    image: each start then loads bytecode, whether or not PYTHONDONTWRITEBYTECODE
+    is set here (with it set and nothing compiled, every start compiles about 150
+    modules again, some 0.2 s CPU)."""
+    checkouts = {ROOT} | {
+        Path(op.env["PYTHONPATH"]) for op in ops if "PYTHONPATH" in op.env
+    }
+    for checkout in sorted(checkouts):
+        for package in ("opgen", "tests"):
+            compileall.compile_dir(checkout / package, quiet=1)
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     tables = set(args.tables.split(","))
     counts = [int(c) for c in args.objects.split(",")]
     ops = operators(args.operators.split(","))
+    compile_bytecode(ops)
     report: dict[str, Any] = {}
     env = await Environment(crd_paths=generated_crds()).astart()
     logs = Path(tempfile.mkdtemp(prefix="opgen-bench-logs-"))

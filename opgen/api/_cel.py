@@ -27,7 +27,6 @@ from pydantic_core import PydanticCustomError
 
 from opgen.api._structure import Default, ListMapKey
 from opgen.engine.cel import REASONS, cel_field, uses_old_self
-from opgen.engine.cel.program import MISSING_ENGINE, available
 from opgen.engine.cel.rules import (
     ABSENT,
     Violation,
@@ -560,6 +559,9 @@ def server_view(model: Any, wire: Any) -> Any:
 
 
 def _engine_missing(cls: type) -> bool:
+    # the engine loads here, when a model with rules first checks them
+    from opgen.engine.cel.program import MISSING_ENGINE, available
+
     if available():
         return False
     if cls not in _warned:

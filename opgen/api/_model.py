@@ -3,14 +3,9 @@
 snake_case attributes in Python, camelCase on the wire (explicit aliases win),
 construction by either name, unknown fields from the server ignored rather than
 rejected, and every opgen marker that constrains values enforced on the Python
-side as the API server enforces it.
-
-Attribute docstrings are the CRD's descriptions, but Pydantic is not asked to
-read them (`use_attribute_docstrings`): it finds each class's source anew as
-the class is created, which cost about half of importing a types file. The CRD
-generator reads them from the source instead (`opgen.load.docstrings`), once
-per file per run; a model that sets `use_attribute_docstrings` itself gets
-Pydantic's reading (True) or none (False).
+side as the API server enforces it. Attribute docstrings are the CRD's
+descriptions: the generator reads them from the source (`opgen.load.docstrings`),
+so an operator, which imports its types at every start, never does.
 """
 
 from __future__ import annotations
@@ -40,6 +35,11 @@ class Model(BaseModel):
         extra="ignore",
         protected_namespaces=(),
     )
+    # None, not False: Pydantic reads no attribute docstrings (finding a class's
+    # source costs it more than building the class), and the schema stage reads
+    # them from the source instead, as a CRD's descriptions. A model that sets
+    # True has Pydantic read them; False: it has none.
+    model_config["use_attribute_docstrings"] = None  # type: ignore[typeddict-item]
 
     @model_validator(mode="after")
     def _opgen_markers(self) -> Self:
@@ -106,9 +106,7 @@ class BuiltinModel(Model):
 
     Those modules define about a thousand classes, and importing them is most
     of an operator's start-up. So Pydantic builds each class's validator when
-    the class is first used. Like every `op.Model`, they leave attribute
-    docstrings to the CRD generator, which reads them from the source when a
-    CRD embeds the type.
+    the class is first used.
     """
 
     model_config = ConfigDict(defer_build=True)

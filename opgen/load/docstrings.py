@@ -9,10 +9,11 @@ file, at every operator start-up too. The schema stage asks
 keeps them, by class, in the run's `RunContext`; nothing changes any model's
 Pydantic settings.
 
-Which fields get one follows Pydantic's settings, unchanged: a model of
-`op.Model` that leaves `use_attribute_docstrings` unset gets the docstrings
-read here; one that sets it True was read by Pydantic itself, and one that
-sets it False (as any plain Pydantic model leaves it) gets none.
+Which fields get one follows the models' settings, which nothing changes
+while a run loads them: a model of `op.Model` whose `use_attribute_docstrings`
+is `op.Model`'s (None: Pydantic reads none) or unset gets the docstrings read
+here; one that sets it True was read by Pydantic itself, and one that sets it
+False (as any plain Pydantic model leaves it) gets none.
 
 The rule is Pydantic's: a string literal statement directly after an annotated
 assignment to a name in the class body documents that attribute; the text is
@@ -156,7 +157,7 @@ def field_docstring(cls: type[Any], field: str, run: RunContext) -> str | None:
         if field in inspect.get_annotations(klass):
             if not issubclass(klass, Model):
                 return None  # a plain Pydantic model: Pydantic's settings decide
-            if _CONFIG_KEY in klass.model_config:
+            if klass.model_config.get(_CONFIG_KEY) is not None:
                 return None  # Pydantic read it (True), or the model asks for none
             return _for_class(klass, run).get(field)
     return None

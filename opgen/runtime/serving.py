@@ -19,6 +19,9 @@ offers `http/1.1` alone in ALPN, and an HTTP/2 preface in clear text is a
 So a slow or silent client costs one connection, never the server. `stop()`
 closes the listener and every idle keep-alive connection at once, gives
 requests in flight up to `shutdown_timeout` to be answered, then cancels them.
+
+aiohttp's web server is imported by the first `start()`: a manager that serves
+nothing (probes, metrics and webhooks off) does not load it.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ import ssl
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 __all__ = ["Handler", "HttpServer", "Refused", "Request", "Response"]
 
@@ -127,6 +132,8 @@ class HttpServer:
         return "https" if self.ssl_context is not None else "http"
 
     async def start(self) -> None:
+        from aiohttp import web
+
         # One route for every path and method: the handler routes (and answers
         # unknown paths in its own format); aiohttp answers `Expect: 100-continue`.
         app = web.Application()
@@ -171,6 +178,8 @@ class HttpServer:
             await runner.cleanup()
 
     async def _serve(self, raw: web.Request) -> web.StreamResponse:
+        from aiohttp import web  # imported by start(): a lookup here
+
         if raw.version.major != 1:
             # aiohttp reads any HTTP/x.y request line with HTTP/1 framing; only 1.x is
             # served (HTTP/2's own preface is already a 400).

@@ -18,8 +18,11 @@ opgen has these fixtures:
 One switch per test run picks the API server behind `client` and
 `namespace`: `--api-server=envtest` (the default; ini `opgen_api_server`) or
 `--api-server=memory`, a fresh `opgen.testing.memory.MemoryApiServer` per
-test serving the session's CRDs (`memory_api_server`), with no binaries and
-no envtest marker. Tests that ask for `envtest` itself still get envtest.
+test serving the session's CRDs and calling the project's webhooks in
+process (`memory_api_server`), with no binaries and no envtest marker. A
+test that asks for `envtest`, `envtest_controller_manager` or
+`manager_account` itself runs wholly on envtest, its `client` included
+(`on_memory` says which a test gets).
 
 ini options: `opgen_crd_paths` (CRD files or directories installed at session
 start; default `<rootdir>/config/crd/bases` when it exists) and
@@ -77,6 +80,7 @@ __all__ = [
     "memory_api_server",
     "namespace",
     "namespace_name",
+    "on_memory",
     "session_crd_paths",
     "session_webhook_paths",
     "session_webhook_setup",
@@ -87,6 +91,8 @@ API_SERVER_INI = "opgen_api_server"
 API_SERVERS = ("envtest", "memory")
 MEMORY_SERVED = frozenset({"client", "namespace"})
 """The fixtures `--api-server=memory` serves from the memory server."""
+ENVTEST_ONLY = frozenset({"envtest", "envtest_controller_manager", "manager_account"})
+"""Fixtures that are envtest itself: a test using one runs on envtest whatever the run chose."""
 CRD_PATHS_INI = "opgen_crd_paths"
 CONTROLLER_MANAGER_INI = "opgen_envtest_controller_manager"
 WEBHOOK_PATHS_INI = "opgen_webhook_paths"
@@ -176,10 +182,11 @@ def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     needing = ENVTEST_FIXTURES | {"client"}
-    if api_server(config) == "memory":
-        needing = needing - MEMORY_SERVED
     for item in items:
-        if needing.intersection(getattr(item, "fixturenames", ())):
+        names = set(getattr(item, "fixturenames", ()))
+        if api_server(config) == "memory" and not ENVTEST_ONLY & names:
+            names -= MEMORY_SERVED
+        if needing & names:
             item.add_marker("envtest")
 
 
@@ -373,13 +380,54 @@ def _async_fixture(function: Callable[..., Any]) -> Any:
 
 
 @pytest.fixture
-def memory_api_server(request: pytest.FixtureRequest) -> Any:
-    """A fresh memory API server serving the session's CRDs (`opgen_crd_paths`)."""
-    from opgen.testing.memory import Kinds, MemoryApiServer
+def memory_api_server(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh memory API server serving the session's CRDs (`opgen_crd_paths`),
+    calling the project's webhooks in process when the session has any (the
+    `opgen_webhook_paths` configurations and CRD conversions, the handlers
+    `opgen_webhook_setup` registers), and collecting garbage when the session's
+    envtest would (with `opgen_envtest_controller_manager`), so a test sees the
+    same on both."""
+    from opgen.testing.memory import MemoryApiServer
 
-    kinds = Kinds()
-    kinds.add_crds(session_crd_paths(request.config))
-    return MemoryApiServer(kinds)
+    kinds, webhooks = _memory_session(request.config)
+    collects = bool(request.config.getini(CONTROLLER_MANAGER_INI))
+    server = MemoryApiServer(kinds, garbage_collection=collects)
+    if webhooks is not None:
+        server.use_webhooks(*webhooks)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+_MEMORY_SESSION = pytest.StashKey[tuple[Any, Any]]()
+
+
+def _memory_session(config: pytest.Config) -> tuple[Any, Any]:
+    """The session's kinds and webhooks (configurations and setup; None without
+    any), read once: every test's memory server serves the same."""
+    if _MEMORY_SESSION not in config.stash:
+        from opgen.testing.memory import Kinds
+
+        crd_paths = session_crd_paths(config)
+        webhook_paths = session_webhook_paths(config)
+        kinds = Kinds()
+        kinds.add_crds(crd_paths)
+        webhooks = None
+        if _needs_webhooks(crd_paths, webhook_paths):
+            webhooks = (load_configurations(webhook_paths), _webhook_setup(config))
+        config.stash[_MEMORY_SESSION] = (kinds, webhooks)
+    return config.stash[_MEMORY_SESSION]
+
+
+def on_memory(test: pytest.FixtureRequest | pytest.Item) -> bool:
+    """Whether a test (its request or item) runs on the memory server: the run
+    chose it, and the test asks for no envtest fixture itself (such a test runs
+    wholly on envtest, so that its `client` and the control plane it uses are
+    one server)."""
+    if api_server(test.config) != "memory":
+        return False
+    return not ENVTEST_ONLY.intersection(getattr(test, "fixturenames", ()))
 
 
 @_async_fixture
@@ -390,9 +438,11 @@ async def client(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
     from opgen import runtime as rt
     from opgen.runtime.rest import RestClient
 
-    if api_server(request.config) == "memory":
+    if on_memory(request):
         server = request.getfixturevalue("memory_api_server")
-        async with rt.Client(RestClient(server.transport())) as admin:
+        # no client-side rate limit: it protects a real API server, which this is not
+        unlimited = rt.ClientOptions(qps=0)
+        async with rt.Client(RestClient(server.transport(), unlimited)) as admin:
             yield admin
         return
     envtest: Environment = request.getfixturevalue("envtest")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
+ROOT = Path(__file__).parents[2]
 BLOCKED = ["typer", "jinja2", "black", "datamodel_code_generator"]
 
 
@@ -32,7 +34,45 @@ def test_runtime_imports_with_generator_dependencies_blocked() -> None:
         print("ok")
         """)
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_an_operator_loads_the_cel_engine_and_web_server_only_when_used() -> None:
+    """Start-up cost: decoding skips CEL rules and a manager serving nothing has no
+    HTTP server, so neither loads until a model checks a rule or a server starts."""
+    script = textwrap.dedent("""
+        import sys
+        from typing import Annotated
+        import opgen.api as op
+        from opgen import runtime as rt
+        from tests.runtime.sample import WidgetReconciler
+
+        def loaded():
+            return sorted(m for m in sys.modules
+                          if m in ("opgen.engine.cel.program", "aiohttp.web"))
+
+        assert loaded() == [], loaded()
+
+        class Bounded(op.Model):
+            size: Annotated[int, op.Rule("self <= 3", message="at most 3")] = 0
+
+        Bounded(size=1)
+        assert loaded() == ["opgen.engine.cel.program"], loaded()
+        print("ok")
+        """)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"

@@ -22,14 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen.engine.cel.facts import uses_old_self
-from opgen.engine.cel.program import (
-    NO_OLD_SELF,
-    CelEvaluationError,
-    CelSyntaxError,
-    OptionalOf,
-    bind,
-    run,
-)
 
 __all__ = [
     "ABSENT",
@@ -121,9 +113,11 @@ def shown_value(value: Any) -> str | None:
 def _message(rule: dict[str, Any]) -> str:
     expression = rule.get("messageExpression")
     if expression:
+        from opgen.engine.cel import program as cel  # see check_rules
+
         try:
-            spelt = run(str(expression))
-        except (CelEvaluationError, CelSyntaxError):
+            spelt = cel.run(str(expression))
+        except (cel.CelEvaluationError, cel.CelSyntaxError):
             spelt = None
         if isinstance(spelt, str) and spelt.strip() and "\n" not in spelt:
             return spelt
@@ -144,6 +138,10 @@ def check_rules(
     """The rules of one node that `value` (and `old`, on an update) breaks:
     the rules without `oldSelf` if `plain`, the transition rules if
     `transitions` (with `old`, or with `optional.none()` when the rule allows)."""
+    # The CEL engine loads when a rule is first checked: an operator decodes its
+    # objects without their rules (`rules_skipped`) and need not load it at all.
+    from opgen.engine.cel import program as cel
+
     violations: list[Violation] = []
     bound = False
     for rule in rules:
@@ -157,21 +155,21 @@ def check_rules(
             if old is ABSENT:
                 if not rule.get("optionalOldSelf"):
                     continue
-                variables["oldSelf"] = NO_OLD_SELF
+                variables["oldSelf"] = cel.NO_OLD_SELF
             else:
                 variables["oldSelf"] = (
-                    OptionalOf(old) if rule.get("optionalOldSelf") else old
+                    cel.OptionalOf(old) if rule.get("optionalOldSelf") else old
                 )
         elif not plain:
             continue
         field = str(rule.get("fieldPath") or "")
         try:
-            bind(variables)
+            cel.bind(variables)
             bound = True
-            passed = run(expression)
-        except CelSyntaxError:
+            passed = cel.run(expression)
+        except cel.CelSyntaxError:
             continue  # optional list or map items the engine cannot build: the server's
-        except CelEvaluationError as error:
+        except cel.CelEvaluationError as error:
             violations.append(
                 Violation(
                     "",

@@ -30,6 +30,8 @@ from opgen.errors import EnvtestError
 from opgen.runtime.kubeconfig import ConfigSource
 from opgen.runtime.transport import Transport
 
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's loader where PyYAML has it: a generated CRD is large."""
 __all__ = [
     "FIELD_MANAGER",
     "CrdDocument",
@@ -78,7 +80,7 @@ def _crd_files(directory: Path) -> list[Path]:
 
 def _documents_in(path: Path) -> list[CrdDocument]:
     try:
-        loaded = list(yaml.safe_load_all(path.read_text()))
+        loaded = list(yaml.load_all(path.read_text(), Loader=_LOADER))
     except (OSError, yaml.YAMLError) as error:
         raise EnvtestError(f"cannot read CRDs from {path}: {error}") from error
     return [

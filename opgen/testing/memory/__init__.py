@@ -20,6 +20,11 @@ One job per module:
 - `validation`: a candidate object checked through its kind's model, refusals
   as the server's 422 causes;
 - `patches`: merge and JSON patches;
+- `strategic`: strategic merge patch of built-ins, by the patch-merge keys
+  and strategies of `opgen.api.k8s.patch_strategies`;
+- `collector`: the API server's deletion finalizers per propagation policy,
+  and garbage collection by owner references as kube-controller-manager's
+  collector does it, run after every write;
 - `fields`: field sets as server-side apply sees them (`fieldsV1` paths
   typed by the schema: structs, maps, list maps, sets), their merge and
   removal;
@@ -30,6 +35,12 @@ One job per module:
 - `server`: the REST semantics (create, get, list, watch, update, patch,
   delete and deletecollection, the status and scale subresources,
   finalizers, Namespaces' termination, dry runs);
+- `conversion`: objects between a CRD's served versions (stored in its
+  storage version; strategy `None`, or the project's conversion webhook);
+- `admission`: the project's mutating and validating webhooks, matched by
+  their configurations' rules and called with their failure policies;
+- `handlers`: the project's webhook handlers (`setup_webhooks`), answering
+  reviews in process from a thread of their own;
 - `faults`: answers given instead of doing a request (429 with
   `Retry-After`, 500, a conflict, latency), on demand;
 - `transport`: the `seams.Transport` face of a server.

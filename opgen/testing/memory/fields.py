@@ -46,7 +46,8 @@ _OBJECT_META: Mapping[str, Any] = {
         },
         "ownerReferences": {
             "type": "array",
-            "items": {"type": "object", "properties": {}},
+            # an OwnerReference is an atomic struct: its item is one field
+            "items": {"type": "object", "x-kubernetes-map-type": "atomic"},
             "x-kubernetes-list-type": "map",
             "x-kubernetes-list-map-keys": ["uid"],
         },

@@ -50,6 +50,15 @@ class Kind:
     (a CRD version's `selectableFields`, `spec.mode`)."""
     scale: Mapping[str, str] | None = field(default=None, compare=False)
     """A CRD's scale subresource (`specReplicasPath`, ...), if it has one."""
+    storage_version: str = ""
+    """The version objects are stored in ("": this one): a CRD's `storage: true` version."""
+    conversion: Mapping[str, Any] | None = field(default=None, compare=False)
+    """A CRD's `spec.conversion` (None: strategy `None`)."""
+
+    @property
+    def stored_as(self) -> str:
+        """The version its objects are stored in."""
+        return self.storage_version or self.version
 
     @property
     def scale_paths(self) -> tuple[str, ...]:
@@ -87,11 +96,13 @@ class Kind:
     def tracks_generation(self) -> bool:
         """Whether the server sets `metadata.generation`: on every custom
         resource, and on the built-ins that have a spec (a Namespace's spec
-        lists its finalizers: it has none)."""
+        lists its finalizers: it has none) or a PodTemplate's template."""
         if not self.builtin:
             return True
         if self.kind == "Namespace":
             return False
+        if (self.group, self.kind) == ("", "PodTemplate"):
+            return True  # its template is its spec
         return self.model is not None and "spec" in self.model.model_fields
 
 
@@ -162,6 +173,9 @@ class Kinds:
         for document in load_crds(sources):
             spec = document.body["spec"]
             names = spec["names"]
+            storage = next(
+                (v["name"] for v in spec["versions"] if v.get("storage")), ""
+            )
             for version in spec["versions"]:
                 if not version.get("served", True):
                     continue
@@ -180,6 +194,8 @@ class Kinds:
                             model=by_version.get((group, name, names["kind"])),
                             schema=(version.get("schema") or {}).get("openAPIV3Schema"),
                             scale=_scale(version),
+                            storage_version=storage,
+                            conversion=spec.get("conversion"),
                             selectable_fields=tuple(
                                 entry["jsonPath"].lstrip(".")
                                 for entry in version.get("selectableFields") or ()
@@ -214,6 +230,27 @@ class Kinds:
             self._add_builtins(group, version)
             found = self._kinds.get((group, version, plural))
         return found
+
+    def find(self, group: str, version: str, kind: str) -> Kind | None:
+        """The served kind named by group, version and kind (an owner
+        reference's apiVersion and kind), built-ins of `op.k8s` included."""
+        self._add_builtins(group, version)
+        return next(
+            (
+                k
+                for k in self._kinds.values()
+                if (k.group, k.version, k.kind) == (group, version, kind)
+            ),
+            None,
+        )
+
+    def served(self, group: str, plural: str) -> list[Kind]:
+        """Every served version of a CRD's resource."""
+        return [
+            kind
+            for (g, _, p), kind in self._kinds.items()
+            if (g, p) == (group, plural) and not kind.builtin
+        ]
 
     def _add_builtins(self, group: str, version: str) -> None:
         name = _builtin_module(group, version)

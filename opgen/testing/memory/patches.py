@@ -1,7 +1,8 @@
 """The patch types a memory server applies: JSON merge patch (RFC 7386) and JSON patch (RFC 6902).
 
 JSON patch is the `jsonpatch` library's; a merge patch is the RFC's few
-lines. Server-side apply is `managed`'s; strategic merge patch is not served (415).
+lines. Server-side apply is `managed`'s; strategic merge patch
+(built-ins only) is `strategic`'s.
 """
 
 from __future__ import annotations

@@ -24,7 +24,10 @@ import base64
 import copy
 import dataclasses
 import datetime
+import functools
 import json
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +35,15 @@ import yaml
 
 from opgen.runtime.selectors import fields_match, labels_match
 from opgen.testing.memory import answers
+from opgen.testing.memory.admission import Admission, Request
 from opgen.testing.memory.answers import Cause, Refusal
+from opgen.testing.memory.collector import (
+    Collector,
+    check_options,
+    deletion_finalizers,
+    returns_deleted_object,
+)
+from opgen.testing.memory.conversion import Versions
 from opgen.testing.memory.faults import Faults
 from opgen.testing.memory.fields import numeric_problem
 from opgen.testing.memory.kinds import Kind, Kinds
@@ -64,9 +75,11 @@ from opgen.testing.memory.paths import Route, parse_route
 from opgen.testing.memory.scale import to_scale, with_replicas
 from opgen.testing.memory.schema import prune_and_default, scale_causes
 from opgen.testing.memory.store import Event, Store, Subscription
+from opgen.testing.memory.strategic import STRATEGIC_PATCH, strategic_patched
 from opgen.testing.memory.validation import object_causes
 
 if TYPE_CHECKING:
+    from opgen.testing.memory.handlers import Handlers, Setup
     from opgen.testing.memory.transport import MemoryTransport
 
 __all__ = ["MemoryApiServer", "Watch"]
@@ -98,10 +111,17 @@ class Watch:
     initial: list[dict[str, Any]]
     subscription: Subscription | None
     """None when the watch ends after `initial` (a too old resourceVersion)."""
+    served: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj
+    """A stored object in the watched version (`Versions.to_served`)."""
 
     def line(self, event: Event) -> dict[str, Any] | None:
         """The line a watch sends for `event`; None when its selectors filter it out.
         An object that stops (starts) matching is sent as DELETED (ADDED)."""
+        event = dataclasses.replace(
+            event,
+            obj=self.served(event.obj),
+            previous=None if event.previous is None else self.served(event.previous),
+        )
         now = _matches(self.route, event.obj)
         before = event.previous is not None and _matches(self.route, event.previous)
         kind, obj = event.type, event.obj
@@ -135,11 +155,22 @@ class MemoryApiServer:
         *,
         namespaces: tuple[str, ...] = ("default", "kube-system"),
         clock: Clock = _utc_now,
+        garbage_collection: bool = True,
     ) -> None:
         self.kinds = kinds if kinds is not None else Kinds()
+        self.collector = Collector(self, enabled=garbage_collection)
+        """Collects dependents by owner references after every write (`collector`)."""
         self.store = Store()
         self.clock = clock
         self.faults = Faults()
+        self._local = threading.local()
+        """The request being answered, per thread (webhook handlers read the server
+        from a thread of their own while a write waits for them)."""
+        self.handlers: Handlers | None = None
+        """The project's webhook handlers (`use_webhooks`)."""
+        self.admission: Admission | None = None
+        self.versions = Versions(self.kinds, lambda: self.handlers)
+        """Conversion between a CRD's served versions."""
         """Answers to give instead of doing matching requests (`faults.Fault`)."""
         self.requests: list[tuple[str, str]] = []
         """Every request its transports sent: method (`WATCH` for a watch) and path."""
@@ -153,6 +184,31 @@ class MemoryApiServer:
                 "/api/v1/namespaces",
                 json.dumps({"metadata": {"name": namespace}}).encode(),
             )
+
+    @property
+    def _dry_run(self) -> bool:
+        return bool(getattr(self._local, "dry_run", False))
+
+    @_dry_run.setter
+    def _dry_run(self, value: bool) -> None:
+        self._local.dry_run = value
+
+    def use_webhooks(
+        self, configurations: Iterable[Mapping[str, Any]], setup: Setup
+    ) -> None:
+        """Call the webhooks of `configurations` (Mutating/ValidatingWebhookConfiguration
+        documents) and the CRDs' conversion webhooks in process: the handlers `setup`
+        registers on an `rt.Manager` (`main.setup_webhooks`), see `admission`."""
+        from opgen.testing.memory.handlers import Handlers
+
+        self.close()
+        self.handlers = Handlers(self, setup)
+        self.admission = Admission(self, configurations, self.handlers)
+
+    def close(self) -> None:
+        """Stop the webhook handlers' thread, if they run."""
+        if self.handlers is not None:
+            self.handlers.close()
 
     def transport(self, namespace: str = "default") -> MemoryTransport:
         """A `seams.Transport` to this server, whose default namespace is `namespace`."""
@@ -174,11 +230,15 @@ class MemoryApiServer:
         try:
             kind, route = self._route(path)
             self._dry_run = route.query.get("dryRun") == "All"
-            return self._dispatch(method, kind, route, body, content_type)
+            self._local.subresource = route.subresource
+            answer = self._dispatch(method, kind, route, body, content_type)
         except Refusal as refusal:
             return refusal.code, refusal.body
         finally:
             self._dry_run = False
+        if method != "GET":
+            self.collector.collect()
+        return answer
 
     def _route(self, path: str) -> tuple[Kind, Route]:
         route = parse_route(path)
@@ -248,7 +308,7 @@ class MemoryApiServer:
         found = self.store.get(_key(kind), route.namespace or "", route.name)
         if found is None:
             raise answers.not_found(kind, route.name)
-        return found
+        return self.versions.to_served(kind, found)
 
     def _list(self, kind: Kind, route: Route) -> dict[str, Any]:
         _check_field_selector(kind, route)
@@ -261,7 +321,7 @@ class MemoryApiServer:
             revision, start = position["rv"], position["start"]
         items = [
             obj
-            for obj in self.store.objects(_key(kind), route.namespace)
+            for obj in self._objects(kind, route.namespace)
             if _matches(route, obj) and _position(obj) > start
         ]
         meta: dict[str, Any] = {"resourceVersion": str(revision)}
@@ -294,6 +354,7 @@ class MemoryApiServer:
         if route.name is not None:
             raise answers.method_not_allowed("WATCH")
         _check_field_selector(kind, route)
+        served = functools.partial(self.versions.to_served, kind)
         since = route.query.get("resourceVersion", "")
         if since and since != "0":
             after = int(since)
@@ -306,14 +367,15 @@ class MemoryApiServer:
                 return Watch(
                     kind, route, [{"type": "ERROR", "object": gone.body or {}}], None
                 )
-            return Watch(kind, route, [], self.store.subscribe(_key(kind), after))
+            subscription = self.store.subscribe(_key(kind), after)
+            return Watch(kind, route, [], subscription, served)
         initial = [
             {"type": "ADDED", "object": obj}
-            for obj in self.store.objects(_key(kind), route.namespace)
+            for obj in self._objects(kind, route.namespace)
             if _matches(route, obj)
         ]
         subscription = self.store.subscribe(_key(kind), self.store.revision)
-        return Watch(kind, route, initial, subscription)
+        return Watch(kind, route, initial, subscription, served)
 
     def compact(self) -> None:
         """Forget the event history, as etcd's compaction does: a watch from an
@@ -389,7 +451,9 @@ class MemoryApiServer:
             nothing: dict[str, Any] = {"metadata": {}}
             if _key(kind) == NAMESPACES:  # the spec is the server's
                 nothing["spec"] = stored.get("spec")
-            entries = record_update([], nothing, stored, self._writer(kind, route))
+            entries = record_update(
+                [], nothing, self._requested(stored), self._writer(kind, route)
+            )
         _set_managed_fields(stored, entries)
         existing = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
         if existing is not None:
@@ -403,7 +467,14 @@ class MemoryApiServer:
         """Store `obj`; a dry run answers it as it would be stored (a create
         without a resourceVersion, an update at the stored one)."""
         if not self._dry_run:
-            return self.store.write(_key(kind), obj, previous)
+            if kind.stored_as == kind.version:
+                return self.store.write(_key(kind), obj, previous)
+            meta = obj["metadata"]
+            raw = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
+            stored = self.versions.to_storage(kind, obj)
+            return self.versions.to_served(
+                kind, self.store.write(_key(kind), stored, previous and raw)
+            )
         answer = copy.deepcopy(obj)
         if previous is None:
             answer["metadata"].pop("resourceVersion", None)
@@ -416,7 +487,27 @@ class MemoryApiServer:
     def _remove(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
         if self._dry_run:
             return copy.deepcopy(obj)
-        return self.store.remove(_key(kind), obj)
+        meta = obj["metadata"]
+        raw = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
+        return self.versions.to_served(kind, self.store.remove(_key(kind), raw or obj))
+
+    def _requested(self, stored: dict[str, Any]) -> dict[str, Any]:
+        """What a write asked for, before mutating webhooks changed it: the fields
+        `managedFields` give its manager (the server records them before admission)."""
+        unmutated = getattr(self._local, "unmutated", None)
+        return stored if unmutated is None else dict(unmutated)
+
+    def _objects(self, kind: Kind, namespace: str | None) -> list[dict[str, Any]]:
+        """The stored objects of `kind` (in `namespace`), in its version."""
+        stored = self.store.objects(_key(kind), namespace)
+        return [self.versions.to_served(kind, obj) for obj in stored]
+
+    def _admission(
+        self, kind: Kind, obj: dict[str, Any] | None, old: dict[str, Any] | None
+    ) -> Request:
+        operation = "DELETE" if obj is None else "CREATE" if old is None else "UPDATE"
+        subresource = getattr(self._local, "subresource", None)
+        return Request(kind, operation, obj, old, subresource, self._dry_run)
 
     def _admit(
         self,
@@ -436,6 +527,19 @@ class MemoryApiServer:
         candidate["metadata"] = meta
         if kind.schema is not None:
             candidate = prune_and_default(kind.schema, candidate)
+        self._local.unmutated = None
+        if self.admission is not None:
+            mutated = self.admission.mutate(self._admission(kind, candidate, old))
+            if mutated is not candidate and mutated is not None:
+                self._local.unmutated = candidate
+                candidate = mutated
+                if kind.schema is not None:
+                    candidate = prune_and_default(kind.schema, candidate)
+                meta = {
+                    k: v
+                    for k, v in candidate["metadata"].items()
+                    if v not in ("", [], {}, None)
+                }
         problems = list(causes or [])
         if kind.model is not None:
             problems += object_causes(
@@ -457,6 +561,8 @@ class MemoryApiServer:
             )
             candidate = {**pruned, "metadata": meta}
         candidate["metadata"] = meta
+        if self.admission is not None:
+            self.admission.validate(self._admission(kind, candidate, old))
         return candidate
 
     def _update(
@@ -526,11 +632,13 @@ class MemoryApiServer:
             stored["metadata"]["generation"] = (
                 current["metadata"].get("generation", 0) + 1
             )
+        if entries is None and not read_entries(current["metadata"]):
+            entries = []  # an object nobody manages stays so until an apply
         if entries is None:
             entries = record_update(
                 read_entries(current["metadata"]),
                 current,
-                stored,
+                self._requested(stored),
                 self._writer(kind, route),
             )
         _set_managed_fields(stored, entries)
@@ -572,9 +680,13 @@ class MemoryApiServer:
         content_type: str | None,
         status_only: bool,
     ) -> dict[str, Any]:
-        if content_type not in (MERGE_PATCH, JSON_PATCH):
+        if content_type == STRATEGIC_PATCH:
+            strategic_patched(kind, body, None)  # a custom resource: 415 first
+            result = strategic_patched(kind, body, self._current(kind, route))
+        elif content_type not in (MERGE_PATCH, JSON_PATCH):
             raise answers.unsupported_media_type(content_type)
-        result = _patched(content_type, body, self._current(kind, route))
+        else:
+            result = _patched(content_type, body, self._current(kind, route))
         return self._update(kind, route, result, status_only, patched=True)
 
     def _apply(
@@ -601,7 +713,9 @@ class MemoryApiServer:
                 },
             )
         try:
-            config = yaml.safe_load(body or b"")
+            # the runtime sends its configurations as JSON, a subset of YAML
+            # that the json module reads a hundred times as fast
+            config = _json_or_yaml(body or b"")
         except yaml.YAMLError as error:
             raise answers.bad_request(f"error decoding YAML: {error}") from error
         if not isinstance(config, dict):
@@ -638,6 +752,8 @@ class MemoryApiServer:
         force = route.query.get("force") == "true"
         write = self._writer(kind, route)
         current = self.store.get(_key(kind), route.namespace or "", route.name)
+        if current is not None:
+            current = self.versions.to_served(kind, current)
         if current is None:
             if status_only:
                 raise answers.not_found(kind, route.name)
@@ -725,6 +841,7 @@ class MemoryApiServer:
     def _delete(
         self, kind: Kind, route: Route, options: dict[str, Any]
     ) -> dict[str, Any]:
+        check_options(options)
         current = self._current(kind, route)
         assert route.name is not None
         meta = current["metadata"]
@@ -739,19 +856,23 @@ class MemoryApiServer:
                     f"{label} in record ({meta.get(field)}). {why}",
                     kind.kind,
                 )
+        if self.admission is not None:
+            request = self._admission(kind, None, current)
+            self.admission.mutate(request)
+            self.admission.validate(request)
         if _key(kind) == NAMESPACES:
             return self._terminate(kind, current)
-        finalizers = list(meta.get("finalizers") or [])
-        policy = options.get("propagationPolicy")
-        extra = {"Foreground": "foregroundDeletion", "Orphan": "orphan"}.get(
-            policy or ""
-        )
-        if extra and extra not in finalizers and not meta.get("deletionTimestamp"):
-            finalizers.append(extra)
+        before = list(meta.get("finalizers") or [])
+        finalizers = deletion_finalizers(kind, before, options)
         if not finalizers:
-            return _deleted_status(kind, self._remove(kind, current))
+            gone = self._remove(kind, current)
+            return gone if returns_deleted_object(kind) else _deleted_status(kind, gone)
         if meta.get("deletionTimestamp"):
-            return current
+            if finalizers == before:
+                return current
+            changed = copy.deepcopy(current)
+            changed["metadata"]["finalizers"] = finalizers
+            return self._write(kind, changed, current)
         marked = copy.deepcopy(current)
         marked["metadata"]["finalizers"] = finalizers
         marked["metadata"]["deletionTimestamp"] = timestamp(self.clock)
@@ -803,7 +924,7 @@ def _check_field_selector(kind: Kind, route: Route) -> None:
 
 
 def _key(kind: Kind) -> tuple[str, str, str]:
-    return (kind.group, kind.version, kind.plural)
+    return (kind.group, kind.stored_as, kind.plural)
 
 
 def _position(obj: dict[str, Any]) -> str:
@@ -832,6 +953,16 @@ def _patched(
     if not isinstance(result, dict):
         raise answers.bad_request("the patched object is not a JSON object")
     return result
+
+
+def _json_or_yaml(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return yaml.load(body, Loader=_YAML_LOADER)
+
+
+_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _document(body: bytes | None) -> dict[str, Any]:

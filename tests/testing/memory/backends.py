@@ -3,7 +3,7 @@
 A scenario sends requests through `Api.send` (paths with `{ns}` for the test's
 namespace); each answer is kept as a summary of what a client relies on:
 the status code; for a refusal its reason, details and causes (field and
-reason); for an object its kind, name, generation, finalizers, spec, status,
+reason); for an object its kind, name, generation, finalizers, owners (without their uids), spec, status,
 labels, whether the server set uid, creationTimestamp and deletionTimestamp,
 its `managedFields` (manager, operation, apiVersion, subresource and field set
 of each entry; not their times, nor for kinds Go code defaults) and its resourceVersion. resourceVersions are compared by their order (the
@@ -41,7 +41,7 @@ def managed_fields(meta: dict[str, Any]) -> list[tuple[str, ...]]:
             entry.get("operation", ""),
             entry.get("apiVersion", ""),
             entry.get("subresource", ""),
-            json.dumps(entry.get("fieldsV1"), sort_keys=True),
+            _masked(json.dumps(entry.get("fieldsV1"), sort_keys=True)),
         )
         for entry in meta.get("managedFields") or ()
     )
@@ -167,6 +167,10 @@ def summarize(
         "namespaced": meta.get("namespace") == namespace,
         "generation": meta.get("generation"),
         "finalizers": meta.get("finalizers"),
+        "owners": [
+            (r.get("kind"), r.get("name"), r.get("blockOwnerDeletion"))
+            for r in meta.get("ownerReferences") or ()
+        ],
         "labels": meta.get("labels"),
         "set": sorted(
             key
@@ -181,6 +185,7 @@ def summarize(
         ),
         "status": document.get("status"),
         "data": document.get("data"),
+        "containers": _containers(document),
         "managedFields": (
             "not compared"  # they name the fields Go code defaults
             if document.get("kind") in go_defaulted
@@ -188,6 +193,23 @@ def summarize(
         ),
         "resourceVersion": Version(int(meta.get("resourceVersion") or 0)),
     }
+
+
+def _containers(document: dict[str, Any]) -> list[Any] | None:
+    """A pod template's containers as sent (name, image, env, ports): compared
+    even where Go code defaults the rest of the spec."""
+    template = document.get("template") or (document.get("spec") or {}).get("template")
+    if not isinstance(template, dict):
+        return None
+    return [
+        (
+            c.get("name"),
+            c.get("image"),
+            [(e.get("name"), e.get("value")) for e in c.get("env") or ()],
+            [p.get("containerPort") for p in c.get("ports") or ()],
+        )
+        for c in (template.get("spec") or {}).get("containers") or ()
+    ]
 
 
 def _message(document: dict[str, Any]) -> str:

@@ -19,10 +19,11 @@ from opgen.testing.memory import MemoryApiServer
 from tests.testing.memory.apply_scenarios import APPLY_SCENARIOS
 from tests.testing.memory.backends import Api, ranked
 from tests.testing.memory.scenarios import SCENARIOS as PLAIN_SCENARIOS
+from tests.testing.memory.strategic_scenarios import STRATEGIC_SCENARIOS
 
 pytestmark = pytest.mark.envtest
 
-SCENARIOS = {**PLAIN_SCENARIOS, **APPLY_SCENARIOS}
+SCENARIOS = {**PLAIN_SCENARIOS, **APPLY_SCENARIOS, **STRATEGIC_SCENARIOS}
 
 
 async def _run_on_envtest(envtest: Environment, namespace: str, name: str) -> Api:

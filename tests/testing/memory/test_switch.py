@@ -57,13 +57,15 @@ async def test_writes_through_the_client(client: rt.Client, namespace: str) -> N
 """
 
 
-def _session(tmp_path: Path, ini: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _session(
+    tmp_path: Path, ini: str, *args: str, tests: str = TESTS
+) -> subprocess.CompletedProcess[str]:
     project = tmp_path / "project"
     crds = project / "config" / "crd" / "bases"
     crds.mkdir(parents=True, exist_ok=True)
     (crds / "widgets.yaml").write_text(yaml.safe_dump(widget_crd()))
     (project / "pytest.ini").write_text(ini)
-    (project / "test_session.py").write_text(textwrap.dedent(TESTS))
+    (project / "test_session.py").write_text(textwrap.dedent(tests))
     environ = {
         key: value
         for key, value in os.environ.items()
@@ -104,3 +106,43 @@ def test_an_unknown_server_is_a_usage_error(tmp_path: Path) -> None:
     done = _session(tmp_path, PYTEST_INI + "opgen_api_server = kind\n")
     assert done.returncode == 4, done.stdout + done.stderr
     assert "opgen_api_server = 'kind': choose one of envtest, memory" in done.stderr
+
+
+COLLECTION_TESTS = """\
+from opgen import runtime as rt
+from opgen.api import ObjectMeta, OwnerReference
+from opgen.api.k8s import ConfigMap
+
+
+async def test_a_child_of_a_deleted_owner(client: rt.Client, namespace: str) -> None:
+    owner = await client.create(
+        ConfigMap(metadata=ObjectMeta(name="owner", namespace=namespace))
+    )
+    reference = OwnerReference(
+        api_version="v1", kind="ConfigMap", name="owner", uid=owner.metadata.uid
+    )
+    await client.create(
+        ConfigMap(
+            metadata=ObjectMeta(
+                name="child", namespace=namespace, owner_references=[reference]
+            )
+        )
+    )
+    await client.delete(owner)
+    children = await client.list(ConfigMap, namespace)
+    print("children:", [c.metadata.name for c in children])
+"""
+
+
+def test_the_memory_server_collects_garbage_when_envtest_would(
+    tmp_path: Path,
+) -> None:
+    quiet = _session(
+        tmp_path, PYTEST_INI, "--api-server=memory", "-s", tests=COLLECTION_TESTS
+    )
+    assert "children: ['child']" in quiet.stdout, quiet.stdout + quiet.stderr
+    ini = PYTEST_INI + "opgen_envtest_controller_manager = true\n"
+    collecting = _session(
+        tmp_path, ini, "--api-server=memory", "-s", tests=COLLECTION_TESTS
+    )
+    assert "children: []" in collecting.stdout, collecting.stdout + collecting.stderr

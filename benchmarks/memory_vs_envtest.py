@@ -1,0 +1,222 @@
+"""The example's controller tests on the memory API server and on envtest.
+
+    .venv/bin/python -m benchmarks memory_vs_envtest [-- RUNS]
+
+Collects `examples/generated/tests/controller` once with
+`--api-server=memory` to learn which tests run on the memory server (those
+that ask for `envtest` itself, to run kubectl, hand a manager envtest's
+kubeconfig or collect garbage, run on envtest under either switch and are
+left out), then runs those tests RUNS times (default 3) on each backend,
+interleaved (envtest, memory, envtest, memory, ...), each run a pytest
+process of its own (`--api-server=envtest|memory`), and prints the medians
+with their range:
+
+- **tests on memory, no start-up**: the tests' wall time (setup, call and
+  teardown) less the seconds the `envtest` fixture spent starting the control
+  plane. The issue's goal (the memory server at least 20x faster) is judged
+  on this column: start-up is paid once a session, so a suite's cost grows
+  with its tests, and this is their cost.
+- **the same, CPU of the test process only**: the pytest process's CPU time
+  in those tests (every thread: the memory server, the webhook handlers, the
+  client). On envtest it leaves out etcd's and kube-apiserver's CPU, so it
+  understates envtest's cost: its ratio is a floor. On a loaded machine wall
+  times mostly measure waiting for a core; this is the steadier figure.
+- **their whole run, with start-up**: the pytest process from start to end,
+  wall and CPU (the process and everything it started and waited for: etcd
+  and kube-apiserver on envtest), imports and collection included: what one
+  `pytest` of these tests costs.
+
+The pytest processes cache bytecode (`PYTHONDONTWRITEBYTECODE` is dropped for
+them): without it every run compiles and assertion-rewrites all of opgen
+again, a cost neither backend has on a developer's machine. The tests must
+pass on both backends: a failed run stops the benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "generated"
+TESTS = "tests/controller"
+GOAL = 20.0
+BACKENDS = ("envtest", "memory")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One pytest process on one backend."""
+
+    backend: str
+    wall: float
+    cpu: float
+    tests: list[dict[str, Any]]
+
+    def cpu_on_memory(self, names: set[str]) -> float:
+        """The test process's CPU seconds in the tests in `names`, less start-up."""
+        return sum(float(t["cpu"]) for t in self.tests if t["name"] in names)
+
+    def on_memory(self, names: set[str]) -> float:
+        """Seconds the tests in `names` took, less the control plane's start-up."""
+        return sum(
+            float(t["seconds"]) - float(t["startup"])
+            for t in self.tests
+            if t["name"] in names
+        )
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _environment(**extra: str) -> dict[str, str]:
+    """The pytest processes' environment: this checkout importable, and bytecode
+    cached (as on a developer's machine: without it every run compiles, and
+    assertion-rewrites, all of opgen again)."""
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT), environ.get("PYTHONPATH", "")) if p
+    )
+    return {**environ, **extra}
+
+
+def _pytest(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+
+
+def collect() -> tuple[list[str], int]:
+    """The tests that run on the memory server under `--api-server=memory`, and
+    how many ask for envtest itself (collected once: this also leaves the
+    bytecode cached for every measured run)."""
+    with tempfile.TemporaryDirectory(prefix="opgen-bench-") as folder:
+        collected = Path(folder, "collected.json")
+        done = subprocess.run(
+            _pytest(
+                "--collect-only",
+                "-p",
+                "benchmarks._suite_timings",
+                "--api-server=memory",
+                TESTS,
+            ),
+            cwd=EXAMPLE,
+            env=_environment(OPGEN_SUITE_COLLECTED=str(collected)),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"cannot collect {TESTS}:\n{done.stdout[-4000:]}")
+        tests = json.loads(collected.read_text())
+    memory = [t["nodeid"] for t in tests if t["memory"]]
+    return memory, len(tests) - len(memory)
+
+
+def run_once(backend: str, tests: list[str]) -> Run:
+    with tempfile.TemporaryDirectory(prefix="opgen-bench-") as folder:
+        timings = Path(folder, "timings.json")
+        environ = _environment(OPGEN_SUITE_TIMINGS=str(timings))
+        command = _pytest(
+            "-p", "benchmarks._suite_timings", f"--api-server={backend}", *tests
+        )
+        cpu_before = _children_cpu()
+        began = time.perf_counter()
+        done = subprocess.run(
+            command,
+            cwd=EXAMPLE,
+            env=environ,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        wall = time.perf_counter() - began
+        cpu = _children_cpu() - cpu_before
+        if done.returncode != 0:
+            raise SystemExit(
+                f"the controller tests failed on {backend}:\n{done.stdout[-4000:]}"
+            )
+        timed = json.loads(timings.read_text())["tests"]
+    return Run(backend, wall, cpu, timed)
+
+
+def _spread(samples: list[float]) -> str:
+    return (
+        f"{statistics.median(samples):7.2f} s ({min(samples):.2f}-{max(samples):.2f})"
+    )
+
+
+def report(runs: list[Run], envtest_only: int = 0) -> list[str]:
+    """The table, the ratios and the verdict on the goal (`envtest_only`: the
+    tests left out, which ask for envtest itself)."""
+    by = {b: [r for r in runs if r.backend == b] for b in BACKENDS}
+    names = {t["name"] for t in by["memory"][0].tests if t["memory"]}
+    total = len(by["memory"][0].tests) + envtest_only
+    columns = {
+        f"{len(names)} of {total} tests on memory, no start-up": {
+            b: [r.on_memory(names) for r in by[b]] for b in BACKENDS
+        },
+        "the same, CPU of the test process only": {
+            b: [r.cpu_on_memory(names) for r in by[b]] for b in BACKENDS
+        },
+        "their whole run, wall, with start-up": {
+            b: [r.wall for r in by[b]] for b in BACKENDS
+        },
+        "their whole run, CPU, with start-up": {
+            b: [r.cpu for r in by[b]] for b in BACKENDS
+        },
+    }
+    lines = [
+        f"examples/generated/{TESTS}: {len(by['envtest'])} runs per backend, "
+        f"interleaved; medians (min-max)",
+        f"{'':44} {'envtest':>24} {'memory':>24} {'ratio':>8}",
+    ]
+    ratios: dict[str, float] = {}
+    for column, samples in columns.items():
+        envtest, memory = samples["envtest"], samples["memory"]
+        ratio = statistics.median(envtest) / max(statistics.median(memory), 1e-9)
+        ratios[column] = ratio
+        lines.append(
+            f"{column:44} {_spread(envtest):>24} {_spread(memory):>24} {ratio:7.1f}x"
+        )
+    judged = next(iter(columns))
+    met = ratios[judged] >= GOAL
+    lines.append(
+        f"goal: the memory server >= {GOAL:.0f}x faster on '{judged}': "
+        f"{ratios[judged]:.1f}x, {'met' if met else 'not met'}"
+    )
+    lines.append(
+        f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: `[RUNS]` (default 3)."""
+    runs_per_backend = int(argv[0]) if argv else 3
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    tests, envtest_only = collect()
+    runs: list[Run] = []
+    for _ in range(runs_per_backend):
+        for backend in BACKENDS:
+            runs.append(run_once(backend, tests))
+            print(f"  {backend:8} {runs[-1].wall:6.1f} s", flush=True)
+    for line in report(runs, envtest_only):
+        print(line)
+    print(
+        f"({envtest_only} more tests ask for envtest itself, run there on either "
+        "switch and are not measured)"
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

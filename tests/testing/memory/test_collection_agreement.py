@@ -1,0 +1,61 @@
+"""The memory server collects garbage as kube-controller-manager does.
+
+Each scenario of `collection_scenarios.py` runs on a control plane with
+kube-controller-manager and on a memory server that collects, in a
+namespace of the same name; after every delete both are left to settle, and
+their summarized answers (`backends.summarize`, owner references included)
+must be equal. The resourceVersions of what the collector wrote are not
+compared: the real collector writes dependents concurrently, in no set order.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from opgen.runtime.transport import Transport
+from opgen.testing import Environment
+from opgen.testing.memory import MemoryApiServer
+from tests.testing.memory.backends import Api, ranked
+from tests.testing.memory.collection_scenarios import COLLECTION_SCENARIOS
+
+pytestmark = pytest.mark.envtest
+
+
+async def _run(transport: Transport | object, namespace: str, name: str) -> Api:
+    api = Api(transport, namespace)  # type: ignore[arg-type]
+    await api.transport.send(
+        "POST",
+        "/api/v1/namespaces",
+        body=json.dumps({"metadata": {"name": namespace}}).encode(),
+    )
+    await COLLECTION_SCENARIOS[name](api)
+    for outcome in api.outcomes:
+        if str(outcome.get("request", "")).startswith("after:"):
+            outcome.pop("resourceVersion", None)
+    return api
+
+
+@pytest.mark.parametrize("name", sorted(COLLECTION_SCENARIOS))
+async def test_the_memory_server_collects_as_kube_controller_manager_does(
+    collecting_envtest: Environment,
+    collecting_memory_server: MemoryApiServer,
+    namespace: str,
+    name: str,
+) -> None:
+    transport = Transport.from_kubeconfig(collecting_envtest.lightkube_config())
+    try:
+        real = await _run(transport, namespace, name)
+    finally:
+        await transport.aclose()
+    memory = await _run(collecting_memory_server.transport(), namespace, name)
+    expected, got = ranked(real.outcomes), ranked(memory.outcomes)
+    differences = [
+        f"{e.get('request')}: {key}\n  envtest: {e.get(key)}\n  memory:  {g.get(key)}"
+        for e, g in zip(expected, got, strict=False)
+        for key in sorted({*e, *g})
+        if e.get(key) != g.get(key)
+    ]
+    assert not differences, "\n".join(differences)
+    assert len(got) == len(expected)
