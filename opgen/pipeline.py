@@ -18,13 +18,17 @@ with `@op.conversion`s); `config/rbac/role.yaml` from the `op.rbac` rules of
 the reconcilers and webhook handlers; in a project with webhooks,
 `config/webhook/manifests.yaml` from the `@op.webhook` declarations under
 `<pkg>/webhook/`; with `everything`, the typed clients, the scaffold-marker
-regions and PROJECT itself, after PROJECT has taken each kind's plural and
-scope from its types file (`follow_kinds`), and the models and clients of the
+regions and PROJECT itself, and the models and clients of the
 CRDs `opgen import crd` recorded, from their copies in `config/imported/`;
 once `opgen create chart` ran (PROJECT's `chart`), the Helm chart in
 `dist/chart/`, keeping the values the user set in its `values.yaml`. What an
 earlier run wrote and this one no longer produces is removed
 (`opgen.project.removal.stale_outputs` decides which files those are).
+
+Everything is rendered from the project as the IR defines its kinds (each
+kind's plural and scope as its types file says, `as_defined`); PROJECT is
+written from the project as read, with this run's file hashes: it records
+inputs, never what the types define.
 
 One `RunContext` per call holds what the stages cache; the user's modules
 are imported by the load stage only.
@@ -106,7 +110,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     from opgen.model.webhooks import Webhooks
     from opgen.project.config import PROJECT_FILE
     from opgen.project.consistency import check_kinds
-    from opgen.project.follow import follow_kinds
+    from opgen.project.follow import as_defined
     from opgen.project.imported import stored_crds
     from opgen.project.layout import CHART_VALUES, CRD_BASES
     from opgen.project.rbac import check_rbac_resources
@@ -138,6 +142,7 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
         rules = rules_of([*controllers, *handlers])
         webhooks = webhooks_of(handlers) if project.has_webhooks else Webhooks()
     check_kinds(project, loaded.kinds, path=str(root / PROJECT_FILE))
+    defined = as_defined(project, loaded.kinds)
     check_rbac_resources(rules, loaded.kinds, project.imports)
     options = CrdOptions(
         max_description_length=project.crd.max_description_length,
@@ -146,26 +151,25 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     crd_files, diagnostics = crds(
         loaded, CRD_BASES, options, conversions=webhooks.conversions, run=run
     )
-    role = project_role(rules, project)
+    role = project_role(rules, defined)
     files = [*crd_files, role]
     manifests = render_webhook_manifests(webhooks) if project.has_webhooks else None
     if manifests is not None:
         files.append(manifests)
     if everything:
-        project = follow_kinds(project, loaded.kinds)
-        imported = imported_outputs(project, stored_crds(root, project))
+        imported = imported_outputs(defined, stored_crds(root, defined))
         diagnostics += imported.diagnostics
         files += [
-            *render_clients(loaded.kinds, project),
+            *render_clients(loaded.kinds, defined),
             *imported.files,
-            *injected_files(project),
+            *injected_files(defined),
         ]
     if project.chart:
-        files += chart_files(project, crd_files, role, manifests, chart_values(root))
+        files += chart_files(defined, crd_files, role, manifests, chart_values(root))
     project_path = PurePosixPath(PROJECT_FILE)
     removals = stale_outputs(
         root,
-        project,
+        defined,
         {file.path for file in files} | {project_path},
         clients=everything,
     )

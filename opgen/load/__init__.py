@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from opgen.errors import Diagnostic, LoadError
-from opgen.load.builtin import BuiltinKind, builtin_kinds
+from opgen.load.builtin import builtin_kinds
 from opgen.load.context import RunContext
 from opgen.load.discover import FoundKind, discover
 from opgen.load.imports import display_path, import_module_from_path
@@ -33,7 +33,6 @@ from opgen.load.project import importable, load_classes
 from opgen.model.kinds import Kind, VersionKey
 
 __all__ = [
-    "BuiltinKind",
     "LoadedKinds",
     "RunContext",
     "builtin_kinds",

@@ -13,13 +13,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from opgen.engine.builtin import BuiltinResource, builtin_resource
 
 __all__ = [
     "K8S_PACKAGE",
-    "BuiltinKind",
     "builtin_kinds",
     "builtin_resources",
     "k8s_modules",
@@ -28,19 +26,9 @@ __all__ = [
 K8S_PACKAGE = "opgen.api.k8s"
 
 
-@dataclass(frozen=True)
-class BuiltinKind:
-    """A built-in kind of `op.k8s` (a resource of the API server's discovery)."""
-
-    module: str
-    """The `op.k8s` module, e.g. `opgen.api.k8s.apps_v1`."""
-    kind: str
-    plural: str
-    namespaced: bool
-
-
-def builtin_kinds(module_name: str) -> Mapping[str, BuiltinKind] | None:
-    """The kinds `module_name` defines, by name; None when there is no such module."""
+def builtin_kinds(module_name: str) -> Mapping[str, BuiltinResource] | None:
+    """The discovery facts of the kinds `module_name` defines, by kind; None
+    when there is no such module."""
     try:
         module = importlib.import_module(module_name)
     except ImportError:
@@ -49,12 +37,7 @@ def builtin_kinds(module_name: str) -> Mapping[str, BuiltinKind] | None:
     for name, found in sorted(vars(module).items()):
         facts = builtin_resource(found)
         if facts is not None:
-            kinds[name] = BuiltinKind(
-                module=module_name,
-                kind=name,
-                plural=facts.plural,
-                namespaced=facts.namespaced,
-            )
+            kinds[name] = facts
     return kinds
 
 

@@ -13,7 +13,7 @@ see each other's modules, docstrings or schemas.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -43,5 +43,8 @@ class RunContext:
         field(default_factory=dict)
     )
     """Each source file's class statements by qualified name, parsed once."""
+    descriptions: dict[type[Any], Mapping[str, str]] = field(default_factory=dict)
+    """The attribute docstrings of each model class, by field: what the schema
+    stage writes as descriptions where Pydantic did not read them."""
     schemas: dict[tuple[type[Any], Hashable], Any] = field(default_factory=dict)
     """The schema stage's built schemas, by (model class, options)."""

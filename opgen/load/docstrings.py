@@ -1,15 +1,19 @@
-"""Attribute docstrings, read once per source file instead of once per class.
+"""Attribute docstrings as data: each class's, read from its source once per run.
 
-`op.Model` asks Pydantic for attribute docstrings as field descriptions
-(`use_attribute_docstrings`). Pydantic finds each class's source anew — it
-walks the call stack and asks `inspect` for the module of every frame, then
-re-parses the class — which cost the generator about half the time of
-importing a types file with many kinds. So while the loader executes the
-user's files (`deferred()`), opgen's own base models ask Pydantic for no
-docstrings; the schema stage then adds each description Pydantic would have
-added (`field_docstring`), from one `ast` parse per file per run (the run's
-`RunContext` keeps the parsed files: the docstrings reach the schema stage as
-data read from the source, never through the classes' Pydantic settings).
+An attribute docstring (the string literal under a field) is the field's
+description in the CRD. `op.Model` does not ask Pydantic to read them: Pydantic
+finds each class's source anew as the class is created (a walk of the call
+stack, then a parse of the class), which cost about half of importing a types
+file, at every operator start-up too. The schema stage asks
+`field_docstring` instead, which reads them from one `ast` parse per file and
+keeps them, by class, in the run's `RunContext`; nothing changes any model's
+Pydantic settings.
+
+Which fields get one follows the models' settings, which nothing changes
+while a run loads them: a model of `op.Model` whose `use_attribute_docstrings`
+is `op.Model`'s (None: Pydantic reads none) or unset gets the docstrings read
+here; one that sets it True was read by Pydantic itself, and one that sets it
+False (as any plain Pydantic model leaves it) gets none.
 
 The rule is Pydantic's: a string literal statement directly after an annotated
 assignment to a name in the class body documents that attribute; the text is
@@ -22,16 +26,16 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from opgen.api import Model
 from opgen.load.context import ClassDefinition, RunContext
 from opgen.model.kinds import source_file
 
-__all__ = ["deferred", "field_docstring", "register_module"]
+__all__ = ["field_docstring", "register_module"]
 
 _CONFIG_KEY = "use_attribute_docstrings"
 
@@ -118,12 +122,20 @@ def _parsed(file: Path, run: RunContext) -> dict[str, list[ClassDefinition]]:
     return cached[1]
 
 
-def _for_class(cls: type[Any], run: RunContext) -> dict[str, str]:
-    """The attribute docstrings written in the body of `cls`, by attribute name.
+def _for_class(cls: type[Any], run: RunContext) -> Mapping[str, str]:
+    """The attribute docstrings written in the body of `cls`, by attribute name
+    (read once per run).
 
     A class name written twice in a file (in the branches of an `if`, say) is
     told apart by the names the class annotates; between statements that
     annotate the same names the first wins."""
+    found = run.descriptions.get(cls)
+    if found is None:
+        found = run.descriptions[cls] = _read_for_class(cls, run)
+    return found
+
+
+def _read_for_class(cls: type[Any], run: RunContext) -> Mapping[str, str]:
     file = _file_of(cls, run)
     if file is None or file.suffix != ".py":
         return {}
@@ -138,43 +150,14 @@ def _for_class(cls: type[Any], run: RunContext) -> dict[str, str]:
 
 
 def field_docstring(cls: type[Any], field: str, run: RunContext) -> str | None:
-    """The docstring Pydantic would have given `field` of model `cls`, when it was
-    created under `deferred()` (None otherwise, or when there is none): the one in
+    """The attribute docstring of `field` of model `cls` that Pydantic did not
+    read (None when there is none, or Pydantic's settings give none): the one in
     the body of the class in `cls`'s MRO that annotates `field`."""
     for klass in cls.__mro__:
         if field in inspect.get_annotations(klass):
-            config = getattr(klass, "model_config", None) or {}
-            if _CONFIG_KEY not in config or config[_CONFIG_KEY] is not None:
-                return None  # Pydantic read it, or the model asks for none
+            if not issubclass(klass, Model):
+                return None  # a plain Pydantic model: Pydantic's settings decide
+            if klass.model_config.get(_CONFIG_KEY) is not None:
+                return None  # Pydantic read it (True), or the model asks for none
             return _for_class(klass, run).get(field)
     return None
-
-
-def _opgen_models(root: type[Any]) -> list[type[Any]]:
-    found, pending = [], [root]
-    while pending:
-        cls = pending.pop()
-        if cls.__module__.split(".")[0] == "opgen":
-            found.append(cls)
-            pending.extend(cls.__subclasses__())
-    return found
-
-
-@contextmanager
-def deferred(root: type[Any]) -> Iterator[None]:
-    """While inside: models derived from `root` and opgen's other subclasses of it ask
-    Pydantic for no attribute docstrings (`field_docstring` reads them instead).
-
-    The setting is None rather than False, which tells these models from one
-    whose author turned docstrings off."""
-    changed = []
-    for base in _opgen_models(root):
-        config = base.__dict__.get("model_config")
-        if isinstance(config, dict) and config.get(_CONFIG_KEY):
-            config[_CONFIG_KEY] = None
-            changed.append(config)
-    try:
-        yield
-    finally:
-        for config in changed:
-            config[_CONFIG_KEY] = True

@@ -33,7 +33,6 @@ from types import ModuleType, TracebackType
 
 from pydantic.errors import PydanticSchemaGenerationError
 
-from opgen.api import Model
 from opgen.errors import LoadError, Location, OpgenError
 from opgen.load import docstrings
 from opgen.load.context import RunContext, Stamp
@@ -79,11 +78,7 @@ def import_module_from_path(
     if cached is not None and cached[0] == _stamp(file):
         return cached[1]
     root, name = _module_name(file, run)
-    with (
-        _user_modules_visible(root, run),
-        _on_sys_path(root),
-        docstrings.deferred(Model),
-    ):
+    with _user_modules_visible(root, run), _on_sys_path(root):
         before = set(sys.modules)
         try:
             module = _execute(file, name)

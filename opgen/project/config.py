@@ -10,18 +10,37 @@ generate` wrote (`generated`), so that it can tell one edited by hand from one
 it may overwrite. `edit` sets the CRD settings
 (`crd`); `import crd` records each CRD it imported (`imports`); `create chart`
 turns on the Helm chart (`chart`).
+
+It records no fact derived from them: a resource's API group is its group and
+the domain (or the Kubernetes group of a core type), its plural is the kind's
+English plural unless `--plural` said otherwise, and a core type's plural and
+scope are Kubernetes'; `Resource` derives each when read. A PROJECT written by
+an earlier opgen may still hold them (`apiGroup`, the default `plural`, a core
+type's `plural` and `namespaced`): they are read and ignored, and left out the
+next time opgen writes the file (docs/cli.md, "The PROJECT file").
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
-from opgen.engine.naming import dns1035_problem, is_dns1123_subdomain
+from opgen.engine.naming import dns1035_problem, is_dns1123_subdomain, pluralize
 from opgen.errors import Location, ProjectError
+
+if TYPE_CHECKING:
+    from opgen.engine.builtin import BuiltinResource
 
 PROJECT_FILE = "PROJECT"
 SCHEMA_VERSION = "1"
@@ -64,19 +83,63 @@ class Resource(_Record):
     """The group as given to --group (without the domain)."""
     version: str
     kind: str
-    plural: str
-    namespaced: bool = True
-    """The kind's scope (--namespaced/--cluster)."""
+    given_plural: str | None = Field(default=None, alias="plural")
+    """--plural, when it differs from the kind's English plural (`plural` says
+    which the kind has)."""
+    given_namespaced: bool | None = Field(default=None, alias="namespaced")
+    """The scope --namespaced/--cluster gave the kind's types; None for a core
+    type, whose scope is Kubernetes' (`namespaced` says which the kind has)."""
     api: bool = True
     """Types were scaffolded (--resource)."""
     controller: bool = True
     """A reconciler was scaffolded (--controller)."""
     core: bool = False
     """A built-in Kubernetes type (--no-resource with a core group)."""
-    api_group: str
-    """The full API group: `<group>.<domain>`, or the Kubernetes group of a core type."""
+    api_group: str = Field(default="", exclude=True)
+    """The full API group: `<group>.<domain>`, or the Kubernetes group of a core
+    type. Derived when PROJECT is read (`Project`), never written."""
     webhooks: Webhooks | None = None
     """The webhooks of this version, once `opgen create webhook` ran for it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inputs_only(cls, data: Any) -> Any:
+        """Drop the derived facts an earlier opgen recorded (read, then ignored)."""
+        if not isinstance(data, dict):
+            return data
+        data = {k: v for k, v in data.items() if k != "apiGroup"}
+        if data.get("core"):
+            for derived in ("plural", "given_plural", "namespaced", "given_namespaced"):
+                data.pop(derived, None)
+        else:
+            if "namespaced" not in data and "given_namespaced" not in data:
+                data["namespaced"] = True  # create api's default, written out
+            default = pluralize(str(data.get("kind", "")))
+            for given in ("plural", "given_plural"):
+                if data.get(given) == default:
+                    del data[given]
+        return data
+
+    @property
+    def plural(self) -> str:
+        """The resource name in URLs: --plural, a core type's, or the English plural."""
+        if self.given_plural is not None:
+            return self.given_plural
+        if self.core:
+            return self._core_type().plural
+        return pluralize(self.kind)
+
+    @property
+    def namespaced(self) -> bool:
+        """The kind's scope as created: --namespaced/--cluster, or a core type's."""
+        if self.given_namespaced is not None:
+            return self.given_namespaced
+        return self._core_type().namespaced if self.core else True
+
+    def _core_type(self) -> BuiltinResource:
+        from opgen.project.coregroups import find_core_type
+
+        return find_core_type(self.group, self.version, self.kind)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -91,6 +154,15 @@ class Resource(_Record):
             self.api_group,
             self.kind,
         ) == (crd.partition(".")[2], kind)
+
+
+def api_group(group: str, domain: str, *, core: bool) -> str:
+    """A resource's full API group: `<group>.<domain>`, or a core group's own."""
+    if core:
+        from opgen.project.coregroups import CORE_GROUPS
+
+        return CORE_GROUPS.get(group, group)
+    return f"{group}.{domain}"
 
 
 class CrdSettings(_Record):
@@ -171,6 +243,7 @@ class Project(_Record):
     chart: bool = False
     """`opgen create chart` ran: `opgen generate` keeps the Helm chart in `dist/chart/`."""
     resources: tuple[Resource, ...] = ()
+    """One entry per API; each resource's API group is derived from `domain`."""
     imports: tuple[ImportedCrd, ...] = ()
     """CRDs of other projects whose kinds `opgen import crd` made models for;
     left out of the file while there are none."""
@@ -179,6 +252,22 @@ class Project(_Record):
     generated: dict[str, str] = Field(default_factory=dict)
     """`path: sha256:<hex>` of each file `opgen generate` wrote (but PROJECT), as
     written; a file whose content differs was edited by hand."""
+
+    @field_validator("resources", mode="before")
+    @classmethod
+    def _derive_api_groups(cls, value: Any, info: ValidationInfo) -> Any:
+        domain = info.data.get("domain")
+        if domain is None or not isinstance(value, list | tuple):
+            return value
+        derived = []
+        for item in value:
+            if isinstance(item, dict):
+                core = bool(item.get("core"))
+                group = api_group(str(item.get("group", "")), domain, core=core)
+                item = {k: v for k, v in item.items() if k != "apiGroup"}
+                item["api_group"] = group
+            derived.append(item)
+        return derived
 
     @property
     def has_webhooks(self) -> bool:
@@ -331,7 +420,8 @@ def replay_commands(project: Project) -> list[tuple[str, ...]]:
         ]
         create += ["--kind", resource.kind]
         if resource.api:
-            create += ["--plural", resource.plural]
+            if resource.given_plural is not None:
+                create += ["--plural", resource.given_plural]
             create.append("--namespaced" if resource.namespaced else "--cluster")
         else:
             create.append("--no-resource")

@@ -5,11 +5,12 @@ everything else is derived from it: a hand edit (say `domain:`) would
 otherwise go unnoticed, since the derived text between scaffold markers does
 not change, while the types files, CRDs and RBAC keep the old values.
 `check_project` re-validates every input as the commands did and checks
-the values that depend on each other (each resource's `apiGroup` is
-`<group>.<domain>`, the package is the project name's, one group without
-`multigroup`, no imported CRD is one of the project's own kinds, ...),
-reporting every mismatch at once. `check_kinds` does the same against the
-kinds the types files define (`opgen generate`).
+the values that depend on each other (the package is the project name's, a
+core resource's group is a Kubernetes group, one group without `multigroup`,
+no imported CRD is one of the project's own kinds, ...), reporting every
+mismatch at once. `check_kinds` does the same against the kinds the types
+files define (`opgen generate`): PROJECT records no fact the types define
+(plural, scope), so those are checked against the IR, not against PROJECT.
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ KINDS_HINT = (
     "if PROJECT was edited, restore it (`git checkout PROJECT`); if the kind was "
     "renamed or moved in its types file, put it back, or run `opgen delete api` for "
     "the old kind and `opgen create api` for the new one"
+)
+
+
+SCOPE_HINT = (
+    "a namespaced project's operator may only reconcile namespaced kinds: make the "
+    'kind namespaced (@op.kind(..., scope="Namespaced")), or run `opgen delete '
+    "api` for its controller"
 )
 
 
@@ -84,25 +92,24 @@ def _resource_problems(
     project: Project, position: int, resource: Resource
 ) -> list[str]:
     label = _label(position, resource)
+    given_plural = resource.given_plural
     problems = [
         f"{label}: {problem}"
         for problem in (
             _invalid(lambda: validate.version(resource.version)),
             _invalid(lambda: validate.kind(resource.kind)),
-            _invalid(lambda: validate.plural(resource.plural)),
+            (
+                None
+                if given_plural is None
+                else _invalid(lambda: validate.plural(given_plural))
+            ),
         )
         if problem is not None
     ]
     if resource.core:
-        expected = CORE_GROUPS.get(resource.group)
-        if expected is None:
+        if resource.group not in CORE_GROUPS:
             problems.append(
                 f"{label}: core is true, but {resource.group!r} is not a Kubernetes group"
-            )
-        elif resource.api_group != expected:
-            problems.append(
-                f"{label}: apiGroup is {resource.api_group!r}, but the built-in group "
-                f"{resource.group!r} is {expected!r}"
             )
         return problems
     group_problem = _invalid(
@@ -110,12 +117,6 @@ def _resource_problems(
     )
     if group_problem is not None:
         problems.append(f"{label}: {group_problem}")
-    expected = f"{resource.group}.{project.domain}"
-    if resource.api_group != expected:
-        problems.append(
-            f"{label}: apiGroup is {resource.api_group!r}, but group "
-            f"{resource.group!r} and domain {project.domain!r} make {expected!r}"
-        )
     if project.namespaced and resource.controller and not resource.namespaced:
         problems.append(
             f"{label}: a cluster-scoped kind with a controller, but the project is "
@@ -180,11 +181,23 @@ def check_kinds(
         for version in kind.versions
     }
     by_kind = {kind.names.kind: kind for kind in kinds}
+    scopes = {(kind.group, kind.names.kind): kind.namespaced for kind in kinds}
     problems = []
+    scope_problems = []
     for position, resource in enumerate(project.resources):
         if not resource.api or resource.core:
             continue
         if (resource.api_group, resource.version, resource.kind) in defined:
+            if (
+                project.namespaced
+                and resource.controller
+                and not scopes[resource.api_group, resource.kind]
+            ):
+                scope_problems.append(
+                    f"{_label(position, resource)}: {layout.types_file(resource)} "
+                    "makes the kind cluster-scoped, and it has a controller, but the "
+                    "project is namespaced"
+                )
             continue
         found = by_kind.get(resource.kind)
         where = layout.types_file(resource)
@@ -198,6 +211,7 @@ def check_kinds(
             f"{resource.version}, but {seen} ({where} should)"
         )
     _raise(problems, path, hint=KINDS_HINT)
+    _raise(scope_problems, path, hint=SCOPE_HINT)
 
 
 def _raise(problems: list[str], path: str, *, hint: str = HINT) -> None:

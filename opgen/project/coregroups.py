@@ -8,8 +8,7 @@ module (`opgen.load.builtin_kinds`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from opgen.engine.builtin import BuiltinResource
 from opgen.errors import ProjectError
 from opgen.load import builtin_kinds
 
@@ -39,18 +38,6 @@ CORE_GROUPS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class CoreType:
-    """A built-in kind found in `op.k8s`."""
-
-    api_group: str
-    module: str
-    """The `op.k8s` module, e.g. `opgen.api.k8s.apps_v1`."""
-    kind: str
-    plural: str
-    namespaced: bool
-
-
 def is_core_group(group: str) -> bool:
     return group in CORE_GROUPS
 
@@ -62,8 +49,9 @@ def k8s_module(group: str, version: str) -> str:
     return f"opgen.api.k8s.{group}_{version}"
 
 
-def find_core_type(group: str, version: str, kind: str) -> CoreType:
-    """Look `group/version` `kind` up in `op.k8s`; a `ProjectError` if it is not there."""
+def find_core_type(group: str, version: str, kind: str) -> BuiltinResource:
+    """The discovery facts `op.k8s` recorded for a built-in kind (its API group,
+    plural and scope); a `ProjectError` for a group/version or kind it lacks."""
     module_name = k8s_module(group, version)
     kinds = builtin_kinds(module_name)
     if not kinds:
@@ -78,10 +66,4 @@ def find_core_type(group: str, version: str, kind: str) -> CoreType:
             f"{group}/{version} has no kind {kind!r}",
             hint="check the spelling of --kind, e.g. --kind Deployment",
         )
-    return CoreType(
-        api_group=CORE_GROUPS[group],
-        module=module_name,
-        kind=kind,
-        plural=found.plural,
-        namespaced=found.namespaced,
-    )
+    return found

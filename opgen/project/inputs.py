@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opgen import __version__
-from opgen.engine.naming import pluralize
 from opgen.errors import ProjectError
 from opgen.project import validate
 from opgen.project.config import License, Project, Resource, Webhooks
@@ -76,8 +75,8 @@ def new_resource(
             group=group,
             version=version,
             kind=kind,
-            plural=plural or pluralize(kind),
-            namespaced=namespaced,
+            given_plural=plural,
+            given_namespaced=namespaced,
             api=True,
             controller=controller,
             api_group=f"{group}.{project.domain}",
@@ -90,12 +89,10 @@ def new_resource(
             group=group,
             version=version,
             kind=kind,
-            plural=core.plural,
-            namespaced=core.namespaced,
             api=False,
             controller=True,
             core=True,
-            api_group=core.api_group,
+            api_group=core.group,
         )
     else:
         raise ProjectError(

@@ -42,6 +42,7 @@ from opgen.write.hashes import edited_files
 __all__ = [
     "Deletion",
     "client_modules",
+    "crd_of_kind",
     "files_to_remove",
     "generated_chart_templates",
     "generated_crds",
@@ -86,6 +87,10 @@ def plan_deletion(
                 f"{hub.version} ...), or keep {version}",
             )
     owned, generated = files_to_remove(project, entry)
+    if generated:
+        # The types file may have renamed the plural since `create api`: the CRD
+        # to remove is the generated one of this kind, wherever it is.
+        generated = (crd_of_kind(root, entry.api_group, entry.kind) or generated[0],)
     edited = edited_files(root, owned, project.scaffolded)
     if edited and not force:
         listed = ", ".join(str(p) for p in edited)
@@ -206,6 +211,24 @@ def generated_crds(root: Path) -> list[PurePosixPath]:
         if any(_annotated(document) for document in documents):
             found.append(CRD_BASES / path.name)
     return found
+
+
+def crd_of_kind(root: Path, group: str, kind: str) -> PurePosixPath | None:
+    """The CRD file in `config/crd/bases/` opgen wrote for `kind` of `group`."""
+    for path in generated_crds(root):
+        text = root.joinpath(*path.parts).read_text(encoding="utf-8")
+        for document in yaml.load_all(text, Loader=_SAFE_LOADER):
+            spec = document.get("spec") if isinstance(document, dict) else None
+            if not isinstance(spec, dict):
+                continue
+            names = spec.get("names")
+            if (
+                isinstance(names, dict)
+                and spec.get("group") == group
+                and names.get("kind") == kind
+            ):
+                return path
+    return None
 
 
 def _annotated(document: object) -> bool:

@@ -46,7 +46,7 @@ from opgen.model.openapi import (
     Shape,
     Untyped,
 )
-from opgen.render.spelling import exclusive_flags, markers_for, spell
+from opgen.render.spelling import BY_KEYWORD, exclusive_flags, markers_for, spell
 from opgen.render.templating import render, render_statement
 from opgen.render.views import (
     ModelAliasView,
@@ -58,30 +58,33 @@ from opgen.render.views import (
 __all__ = ["import_order", "module_docstring", "render_module"]
 
 _EMPTY: tuple[Any, ...] = ("", [], {})
+_WRITING_ORDER: tuple[type[Marker], ...] = (
+    op.Minimum,
+    op.Maximum,
+    op.Format,
+    op.ListType,
+    op.ListMapKey,
+    op.MapType,
+    op.MinLength,
+    op.MaxLength,
+    op.Pattern,
+    op.Enum,
+    op.MinItems,
+    op.MaxItems,
+    op.UniqueItems,
+    op.MinProperties,
+    op.MaxProperties,
+    op.MultipleOf,
+)
+"""The order markers are written in, the order a person would write them; the
+others follow in the schema's order. Only the order is the renderer's: each
+marker's schema keyword is its class's own (`keyword`, through the registry)."""
 _ORDER = {
     keyword: position
-    for position, keyword in enumerate(
-        (
-            "minimum",
-            "maximum",
-            "format",
-            "x-kubernetes-list-type",
-            "x-kubernetes-list-map-keys",
-            "x-kubernetes-map-type",
-            "minLength",
-            "maxLength",
-            "pattern",
-            "enum",
-            "minItems",
-            "maxItems",
-            "uniqueItems",
-            "minProperties",
-            "maxProperties",
-            "multipleOf",
-        )
-    )
+    for position, marker in enumerate(_WRITING_ORDER)
+    for keyword, markers in BY_KEYWORD.items()
+    if marker in markers
 }
-"""The order markers are written in (the order a person would write them)."""
 
 
 @dataclass

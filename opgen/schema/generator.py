@@ -152,9 +152,9 @@ class KubeJsonSchema(GenerateJsonSchema):
             json_schema = super().model_field_schema(schema)
         finally:
             self._frames.pop()
-        # The attribute docstring, where the loader kept Pydantic from reading it:
-        # where Pydantic puts it, and an explicit Field(description=) still wins
-        # (Pydantic applies it over this node).
+        # The attribute docstring Pydantic was not asked to read, from the run's
+        # data: where Pydantic puts it, and an explicit Field(description=) still
+        # wins (Pydantic applies it over this node).
         doc = docstrings.field_docstring(cls, name, self.run) if name else None
         if doc is not None and "description" not in json_schema:
             json_schema = {**json_schema, "description": doc}

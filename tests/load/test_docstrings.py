@@ -1,9 +1,9 @@
-"""Attribute docstrings read once per file give the CRD Pydantic's own reading gives.
+"""Attribute docstrings read from the source give the CRD Pydantic's own reading gives.
 
-The loader keeps Pydantic from reading attribute docstrings (opgen.load.docstrings)
-and the schema stage adds them itself; the same types file imported the ordinary
-way (Pydantic reads them) must give the same CRD, byte for byte, across the
-cases where Pydantic's rule has a say.
+`op.Model` leaves attribute docstrings to the schema stage, which reads them from
+one parse per file per run (opgen.load.docstrings); the same types with every
+model asking Pydantic to read them (`use_attribute_docstrings=True`) must give
+the same CRD, byte for byte, across the cases where Pydantic's rule has a say.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import sys
 import textwrap
 from pathlib import Path, PurePosixPath
 
+import opgen.api as op
+from opgen.api._model import BuiltinModel
 from opgen.load import LoadedKinds, RunContext, load_kinds
 from opgen.load.discover import discover
 from opgen.load.merge import merge_kinds
@@ -95,18 +97,30 @@ def crds_of(loaded: LoadedKinds, run: RunContext | None = None) -> list[str]:
     return [file.content for file in files]
 
 
-def test_loader_docstrings_equal_pydantic_s(tmp_path: Path) -> None:
+READ_BY_PYDANTIC = TYPES.replace("(op.Model)", "(Read)").replace(
+    "\n\nclass Base(",
+    "\n\nclass Read(op.Model):\n"
+    "    model_config = ConfigDict(use_attribute_docstrings=True)\n\n\n"
+    "class Base(",
+)
+
+
+def test_docstrings_read_from_source_equal_pydantic_s(tmp_path: Path) -> None:
+    assert READ_BY_PYDANTIC.count("(Read)") == 6
     path = tmp_path / "doc_cases_types.py"
     path.write_text(TYPES, encoding="utf-8")
     run = RunContext()
     through_loader = crds_of(load_kinds([path], run), run)
 
-    spec = importlib.util.spec_from_file_location("doc_cases_plain", path)
+    read_path = tmp_path / "doc_read_types.py"
+    read_path.write_text(READ_BY_PYDANTIC, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("doc_cases_plain", read_path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     try:
         spec.loader.exec_module(module)
+        assert module.Spec.model_fields["plain"].description is not None
         found, _ = discover(module)
         kinds, _ = merge_kinds(found)
         models = {(f.info.group, f.info.kind, f.info.version): f.model for f in found}
@@ -128,3 +142,15 @@ def test_loader_docstrings_equal_pydantic_s(tmp_path: Path) -> None:
         assert words in crd, words
     for words in ("Not used", "Not a description", "The base's words"):
         assert words not in crd, words
+
+
+def test_loading_changes_no_model_s_pydantic_settings(tmp_path: Path) -> None:
+    path = tmp_path / "doc_settings_types.py"
+    path.write_text(TYPES, encoding="utf-8")
+    before = {cls: dict(cls.model_config) for cls in (op.Model, BuiltinModel)}
+    loaded = load_kinds([path], RunContext())
+    assert {cls: dict(cls.model_config) for cls in before} == before
+    spec = loaded.models["docs.example.com", "Documented", "v1"].model_fields["spec"]
+    assert spec.annotation is not None
+    plain = spec.annotation.model_fields["plain"]
+    assert plain.description is None  # the CRD has it; Pydantic did not read it

@@ -40,10 +40,10 @@ def test_a_consistent_project_passes(tmp_path: Path) -> None:
 
 def test_every_mismatch_is_listed(tmp_path: Path) -> None:
     edited = project(
-        resource("ray", "RayCluster", "ray.example.org"),
+        resource("ray", "RayCluster", "ray.example.com"),
         resource("ray", "RayCluster", "ray.example.com"),
         resource("batch", "CronJob", "batch.example.com"),
-        resource("apps", "Deployment", "apps.example.com", core=True, api=False),
+        resource("widgets", "Widget", "widgets", core=True, api=False),
         package="ray_op",
     )
     with pytest.raises(ProjectError) as raised:
@@ -52,10 +52,8 @@ def test_every_mismatch_is_listed(tmp_path: Path) -> None:
     assert lines[0] == "no longer matches what opgen made:"
     assert lines[1:] == [
         "  - package is 'ray_op', but projectName 'ray-operator' makes it 'ray_operator'",
-        "  - resources[0] RayCluster (ray/v1): apiGroup is 'ray.example.org', but "
-        "group 'ray' and domain 'example.com' make 'ray.example.com'",
-        "  - resources[3] Deployment (apps/v1): apiGroup is 'apps.example.com', but "
-        "the built-in group 'apps' is 'apps'",
+        "  - resources[3] Widget (widgets/v1): core is true, but 'widgets' is not a "
+        "Kubernetes group",
         "  - RayCluster (ray/v1) is listed more than once",
         "  - multigroup is false, but the resources use the groups batch, ray",
     ]

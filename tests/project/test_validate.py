@@ -113,13 +113,13 @@ def test_every_core_group_maps_to_an_op_k8s_module() -> None:
 
 def test_core_types_come_from_op_k8s() -> None:
     deployment = find_core_type("apps", "v1", "Deployment")
-    assert (deployment.api_group, deployment.plural, deployment.namespaced) == (
+    assert (deployment.group, deployment.plural, deployment.namespaced) == (
         "apps",
         "deployments",
         True,
     )
     namespace = find_core_type("core", "v1", "Namespace")
-    assert (namespace.api_group, namespace.namespaced) == ("", False)
+    assert (namespace.group, namespace.namespaced) == ("", False)
     with pytest.raises(ProjectError, match="has no kind 'Deploymnt'"):
         find_core_type("apps", "v1", "Deploymnt")
     with pytest.raises(ProjectError, match=r"op\.k8s has no kinds of apps/v9"):

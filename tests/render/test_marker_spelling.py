@@ -93,6 +93,14 @@ def test_every_registered_marker_has_a_sample() -> None:
     assert {type(marker) for marker, _ in SAMPLES} == set(default_registry())
 
 
+def test_the_writing_order_names_registered_keyword_markers() -> None:
+    from opgen.render.models import _ORDER, _WRITING_ORDER
+
+    assert set(_WRITING_ORDER) <= set(default_registry())
+    assert len(_ORDER) == len(_WRITING_ORDER)
+    assert list(_ORDER.values()) == sorted(_ORDER.values())
+
+
 @pytest.mark.parametrize(
     "marker", [marker for marker, _ in SAMPLES], ids=lambda m: m.marker_name()
 )

@@ -419,16 +419,18 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str | re.Pattern[str]]] = [
         project_edited("domain: example.com", "domain: example.org"),
         ("generate",),
         1,
-        f"PROJECT: {EDITED_PROJECT}resources[0] RayCluster (ray/v1): apiGroup is "
-        "'ray.example.com', but group 'ray' and domain 'example.org' make "
-        "'ray.example.org'\n  hint: PROJECT is written by opgen",
+        f"PROJECT: {EDITED_PROJECT}resources[0] RayCluster (ray/v1): PROJECT says "
+        "ray.example.org/v1, but the types define RayCluster in ray.example.com (v1)"
+        " (ray_operator/api/v1/raycluster_types.py should)\n  hint: if PROJECT was "
+        "edited, restore it",
     ),
     (
         "generate --check: PROJECT's domain edited by hand",
         project_edited("domain: example.com", "domain: example.org"),
         ("generate", "--check"),
         1,
-        "apiGroup is 'ray.example.com', but group 'ray' and domain 'example.org'",
+        f"{EDITED_PROJECT}resources[0] RayCluster (ray/v1): PROJECT says "
+        "ray.example.org/v1, but the types define RayCluster in ray.example.com (v1)",
     ),
     (
         "create api: PROJECT's package edited by hand",
@@ -439,12 +441,12 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, str | re.Pattern[str]]] = [
         "it 'ray_operator'",
     ),
     (
-        "delete api: PROJECT's apiGroup edited by hand",
-        project_edited("apiGroup: ray.example.com", "apiGroup: ray.example.org"),
+        "delete api: PROJECT's core flag edited by hand",
+        project_edited("core: false", "core: true"),
         DELETE_RAY,
         1,
-        "apiGroup is 'ray.example.org', but group 'ray' and domain 'example.com' make "
-        "'ray.example.com'",
+        f"{EDITED_PROJECT}resources[0] RayCluster (ray/v1): core is true, but 'ray' "
+        "is not a Kubernetes group",
     ),
     (
         "generate: PROJECT's version edited by hand",

@@ -457,8 +457,11 @@ def test_generate_follows_a_plural_and_scope_changed_in_the_types(
         (project / "config/crd/kustomization.yaml").read_text()
     )
     assert kustomization["resources"] == ["bases/ray.example.com_rays.yaml"]
+    # PROJECT keeps what create api was given; the types file's plural and scope
+    # are read from the IR on each run.
     entry = load_project(project).resources[0]
-    assert (entry.plural, entry.namespaced) == ("rays", False)
+    assert (entry.plural, entry.namespaced) == ("rayclusters", True)
+    assert "plural: rays" not in (project / "PROJECT").read_text()
     assert opgen(project, "generate", "--check").exit_code == 0
 
     delete = ("delete", "api", "--group", "ray", "--version", "v1", "--kind")
