@@ -10,11 +10,11 @@ by it; `builtin_resource(cls)` reads it back.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
 from opgen.engine.kinds import ResourceInfo
 from opgen.model.kinds import (
+    BuiltinResource,
     KindNames,
     KindVersion,
     ScaleSubresource,
@@ -27,24 +27,6 @@ __all__ = ["BuiltinResource", "builtin_info", "builtin_resource", "resource"]
 C = TypeVar("C", bound=type)
 
 _ATTR = "__opgen_builtin_resource__"
-
-
-@dataclass(frozen=True)
-class BuiltinResource:
-    """One built-in kind as the API server's discovery describes it."""
-
-    group: str
-    """The API group, "" for the core group."""
-    version: str
-    kind: str
-    plural: str
-    namespaced: bool
-    subresources: tuple[str, ...] = ()
-    """`status`, `scale`, `log`, ... (what follows `plural/` in discovery)."""
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
 
 
 def resource(

@@ -68,6 +68,25 @@ class PrinterColumn:
 
 
 @dataclass(frozen=True)
+class BuiltinResource:
+    """One built-in kind as the API server's discovery describes it: read from a
+    server (`opgen.openapi`), recorded on each `op.k8s` class (`@resource`)."""
+
+    group: str
+    """The API group, "" for the core group."""
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    subresources: tuple[str, ...] = ()
+    """`status`, `scale`, `log`, ... (what follows `plural/` in discovery)."""
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+@dataclass(frozen=True)
 class ScaleSubresource:
     """`subresources.scale` of one version."""
 

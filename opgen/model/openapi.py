@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from opgen.model.kinds import (
+    BuiltinResource,
     KindNames,
     KindVersion,
     Scope,
@@ -28,7 +29,6 @@ from opgen.model.kinds import (
 __all__ = [
     "NO_DEFAULT",
     "AliasDecl",
-    "BuiltinDecl",
     "FieldDecl",
     "KnownType",
     "ListOf",
@@ -166,17 +166,6 @@ class ResourceDecl:
 
 
 @dataclass(frozen=True)
-class BuiltinDecl:
-    """What the API server's discovery says of a built-in kind (`op.k8s.Deployment`)."""
-
-    group: str
-    version: str
-    plural: str
-    namespaced: bool
-    subresources: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class ModelDecl:
     """An object schema with properties: one `op.Model` class."""
 
@@ -196,7 +185,7 @@ class ModelDecl:
     resource: ResourceDecl | None = None
     """Set on the root of a kind: the class is an `op.CustomResource` whose
     `spec` and `status` fields are its type parameters."""
-    builtin: BuiltinDecl | None = None
+    builtin: BuiltinResource | None = None
     """Set on a built-in kind of `opgen.api.k8s`: its resource facts."""
 
     def fact(self, keyword: str, missing: Any = None) -> Any:

@@ -31,10 +31,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from opgen.errors import SchemaError
+from opgen.model.kinds import BuiltinResource
 from opgen.model.openapi import (
     NO_DEFAULT,
     AliasDecl,
-    BuiltinDecl,
     FieldDecl,
     ListOf,
     MapOf,
@@ -236,7 +236,7 @@ def document_paths(roots: Iterable[str] = ROOTS) -> tuple[str, ...]:
 def discovered_kinds(
     discovery: Mapping[str, Mapping[str, Any]],
     documents: Mapping[str, Mapping[str, Any]],
-) -> dict[str, BuiltinDecl]:
+) -> dict[str, BuiltinResource]:
     """The definition of each kind the server's discovery lists, with its facts.
 
     `discovery`: the APIResourceList the server answers at `/api/v1`,
@@ -249,7 +249,7 @@ def discovered_kinds(
             for tag in schema.get("x-kubernetes-group-version-kind", ()):
                 gvk = (tag.get("group", ""), tag["version"], tag["kind"])
                 definition_of.setdefault(gvk, key)
-    kinds: dict[str, BuiltinDecl] = {}
+    kinds: dict[str, BuiltinResource] = {}
     for group_version, listing in sorted(discovery.items()):
         group, _, version = group_version.rpartition("/")
         resources = listing.get("resources", ())
@@ -267,9 +267,10 @@ def discovered_kinds(
                     f"{group_version} {item['kind']}: no /openapi/v3 definition "
                     "carries its group-version-kind"
                 )
-            kinds[key] = BuiltinDecl(
+            kinds[key] = BuiltinResource(
                 group=group,
                 version=version,
+                kind=item["kind"],
                 plural=item["name"],
                 namespaced=bool(item["namespaced"]),
                 subresources=tuple(sorted(subresources.get(item["name"], ()))),
@@ -304,7 +305,7 @@ def kubernetes_models(
     definitions: Mapping[str, Mapping[str, Any]],
     go_types: Mapping[str, Mapping[str, GoType]],
     roots: Iterable[str] = ROOTS,
-    kinds: Mapping[str, BuiltinDecl] | None = None,
+    kinds: Mapping[str, BuiltinResource] | None = None,
 ) -> ModelSet:
     """The models of `opgen.api.k8s`, shaped as controller-gen writes the Go types;
     the definitions of `kinds` are roots too and carry their resource facts."""

@@ -28,10 +28,10 @@ from opgen.api import InapplicableKeywords
 from opgen.engine.markers import Marker
 from opgen.engine.naming import pluralize, to_camel
 from opgen.errors import SchemaError
+from opgen.model.kinds import BuiltinResource
 from opgen.model.openapi import (
     NO_DEFAULT,
     AliasDecl,
-    BuiltinDecl,
     FieldDecl,
     KnownType,
     ListOf,
@@ -229,7 +229,7 @@ def _class_view(model: ModelDecl, state: _Module, base: str) -> ModelClassView:
     )
 
 
-def _builtin_decorator(builtin: BuiltinDecl) -> str:
+def _builtin_decorator(builtin: BuiltinResource) -> str:
     """`resource(...)`: a built-in kind's facts from the server's discovery."""
     arguments = [
         f"group={_string(builtin.group)}",

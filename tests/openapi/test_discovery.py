@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from opgen.errors import SchemaError
-from opgen.model.openapi import BuiltinDecl
+from opgen.model.kinds import BuiltinResource
 from opgen.openapi.kubernetes import (
     GROUP_VERSIONS,
     discovered_kinds,
@@ -62,16 +62,18 @@ DISCOVERY = {
 
 def test_each_resource_of_discovery_is_a_kind_with_its_facts() -> None:
     assert discovered_kinds(DISCOVERY, DOCUMENTS) == {
-        "io.k8s.api.apps.v1.Deployment": BuiltinDecl(
+        "io.k8s.api.apps.v1.Deployment": BuiltinResource(
             group="apps",
             version="v1",
+            kind="Deployment",
             plural="deployments",
             namespaced=True,
             subresources=("scale", "status"),
         ),
-        "io.k8s.api.core.v1.Namespace": BuiltinDecl(
+        "io.k8s.api.core.v1.Namespace": BuiltinResource(
             group="",
             version="v1",
+            kind="Namespace",
             plural="namespaces",
             namespaced=False,
             subresources=("finalize",),
