@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +44,7 @@ from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
 from opgen.runtime.rest import RestClient
 from opgen.runtime.sharding.holder import MERGE_PATCH
-from opgen.runtime.sharding.membership import Members
+from opgen.runtime.sharding.membership import Members, loop_time
 from opgen.runtime.sharding.protocol import ShardingOptions
 from opgen.runtime.sharding.ring import HashRing
 
@@ -126,7 +125,7 @@ class Assigner:
         namespaces: Sequence[str] | None = None,
         metrics: Metrics | None = None,
         page_size: int = 500,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.rest = rest
         self.members = members
@@ -136,7 +135,7 @@ class Assigner:
         self.namespaces = tuple(namespaces) if namespaces else None
         self.metrics = metrics if metrics is not None else rest.metrics
         self.page_size = page_size
-        self._clock = clock
+        self._clock = clock or loop_time
         self.live: frozenset[str] = frozenset()
         self.ring = HashRing((), options.virtual_nodes)
         self._wake = asyncio.Event()

@@ -14,14 +14,14 @@ Lease's spec last changed is measured on this process's clock, never compared
 with the renew time another machine wrote (as the leader elector does).
 
 Both read with a `seams.Reader` that asks the server and write with a
-`seams.Writer`, keeping the Lease as its wire form.
+`seams.Writer`, keeping the Lease as its wire form. Time is the event loop's
+clock unless a `clock` is given.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -30,9 +30,15 @@ from opgen.runtime.leaderelection import _lease, _micro_time
 from opgen.runtime.seams import Reader, Writer
 from opgen.runtime.sharding.protocol import RING_LABEL, ShardingOptions
 
-__all__ = ["MemberLease", "Members", "lease_name"]
+__all__ = ["MemberLease", "Members", "lease_name", "loop_time"]
 
 log = logging.getLogger("opgen.runtime.sharding")
+
+
+def loop_time() -> float:
+    """The running event loop's clock: `time.monotonic` on a real loop, the virtual
+    time of a test's loop (the default `clock` of membership and the assigner)."""
+    return asyncio.get_running_loop().time()
 
 
 def lease_name(ring: str, shard: str) -> str:
@@ -50,7 +56,7 @@ class MemberLease:
         *,
         shard: str,
         namespace: str,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.reader = reader
         self.writer = writer
@@ -58,7 +64,7 @@ class MemberLease:
         self.shard = shard
         self.namespace = namespace
         self.name = lease_name(options.ring, shard)
-        self._clock = clock
+        self._clock = clock or loop_time
         self.is_member = False
 
     def _body(self, previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -145,12 +151,12 @@ class Members:
         options: ShardingOptions,
         namespace: str,
         *,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.reader = reader
         self.options = options
         self.namespace = namespace
-        self._clock = clock
+        self._clock = clock or loop_time
         self._seen: dict[str, tuple[dict[str, Any], float]] = {}
         """Lease name → its spec and when this process saw that spec first."""
 

@@ -4,80 +4,27 @@ server and on virtual time: no wall clock, the Lease timings happen exactly."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from opgen import runtime as rt
-from opgen.api.k8s import ConfigMap
-from opgen.runtime.sharding.protocol import drain_label, shard_label
 from opgen.runtime.sharding.ring import HashRing
 from opgen.testing.memory import MemoryApiServer
-from tests.runtime.kinds import Widget, widget
-from tests.runtime.sharding.ledger import Ledger, LedgerReconciler, overlaps
+from tests.runtime.kinds import widget
+from tests.runtime.sharding.inprocess import (
+    DRAIN,
+    NS,
+    RING,
+    SHARD,
+    children,
+    in_flight,
+    labels,
+    reconciled,
+    start,
+    until,
+    widgets,
+)
+from tests.runtime.sharding.ledger import overlaps
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 from tests.testing.memory.crds import served_kinds
-
-RING = "widgets"
-SHARD = shard_label(RING)
-DRAIN = drain_label(RING)
-NS = "default"
-
-
-@dataclass
-class Replica:
-    name: str
-    manager: rt.Manager
-    reconciler: LedgerReconciler
-    task: asyncio.Task[None]
-
-
-async def start(server: MemoryApiServer, name: str, loop: VirtualTimeLoop) -> Replica:
-    off = "0"
-    manager = rt.Manager(
-        options=rt.ManagerOptions(
-            metrics=rt.MetricsOptions(bind_address=off),
-            probes=rt.ProbeOptions(bind_address=off),
-            cache=rt.CacheOptions(namespaces=[NS]),
-            client=rt.ClientOptions(qps=0),
-            sharding=rt.ShardingOptions(
-                ring=RING,
-                shard=name,
-                namespace=NS,
-                lease_duration=3.0,
-                renew_deadline=2.0,
-                retry_period=0.5,
-                sweep_period=30.0,
-            ),
-        ),
-        transport=server.transport(),
-    )
-    reconciler = LedgerReconciler(manager.client, Ledger(name, loop.time))
-    reconciler.setup(manager)
-    task = asyncio.create_task(manager.run(install_signal_handlers=False))
-    await manager.elected.wait()
-    return Replica(name, manager, reconciler, task)
-
-
-async def until(check: Callable[[], Awaitable[bool]], step: float = 0.25) -> None:
-    """Poll on virtual time (the loop's clock jumps; no real time passes)."""
-    for _ in range(4000):
-        if await check():
-            return
-        await asyncio.sleep(step)
-    raise AssertionError("never happened, in 1000 virtual seconds")
-
-
-async def widgets(client: rt.Client) -> dict[str, Widget]:
-    return {w.metadata.name or "": w for w in await client.uncached.list(Widget, NS)}
-
-
-async def children(client: rt.Client) -> dict[str, ConfigMap]:
-    found = await client.uncached.list(ConfigMap, NS)
-    return {c.metadata.name or "": c for c in found if c.metadata.owner_references}
-
-
-def labels(obj: Widget | ConfigMap) -> dict[str, str]:
-    return dict(obj.metadata.labels or {})
 
 
 def test_an_object_moves_only_after_its_holder_finished_and_its_child_follows() -> None:
@@ -109,7 +56,7 @@ def test_an_object_moves_only_after_its_holder_finished_and_its_child_follows() 
         name = moving[0]
         gate = a.reconciler.gates[name] = asyncio.Event()
         await client.patch(held[name], {"spec": {"message": "again"}})
-        await until(lambda: _in_flight(a, name))
+        await until(lambda: in_flight(a, name))
 
         b = await start(server, "b", loop)
 
@@ -135,7 +82,7 @@ def test_an_object_moves_only_after_its_holder_finished_and_its_child_follows() 
             )
 
         await until(settled)
-        await until(lambda: _reconciled(b, name))
+        await until(lambda: reconciled(b, name))
         a_end = max(
             t for what, n, t in a.reconciler.ledger.lines if n == name and what == "end"
         )
@@ -153,15 +100,3 @@ def test_an_object_moves_only_after_its_holder_finished_and_its_child_follows() 
             await replica.task
 
     run_virtual(main)
-
-
-async def _in_flight(replica: Replica, name: str) -> bool:
-    starts = [n for what, n, _ in replica.reconciler.ledger.lines if what == "start"]
-    ends = [n for what, n, _ in replica.reconciler.ledger.lines if what == "end"]
-    return starts.count(name) > ends.count(name)
-
-
-async def _reconciled(replica: Replica, name: str) -> bool:
-    return any(
-        n == name and what == "end" for what, n, _ in replica.reconciler.ledger.lines
-    )
