@@ -32,9 +32,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -51,6 +51,11 @@ from opgen.runtime.sharding.ring import HashRing
 __all__ = ["Assigner", "Placement"]
 
 log = logging.getLogger("opgen.runtime.sharding")
+
+T = TypeVar("T")
+R = TypeVar("R")
+WRITES_IN_FLIGHT = 16
+"""Label writes the assigner sends at once (each for another object)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,9 +278,11 @@ class Assigner:
         if not self.live:
             return
         for informer in self._waiting:
-            for entry in list(informer.store):
-                ref = _ref(informer.rtype, msgspec.json.decode(entry.raw))
-                await self._place(ref)
+            refs = [
+                _ref(informer.rtype, msgspec.json.decode(entry.raw))
+                for entry in informer.store
+            ]
+            await _together(self._place, refs)
 
     async def _list(self, rtype: ResourceType[Any]) -> AsyncIterator[_Ref]:
         for namespace in self.namespaces or (None,):
@@ -302,12 +309,14 @@ class Assigner:
         counts: dict[str, int] = dict.fromkeys(self.live, 0)
         if self.live:
             for rtype in self.primaries:
-                async for ref in self._list(rtype):
-                    now = await self._place(ref)
+                refs = [ref async for ref in self._list(rtype)]
+                placed = await _together(self._place, refs)
+                for ref, now in zip(refs, placed, strict=True):
                     held[ref.uid] = now
                     if now is not None:
                         counts[now] = counts.get(now, 0) + 1
         children_of: dict[str, list[_Ref]] = {}
+        strays: list[tuple[_Ref, str]] = []
         for rtype in self.children:
             async for child in self._list(rtype):
                 if child.owner_uid is None or child.owner_uid not in held:
@@ -315,7 +324,8 @@ class Assigner:
                 children_of.setdefault(child.owner_uid, []).append(child)
                 owner_shard = held[child.owner_uid]
                 if owner_shard is not None and child.labels.get(shard) != owner_shard:
-                    await self._patch(child, {shard: owner_shard})
+                    strays.append((child, owner_shard))
+        await _together(lambda stray: self._patch(stray[0], {shard: stray[1]}), strays)
         self._children_of = children_of
         for uid in set(self._draining) - set(held):
             del self._draining[uid]
@@ -326,3 +336,12 @@ class Assigner:
             gauge.labels(self.options.ring, member).set(count)
         self._counted = set(counts)
         self.passes += 1
+
+
+async def _together(write: Callable[[R], Awaitable[T]], items: Sequence[R]) -> list[T]:
+    """`write(item)` for each item (each another object), `WRITES_IN_FLIGHT` at a time."""
+    results: list[T] = []
+    for start in range(0, len(items), WRITES_IN_FLIGHT):
+        batch = items[start : start + WRITES_IN_FLIGHT]
+        results += await asyncio.gather(*(write(item) for item in batch))
+    return results

@@ -17,6 +17,7 @@ from tests.runtime.sharding.inprocess import (
     NS,
     RING,
     SHARD,
+    Replica,
     children,
     labels,
     start,
@@ -119,8 +120,8 @@ def test_a_stray_child_is_put_back_with_its_owner_on_the_next_full_pass() -> Non
         await client.create(widget("w", NS))
 
         async def child_made() -> bool:
-            kids = await children(client)
-            return labels(kids.get("w-child") or _empty()).get(SHARD) == "a"
+            kid = (await children(client)).get("w-child")
+            return kid is not None and labels(kid).get(SHARD) == "a"
 
         await until(child_made)
         child = (await children(client))["w-child"]
@@ -135,16 +136,9 @@ def test_a_stray_child_is_put_back_with_its_owner_on_the_next_full_pass() -> Non
 
 
 async def _each_reconciled(*replicas: object) -> bool:
-    from tests.runtime.sharding.inprocess import Replica
 
     return all(
         isinstance(r, Replica)
         and any(w == "end" for w, _, _ in r.reconciler.ledger.lines)
         for r in replicas
     )
-
-
-def _empty() -> object:
-    from opgen.api.k8s import ConfigMap
-
-    return ConfigMap()

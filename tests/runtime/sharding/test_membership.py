@@ -98,7 +98,9 @@ class FlakyServer:
 
     async def get(self, kind: type, name: str, namespace: str | None = None) -> Any:
         if self.broken:
-            raise TransportError("the API server does not answer")
+            raise TransportError(
+                "GET", "/lease", "connect", "the API server does not answer"
+            )
         if self.lease is None:
             raise rt.NotFound(404, "not found", reason="NotFound")
         return self.lease
