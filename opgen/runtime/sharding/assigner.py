@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from opgen.runtime import errors
+from opgen.runtime.decoding import Decoder
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
@@ -85,6 +86,21 @@ def _ref(rtype: ResourceType[Any], item: dict[str, Any]) -> _Ref:
         dict(meta.get("labels") or {}),
         owner.get("uid") if owner else None,
     )
+
+
+class _KeepRaw(Decoder[Any]):
+    def prepare(self, raw: bytes) -> object:
+        return None
+
+
+class _Unassigned(Informer):
+    """The objects waiting for a shard. The assigner reads only their metadata, so
+    they are not decoded into the kind's model (a bulk creation passes every object
+    through this store)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.decoder = _KeepRaw(self.rtype)
 
 
 @dataclass(frozen=True)
@@ -183,7 +199,7 @@ class Assigner:
     async def run(self) -> None:
         """Assign until cancelled."""
         self._waiting = [
-            Informer(
+            _Unassigned(
                 self.rest,
                 rtype,
                 namespaces=self.namespaces,
@@ -284,7 +300,7 @@ class Assigner:
             ]
             await _together(self._place, refs)
 
-    async def _list(self, rtype: ResourceType[Any]) -> AsyncIterator[_Ref]:
+    async def _pages(self, rtype: ResourceType[Any]) -> AsyncIterator[list[_Ref]]:
         for namespace in self.namespaces or (None,):
             params: dict[str, Any] = {"limit": self.page_size}
             while True:
@@ -293,8 +309,7 @@ class Assigner:
                     params=params,
                 )  # fmt: skip
                 page = msgspec.json.decode(raw)
-                for item in page.get("items") or ():
-                    yield _ref(rtype, item)
+                yield [_ref(rtype, item) for item in page.get("items") or ()]
                 token = (page.get("metadata") or {}).get("continue")
                 if not token:
                     break
@@ -309,22 +324,26 @@ class Assigner:
         counts: dict[str, int] = dict.fromkeys(self.live, 0)
         if self.live:
             for rtype in self.primaries:
-                refs = [ref async for ref in self._list(rtype)]
-                placed = await _together(self._place, refs)
-                for ref, now in zip(refs, placed, strict=True):
-                    held[ref.uid] = now
-                    if now is not None:
-                        counts[now] = counts.get(now, 0) + 1
+                async for refs in self._pages(rtype):
+                    placed = await _together(self._place, refs)
+                    for ref, now in zip(refs, placed, strict=True):
+                        held[ref.uid] = now
+                        if now is not None:
+                            counts[now] = counts.get(now, 0) + 1
         children_of: dict[str, list[_Ref]] = {}
         strays: list[tuple[_Ref, str]] = []
         for rtype in self.children:
-            async for child in self._list(rtype):
-                if child.owner_uid is None or child.owner_uid not in held:
-                    continue
-                children_of.setdefault(child.owner_uid, []).append(child)
-                owner_shard = held[child.owner_uid]
-                if owner_shard is not None and child.labels.get(shard) != owner_shard:
-                    strays.append((child, owner_shard))
+            async for page in self._pages(rtype):
+                for child in page:
+                    if child.owner_uid is None or child.owner_uid not in held:
+                        continue
+                    children_of.setdefault(child.owner_uid, []).append(child)
+                    owner_shard = held[child.owner_uid]
+                    if (
+                        owner_shard is not None
+                        and child.labels.get(shard) != owner_shard
+                    ):
+                        strays.append((child, owner_shard))
         await _together(lambda stray: self._patch(stray[0], {shard: stray[1]}), strays)
         self._children_of = children_of
         for uid in set(self._draining) - set(held):
