@@ -12,7 +12,9 @@ However `run()` ends, it closes the manager's client: a manager runs once.
 
 Options come in groups, as controller-runtime's: `MetricsOptions`,
 `ProbeOptions`, `WebhookOptions`, `LeaderElectionConfig`, `CacheOptions`,
-`ClientOptions`.
+`ClientOptions`, and opgen's `ShardingOptions`: with it every replica runs the
+controllers on its shard of the objects and the elected leader assigns them
+(`opgen.runtime.sharding`).
 """
 
 from __future__ import annotations
