@@ -38,7 +38,9 @@ Internal modules, one concept each:
     client, reader   cached reads, writes, apply, status; `client.uncached`; `Page`
     manager, leaderelection   runs it all: probes, metrics, Lease leader election,
                   graceful SIGTERM; its options grouped: MetricsOptions, ProbeOptions,
-                  LeaderElectionConfig, CacheOptions, ClientOptions
+                  LeaderElectionConfig, CacheOptions, ClientOptions, ShardingOptions
+    sharding      reconciles sharded across replicas: a hash ring of member Leases,
+                  a leader-run assigner writing shard labels, the drain handover
     probes, serving, tls, metrics, metricsauth   its HTTP/1.1 servers (aiohttp); HTTPS
                   certificates; Prometheus metrics; who may read /metrics
     writes, applied, events, selectors   create-or-update, apply-if-changed,
@@ -85,6 +87,7 @@ from opgen.runtime.manager import (
     ManagerOptions,
     MetricsOptions,
     ProbeOptions,
+    ShardMembershipLost,
     WebhookOptions,
 )
 from opgen.runtime.reader import Page, Reader
@@ -96,6 +99,7 @@ from opgen.runtime.reconcile import (
     TerminalError,
 )
 from opgen.runtime.rest import ClientOptions
+from opgen.runtime.sharding.protocol import ShardingOptions
 from opgen.runtime.writes import Operation, create_or_update, retry_on_conflict
 
 __all__ = [
@@ -133,6 +137,8 @@ __all__ = [
     "Reconciler",
     "Request",
     "Result",
+    "ShardMembershipLost",
+    "ShardingOptions",
     "TerminalError",
     "TransportError",
     "Watches",

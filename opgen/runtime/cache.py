@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from opgen.runtime import errors, selectors
@@ -107,6 +107,16 @@ class Cache:
             if self._started:
                 self._start_one(cls, informer)
         return informer
+
+    def restrict(self, cls: type, labels: str) -> None:
+        """Watch only the objects of `cls` that also match `labels` (a selector string;
+        sharding's `shard=<me>`); before the kind's informer exists."""
+        if cls in self._informers:
+            raise RuntimeError(f"the informer of {cls.__name__} already runs")
+        selection = self.options.by_kind.get(cls, KindSelection())
+        both = ",".join(q for q in (selectors.to_query(selection.labels), labels) if q)
+        by_kind = {**self.options.by_kind, cls: replace(selection, labels=both)}
+        self.options = replace(self.options, by_kind=by_kind)
 
     def _start_one(self, cls: type, informer: Informer) -> None:
         self._tasks[cls] = asyncio.create_task(

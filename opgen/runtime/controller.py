@@ -28,7 +28,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from prometheus_client import Counter
 
@@ -45,7 +45,7 @@ from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.store import Entry
 from opgen.runtime.workqueue import ShutDown, WorkQueue
 
-__all__ = ["Controller", "ControllerOptions", "For", "Owns", "Watches"]
+__all__ = ["Controller", "ControllerOptions", "For", "Gate", "Owns", "Watches"]
 
 log = logging.getLogger("opgen.runtime.controller")
 
@@ -75,6 +75,20 @@ class Watches:
     kind: type
     map_fn: MapFunc
     predicates: Sequence[predicates.Predicate] = ()
+
+
+class Gate(Protocol):
+    """Decides, before a worker reconciles a request, whether it does (sharding's
+    `ShardHolder`: only the objects this replica holds, and the drain handover)."""
+
+    def attach(self, informer: Informer, enqueue: Callable[[Request], None]) -> None:
+        """Called once with the primary kind's informer and the queue's `add`."""
+        ...
+
+    async def admit(self, request: Request) -> bool:
+        """True: reconcile `request`; False: drop it. Runs while the worker holds
+        the key, so never alongside a reconcile of the same object."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -121,6 +135,8 @@ class Controller:
         self._events: EventRecorder | None = None
         self._m_total: dict[str, Counter] = {}
         self.hot_loops = HotLoops()
+        self.gate: Gate | None = None
+        """Set by the manager when its reconciles are sharded."""
 
     @property
     def need_leader_election(self) -> bool:
@@ -227,6 +243,8 @@ class Controller:
         metrics.active_workers.labels(self.name).set(0)
         for_informer = cache.informer_for(self.for_.kind)
         for_informer.add_handler(self._for_handler)
+        if self.gate is not None:
+            self.gate.attach(for_informer, self._enqueue)
         for owned in self.owns:
             cache.informer_for(owned.kind).add_handler(self._owns_handler(owned))
         for watched in self.watches:
@@ -274,9 +292,22 @@ class Controller:
             except ShutDown:
                 return
             try:
-                await self._process(request)
+                if await self._admitted(request):
+                    await self._process(request)
             finally:
                 self.queue.done(request)
+
+    async def _admitted(self, request: Request) -> bool:
+        if self.gate is None:
+            return True
+        try:
+            return await self.gate.admit(request)
+        except Exception as exc:
+            assert self.queue is not None
+            self.queue.add_rate_limited(request)
+            log.warning("%s: %s; retrying with backoff", request, exc,
+                        extra={"controller": self.name, "request": str(request)})  # fmt: skip
+            return False
 
     async def _process(self, request: Request) -> None:
         queue, metrics = self.queue, self._metrics

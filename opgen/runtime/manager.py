@@ -12,7 +12,9 @@ However `run()` ends, it closes the manager's client: a manager runs once.
 
 Options come in groups, as controller-runtime's: `MetricsOptions`,
 `ProbeOptions`, `WebhookOptions`, `LeaderElectionConfig`, `CacheOptions`,
-`ClientOptions`.
+`ClientOptions`, and opgen's `ShardingOptions`: with it every replica runs the
+controllers on its shard of the objects and the elected leader assigns them
+(`opgen.runtime.sharding`).
 """
 
 from __future__ import annotations
@@ -37,11 +39,13 @@ from opgen.runtime.metrics import Metrics
 from opgen.runtime.metricsauth import MetricsAuth
 from opgen.runtime.rest import ClientOptions, RestClient
 from opgen.runtime.seams import Transport as TransportProtocol
+from opgen.runtime.sharding.protocol import ShardingOptions
 from opgen.runtime.transport import ConfigSource, Transport, load_config
 from opgen.runtime.webhook.server import WebhookOptions, WebhookServer
 
 if TYPE_CHECKING:
     from opgen.runtime import tls
+    from opgen.runtime.sharding.replica import ShardedReplica
 
 __all__ = [
     "LeaderElectionLost",
@@ -49,6 +53,7 @@ __all__ = [
     "ManagerOptions",
     "MetricsOptions",
     "ProbeOptions",
+    "ShardMembershipLost",
     "WebhookOptions",
 ]
 
@@ -59,6 +64,10 @@ Runnable = Callable[[], Awaitable[None]]
 
 class LeaderElectionLost(RuntimeError):
     """This replica stopped being the leader while running."""
+
+
+class ShardMembershipLost(RuntimeError):
+    """This replica could not renew its Lease in the sharding ring while running."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,9 @@ class ManagerOptions:
     """Client-side rate limit, field manager, request timeout."""
     graceful_shutdown_timeout: float = 30.0
     """Seconds in-flight reconciles get to finish on shutdown. Default 30."""
+    sharding: ShardingOptions | None = None
+    """Shard the reconciles across the replicas of a ring: every replica runs the
+    controllers on its shard; the elected leader assigns. None (default): no sharding."""
 
     @classmethod
     def from_flags(
@@ -177,11 +189,23 @@ class Manager:
         self._readyz: dict[str, probes.Check] = {"informers": self._informers_ready}
         self._stop = asyncio.Event()
         self.elected = asyncio.Event()
+        self.sharding: ShardedReplica | None = None
+        """This replica's part of the ring, when `options.sharding` is set."""
+        election = opts.leader_election
+        if opts.sharding is not None:
+            from opgen.runtime.sharding.replica import ShardedReplica
+
+            self.sharding = ShardedReplica(
+                self.rest, self.client.uncached, self.client, opts.sharding,
+                self.metrics, namespaces=opts.cache.namespaces,
+            )  # fmt: skip
+            election = election or self.sharding.election()
         self.elector: LeaderElector | None = (
-            LeaderElector(self.client.uncached, self.client, opts.leader_election)
-            if opts.leader_election is not None
+            LeaderElector(self.client.uncached, self.client, election)
+            if election is not None
             else None
         )
+        self._membership_lost = False
         self.health_server: probes.ProbeServer | None = None
         self.metrics_server: probes.ProbeServer | None = None
         self.metrics_certificate: tls.ServingCertificate | None = None
@@ -341,7 +365,14 @@ class Manager:
                 )
 
     async def run(self, *, install_signal_handlers: bool = True) -> None:
-        """Run until `stop()` or SIGTERM/SIGINT; raises `LeaderElectionLost` if leadership is lost."""
+        """Run until `stop()` or SIGTERM/SIGINT; raises `LeaderElectionLost` if leadership
+        is lost, `ShardMembershipLost` if this replica's ring Lease is."""
+        await self._run(install_signal_handlers)
+        if self._membership_lost:
+            assert self.sharding is not None
+            raise ShardMembershipLost(f"lost shard lease {self.sharding.member.name}")
+
+    async def _run(self, install_signal_handlers: bool) -> None:
         loop = asyncio.get_running_loop()
         signals = (signal.SIGTERM, signal.SIGINT) if install_signal_handlers else ()
         for sig in signals:
@@ -351,6 +382,8 @@ class Manager:
         lost = False
         try:
             await self._start_servers(background)
+            if self.sharding is not None:
+                self.sharding.configure(self.controllers, self.cache)
             for controller in self.controllers:
                 for kind in controller.kinds():
                     self.cache.informer_for(kind)
@@ -359,6 +392,12 @@ class Manager:
             background.append(stop_wait)
             if not await self._wait_or_stop(self._sync_caches(), stop_wait):
                 return
+            if self.sharding is not None:
+                member = self.sharding.member
+                if not await self._wait_or_stop(member.join(), stop_wait):
+                    return
+                background.append(asyncio.create_task(self._keep_membership()))
+                self.elected.set()  # every replica's controllers run on its shard
             renewing: asyncio.Task[None] | None = None
             if self.elector is not None:
                 self._start_group(leader_tasks, leader=False)
@@ -367,6 +406,9 @@ class Manager:
                 self.metrics.leader.labels(self.elector.config.name).set(1)
                 renewing = asyncio.create_task(self.elector.keep_renewing())
                 background.append(renewing)
+                if self.sharding is not None:
+                    assigner = self.sharding.assigner()
+                    background.append(asyncio.create_task(assigner.run()))
                 self._start_group(leader_tasks, leader=True)
             else:
                 self._start_group(leader_tasks, leader=None)
@@ -379,6 +421,13 @@ class Manager:
         if lost:
             assert self.elector is not None
             raise LeaderElectionLost(f"lost lease {self.elector.config.name}")
+
+    async def _keep_membership(self) -> None:
+        """Renew this replica's ring Lease; stop the manager once it is lost."""
+        assert self.sharding is not None
+        await self.sharding.member.keep_renewing()
+        self._membership_lost = True
+        self.stop()
 
     @staticmethod
     async def _until_stopped(
@@ -433,7 +482,9 @@ class Manager:
     ) -> None:
         """Start controllers and runnables; leader=None starts all, else those whose need matches."""
         for controller in self.controllers:
-            if leader is None or controller.need_leader_election == leader:
+            # sharded, every replica reconciles its shard: the leader only assigns
+            needs_leader = controller.need_leader_election and self.sharding is None
+            if leader is None or needs_leader == leader:
                 events = EventRecorder(
                     self.client, reporting_controller=controller.name
                 )
@@ -477,6 +528,8 @@ class Manager:
             if release and self.elector.config.release_on_stop:
                 await self.elector.release()
             self.metrics.leader.labels(self.elector.config.name).set(0)
+        if self.sharding is not None and not self._membership_lost:
+            await self.sharding.member.leave()
         await self.cache.stop()
         await self.webhooks.stop()
         for server in (self.health_server, self.metrics_server):

@@ -6,7 +6,7 @@ client-go so existing dashboards and alerts work unchanged; the opgen-only
 ones (`opgen_watch_staleness_seconds`, `opgen_event_loop_lag_seconds`) cover
 what user-asks #5 and #22 ask for, and `opgen_cache_undecodable_objects` /
 `opgen_reconcile_decode_errors_total` count stored objects that no longer fit
-the operator's models.
+the operator's models. `opgen_shard_*` describe a sharded ring (`sharding`).
 """
 
 from __future__ import annotations
@@ -164,6 +164,39 @@ class Metrics:
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, "
             "1 indicates master. 'name' is the string used to identify the lease.",
             ["name"],
+            registry=r,
+        )
+        self.shard_objects = Gauge(
+            "opgen_shard_objects",
+            "Objects of a sharded kind this replica holds (its shard of the ring)",
+            ["ring", "shard", "kind"],
+            registry=r,
+        )
+        self.shard_members = Gauge(
+            "opgen_shard_ring_members",
+            "Live members of the ring, as the assigner sees them (on the assigner)",
+            ["ring"],
+            registry=r,
+        )
+        self.shard_assigned = Gauge(
+            "opgen_shard_assigned_objects",
+            "Objects assigned to each shard at the assigner's last full pass (on the assigner)",
+            ["ring", "shard"],
+            registry=r,
+        )
+        self.shard_reassignments = Counter(
+            "opgen_shard_assignments_total",
+            "Shard labels written by the assigner, by reason: new (an unassigned object), "
+            "drained (moved after its holder let it go), orphaned (its holder was gone)",
+            ["ring", "reason"],
+            registry=r,
+        )
+        self.shard_drain_time = Histogram(
+            "opgen_shard_drain_duration_seconds",
+            "Seconds from the assigner setting an object's drain label to the object "
+            "being assigned to its new shard",
+            ["ring"],
+            buckets=_RECONCILE_BUCKETS,
             registry=r,
         )
 

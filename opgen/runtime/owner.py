@@ -3,7 +3,9 @@
 `set_controller_reference(owner, child)` refuses what the garbage collector
 would silently ignore or mishandle: an owner in another namespace, a
 namespaced owner of a cluster-scoped child, an owner not yet persisted (no
-UID), and a child that already has a different controller.
+UID), and a child that already has a different controller. When the owner
+is held by a shard of a sharding ring, the child gets the owner's shard label
+too, so it is watched by the replica that reconciles its owner.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from opgen.runtime import resources
+from opgen.runtime.sharding.protocol import SHARD_PREFIX
 
 __all__ = [
     "AlreadyOwnedError",
@@ -79,4 +82,11 @@ def set_controller_reference(
     references = [r for r in references if r.get("uid") != owner_meta["uid"]]
     references.append(reference)
     child_meta["ownerReferences"] = references
+    shards = {
+        key: value
+        for key, value in (owner_meta.get("labels") or {}).items()
+        if key.startswith(SHARD_PREFIX)
+    }
+    if shards:
+        child_meta["labels"] = {**(child_meta.get("labels") or {}), **shards}
     resources.set_metadata(child, child_meta)

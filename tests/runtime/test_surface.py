@@ -69,6 +69,8 @@ SURFACE = {
     "LeaderElectionConfig",
     "LeaderElector",
     "LeaderElectionLost",
+    "ShardingOptions",
+    "ShardMembershipLost",
     "NoCluster",
     "flags",
     "logs",

@@ -1,0 +1,366 @@
+"""The assigner: run on the elected leader, it labels every object with its shard.
+
+Objects of the sharded primary kinds are placed on the ring of live members
+(`Members`) by their UID, or their namespace (`ShardingOptions.hash_key`).
+The assigner writes the shard label; it never reconciles anything itself.
+
+- **New objects** (no shard label) are seen by a watch of the unlabelled ones
+  (`!shard.sharding.opgen.dev/<ring>`, so it holds only objects waiting for a
+  shard) and labelled for their member.
+- **Objects of a member that is gone** (its Lease deleted or expired) are
+  labelled for their new member at once: nobody reconciles them any more.
+- **Objects that should move** from a live member (the ring changed) get the
+  drain label only. Their holder lets them go (see `holder`) by removing both
+  labels, which brings them back to the unlabelled watch; then their children
+  are moved, and then the object itself. An object is therefore never held by
+  two members: the one it leaves has stopped before the one it joins sees it.
+- **Children** (the kinds the controllers own) carry their controller owner's
+  shard label: the runtime stamps it when the reconciler sets the owner
+  reference (`rt.set_controller_reference`), and the assigner moves the
+  children with their owner and, on its full pass, puts back any stray.
+
+A full pass lists every object of the sharded kinds, page by page, keeping only
+a few strings per object (never the objects), so the leader's memory grows
+little with the ring's size. It runs when the members change and every
+`sweep_period`. Every label write is a merge patch that carries the
+resourceVersion read with it, so a write based on a stale view conflicts and is
+decided again on the next event or pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import msgspec
+
+from opgen.runtime import errors
+from opgen.runtime.decoding import Decoder
+from opgen.runtime.informer import Event, Informer
+from opgen.runtime.metrics import Metrics
+from opgen.runtime.resources import ResourceType
+from opgen.runtime.rest import RestClient
+from opgen.runtime.sharding.holder import MERGE_PATCH
+from opgen.runtime.sharding.membership import Members, loop_time
+from opgen.runtime.sharding.protocol import ShardingOptions
+from opgen.runtime.sharding.ring import HashRing
+
+__all__ = ["Assigner", "Placement"]
+
+log = logging.getLogger("opgen.runtime.sharding")
+
+T = TypeVar("T")
+R = TypeVar("R")
+WRITES_IN_FLIGHT = 16
+"""Label writes the assigner sends at once (each for another object)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Ref:
+    """What the assigner keeps of one object."""
+
+    rtype: ResourceType[Any]
+    namespace: str
+    name: str
+    uid: str
+    resource_version: str
+    labels: dict[str, str]
+    owner_uid: str | None
+
+
+def _ref(rtype: ResourceType[Any], item: dict[str, Any]) -> _Ref:
+    meta = item.get("metadata") or {}
+    owner = next(
+        (r for r in meta.get("ownerReferences") or () if r.get("controller")), None
+    )
+    return _Ref(
+        rtype,
+        meta.get("namespace") or "",
+        meta.get("name") or "",
+        meta.get("uid") or "",
+        meta.get("resourceVersion") or "",
+        dict(meta.get("labels") or {}),
+        owner.get("uid") if owner else None,
+    )
+
+
+class _KeepRaw(Decoder[Any]):
+    def prepare(self, raw: bytes) -> object:
+        return None
+
+
+class _Unassigned(Informer):
+    """The objects waiting for a shard. The assigner reads only their metadata, so
+    they are not decoded into the kind's model (a bulk creation passes every object
+    through this store)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.decoder = _KeepRaw(self.rtype)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What the ring decides for one primary object: the labels to write (None: none)."""
+
+    labels: dict[str, str | None] | None
+    reason: str
+    """new, orphaned (its member is gone), drain, or held (no change)."""
+
+
+def place(
+    labels: dict[str, str],
+    desired: str | None,
+    live: frozenset[str],
+    options: ShardingOptions,
+) -> Placement:
+    """The rule, in one pure function: where an object with `labels` goes."""
+    shard, drain = options.shard_label, options.drain_label
+    current = labels.get(shard)
+    if desired is None:
+        return Placement(None, "held")
+    if current is None:
+        return Placement({shard: desired, drain: None}, "new")
+    if current not in live:
+        return Placement({shard: desired, drain: None}, "orphaned")
+    if current != desired and drain not in labels:
+        return Placement({drain: "true"}, "drain")
+    return Placement(None, "held")
+
+
+class Assigner:
+    """Keeps every sharded object labelled with a live member (leader only)."""
+
+    def __init__(
+        self,
+        rest: RestClient,
+        members: Members,
+        options: ShardingOptions,
+        *,
+        primaries: Sequence[ResourceType[Any]],
+        children: Sequence[ResourceType[Any]],
+        namespaces: Sequence[str] | None = None,
+        metrics: Metrics | None = None,
+        page_size: int = 500,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.rest = rest
+        self.members = members
+        self.options = options
+        self.primaries = tuple(primaries)
+        self.children = tuple(children)
+        self.namespaces = tuple(namespaces) if namespaces else None
+        self.metrics = metrics if metrics is not None else rest.metrics
+        self.page_size = page_size
+        self._clock = clock or loop_time
+        self.live: frozenset[str] = frozenset()
+        self.ring = HashRing((), options.virtual_nodes)
+        self._wake = asyncio.Event()
+        self._full = True
+        self._draining: dict[str, float] = {}
+        """UID → when the assigner set its drain label."""
+        self._children_of: dict[str, list[_Ref]] = {}
+        """Owner UID → its children, as of the last full pass."""
+        self._waiting: list[Informer] = []
+        self._counted: set[str] = set()
+        self.passes = 0
+
+    def _desired(self, ref: _Ref) -> str | None:
+        key = ref.namespace if self.options.hash_key == "namespace" else ref.uid
+        return self.ring.owner(key)
+
+    def _set_live(self, live: frozenset[str]) -> None:
+        if live != self.live:
+            log.info(
+                "ring %s members: %s",
+                self.options.ring,
+                ", ".join(sorted(live)) or "none",
+            )
+            self.live = live
+            self.ring = HashRing(live, self.options.virtual_nodes)
+            self._full = True
+            self._wake.set()
+        self.metrics.shard_members.labels(self.options.ring).set(len(live))
+
+    async def watch_members(self) -> None:
+        while True:
+            try:
+                self._set_live(await self.members.read())
+            except Exception as exc:
+                log.warning(
+                    "could not read the members of ring %s: %s", self.options.ring, exc
+                )
+            await asyncio.sleep(self.options.retry_period)
+
+    async def run(self) -> None:
+        """Assign until cancelled."""
+        self._waiting = [
+            _Unassigned(
+                self.rest,
+                rtype,
+                namespaces=self.namespaces,
+                labels=f"!{self.options.shard_label}",
+                page_size=self.page_size,
+            )
+            for rtype in self.primaries
+        ]
+        for informer in self._waiting:
+            informer.add_handler(self._on_waiting)
+        tasks = [asyncio.create_task(i.run()) for i in self._waiting]
+        tasks.append(asyncio.create_task(self.watch_members()))
+        try:
+            while True:
+                try:
+                    await asyncio.wait_for(self._wake.wait(), self.options.sweep_period)
+                except asyncio.TimeoutError:
+                    self._full = True
+                self._wake.clear()
+                try:
+                    if self._full:
+                        self._full = False
+                        await self.sweep()
+                    else:
+                        await self.assign_waiting()
+                except Exception as exc:
+                    log.warning(
+                        "assigning ring %s failed: %s; retrying", self.options.ring, exc
+                    )
+                    self._full = True
+                    await asyncio.sleep(self.options.retry_period)
+                    self._wake.set()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _on_waiting(self, event: Event) -> None:
+        if event.type != "DELETED":
+            self._wake.set()
+
+    async def _patch(
+        self, ref: _Ref, labels: dict[str, str | None], *, precondition: bool = True
+    ) -> bool:
+        metadata: dict[str, Any] = {"labels": labels}
+        if precondition:
+            metadata["resourceVersion"] = ref.resource_version
+        try:
+            await self.rest.request(
+                "patch",
+                ref.rtype,
+                name=ref.name,
+                namespace=ref.namespace or None,
+                body=json.dumps({"metadata": metadata}).encode(),
+                content_type=MERGE_PATCH,
+            )
+        except (errors.Conflict, errors.NotFound):
+            return False
+        return True
+
+    async def _place(self, ref: _Ref) -> str | None:
+        """Apply the rule to one primary object; its shard label afterwards."""
+        shard = self.options.shard_label
+        placement = place(ref.labels, self._desired(ref), self.live, self.options)
+        if placement.labels is None:
+            return ref.labels.get(shard)
+        new_shard = placement.labels.get(shard)
+        if new_shard is not None:
+            for child in self._children_of.get(ref.uid, ()):
+                if child.labels.get(shard) != new_shard:
+                    await self._patch(child, {shard: new_shard}, precondition=False)
+        if not await self._patch(ref, placement.labels):
+            return ref.labels.get(shard)
+        reasons = self.metrics.shard_reassignments
+        if placement.reason == "drain":
+            self._draining.setdefault(ref.uid, self._clock())
+            return ref.labels.get(shard)
+        started = self._draining.pop(ref.uid, None)
+        if started is not None:
+            self.metrics.shard_drain_time.labels(self.options.ring).observe(
+                self._clock() - started
+            )
+            reasons.labels(self.options.ring, "drained").inc()
+        elif placement.reason == "orphaned":
+            reasons.labels(self.options.ring, "orphaned").inc()
+        else:
+            reasons.labels(self.options.ring, "new").inc()
+        return new_shard
+
+    async def assign_waiting(self) -> None:
+        """Label the objects the unlabelled watch holds."""
+        if not self.live:
+            return
+        for informer in self._waiting:
+            refs = [
+                _ref(informer.rtype, msgspec.json.decode(entry.raw))
+                for entry in informer.store
+            ]
+            await _together(self._place, refs)
+
+    async def _pages(self, rtype: ResourceType[Any]) -> AsyncIterator[list[_Ref]]:
+        for namespace in self.namespaces or (None,):
+            params: dict[str, Any] = {"limit": self.page_size}
+            while True:
+                raw = await self.rest.request(
+                    "list", rtype, namespace=namespace if rtype.namespaced else None,
+                    params=params,
+                )  # fmt: skip
+                page = msgspec.json.decode(raw)
+                yield [_ref(rtype, item) for item in page.get("items") or ()]
+                token = (page.get("metadata") or {}).get("continue")
+                if not token:
+                    break
+                params["continue"] = token
+
+    async def sweep(self) -> None:
+        """One full pass: every primary object placed, every child with its owner."""
+        self._set_live(await self.members.read())
+        self._full = False
+        shard = self.options.shard_label
+        held: dict[str, str | None] = {}
+        counts: dict[str, int] = dict.fromkeys(self.live, 0)
+        if self.live:
+            for rtype in self.primaries:
+                async for refs in self._pages(rtype):
+                    placed = await _together(self._place, refs)
+                    for ref, now in zip(refs, placed, strict=True):
+                        held[ref.uid] = now
+                        if now is not None:
+                            counts[now] = counts.get(now, 0) + 1
+        children_of: dict[str, list[_Ref]] = {}
+        strays: list[tuple[_Ref, str]] = []
+        for rtype in self.children:
+            async for page in self._pages(rtype):
+                for child in page:
+                    if child.owner_uid is None or child.owner_uid not in held:
+                        continue
+                    children_of.setdefault(child.owner_uid, []).append(child)
+                    owner_shard = held[child.owner_uid]
+                    if (
+                        owner_shard is not None
+                        and child.labels.get(shard) != owner_shard
+                    ):
+                        strays.append((child, owner_shard))
+        await _together(lambda stray: self._patch(stray[0], {shard: stray[1]}), strays)
+        self._children_of = children_of
+        for uid in set(self._draining) - set(held):
+            del self._draining[uid]
+        gauge = self.metrics.shard_assigned
+        for member in self._counted - set(counts):
+            gauge.remove(self.options.ring, member)
+        for member, count in counts.items():
+            gauge.labels(self.options.ring, member).set(count)
+        self._counted = set(counts)
+        self.passes += 1
+
+
+async def _together(write: Callable[[R], Awaitable[T]], items: Sequence[R]) -> list[T]:
+    """`write(item)` for each item (each another object), `WRITES_IN_FLIGHT` at a time."""
+    results: list[T] = []
+    for start in range(0, len(items), WRITES_IN_FLIGHT):
+        batch = items[start : start + WRITES_IN_FLIGHT]
+        results += await asyncio.gather(*(write(item) for item in batch))
+    return results

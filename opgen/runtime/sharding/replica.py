@@ -1,0 +1,107 @@
+"""What sharding adds to one manager: its member Lease, its shard's informers,
+the drain gate on each controller, and (on the leader) the assigner.
+
+The manager shards every controller's primary kind (`For`) and the kinds it
+owns (`Owns`): their informers watch only `shard.sharding.opgen.dev/<ring> =
+<this shard>`, added to what `CacheOptions` selects for the kind. Kinds a
+controller only `Watches` are not sharded: every replica sees all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from opgen.runtime.cache import Cache
+from opgen.runtime.controller import Controller
+from opgen.runtime.leaderelection import LeaderElectionConfig, _default_namespace
+from opgen.runtime.metrics import Metrics
+from opgen.runtime.resources import ResourceType, resource_type
+from opgen.runtime.rest import RestClient
+from opgen.runtime.seams import Reader, Writer
+from opgen.runtime.sharding.assigner import Assigner
+from opgen.runtime.sharding.holder import ShardHolder
+from opgen.runtime.sharding.membership import MemberLease, Members
+from opgen.runtime.sharding.protocol import ShardingOptions, default_shard_name
+
+__all__ = ["ShardedReplica"]
+
+
+class ShardedReplica:
+    """One replica of a ring: its shard, its Lease, its gates, its assigner."""
+
+    def __init__(
+        self,
+        rest: RestClient,
+        reader: Reader,
+        writer: Writer,
+        options: ShardingOptions,
+        metrics: Metrics,
+        *,
+        namespaces: Sequence[str] | None = None,
+    ) -> None:
+        self.rest = rest
+        self.reader = reader
+        self.options = options
+        self.metrics = metrics
+        self.namespaces = namespaces
+        self.shard = options.shard or default_shard_name()
+        """This replica's shard name: the value of the shard label of what it holds."""
+        self.namespace = options.namespace or _default_namespace(reader)
+        self.member = MemberLease(
+            reader, writer, options, shard=self.shard, namespace=self.namespace
+        )
+        self.primaries: list[ResourceType[Any]] = []
+        self.children: list[ResourceType[Any]] = []
+
+    def election(self) -> LeaderElectionConfig:
+        """The Lease the replicas elect the assigner on, when the manager has none."""
+        o = self.options
+        return LeaderElectionConfig(
+            name=f"{o.ring}-assigner",
+            namespace=self.namespace,
+            identity=self.shard,
+            lease_duration=o.lease_duration,
+            renew_deadline=o.renew_deadline,
+            retry_period=o.retry_period,
+        )
+
+    def configure(self, controllers: Sequence[Controller], cache: Cache) -> None:
+        """Restrict the sharded kinds' informers to this shard and gate the controllers
+        (before the informers are created)."""
+        mine = f"{self.options.shard_label}={self.shard}"
+        sharded: set[type] = set()
+        for controller in controllers:
+            controller.gate = ShardHolder(self.rest, self.options)
+            primary = controller.for_.kind
+            if primary not in sharded:
+                self.primaries.append(resource_type(primary))
+            sharded.add(primary)
+            for owned in controller.owns:
+                if owned.kind not in sharded:
+                    self.children.append(resource_type(owned.kind))
+                sharded.add(owned.kind)
+        for kind in sharded:
+            cache.restrict(kind, mine)
+            self.metrics.shard_objects.labels(
+                self.options.ring, self.shard, str(resource_type(kind))
+            ).set_function(_held(cache, kind))
+
+    def assigner(self) -> Assigner:
+        """The assigner this replica runs while it is the leader."""
+        # its own REST client on the same connections, so that its watch of the
+        # unassigned objects does not take over this replica's per-kind gauges
+        rest = RestClient(self.rest.transport, self.rest.options, metrics=Metrics())
+        return Assigner(
+            rest,
+            Members(self.reader, self.options, self.namespace),
+            self.options,
+            primaries=self.primaries,
+            children=self.children,
+            namespaces=self.namespaces,
+            metrics=self.metrics,
+        )
+
+
+def _held(cache: Cache, kind: type) -> Callable[[], float]:
+    return lambda: len(cache.informer_for(kind).store)

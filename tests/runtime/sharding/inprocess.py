@@ -1,0 +1,97 @@
+"""Replicas of a sharded manager in one process, on the memory server and on
+virtual time, and what the tests read of them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from opgen import runtime as rt
+from opgen.api.k8s import ConfigMap
+from opgen.runtime.sharding.protocol import drain_label, shard_label
+from opgen.testing.memory import MemoryApiServer
+from tests.runtime.kinds import Widget
+from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
+from tests.runtime.virtual_time import VirtualTimeLoop
+
+RING = "widgets"
+SHARD = shard_label(RING)
+DRAIN = drain_label(RING)
+NS = "default"
+LEASE_DURATION = 3.0
+
+
+@dataclass
+class Replica:
+    name: str
+    manager: rt.Manager
+    reconciler: LedgerReconciler
+    task: asyncio.Task[None]
+
+
+async def start(
+    server: MemoryApiServer,
+    name: str,
+    loop: VirtualTimeLoop,
+    *,
+    sweep_period: float = 30.0,
+) -> Replica:
+    off = "0"
+    manager = rt.Manager(
+        options=rt.ManagerOptions(
+            metrics=rt.MetricsOptions(bind_address=off),
+            probes=rt.ProbeOptions(bind_address=off),
+            cache=rt.CacheOptions(namespaces=[NS]),
+            client=rt.ClientOptions(qps=0),
+            sharding=rt.ShardingOptions(
+                ring=RING,
+                shard=name,
+                namespace=NS,
+                lease_duration=LEASE_DURATION,
+                renew_deadline=2.0,
+                retry_period=0.5,
+                sweep_period=sweep_period,
+            ),
+        ),
+        transport=server.transport(),
+    )
+    reconciler = LedgerReconciler(manager.client, Ledger(name, loop.time))
+    reconciler.setup(manager)
+    task = asyncio.create_task(manager.run(install_signal_handlers=False))
+    await manager.elected.wait()
+    return Replica(name, manager, reconciler, task)
+
+
+async def until(check: Callable[[], Awaitable[bool]], step: float = 0.25) -> None:
+    """Poll on virtual time (the loop's clock jumps; no real time passes)."""
+    for _ in range(4000):
+        if await check():
+            return
+        await asyncio.sleep(step)
+    raise AssertionError("never happened, in 1000 virtual seconds")
+
+
+async def widgets(client: rt.Client) -> dict[str, Widget]:
+    return {w.metadata.name or "": w for w in await client.uncached.list(Widget, NS)}
+
+
+async def children(client: rt.Client) -> dict[str, ConfigMap]:
+    found = await client.uncached.list(ConfigMap, NS)
+    return {c.metadata.name or "": c for c in found if c.metadata.owner_references}
+
+
+def labels(obj: Widget | ConfigMap) -> dict[str, str]:
+    return dict(obj.metadata.labels or {})
+
+
+async def in_flight(replica: Replica, name: str) -> bool:
+    starts = [n for what, n, _ in replica.reconciler.ledger.lines if what == "start"]
+    ends = [n for what, n, _ in replica.reconciler.ledger.lines if what == "end"]
+    return starts.count(name) > ends.count(name)
+
+
+async def reconciled(replica: Replica, name: str) -> bool:
+    return any(
+        n == name and what == "end" for what, n, _ in replica.reconciler.ledger.lines
+    )

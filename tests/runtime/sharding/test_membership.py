@@ -1,0 +1,139 @@
+"""Ring membership: when the assigner takes a member for gone, measured on its own
+clock; a member that cannot renew gives up after its renew deadline (virtual time)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from opgen import runtime as rt
+from opgen.runtime.errors import TransportError
+from opgen.runtime.sharding.membership import MemberLease, Members
+from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
+
+OPTIONS = rt.ShardingOptions(
+    ring="widgets", lease_duration=15.0, renew_deadline=10.0, retry_period=2.0
+)
+
+
+def lease(name: str, holder: str | None, renew: str = "t0") -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "holderIdentity": holder,
+            "leaseDurationSeconds": 15,
+            "renewTime": renew,
+        },
+    }
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def members(clock: Clock) -> Members:
+    return Members(None, OPTIONS, "default", clock=clock)  # type: ignore[arg-type]
+
+
+def test_a_member_is_live_until_its_lease_has_not_changed_for_its_duration() -> None:
+    clock = Clock()
+    view = members(clock)
+    assert view.observe([lease("widgets-a", "a")]) == {"a"}
+    clock.now = 14.9
+    assert view.observe([lease("widgets-a", "a")]) == {"a"}
+    clock.now = 15.0
+    assert view.observe([lease("widgets-a", "a")]) == frozenset()
+
+
+def test_a_renewal_keeps_a_member_live_for_another_duration() -> None:
+    clock = Clock()
+    view = members(clock)
+    view.observe([lease("widgets-a", "a", "t0")])
+    clock.now = 10.0
+    assert view.observe([lease("widgets-a", "a", "t1")]) == {"a"}
+    clock.now = 24.9
+    assert view.observe([lease("widgets-a", "a", "t1")]) == {"a"}
+    clock.now = 25.0
+    assert view.observe([lease("widgets-a", "a", "t1")]) == frozenset()
+
+
+def test_a_lease_first_seen_late_counts_from_when_it_was_seen() -> None:
+    """The renew time another machine wrote is never compared with this clock."""
+    clock = Clock()
+    clock.now = 1000.0
+    view = members(clock)
+    assert view.observe([lease("widgets-a", "a", "long ago")]) == {"a"}
+    clock.now = 1014.0
+    assert view.observe([lease("widgets-a", "a", "long ago")]) == {"a"}
+
+
+def test_a_released_or_deleted_lease_is_no_member_at_once() -> None:
+    clock = Clock()
+    view = members(clock)
+    assert view.observe([lease("widgets-a", "a"), lease("widgets-b", "b")]) == {
+        "a",
+        "b",
+    }
+    assert view.observe([lease("widgets-a", None), lease("widgets-b", "b")]) == {"b"}
+    assert view.observe([lease("widgets-b", "b")]) == {"b"}
+
+
+class FlakyServer:
+    """A Reader and Writer of one Lease that stop answering once `broken`."""
+
+    def __init__(self) -> None:
+        self.broken = False
+        self.lease: object | None = None
+        self.renewals = 0
+
+    @property
+    def default_namespace(self) -> str:
+        return "default"
+
+    async def get(self, kind: type, name: str, namespace: str | None = None) -> Any:
+        if self.broken:
+            raise TransportError(
+                "GET", "/lease", "connect", "the API server does not answer"
+            )
+        if self.lease is None:
+            raise rt.NotFound(404, "not found", reason="NotFound")
+        return self.lease
+
+    async def create(self, obj: Any, *, refresh: bool = True) -> Any:
+        self.lease = obj
+        self.renewals += 1
+        return obj
+
+    async def update(self, obj: Any, *, refresh: bool = True) -> Any:
+        return await self.create(obj)
+
+
+def test_a_member_that_cannot_renew_gives_up_at_its_renew_deadline() -> None:
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = FlakyServer()
+        member = MemberLease(
+            server,  # type: ignore[arg-type]
+            server,  # type: ignore[arg-type]
+            OPTIONS,
+            shard="a",
+            namespace="default",
+            clock=loop.time,
+        )
+        await member.join()
+        assert member.is_member and server.renewals == 1
+        renewing = asyncio.create_task(member.keep_renewing())
+        await asyncio.sleep(5.0)  # renewed at 2 and 4
+        assert server.renewals == 3
+        server.broken = True
+        await renewing
+        # the last renewal was at 4; attempts at 6, 8, 10, 12 fail; 14 - 4 >= 10
+        assert loop.time() == pytest.approx(14.0)
+        assert not member.is_member
+
+    run_virtual(main)
