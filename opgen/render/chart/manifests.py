@@ -21,7 +21,6 @@ then becomes a template:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -296,9 +295,10 @@ class _Helm:
         service["name"] = self.name(slots, service["name"])
         service["namespace"] = slots.inline("{{ .Release.Namespace }}")
 
-    def convert(self, document: dict[str, Any]) -> str:
+    def convert(self, doc: dict[str, Any]) -> str:
+        """The template text of `doc`, a document parsed for this call: it is
+        changed in place (no copy: the CRDs run to megabytes)."""
         slots = Slots()
-        doc = copy.deepcopy(document)
         kind = doc["kind"]
         name = str(doc["metadata"]["name"])
         self._metadata(doc, slots)
