@@ -12,6 +12,7 @@ template's data comes from `opgen.render.views`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -214,10 +215,15 @@ def config_files(project: Project) -> dict[PurePosixPath, str]:
         if path.startswith("config/")
     }
     for resource in project.resources:
+        # config/'s templates only: rendering the Python ones runs black for nothing.
+        config_templates = [
+            (path, template)
+            for path, template in _api_templates(project, resource)
+            if path.parts[0] == "config"
+        ]
         files |= {
             file.path: file.content
-            for file in api_files(project, resource)
-            if file.path.parts[0] == "config"
+            for file in _render_api_files(project, resource, config_templates)
         }
     return files
 
@@ -282,49 +288,60 @@ def _insertion(point: str, text: str) -> Insertion:
 
 def api_files(project: Project, resource: Resource) -> list[File]:
     """The user-owned files one `create api` scaffolds for `resource`."""
-    layout = Layout(project)
+    return _render_api_files(project, resource, _api_templates(project, resource))
+
+
+def _render_api_files(
+    project: Project,
+    resource: Resource,
+    templates: Sequence[tuple[PurePosixPath, str]],
+) -> list[File]:
     project_data = project_view(project)
     resource_data = resource_view(project, resource)
+    return [
+        File(
+            path,
+            render(template, project=project_data, resource=resource_data),
+            Ownership.USER,
+        )
+        for path, template in templates
+    ]
 
-    def user_file(path: PurePosixPath, template: str) -> File:
-        content = render(template, project=project_data, resource=resource_data)
-        return File(path, content, Ownership.USER)
 
-    files: list[File] = []
+def _api_templates(
+    project: Project, resource: Resource
+) -> list[tuple[PurePosixPath, str]]:
+    """Each file `api_files` scaffolds for `resource`, with its template."""
+    layout = Layout(project)
+    templates: list[tuple[PurePosixPath, str]] = []
     if resource.api:
         *group_packages, version_package = layout.api_packages(
             resource.group, resource.version
         )
-        files += [
-            user_file(package, "project/api_init.py.j2") for package in group_packages
-        ]
-        files += [
-            user_file(version_package, "api/version_init.py.j2"),
-            user_file(
+        templates += [(package, "project/api_init.py.j2") for package in group_packages]
+        templates += [
+            (version_package, "api/version_init.py.j2"),
+            (
                 layout.groupversion_file(resource.group, resource.version),
                 "api/groupversion_info.py.j2",
             ),
-            user_file(layout.types_file(resource), "api/types.py.j2"),
-            user_file(layout.sample_file(resource), "config/samples/sample.yaml.j2"),
+            (layout.types_file(resource), "api/types.py.j2"),
+            (layout.sample_file(resource), "config/samples/sample.yaml.j2"),
         ]
-        files += [
-            user_file(path, f"config/rbac/kind_{role}_role.yaml.j2")
+        templates += [
+            (path, f"config/rbac/kind_{role}_role.yaml.j2")
             for path, role in zip(
                 layout.role_files(resource), ("admin", "editor", "viewer"), strict=True
             )
         ]
     if resource.controller:
-        files += [
-            user_file(package, "project/controller_init.py.j2")
+        templates += [
+            (package, "project/controller_init.py.j2")
             for package in layout.controller_packages(resource.group)
         ]
         core = "core_" if resource.core else ""
-        files += [
-            user_file(
-                layout.controller_file(resource), f"controller/{core}controller.py.j2"
-            ),
-            user_file(
-                layout.controller_test(resource), f"tests/test_{core}controller.py.j2"
-            ),
+        templates += [
+            (layout.controller_file(resource), f"controller/{core}controller.py.j2"),
+            (layout.controller_test(resource), f"tests/test_{core}controller.py.j2"),
         ]
-    return files
+    return templates

@@ -18,6 +18,8 @@ import yaml
 from opgen.project import load_project
 from opgen.project.config import replay_commands
 from opgen.render.chart.helmyaml import Slots
+from opgen.render.chart.manifests import WebhookPatch, _crd_body, _Helm, documents
+from opgen.render.yaml import dump_documents
 from tests.chart.project import project_with_chart
 from tests.scaffold.conftest import api_args, opgen, snapshot, tree_hash
 
@@ -231,3 +233,51 @@ def test_braces_in_the_objects_are_escaped_for_helm() -> None:
     )
     assert 'template: Hello {{ "{{" }} .Name }}' in text
     assert 'name: {{ include "x.fullname" . }}-cm' in text
+
+
+def test_a_crds_versions_pass_through_as_a_full_conversion_writes_them() -> None:
+    # The chart copies a CRD's versions (its schemas) from the CRD file rather
+    # than parsing and dumping them again: the template must be the same.
+    schema = {
+        "type": "object",
+        "description": "Renders {{ .Values }}.\n\nSecond paragraph, after a blank line.",
+        "properties": {
+            "replicas": {"type": "integer", "default": 1, "maximum": 1e-05},
+            "mode": {"type": "string", "enum": ["yes", "no", "124", ""]},
+        },
+    }
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {
+            "annotations": {"opgen.dev/version": "0.1.0"},
+            "name": "rayclusters.ray.io",
+        },
+        "spec": {
+            "conversion": {
+                "strategy": "Webhook",
+                "webhook": {
+                    "clientConfig": {
+                        "service": {
+                            "name": "webhook-service",
+                            "namespace": "system",
+                            "path": "/convert",
+                        }
+                    },
+                    "conversionReviewVersions": ["v1"],
+                },
+            },
+            "group": "ray.io",
+            "names": {"kind": "RayCluster", "plural": "rayclusters"},
+            "scope": "Namespaced",
+            "versions": [
+                {"name": name, "schema": {"openAPIV3Schema": schema}, "served": True}
+                for name in ("v1", "v2")
+            ],
+        },
+    }
+    text = dump_documents([crd])
+    helm = _Helm("ray-operator", "--metrics-bind-address=:8443", WebhookPatch(), "cert")
+    [document] = documents(text)
+    assert _crd_body(text, helm) == helm.convert(document)
+    assert 'Renders {{ "{{" }} .Values }}.' in _crd_body(text, helm)

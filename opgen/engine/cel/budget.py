@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from opgen.engine.cel.check import check_expression
+from opgen.engine.cel.check import CheckMemo, check_expression
 from opgen.engine.cel.cost import MAX, decl_of, max_cardinality
 from opgen.engine.cel.facts import uses_old_self
 
@@ -38,17 +38,23 @@ class RuleCost:
     node: dict[str, Any]
 
 
-def rule_costs(schema: dict[str, Any]) -> list[RuleCost]:
-    """Every rule and messageExpression of an openAPIV3Schema, with its cost."""
-    return list(_walk(schema, (), 1, root=True))
+def rule_costs(schema: dict[str, Any], memo: CheckMemo | None = None) -> list[RuleCost]:
+    """Every rule and messageExpression of an openAPIV3Schema, with its cost
+    (`memo`: the checks already made of this schema's rules, see `CheckMemo`)."""
+    return list(_walk(schema, (), 1, root=True, memo=memo or CheckMemo()))
 
 
 def _walk(
-    node: Any, steps: tuple[str | int, ...], cardinality: int | None, *, root: bool
+    node: Any,
+    steps: tuple[str | int, ...],
+    cardinality: int | None,
+    *,
+    root: bool,
+    memo: CheckMemo,
 ) -> Iterator[RuleCost]:
     if not isinstance(node, dict):
         return
-    yield from _node_costs(node, steps, cardinality, root)
+    yield from _node_costs(node, steps, cardinality, root, memo)
     kind = node.get("type")
     for name, prop in (node.get("properties") or {}).items():
         yield from _walk(
@@ -56,6 +62,7 @@ def _walk(
             (*steps, "properties", name),
             _child_cardinality(node, cardinality),
             root=_embedded(prop),
+            memo=memo,
         )
     extra = node.get("additionalProperties")
     if isinstance(extra, dict):
@@ -64,6 +71,7 @@ def _walk(
             (*steps, "additionalProperties"),
             _child_cardinality(node, cardinality),
             root=_embedded(extra),
+            memo=memo,
         )
     items = node.get("items")
     if kind == "array" and isinstance(items, dict):
@@ -72,6 +80,7 @@ def _walk(
             (*steps, "items"),
             _child_cardinality(node, cardinality),
             root=_embedded(items),
+            memo=memo,
         )
 
 
@@ -100,11 +109,12 @@ def _node_costs(
     steps: tuple[str | int, ...],
     cardinality: int | None,
     root: bool,
+    memo: CheckMemo,
 ) -> Iterator[RuleCost]:
     rules = node.get("x-kubernetes-validations")
     if not isinstance(rules, list) or not rules:
         return
-    decl = decl_of(node, root)
+    decl = decl_of(node, root, memo.decls)
     if decl is None:
         return
     times = cardinality if cardinality is not None else max_cardinality(decl)
@@ -121,6 +131,7 @@ def _node_costs(
             old_self=old_self,
             optional_old_self=bool(rule.get("optionalOldSelf")),
             root=root,
+            memo=memo,
         )
         if checked.problems:
             continue  # refused for what it says; the server counts it as 0
@@ -129,7 +140,12 @@ def _node_costs(
         message = rule.get("messageExpression")
         if isinstance(message, str) and message.strip():
             spelt = check_expression(
-                message, node, old_self=old_self, message_expression=True, root=root
+                message,
+                node,
+                old_self=old_self,
+                message_expression=True,
+                root=root,
+                memo=memo,
             )
             if not spelt.problems:
                 yield RuleCost(

@@ -19,6 +19,7 @@ from opgen.engine.cel.cost import (
     PER_CALL_LIMIT,
     STATIC_CRD_COST_LIMIT,
     STATIC_RULE_COST_LIMIT,
+    Decls,
     decl_of,
     estimate,
     with_type_and_meta,
@@ -34,6 +35,7 @@ __all__ = [
     "STATIC_RULE_COST_LIMIT",
     "CelProblem",
     "CelType",
+    "CheckMemo",
     "Checked",
     "check_expression",
     "schema_type",
@@ -579,6 +581,20 @@ class _Checker:
         return self.problem(f"found no matching overload for {shown}", node)
 
 
+_CheckKey = tuple[str, int, bool, bool, bool, bool]
+
+
+@dataclass(eq=False)
+class CheckMemo:
+    """What checking one CRD works out once and is asked again: each node's
+    declaration to CEL, and each rule's check (the checker and the cost budget
+    both check every rule). Nodes are known by identity and held, so none is
+    freed and its id reused while the memo lives: make one per CRD checked."""
+
+    decls: Decls = field(default_factory=dict)
+    checked: dict[_CheckKey, tuple[Any, Checked]] = field(default_factory=dict)
+
+
 def check_expression(
     expression: str,
     schema: Any,
@@ -587,9 +603,55 @@ def check_expression(
     optional_old_self: bool = False,
     message_expression: bool = False,
     root: bool = False,
+    memo: CheckMemo | None = None,
 ) -> Checked:
     """Check one rule (or `messageExpression`) of the node `schema`; `root`
-    when the node is a resource's root (the CRD's, or an embedded resource)."""
+    when the node is a resource's root (the CRD's, or an embedded resource).
+    With a `memo`, the same question is answered once (the answer is shared:
+    do not change it)."""
+    if memo is None:
+        return _check(
+            expression,
+            schema,
+            old_self,
+            optional_old_self,
+            message_expression,
+            root,
+            None,
+        )
+    key = (
+        expression,
+        id(schema),
+        old_self,
+        optional_old_self,
+        message_expression,
+        root,
+    )
+    found = memo.checked.get(key)
+    if found is not None and found[0] is schema:
+        return found[1]
+    checked = _check(
+        expression,
+        schema,
+        old_self,
+        optional_old_self,
+        message_expression,
+        root,
+        memo.decls,
+    )
+    memo.checked[key] = (schema, checked)
+    return checked
+
+
+def _check(
+    expression: str,
+    schema: Any,
+    old_self: bool,
+    optional_old_self: bool,
+    message_expression: bool,
+    root: bool,
+    decls: Decls | None,
+) -> Checked:
     checked = Checked()
     if available():
         try:
@@ -608,6 +670,7 @@ def check_expression(
     except ParseError as error:
         checked.problems.append(CelProblem(f"Syntax error: {error}", error.position))
         return checked
+    node = schema
     if root and isinstance(schema, dict):
         schema = with_type_and_meta(schema)
     self_type = schema_type(schema)
@@ -618,7 +681,8 @@ def check_expression(
     result = checker.visit(tree)
     checked.problems.extend(checker.problems)
     checked.result = result
-    estimated = estimate(tree, checker.types, decl_of(schema))
+    declared = decl_of(node, root and isinstance(node, dict), decls)
+    estimated = estimate(tree, checker.types, declared)
     checked.cost = estimated.cost
     checked.approximate = estimated.approximate
     if not checker.problems:

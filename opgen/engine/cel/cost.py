@@ -41,6 +41,7 @@ __all__ = [
     "STATIC_CRD_COST_LIMIT",
     "STATIC_RULE_COST_LIMIT",
     "Decl",
+    "Decls",
     "decl_of",
     "estimate",
     "max_cardinality",
@@ -170,9 +171,28 @@ def with_type_and_meta(schema: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def decl_of(schema: Any, root: bool = False) -> Decl | None:
+Decls = dict[tuple[int, bool], tuple[Any, Decl | None]]
+"""The declarations worked out while checking one CRD, by (id of the node, root),
+each with its node: held, the node keeps its id for as long as the memo lives."""
+
+
+def decl_of(schema: Any, root: bool = False, known: Decls | None = None) -> Decl | None:
     """How the server declares `schema` to CEL (None: not visible to CEL);
-    `root` for the root of a resource (the CRD's, or an embedded one)."""
+    `root` for the root of a resource (the CRD's, or an embedded one). `known`
+    remembers each node's declaration: every rule of a node and of its parents
+    asks for the declarations of the whole subtree (a pod template's thousands
+    of nodes)."""
+    if known is None:
+        return _declare(schema, root, None)
+    found = known.get((id(schema), root))
+    if found is not None and found[0] is schema:
+        return found[1]
+    decl = _declare(schema, root, known)
+    known[(id(schema), root)] = (schema, decl)
+    return decl
+
+
+def _declare(schema: Any, root: bool, known: Decls | None) -> Decl | None:
     if not isinstance(schema, dict):
         return None
     if schema.get("x-kubernetes-int-or-string"):
@@ -186,7 +206,7 @@ def decl_of(schema: Any, root: bool = False) -> Decl | None:
         items = schema.get("items")
         if not isinstance(items, dict):
             return None
-        elem = decl_of(items, bool(items.get("x-kubernetes-embedded-resource")))
+        elem = decl_of(items, bool(items.get("x-kubernetes-embedded-resource")), known)
         if elem is None:
             return None
         bound = schema.get("maxItems")
@@ -199,7 +219,9 @@ def decl_of(schema: Any, root: bool = False) -> Decl | None:
     if kind == "object":
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict):
-            elem = decl_of(extra, bool(extra.get("x-kubernetes-embedded-resource")))
+            elem = decl_of(
+                extra, bool(extra.get("x-kubernetes-embedded-resource")), known
+            )
             if elem is None:
                 return None
             bound = schema.get("maxProperties")
@@ -216,7 +238,7 @@ def decl_of(schema: Any, root: bool = False) -> Decl | None:
             embedded = isinstance(prop, dict) and prop.get(
                 "x-kubernetes-embedded-resource"
             )
-            found = decl_of(prop, bool(embedded))
+            found = decl_of(prop, bool(embedded), known)
             if found is None:
                 continue
             fields[cel_field(name)] = found

@@ -21,7 +21,7 @@ then becomes a template:
 
 from __future__ import annotations
 
-import copy
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from opgen.project.layout import GENERATED_TEMPLATE_MARK
-from opgen.render.chart.helmyaml import Slots, indented, to_yaml_lines
+from opgen.render.chart.helmyaml import Slots, escape, indented, to_yaml_lines
 from opgen.render.chart.values import ChartDefaults
 
 __all__ = ["ChartSource", "Template", "chart_defaults", "chart_templates"]
@@ -182,7 +182,10 @@ def chart_templates(
         for path, target, condition in parts
     ]
     templates += [
-        _template(f"templates/crd/{name}", text, ".Values.crd.enable", helpers)
+        Template(
+            f"templates/crd/{name}",
+            _wrap([_crd_body(text, helpers)], ".Values.crd.enable"),
+        )
         for name, text in sorted(source.crds.items())
     ]
     return sorted(templates, key=lambda template: template.path)
@@ -244,13 +247,40 @@ def _template(path: str, text: str, condition: str | None, helm: _Helm) -> Templ
     bodies = [
         helm.convert(doc) for doc in documents(text) if doc["kind"] != "Namespace"
     ]
+    return Template(path, _wrap(bodies, condition))
+
+
+_CRD_VERSIONS = "\n  versions:\n"
+_TOP_LEVEL_LINE = re.compile(r"^\S", re.MULTILINE)
+
+
+def _crd_body(text: str, helm: _Helm) -> str:
+    """The template of the CRD file `text` (one document, as opgen writes it).
+
+    Only the CRD's head changes (metadata, spec.conversion); its versions, the
+    schemas that are nearly all of its megabytes, are the last key of `spec`
+    and pass through as written (escaped for Helm) rather than being parsed
+    and dumped again: the same lines, as `opgen.render.yaml` writes the same
+    data at the same place."""
+    head, found, versions = text.partition(_CRD_VERSIONS)
+    if not found or _TOP_LEVEL_LINE.search(versions):
+        [doc] = documents(text)  # not a lone CRD ending in its versions
+        return helm.convert(doc)
+    [doc] = documents(head)
+    slots = Slots()
+    lines = [escape(line) for line in f"  versions:\n{versions}".splitlines()]
+    doc["spec"]["versions"] = slots.block(lambda indent, lead: lines)
+    return helm.convert(doc, slots)
+
+
+def _wrap(bodies: list[str], condition: str | None) -> str:
     lines = [HEADER]
     if condition is not None:
         lines.append(f"{{{{- if {condition} }}}}")
     lines.append("\n---\n".join(body.rstrip("\n") for body in bodies))
     if condition is not None:
         lines.append("{{- end }}")
-    return Template(path, "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 class _Helm:
@@ -296,9 +326,10 @@ class _Helm:
         service["name"] = self.name(slots, service["name"])
         service["namespace"] = slots.inline("{{ .Release.Namespace }}")
 
-    def convert(self, document: dict[str, Any]) -> str:
-        slots = Slots()
-        doc = copy.deepcopy(document)
+    def convert(self, doc: dict[str, Any], slots: Slots | None = None) -> str:
+        """The template text of `doc`, a document parsed for this call: it is
+        changed in place. `slots`: those already placed in `doc`."""
+        slots = Slots() if slots is None else slots
         kind = doc["kind"]
         name = str(doc["metadata"]["name"])
         self._metadata(doc, slots)

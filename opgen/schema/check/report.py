@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from opgen.engine.cel.check import CheckMemo
 from opgen.errors import Diagnostic, Location, SchemaError
 
 __all__ = ["Problem", "Report"]
@@ -37,6 +38,8 @@ class Report:
     default_location: Location | None = None
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    cel: CheckMemo = field(default_factory=CheckMemo)
+    """The CEL checks made of this CRD's rules, asked again by the cost budget."""
 
     def where(self, node: object) -> Location | None:
         return self.origins.get(id(node), self.default_location)

@@ -170,6 +170,7 @@ def _compile(
         old_self=old_self,
         optional_old_self=bool(rule.get("optionalOldSelf")),
         root=root,
+        memo=report.cel,
     )
     for problem in checked.problems[:1]:
         line, column = _position(text, problem.position)
@@ -192,7 +193,12 @@ def _compile(
     expression = rule.get("messageExpression")
     if isinstance(expression, str) and expression.strip():
         spelt = check_expression(
-            expression, node, old_self=old_self, message_expression=True, root=root
+            expression,
+            node,
+            old_self=old_self,
+            message_expression=True,
+            root=root,
+            memo=report.cel,
         )
         for problem in spelt.problems[:1]:
             line, column = _position(expression, problem.position)
@@ -231,7 +237,7 @@ def check_rule_costs(
     report: Report, schema: dict[str, Any], schema_path: str, crd_name: str
 ) -> None:
     """Hold the rules of one version's openAPIV3Schema to the server's budgets."""
-    costs = rule_costs(schema)
+    costs = rule_costs(schema, report.cel)
     for found in costs:
         if found.cost <= STATIC_RULE_COST_LIMIT:
             continue
