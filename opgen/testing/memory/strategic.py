@@ -96,6 +96,21 @@ def _no_merge_key(item: Any, key: str) -> StrategicError:
     )
 
 
+def _not_a_map(value: Any) -> StrategicError:
+    return StrategicError(
+        500, f"expected a map[string]interface {{}}, but received a {_go_type(value)}"
+    )
+
+
+def _keyed(item: Any, merge_key: str) -> dict[str, Any]:
+    """`item` as a map holding `merge_key`, or the server's 500 for it."""
+    if not isinstance(item, dict):
+        raise _not_a_map(item)
+    if merge_key not in item:
+        raise _no_merge_key(item, merge_key)
+    return item
+
+
 def _go_type(value: Any) -> str:
     if isinstance(value, dict):
         return "map[string]interface {}"
@@ -311,11 +326,7 @@ def _check_order(patched: list[Any], order: list[Any], merge_key: str) -> None:
             if not (isinstance(i, dict) and i.get(_DIRECTIVE) == "delete")
         ]
         if any(not isinstance(i, dict) for i in patched):
-            bad = next(i for i in patched if not isinstance(i, dict))
-            raise StrategicError(
-                500,
-                f"expected a map[string]interface {{}}, but received a {_go_type(bad)}",
-            )
+            raise _not_a_map(next(i for i in patched if not isinstance(i, dict)))
     p = o = 0
     while p < len(items) and o < len(order):
         if isinstance(items[p], dict) and _DIRECTIVE in items[p]:
@@ -335,15 +346,9 @@ def _check_order(patched: list[Any], order: list[Any], merge_key: str) -> None:
 def _key_equal(left: Any, right: Any, merge_key: str) -> bool:
     if not merge_key:
         return bool(left == right)
-    for side in (left, right):
-        if not isinstance(side, dict):
-            raise StrategicError(
-                500,
-                f"expected a map[string]interface {{}}, but received a {_go_type(side)}",
-            )
-        if merge_key not in side:
-            raise _no_merge_key(side, merge_key)
-    return bool(left[merge_key] == right[merge_key])
+    return bool(
+        _keyed(left, merge_key)[merge_key] == _keyed(right, merge_key)[merge_key]
+    )
 
 
 def _merge_list_field(
@@ -487,13 +492,7 @@ def _partition_maps(
     chosen: list[Any] = []
     rest: list[Any] = []
     for item in merged:
-        if not isinstance(item, dict):
-            raise StrategicError(
-                500,
-                f"expected a map[string]interface {{}}, but received a {_go_type(item)}",
-            )
-        if merge_key not in item:
-            raise _no_merge_key(item, merge_key)
+        _keyed(item, merge_key)
         found = any(_has_key_value(b, merge_key, item[merge_key]) for b in by)
         (chosen if found else rest).append(item)
     return chosen, rest
@@ -517,13 +516,7 @@ def _sorted_by(
     deleted: list[Any] = []
     if kind == "map":
         for item in [*items, *order]:
-            if not isinstance(item, dict):
-                raise StrategicError(
-                    500,
-                    f"expected a map[string]interface {{}}, but received a {_go_type(item)}",
-                )
-            if merge_key not in item:
-                raise _no_merge_key(item, merge_key)
+            _keyed(item, merge_key)
         deleted = [i for i in items if i.get(_DIRECTIVE) == "delete"]
         items = [i for i in items if i.get(_DIRECTIVE) != "delete"]
 
