@@ -186,7 +186,7 @@ def installed(envtest: Environment) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def raw_api(envtest: Environment) -> Iterator[RawApi]:
-    api = RawApi(envtest.lightkube_config())
+    api = RawApi(envtest.kube_config())
     try:
         yield api
     finally:
@@ -352,7 +352,7 @@ async def test_the_reconciler_example_round_trips_the_template_through_a_deploym
     installed: dict[str, Any], envtest: Environment, namespace: str
 ) -> None:
     rest = RestClient.from_kubeconfig(
-        envtest.lightkube_config(), rt.ClientOptions(qps=0)
+        envtest.kube_config(), rt.ClientOptions(qps=0)
     )
     try:
         await _round_trip(rt.Client(rest), namespace)
