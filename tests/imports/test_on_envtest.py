@@ -106,9 +106,7 @@ async def test_objects_go_through_the_generated_typed_clients(
     namespace: str,
 ) -> None:
     project, _ = imported
-    rest = RestClient.from_kubeconfig(
-        envtest.kube_config(), rt.ClientOptions(qps=0)
-    )
+    rest = RestClient.from_kubeconfig(envtest.kube_config(), rt.ClientOptions(qps=0))
     try:
         with project.imported(
             "demo.imported.cert_manager_io.v1.zz_generated_client"

@@ -101,17 +101,21 @@ def connection(config: SingleConfig) -> Connection:
 
 
 def _ssl_context(cluster: Cluster, user: User, where: str) -> ssl.SSLContext:
-    context = ssl.create_default_context()
+    """As client-go's: a cluster's CA (its data, else its file) is the only one
+    trusted; without one, the system's; with `insecure-skip-tls-verify`, none."""
     try:
         if cluster.insecure_skip_tls_verify:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
-        if cluster.certificate_authority is not None:
-            context.load_verify_locations(cafile=cluster.certificate_authority)
-        if cluster.certificate_authority_data is not None:
-            context.load_verify_locations(
+        elif cluster.certificate_authority_data is not None:
+            context = ssl.create_default_context(
                 cadata=cluster.certificate_authority_data.decode("ascii", "replace")
             )
+        elif cluster.certificate_authority is not None:
+            context = ssl.create_default_context(cafile=cluster.certificate_authority)
+        else:
+            context = ssl.create_default_context()
     except (OSError, ssl.SSLError) as error:
         raise NoCluster(
             f"{where}: cannot load the cluster's certificate authority ({error}); "
