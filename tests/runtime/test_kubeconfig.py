@@ -262,9 +262,10 @@ def test_the_environments_order(tmp_path: Path) -> None:
         (
             None,
             {"auth-provider": {"name": "gcp", "config": {}}},
-            'user "u": uses auth-provider "gcp", which opgen does not support '
-            "(Kubernetes removed the in-tree providers in 1.26); use the "
-            "`gke-gcloud-auth-plugin` exec plugin",
+            'user "u": uses auth-provider "gcp", which opgen does not support; use '
+            "the `gke-gcloud-auth-plugin` exec plugin, which replaced it in "
+            "Kubernetes 1.26 (`gcloud container clusters get-credentials` writes "
+            "it), or a token",
         ),
         (
             None,

@@ -49,10 +49,11 @@ EXEC_API_VERSIONS = (
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _AUTH_PROVIDERS = {
-    "gcp": "the `gke-gcloud-auth-plugin` exec plugin (`gcloud container clusters "
-    "get-credentials` writes it)",
-    "azure": "the `kubelogin` exec plugin (`kubelogin convert-kubeconfig`)",
-    "oidc": "an exec plugin such as `kubectl oidc-login` (int128/kubelogin)",
+    "gcp": "the `gke-gcloud-auth-plugin` exec plugin, which replaced it in "
+    "Kubernetes 1.26 (`gcloud container clusters get-credentials` writes it)",
+    "azure": "the `kubelogin` exec plugin, which replaced it in Kubernetes 1.26 "
+    "(`kubelogin convert-kubeconfig`)",
+    "oidc": "an OIDC exec plugin such as `kubectl oidc-login` (int128/kubelogin)",
 }
 
 
@@ -458,8 +459,8 @@ def _user(entry: _Entry, subject: str, name: str) -> User:
         kind = provider.get("name") if isinstance(provider, Mapping) else None
         instead = _AUTH_PROVIDERS.get(str(kind), "the provider's exec plugin")
         raise fields.error(
-            f'uses auth-provider "{kind}", which opgen does not support (Kubernetes '
-            f"removed the in-tree providers in 1.26); use {instead}, or a token"
+            f'uses auth-provider "{kind}", which opgen does not support; use '
+            f"{instead}, or a token"
         )
     impersonating = [key for key in _IMPERSONATION if entry.body.get(key)]
     if impersonating:
