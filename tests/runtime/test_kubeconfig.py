@@ -528,7 +528,7 @@ def runs(tmp_path: Path) -> int:
     return len((tmp_path / "runs").read_text().splitlines())
 
 
-@pytest.mark.parametrize("version", kc.files.EXEC_API_VERSIONS)
+@pytest.mark.parametrize("version", kc.settings.EXEC_API_VERSIONS)
 async def test_exec_plugins_of_each_api_version(tmp_path: Path, version: str) -> None:
     answer(tmp_path, version, "from-exec")
     user = exec_user(tmp_path, version, provideClusterInfo=True)

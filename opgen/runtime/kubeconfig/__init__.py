@@ -2,6 +2,7 @@
 
 - `files`: kubeconfig files (`$KUBECONFIG` merged, the pod's service account,
   `~/.kube/config`) into one context's `SingleConfig`;
+- `settings`: one cluster's and one user's settings, read and checked;
 - `credentials`: the headers its user sends (token, token file, basic auth, exec
   plugin), fetched again when they expire and after a 401;
 - here: `load_config` and `connection`, what the transport
@@ -16,13 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.runtime.kubeconfig.credentials import Credentials, source_for
-from opgen.runtime.kubeconfig.files import (
+from opgen.runtime.kubeconfig.files import KubeConfig, SingleConfig
+from opgen.runtime.kubeconfig.settings import (
     FIX,
     Cluster,
     ConfigError,
-    KubeConfig,
     NoCluster,
-    SingleConfig,
     User,
 )
 from opgen.runtime.tls import _load_pem as load_pem

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from opgen.runtime.kubeconfig.files import (
+from opgen.runtime.kubeconfig.settings import (
     Cluster,
     ConfigError,
     ExecConfig,
