@@ -23,6 +23,9 @@ besides the read: its wire form (lightkube's `to_dict()`, op.k8s's
 `model_dump`), which it hashes and compares with what it would apply; and the
 whole converged reconcile of the head Deployment both ways (read it, build
 what to apply, stamp it, compare), `--objects / 10` times.
+
+lightkube is the baseline only, not an opgen dependency: install it with
+`pip install -e '.[bench]'`.
 """
 
 from __future__ import annotations
@@ -255,6 +258,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--objects", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
     options = parser.parse_args(argv or [])
+    try:
+        import lightkube.resources.apps_v1  # noqa: F401  (the baseline)
+    except ImportError:
+        raise SystemExit(
+            "builtin_decode compares with lightkube, which opgen does not install: "
+            "pip install -e '.[bench]'"
+        ) from None
     for label, data in (("Deployment", DEPLOYMENT), ("Service", SERVICE)):
         _compare(label, data, options.objects, options.repeats)
     _reconcile_work(options.repeats, max(options.objects // 10, 100))

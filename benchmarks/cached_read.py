@@ -103,9 +103,7 @@ def _measure_reads(
     asyncio.set_event_loop(loop)
     env.start()
     try:
-        rest = RestClient.from_kubeconfig(
-            env.lightkube_config(), rt.ClientOptions(qps=0)
-        )
+        rest = RestClient.from_kubeconfig(env.kube_config(), rt.ClientOptions(qps=0))
         namespace = f"bench-{secrets.token_hex(3)}"
         writer = rt.Client(rest)
 

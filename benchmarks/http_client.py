@@ -79,7 +79,7 @@ async def hammer(get: Get, gets: int, concurrency: int) -> float:
 async def measure(
     env: Environment, gets: int, concurrency: int, runs: int
 ) -> dict[str, list[float]]:
-    config = env.lightkube_config()
+    config = env.kube_config()
     path = f"/api/v1/namespaces/{NAMESPACE}/configmaps/{NAME}"
     transport = Transport.from_kubeconfig(config)
     body = {"metadata": {"name": NAME}, "data": {"key": "value"}}

@@ -233,7 +233,7 @@ class Session:
         self.namespace = f"bench-{slug(label)}-{secrets.token_hex(3)}"
         # a generous timeout: deleting 10,000 objects at once takes a while
         self.rest = RestClient.from_kubeconfig(
-            env.lightkube_config(), rt.ClientOptions(qps=0, timeout=300)
+            env.kube_config(), rt.ClientOptions(qps=0, timeout=300)
         )
         self.client = rt.Client(self.rest)
         self.logs = logs

@@ -78,7 +78,7 @@ async def _get_json(server: Any, paths: Mapping[str, str]) -> dict[str, dict[str
     """GET `/<path>` for each entry of `paths`, by the same keys."""
     from opgen.runtime.transport import Transport
 
-    transport = Transport.from_kubeconfig(server.lightkube_config())
+    transport = Transport.from_kubeconfig(server.kube_config())
     try:
         answers = {}
         for key, path in paths.items():
@@ -102,7 +102,7 @@ def server_version(server: Any) -> str:
 async def _server_version(server: Any) -> str:
     from opgen.runtime.transport import Transport
 
-    transport = Transport.from_kubeconfig(server.lightkube_config())
+    transport = Transport.from_kubeconfig(server.kube_config())
     try:
         answer = await transport.send("GET", "/version")
     finally:

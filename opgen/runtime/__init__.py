@@ -22,7 +22,7 @@ Internal modules, one concept each:
 
     reconcile     Request, Result, Reconciler, TerminalError: the contract
     resources     what the runtime knows about a kind (your kinds, op.k8s's built-in ones)
-    kubeconfig    kubeconfig and credentials (lightkube's loader, in this one module)
+    kubeconfig    kubeconfig files, in-cluster config and credentials (exec plugins)
     transport     the HTTP client (aiohttp): keep-alive pool, TLS, proxies, 401 refresh
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError

@@ -220,12 +220,12 @@ class Manager:
         context: str | None = None,
         options: ManagerOptions | None = None,
     ) -> Manager:
-        """A manager for a kubeconfig file (default: in-cluster, $KUBECONFIG, ~/.kube/config)."""
+        """A manager for a kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)."""
         return cls(load_config(path, context=context), options)
 
     @classmethod
     def from_env(cls, options: ManagerOptions | None = None) -> Manager:
-        """A manager configured in-cluster (service account) or else from $KUBECONFIG/~/.kube/config."""
+        """A manager for $KUBECONFIG, else in-cluster (service account), else ~/.kube/config."""
         return cls(load_config(), options)
 
     async def check_cluster(self) -> None:

@@ -136,14 +136,19 @@ def _headers(
     return headers, warnings
 
 
-def _proxy_for(server: str) -> tuple[str | None, dict[str, str] | None]:
-    """The proxy the environment names for `server` (None: connect directly), and
-    the headers for it that carry the credentials in its URL."""
-    parts = urllib.parse.urlsplit(server)
-    proxies = urllib.request.getproxies()
-    proxy = proxies.get(parts.scheme) or proxies.get("all")
-    if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
-        return None, None
+def _proxy_for(
+    server: str, configured: str | None = None
+) -> tuple[str | None, dict[str, str] | None]:
+    """The proxy for `server` (None: connect directly): the kubeconfig's
+    `proxy-url`, else the one the environment names; and the headers for it that
+    carry the credentials in its URL."""
+    proxy = configured
+    if proxy is None:
+        parts = urllib.parse.urlsplit(server)
+        proxies = urllib.request.getproxies()
+        proxy = proxies.get(parts.scheme) or proxies.get("all")
+        if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
+            return None, None
     url = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
     headers = None
     if url.username is not None:
@@ -213,7 +218,9 @@ class Transport:
         self._on_warning = on_warning
         self._warned: dict[str, None] = {}
         self._session: ClientSession | None = None
-        self._proxy, self._proxy_headers = _proxy_for(self.server)
+        self._proxy, self._proxy_headers = _proxy_for(
+            self.server, self._connection.proxy_url
+        )
         self._closed = False
 
     @classmethod
@@ -302,6 +309,7 @@ class Transport:
                     headers={**credentials, **extra},
                     proxy=self._proxy,
                     proxy_headers=self._proxy_headers,
+                    server_hostname=self._connection.tls_server_name,
                 ) as response:
                     data = await response.read()
                 if response.status == 401 and attempt == 1:
@@ -342,6 +350,7 @@ class Transport:
                     timeout=timeout,
                     proxy=self._proxy,
                     proxy_headers=self._proxy_headers,
+                    server_hostname=self._connection.tls_server_name,
                 )
                 if response.status == 401 and attempt == 1:
                     await response.read()

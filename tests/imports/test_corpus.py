@@ -204,7 +204,7 @@ def test_the_projects_samples_are_judged_as_the_server_judges_them(
     disagreements = []
     accepted = 0
     with (
-        opened(envtest.lightkube_config()) as api,
+        opened(envtest.kube_config()) as api,
         scratch_namespace(api, "samples") as namespace,
     ):
         for sample in samples:

@@ -100,7 +100,7 @@ def test_go_escapes_count() -> None:
 
 @pytest.fixture(scope="module")
 def api(envtest: Environment) -> Iterator[RawApi]:
-    with opened(envtest.lightkube_config()) as raw:
+    with opened(envtest.kube_config()) as raw:
         yield raw
 
 

@@ -64,7 +64,7 @@ def imported(
 
 @pytest.fixture(scope="module")
 def raw_api(envtest: Environment) -> Iterator[RawApi]:
-    with opened(envtest.lightkube_config()) as api:
+    with opened(envtest.kube_config()) as api:
         yield api
 
 
@@ -106,9 +106,7 @@ async def test_objects_go_through_the_generated_typed_clients(
     namespace: str,
 ) -> None:
     project, _ = imported
-    rest = RestClient.from_kubeconfig(
-        envtest.lightkube_config(), rt.ClientOptions(qps=0)
-    )
+    rest = RestClient.from_kubeconfig(envtest.kube_config(), rt.ClientOptions(qps=0))
     try:
         with project.imported(
             "demo.imported.cert_manager_io.v1.zz_generated_client"

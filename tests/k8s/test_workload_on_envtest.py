@@ -186,7 +186,7 @@ def installed(envtest: Environment) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def raw_api(envtest: Environment) -> Iterator[RawApi]:
-    api = RawApi(envtest.lightkube_config())
+    api = RawApi(envtest.kube_config())
     try:
         yield api
     finally:
@@ -351,9 +351,7 @@ def test_a_wrong_type_deep_inside_is_refused_by_both_at_the_same_path(
 async def test_the_reconciler_example_round_trips_the_template_through_a_deployment(
     installed: dict[str, Any], envtest: Environment, namespace: str
 ) -> None:
-    rest = RestClient.from_kubeconfig(
-        envtest.lightkube_config(), rt.ClientOptions(qps=0)
-    )
+    rest = RestClient.from_kubeconfig(envtest.kube_config(), rt.ClientOptions(qps=0))
     try:
         await _round_trip(rt.Client(rest), namespace)
     finally:

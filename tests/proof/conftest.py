@@ -19,7 +19,7 @@ from tests.proof.catalogue import ProofCrd, catalogue
 
 @pytest.fixture(scope="session")
 def raw_api(envtest: Environment) -> Iterator[RawApi]:
-    with opened(envtest.lightkube_config()) as api:
+    with opened(envtest.kube_config()) as api:
         yield api
 
 

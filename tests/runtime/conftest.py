@@ -30,9 +30,7 @@ def envtest(envtest: Environment) -> Environment:
 @pytest_asyncio.fixture
 async def rest(envtest: Environment) -> AsyncIterator[RestClient]:
     """A REST client acting as the envtest admin (no rate limit), closed after the test."""
-    client = RestClient.from_kubeconfig(
-        envtest.lightkube_config(), rt.ClientOptions(qps=0)
-    )
+    client = RestClient.from_kubeconfig(envtest.kube_config(), rt.ClientOptions(qps=0))
     try:
         yield client
     finally:

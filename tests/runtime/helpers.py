@@ -83,7 +83,7 @@ def manager_for(
         cache=cache,
         client=TEST_CLIENT,
     )
-    return rt.Manager(envtest.lightkube_config(), options)
+    return rt.Manager(envtest.kube_config(), options)
 
 
 running = running_manager

@@ -330,7 +330,7 @@ async def test_an_undecodable_child_never_blocks_its_owner(
         assert all(r.levelno == logging.WARNING and not r.exc_info for r in skipped)
         assert f"Widget {namespace}/unfit" in skipped[0].getMessage()
     finally:
-        async with rt.Client.from_kubeconfig(envtest.lightkube_config()) as cleanup:
+        async with rt.Client.from_kubeconfig(envtest.kube_config()) as cleanup:
             await cleanup.delete(owner)
 
 
@@ -372,7 +372,7 @@ async def test_watches_skips_an_undecodable_object_and_maps_the_rest(
 async def test_uncached_reads_raise_or_leave_it_out_too(
     envtest: Environment, namespace: str
 ) -> None:
-    async with rt.Client.from_kubeconfig(envtest.lightkube_config()) as client:
+    async with rt.Client.from_kubeconfig(envtest.kube_config()) as client:
         await create_loose(client, "unfit", namespace, replicas=0)
         await create_loose(client, "fits", namespace, replicas=1)
         with pytest.raises(rt.DecodeError) as caught:

@@ -42,7 +42,7 @@ async def test_restarted_api_server_answers_410_and_no_delete_is_lost(
     own_envtest: Environment,
 ) -> None:
     rest = RestClient.from_kubeconfig(
-        own_envtest.lightkube_config(), rt.ClientOptions(qps=0)
+        own_envtest.kube_config(), rt.ClientOptions(qps=0)
     )
     client = Client(rest)
     namespace = "default"

@@ -6,10 +6,9 @@ import socket
 from pathlib import Path
 
 import pytest
-from lightkube import ConfigError, KubeConfig
 
 from opgen import runtime as rt
-from opgen.runtime.kubeconfig import load_config
+from opgen.runtime.kubeconfig import ConfigError, KubeConfig, load_config
 
 
 def kubeconfig(server: str) -> str:
@@ -33,8 +32,8 @@ def closed_port() -> int:
     [
         (None, "not found"),
         ("", "it is empty"),
-        ("apiVersion: v1\nkind: Config\n", "it has no clusters"),
-        ("clusters: []\ncontexts: []\nusers: []\n", "No current context"),
+        ("apiVersion: v1\nkind: Config\n", "it is empty"),
+        ("clusters: []\ncontexts: []\nusers: []\n", "it is empty"),
     ],
 )
 def test_no_kubeconfig_or_no_context_is_no_cluster(
@@ -56,6 +55,23 @@ def test_no_kubeconfig_or_no_context_is_no_cluster(
     assert problem in message and "`make cluster`" in message
     assert "\n" not in message
     assert isinstance(missing.value, ConfigError)  # what callers caught before
+
+
+def test_no_current_context_says_how_to_name_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "config"
+    path.write_text(
+        kubeconfig("https://127.0.0.1:6443").replace("current-context: gone\n", "")
+    )
+    monkeypatch.setenv("KUBECONFIG", str(path))
+    with pytest.raises(rt.NoCluster) as missing:
+        rt.Manager.from_env()
+    assert str(missing.value) == (
+        f"no cluster to connect to: kubeconfig $KUBECONFIG={path}: it names no "
+        "current-context; name a context, or set one with "
+        "`kubectl config use-context NAME`"
+    )
 
 
 async def test_check_cluster_names_a_server_that_does_not_answer(

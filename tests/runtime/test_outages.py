@@ -47,9 +47,7 @@ def plane(envtest: Environment) -> Iterator[Environment]:
 @pytest.fixture
 async def client(plane: Environment) -> AsyncIterator[rt.Client]:
     options = rt.ClientOptions(qps=0)
-    async with rt.Client.from_kubeconfig(
-        plane.lightkube_config(), options=options
-    ) as c:
+    async with rt.Client.from_kubeconfig(plane.kube_config(), options=options) as c:
         yield c
 
 

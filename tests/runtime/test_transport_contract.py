@@ -1,15 +1,20 @@
-"""The transport's contract with lightkube and aiohttp: what opgen/runtime/kubeconfig.py
-and opgen/runtime/transport.py assume of them, each assumption checked, so that an
-upgrade that breaks one fails here — not in an operator.
+"""The transport's contract with aiohttp and the kubeconfig: what opgen/runtime/transport.py
+assumes of aiohttp, each assumption checked, so that an upgrade that breaks one
+fails here — not in an operator; and what it does with a kubeconfig's settings.
 
-- the names and signatures they import (no server);
-- what they rely on in behaviour, against a loopback HTTP server: every connection
+- the names and signatures it imports (no server);
+- what it relies on in behaviour, against a loopback HTTP server: every connection
   kept alive, the per-request timeout, read timeouts on streams, the headers sent
-  and received (`Retry-After`, `Warning`), proxies from the environment, and every
-  failure leaving as the runtime's `TransportError` (no Kubernetes involved);
+  and received (`Retry-After`, `Warning`), proxies from the environment or the
+  kubeconfig's `proxy-url`, `tls-server-name`, a request sent again with fresh
+  credentials after a 401, and every failure leaving as the runtime's
+  `TransportError` (no Kubernetes involved);
 - credentials against a real API server: a client certificate, a token file
   re-read when the server answers 401 (rotated service-account tokens), an exec
-  plugin run again on 401, and the exec API versions lightkube accepts.
+  plugin run again on 401.
+
+The loader itself (every kubeconfig shape, exec plugins, errors) is
+tests/runtime/test_kubeconfig.py's.
 """
 
 from __future__ import annotations
@@ -25,21 +30,18 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import lightkube
 import msgspec
 import pytest
-from lightkube.config import client_adapter
-from lightkube.config.kubeconfig import KubeConfig
-from lightkube.config.models import Cluster, User, UserExec
 
 from opgen import api as op
 from opgen import runtime as rt
-from opgen.runtime import kubeconfig as kc
 from opgen.runtime import transport as tp
+from opgen.runtime.kubeconfig import KubeConfig
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
+from opgen.testing.controlplane.pki import generate_pki
 from tests.runtime.helpers import eventually, kubeconfig_for, token_for
 from tests.runtime.kinds import Widget
 
@@ -50,84 +52,6 @@ def parameters(function: Callable[..., Any]) -> list[str]:
     return list(inspect.signature(function).parameters)
 
 
-def test_lightkube_config_names_and_signatures() -> None:
-    assert kc.KubeConfig is lightkube.KubeConfig is KubeConfig
-    assert kc.SingleConfig is lightkube.SingleConfig
-    for constructor in ("from_file", "from_env", "from_dict"):
-        assert callable(getattr(KubeConfig, constructor)), constructor
-    assert "context_name" in parameters(KubeConfig.get)
-    config = KubeConfig.from_dict(
-        {
-            "clusters": [{"name": "c", "cluster": {"server": "https://k:6443/"}}],
-            "users": [{"name": "u", "user": {"token": "t"}}],
-            "contexts": [
-                {
-                    "name": "x",
-                    "context": {"cluster": "c", "user": "u", "namespace": "n"},
-                }
-            ],
-            "current-context": "x",
-        }
-    ).get(context_name="x")
-    assert config is not None
-    assert config.cluster.server == "https://k:6443/" and config.namespace == "n"
-    assert isinstance(config.user, User) and config.user.token == "t"
-    assert callable(config.abs_file)
-    assert User().token is None  # the transport's stand-in for a context without a user
-
-
-def test_lightkube_credential_functions() -> None:
-    assert parameters(client_adapter.user_auth) == ["user"]
-    assert parameters(client_adapter.verify_cluster)[:3] == [
-        "cluster",
-        "user",
-        "abs_file",
-    ]
-    assert "trust_env" in parameters(client_adapter.verify_cluster)
-    assert client_adapter.user_auth(User()) is None
-    for user in (
-        User(token="t"),
-        User(token_file="/var/run/token"),
-        User(
-            exec=UserExec(
-                apiVersion="client.authentication.k8s.io/v1beta1", command="x"
-            )
-        ),
-        User(username="u", password="p"),
-    ):
-        assert callable(client_adapter.user_auth(user).async_auth_flow), user
-    context = client_adapter.verify_cluster(
-        Cluster(), User(), lambda f: f, trust_env=True
-    )
-    assert isinstance(context, ssl.SSLContext)
-    with pytest.raises(lightkube.ConfigError):  # a documented limit (docs/runtime.md)
-        client_adapter.user_auth(User(auth_provider={"name": "oidc"}))
-
-
-async def test_auth_flows_run_on_stand_ins() -> None:
-    """`kubeconfig.Credentials` drives lightkube's flows with a stand-in request (a
-    `headers` dict) and answer (a `status_code`): each flow sets `Authorization`,
-    and a token-file flow, shown a 401, sets it again from the file."""
-    for user, header in (
-        (User(token="t"), "Bearer t"),
-        (User(username="u", password="p"), "Basic dTpw"),
-    ):
-        credentials = kc.Credentials(client_adapter.user_auth(user))
-        assert await credentials.current() == {"Authorization": header}
-        assert await credentials.after_401(credentials.headers or {}) is None
-
-
-async def test_a_token_file_is_read_again_after_a_401(tmp_path: Path) -> None:
-    token = tmp_path / "token"
-    token.write_text("one")
-    credentials = kc.Credentials(client_adapter.user_auth(User(token_file=str(token))))
-    sent = await credentials.current()
-    assert sent == {"Authorization": "Bearer one"}
-    token.write_text("two")
-    assert await credentials.current() is sent, "kept until the server refuses it"
-    assert await credentials.after_401(sent) == {"Authorization": "Bearer two"}
-
-
 def test_aiohttp_names_and_signatures() -> None:
     connector = parameters(aiohttp.TCPConnector.__init__)
     for name in ("limit", "ssl", "keepalive_timeout"):
@@ -136,7 +60,14 @@ def test_aiohttp_names_and_signatures() -> None:
     for name in ("connector", "timeout", "headers", "cookie_jar", "trace_configs"):
         assert name in session, name
     request = parameters(aiohttp.ClientSession._request)
-    for name in ("data", "headers", "timeout", "proxy", "proxy_headers"):
+    for name in (
+        "data",
+        "headers",
+        "timeout",
+        "proxy",
+        "proxy_headers",
+        "server_hostname",
+    ):
         assert name in request, name
     timeout = aiohttp.ClientTimeout(total=None, connect=1.0, sock_read=None)
     assert (timeout.connect, timeout.sock_read) == (1.0, None)
@@ -150,7 +81,7 @@ def test_aiohttp_names_and_signatures() -> None:
 
 
 def test_msgspec_names() -> None:
-    """The runtime's JSON codec (and lightkube's model type)."""
+    """The runtime's JSON codec."""
     for name in ("Struct", "Raw", "field", "convert", "to_builtins"):
         assert hasattr(msgspec, name), name
     assert msgspec.json.decode(msgspec.json.encode({"a": [1]})) == {"a": [1]}
@@ -163,7 +94,10 @@ class Server:
     """A small HTTP/1.1 server: keeps connections open, records what it saw, and
     answers each request once `gate` lets it (`script` may answer differently)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        self.tls = tls
+        self.accepted_token = "secret"
+        """`/guarded` answers 401 to any other bearer token."""
         self.connections = 0
         self.busy = 0
         self.requests: list[tuple[str, dict[str, str]]] = []
@@ -175,7 +109,9 @@ class Server:
         self.port = 0
 
     async def __aenter__(self) -> Server:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(
+            self._serve, "127.0.0.1", 0, ssl=self.tls
+        )
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
@@ -190,6 +126,7 @@ class Server:
         self,
         user: dict[str, Any] | None = None,
         server: str | None = None,
+        cluster: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> Transport:
         config = KubeConfig.from_dict(
@@ -198,7 +135,8 @@ class Server:
                     {
                         "name": "c",
                         "cluster": {
-                            "server": server or f"http://127.0.0.1:{self.port}"
+                            "server": server or f"http://127.0.0.1:{self.port}",
+                            **(cluster or {}),
                         },
                     }
                 ],
@@ -232,6 +170,14 @@ class Server:
                     self.arrived.notify_all()
                 await self.gate.wait()
                 path = line.split()[1].partition("?")[0]
+                if path == "/guarded" and headers.get("authorization") != (
+                    f"Bearer {self.accepted_token}"
+                ):
+                    writer.write(
+                        b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 2\r\n\r\n{}"
+                    )
+                    await writer.drain()
+                    continue
                 if path == "/silent":
                     await asyncio.Event().wait()  # never answers
                 if path == "/hangs-up":
@@ -272,7 +218,7 @@ class Server:
                     b"Content-Type: application/json\r\n\r\n{}"
                 )
                 await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
+        except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
             pass
         finally:
             writer.close()
@@ -367,6 +313,80 @@ async def test_proxies_come_from_the_environment(
         assert len(server.requests) == 1, "NO_PROXY: not sent to the proxy"
     finally:
         await direct.aclose()
+
+
+async def test_the_kubeconfigs_proxy_url_wins_over_the_environment(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As client-go: a cluster's `proxy-url` is used for it, whatever `HTTP_PROXY`
+    and `NO_PROXY` say."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "k8s.invalid")
+    proxied = server.transport(
+        server="http://k8s.invalid:6443",
+        cluster={"proxy-url": f"http://me:pw@127.0.0.1:{server.port}"},
+    )
+    try:
+        assert (await proxied.send("GET", "/api")).status == 200
+        line, headers = server.requests[-1]
+        assert line == "GET http://k8s.invalid:6443/api HTTP/1.1"
+        assert headers["proxy-authorization"] == "Basic bWU6cHc="
+    finally:
+        await proxied.aclose()
+
+
+async def test_tls_server_name_is_the_name_verified(tmp_path: Path) -> None:
+    """`tls-server-name`: the server's certificate is checked against it (and it is
+    sent as SNI), not against the host in `server`."""
+    pki = generate_pki(tmp_path)
+    serving = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    serving.load_cert_chain(pki.serving_cert, pki.serving_key)
+    async with Server(tls=serving) as tls_server:
+        for name, verified in (("localhost", True), ("kubernetes", False)):
+            transport = tls_server.transport(
+                server=f"https://127.0.0.1:{tls_server.port}",
+                cluster={
+                    "certificate-authority": str(pki.ca_cert),
+                    "tls-server-name": name,
+                },
+            )
+            try:
+                if verified:
+                    assert (await transport.send("GET", "/x")).status == 200
+                else:
+                    with pytest.raises(rt.TransportError) as refused:
+                        await transport.send("GET", "/x")
+                    assert "kubernetes" in str(refused.value.__cause__)
+            finally:
+                await transport.aclose()
+
+
+async def test_a_401_is_sent_again_with_fresh_credentials(
+    server: Server, tmp_path: Path
+) -> None:
+    """The transport asks the credentials again after a 401 and sends the request
+    once more: a token file read again, the answer to the second try returned."""
+    token = tmp_path / "token"
+    token.write_text("old")
+    transport = server.transport({"tokenFile": str(token)})
+    try:
+        server.accepted_token = "old"
+        assert (await transport.send("GET", "/guarded")).status == 200
+        token.write_text("new")
+        server.accepted_token = "new"
+        assert (await transport.send("GET", "/guarded")).status == 200
+        sent = [headers["authorization"] for _, headers in server.requests]
+        assert sent == ["Bearer old", "Bearer old", "Bearer new"]
+        server.accepted_token = "other"
+        refused = await transport.send("GET", "/guarded")
+        assert refused.status == 401, "the file did not change: the 401 stands"
+        async with transport.stream("GET", "/guarded", read_timeout=5) as stream:
+            assert stream.status == 401
+        token.write_text("other")
+        async with transport.stream("GET", "/guarded", read_timeout=5) as stream:
+            assert stream.status == 200
+    finally:
+        await transport.aclose()
 
 
 async def test_headers_bodies_and_the_request_log(
@@ -471,7 +491,7 @@ def account(namespace: str, name: str) -> str:
 
 @pytest.mark.envtest
 async def test_client_certificate(envtest: Environment) -> None:
-    transport = Transport.from_kubeconfig(envtest.lightkube_config())
+    transport = Transport.from_kubeconfig(envtest.kube_config())
     try:
         assert await username(transport)  # the admin's certificate names the user
     finally:
@@ -511,6 +531,7 @@ async def test_token_file_is_read_again_after_a_401(
         await transport.aclose()
 
 
+EXEC_V1BETA1 = "client.authentication.k8s.io/v1beta1"
 EXEC_PLUGIN = """\
 import json, pathlib, sys
 here = pathlib.Path(sys.argv[1])
@@ -568,28 +589,28 @@ async def test_exec_plugin_runs_again_after_a_401(
 
 
 async def test_exec_api_versions(server: Server, tmp_path: Path) -> None:
-    """v1beta1 and v1alpha1 exec plugins work; lightkube 1.0 refuses the v1 exec API,
-    a limit docs/runtime.md states. When this fails, lightkube has lifted it: update
-    the docs."""
-    (tmp_path / "plugin.py").write_text(EXEC_PLUGIN)
-    (tmp_path / "token").write_text("from-exec")
-    for version, accepted in (
-        ("client.authentication.k8s.io/v1alpha1", True),
-        ("client.authentication.k8s.io/v1beta1", True),
-        ("client.authentication.k8s.io/v1", False),
+    """Exec plugins of the v1, v1beta1 and v1alpha1 APIs, each run again after a 401."""
+    for version in (
+        "client.authentication.k8s.io/v1",
+        "client.authentication.k8s.io/v1beta1",
+        "client.authentication.k8s.io/v1alpha1",
     ):
+        (tmp_path / "plugin.py").write_text(EXEC_PLUGIN.replace(EXEC_V1BETA1, version))
+        (tmp_path / "token").write_text("from-exec")
         exec_user = {
             "apiVersion": version,
             "command": sys.executable,
             "args": [str(tmp_path / "plugin.py"), str(tmp_path)],
+            "interactiveMode": "Never",
         }
         transport = server.transport({"exec": exec_user})
         try:
-            if accepted:
-                assert (await transport.send("GET", "/x")).status == 200
-                assert server.requests[-1][1]["authorization"] == "Bearer from-exec"
-            else:
-                with pytest.raises(lightkube.ConfigError):
-                    await transport.send("GET", "/x")
+            server.accepted_token = "from-exec"
+            assert (await transport.send("GET", "/guarded")).status == 200
+            assert server.requests[-1][1]["authorization"] == "Bearer from-exec"
+            (tmp_path / "token").write_text("rotated")
+            server.accepted_token = "rotated"
+            assert (await transport.send("GET", "/guarded")).status == 200
+            assert server.requests[-1][1]["authorization"] == "Bearer rotated"
         finally:
             await transport.aclose()

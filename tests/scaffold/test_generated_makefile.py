@@ -344,9 +344,9 @@ def test_wheelhouse_holds_opgen_and_what_the_image_build_needs(
     project: Path, image: dockerfile.Image
 ) -> None:
     wheels = {p.name.split("-")[0] for p in (project / "wheelhouse").glob("*.whl")}
-    assert {"opgen", "pydantic", "lightkube", "hatchling"} <= wheels
+    assert {"opgen", "pydantic", "aiohttp", "hatchling"} <= wheels
     assert "make_demo" not in wheels
-    assert not wheels & {"typer", "jinja2", "black"}
+    assert not wheels & {"typer", "jinja2", "black", "lightkube", "lightkube_models"}
     admitted = dockerfile.context_files(project)
     assert f"wheelhouse/opgen-{opgen_package.__version__}-py3-none-any.whl" in admitted
     assert "constraints.txt" in admitted
@@ -413,5 +413,7 @@ def test_lock_pins_the_runtime_install(project: Path) -> None:
     )
     pinned = {name.lower().replace("_", "-") for name in pins}
     assert pins["opgen"] == opgen_package.__version__
-    assert {"pydantic", "lightkube", "cryptography"} <= pinned
-    assert not pinned & (GENERATOR_ONLY | {"pytest", "make-demo", "pip"})
+    assert {"pydantic", "aiohttp", "cryptography"} <= pinned
+    assert not pinned & (
+        GENERATOR_ONLY | {"pytest", "make-demo", "pip", "lightkube", "lightkube-models"}
+    )

@@ -176,7 +176,8 @@ class Environment:
             self._local is not None and self._local.controller_manager_running
         )
 
-    def lightkube_config(self) -> KubeConfig:
+    def kube_config(self) -> KubeConfig:
+        """The admin kubeconfig, loaded: for `rt.Manager(...)`, `rt.Client.from_kubeconfig(...)`."""
         self._require_started()
         return KubeConfig.from_dict(self.kubeconfig, fname=self.kubeconfig_path)
 
@@ -185,7 +186,7 @@ class Environment:
         API server) or a rate limit; close it (`async with`, or `await client.aclose()`).
         """
         return rt.Client.from_kubeconfig(
-            self.lightkube_config(), options=rt.ClientOptions(qps=0)
+            self.kube_config(), options=rt.ClientOptions(qps=0)
         )
 
     def install_crds(
@@ -203,7 +204,7 @@ class Environment:
                 local_webhooks.with_local_conversion(crd, local).body
                 for crd in crds.load_crds(documents)
             ]
-        crds.install_crds(self.lightkube_config(), documents, timeout)
+        crds.install_crds(self.kube_config(), documents, timeout)
 
     # -- webhooks -------------------------------------------------------------
 
@@ -260,7 +261,7 @@ class Environment:
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
     ) -> None:
         """Delete CRDs (and their objects) and wait until they are gone."""
-        crds.uninstall_crds(self.lightkube_config(), paths, timeout)
+        crds.uninstall_crds(self.kube_config(), paths, timeout)
 
     async def ainstall_crds(
         self, paths: Iterable[crds.CrdSource], timeout: float = CRD_TIMEOUT
@@ -421,7 +422,7 @@ class Environment:
     # -- internals --------------------------------------------------------------
 
     def _admin_client(self) -> AdminApi:
-        return AdminApi(self.lightkube_config(), field_manager=crds.FIELD_MANAGER)
+        return AdminApi(self.kube_config(), field_manager=crds.FIELD_MANAGER)
 
     def _require_local(self, what: str) -> LocalControlPlane:
         self._require_started()

@@ -121,7 +121,7 @@ class WebhookManager:
             loop.close()
 
     async def _serve(self) -> None:
-        manager = rt.Manager(self.environment.lightkube_config(), self.options)
+        manager = rt.Manager(self.environment.kube_config(), self.options)
         self.manager = manager
         self.setup(manager)
         if not manager.webhooks.has_handlers:

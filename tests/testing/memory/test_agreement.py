@@ -27,7 +27,7 @@ SCENARIOS = {**PLAIN_SCENARIOS, **APPLY_SCENARIOS, **STRATEGIC_SCENARIOS}
 
 
 async def _run_on_envtest(envtest: Environment, namespace: str, name: str) -> Api:
-    transport = Transport.from_kubeconfig(envtest.lightkube_config())
+    transport = Transport.from_kubeconfig(envtest.kube_config())
     try:
         api = Api(transport, namespace)
         await SCENARIOS[name](api)

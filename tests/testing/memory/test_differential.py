@@ -33,7 +33,7 @@ async def test_random_operations_get_the_same_answers(
     seed: int,
 ) -> None:
     plan = draw(random.Random(seed), LENGTH)
-    transport = Transport.from_kubeconfig(envtest.lightkube_config())
+    transport = Transport.from_kubeconfig(envtest.kube_config())
     try:
         real = Api(transport, namespace)
         await run(real, plan)

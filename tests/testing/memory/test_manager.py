@@ -81,7 +81,7 @@ async def test_a_controller_reconciles_a_widget_on_the_memory_server(
 async def test_a_controller_reconciles_a_widget_on_envtest(
     envtest: Environment, namespace: str
 ) -> None:
-    transport = HttpTransport.from_kubeconfig(envtest.lightkube_config())
+    transport = HttpTransport.from_kubeconfig(envtest.kube_config())
     await _reconciles_a_widget(Backend(transport, namespace))
 
 
