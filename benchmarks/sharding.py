@@ -96,7 +96,7 @@ def summary(values: list[float]) -> str:
 async def run(args: argparse.Namespace) -> None:
     env = await Environment(crd_paths=generated_crds()).astart()
     logs = Path(tempfile.mkdtemp(prefix="opgen-bench-sharding-"))
-    rest = RestClient.from_kubeconfig(env.lightkube_config(), rt.ClientOptions(qps=0))
+    rest = RestClient.from_kubeconfig(env.kube_config(), rt.ClientOptions(qps=0))
     runs: list[dict[str, float]] = []
     try:
         for i in range(args.runs):

@@ -71,7 +71,7 @@ def memory_server(
 async def test_webhooks_answer_on_the_memory_server_as_on_envtest(
     served: Environment, namespace: str, name: str
 ) -> None:
-    transport = Transport.from_kubeconfig(served.lightkube_config())
+    transport = Transport.from_kubeconfig(served.kube_config())
     try:
         real = Api(transport, namespace)
         await ADMISSION_SCENARIOS[name](real)

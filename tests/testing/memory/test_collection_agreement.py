@@ -44,7 +44,7 @@ async def test_the_memory_server_collects_as_kube_controller_manager_does(
     namespace: str,
     name: str,
 ) -> None:
-    transport = Transport.from_kubeconfig(collecting_envtest.lightkube_config())
+    transport = Transport.from_kubeconfig(collecting_envtest.kube_config())
     try:
         real = await _run(transport, namespace, name)
     finally:

@@ -49,7 +49,7 @@ async def test_random_owners_and_deletes_get_the_same_answers(
     seed: int,
 ) -> None:
     plan = draw(random.Random(seed), LENGTH)
-    transport = Transport.from_kubeconfig(collecting_envtest.lightkube_config())
+    transport = Transport.from_kubeconfig(collecting_envtest.kube_config())
     try:
         expected = await _run(Api(transport, namespace), plan)
     finally:
