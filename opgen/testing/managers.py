@@ -32,6 +32,10 @@ START_TIMEOUT = 60.0
 STOP_TIMEOUT = 60.0
 
 
+_FIRST_PAUSE = 0.01
+"""The first wait of `eventually` between two checks, in seconds."""
+
+
 @contextlib.asynccontextmanager
 async def running_manager(
     manager: rt.Manager, *, start_timeout: float = START_TIMEOUT
@@ -91,10 +95,14 @@ async def eventually(
 ) -> object:
     """Call `check` (sync or async) until it returns something truthy, and return that.
 
+    The first checks follow each other quickly (10 ms apart, doubling up to
+    `interval`), so a condition that holds soon — as on the memory API server —
+    is seen soon, and a slow one costs no more checks than `interval` allows.
     Raises `AssertionError` naming `message` after `timeout` seconds.
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    pause = min(_FIRST_PAUSE, interval)
     while True:
         found = check()
         if inspect.isawaitable(found):
@@ -103,4 +111,5 @@ async def eventually(
             return found
         if loop.time() > deadline:
             raise AssertionError(f"{message} did not happen within {timeout:.0f} s")
-        await asyncio.sleep(interval)
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, interval)
