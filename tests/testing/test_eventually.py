@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import pytest
 
-from opgen.testing import managers
 from opgen.testing.managers import eventually
 
 
@@ -14,12 +14,12 @@ async def test_the_pauses_double_from_ten_milliseconds_up_to_the_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pauses: list[float] = []
-    answers = iter([None, 0, "", False, None, [], "found"])
+    answers: Iterator[object] = iter([None, 0, "", False, None, [], "found"])
 
     async def record(seconds: float) -> None:
         pauses.append(seconds)
 
-    monkeypatch.setattr(managers.asyncio, "sleep", record)
+    monkeypatch.setattr(asyncio, "sleep", record)
     assert await eventually(lambda: next(answers), interval=0.1) == "found"
     assert pauses == [0.01, 0.02, 0.04, 0.08, 0.1, 0.1]
 
@@ -28,12 +28,12 @@ async def test_an_interval_below_ten_milliseconds_is_kept(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pauses: list[float] = []
-    answers = iter([None, None, True])
+    answers: Iterator[object] = iter([None, None, True])
 
     async def record(seconds: float) -> None:
         pauses.append(seconds)
 
-    monkeypatch.setattr(managers.asyncio, "sleep", record)
+    monkeypatch.setattr(asyncio, "sleep", record)
     assert await eventually(lambda: next(answers), interval=0.001) is True
     assert pauses == [0.001, 0.001]
 
