@@ -37,6 +37,7 @@ from opgen.runtime.selectors import fields_match, labels_match
 from opgen.testing.memory import answers
 from opgen.testing.memory.admission import Admission, Request
 from opgen.testing.memory.answers import Cause, Refusal
+from opgen.testing.memory.bookmarks import asks_bookmarks, initial_events_end
 from opgen.testing.memory.collector import (
     Collector,
     check_options,
@@ -113,6 +114,11 @@ class Watch:
     """None when the watch ends after `initial` (a too old resourceVersion)."""
     served: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj
     """A stored object in the watched version (`Versions.to_served`)."""
+    bookmarks: bool = False
+    """`allowWatchBookmarks=true`: `BOOKMARK` events (`opgen.testing.memory.bookmarks`)."""
+    since: int = 0
+    """The revision the client has seen: the watch's resourceVersion, or the
+    revision its initial events end at."""
 
     def line(self, event: Event) -> dict[str, Any] | None:
         """The line a watch sends for `event`; None when its selectors filter it out.
@@ -368,14 +374,21 @@ class MemoryApiServer:
                     kind, route, [{"type": "ERROR", "object": gone.body or {}}], None
                 )
             subscription = self.store.subscribe(_key(kind), after)
-            return Watch(kind, route, [], subscription, served)
+            return Watch(
+                kind, route, [], subscription, served, asks_bookmarks(route), after
+            )
         initial = [
             {"type": "ADDED", "object": obj}
             for obj in self._objects(kind, route.namespace)
             if _matches(route, obj)
         ]
-        subscription = self.store.subscribe(_key(kind), self.store.revision)
-        return Watch(kind, route, initial, subscription, served)
+        revision = self.store.revision
+        if asks_bookmarks(route):
+            initial.append(initial_events_end(kind, revision))
+        subscription = self.store.subscribe(_key(kind), revision)
+        return Watch(
+            kind, route, initial, subscription, served, asks_bookmarks(route), revision
+        )
 
     def compact(self) -> None:
         """Forget the event history, as etcd's compaction does: a watch from an

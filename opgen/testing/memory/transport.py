@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from opgen.runtime.seams import Answer
 from opgen.testing.memory.answers import PAGE_NOT_FOUND, Refusal
+from opgen.testing.memory.bookmarks import bookmark, next_bookmark
 from opgen.testing.memory.paths import parse_route
 
 if TYPE_CHECKING:
@@ -72,18 +73,30 @@ class WatchStream:
             return
         loop = asyncio.get_running_loop()
         deadline = None if self._timeout is None else loop.time() + self._timeout
+        seen = watch.since
+        due = next_bookmark(loop.time(), deadline) if watch.bookmarks else None
         while True:
-            remaining = None if deadline is None else deadline - loop.time()
-            if remaining is not None and remaining <= 0:
+            now = loop.time()
+            if deadline is not None and deadline <= now:
                 return
+            if due is not None and due <= now:
+                revision = self._server.store.revision
+                if revision > seen:
+                    seen = revision
+                    yield json.dumps(bookmark(watch.kind, revision))
+                due = next_bookmark(now, deadline)
+                continue
+            wakes = [t for t in (deadline, due) if t is not None]
+            remaining = min(wakes) - now if wakes else None
             try:
                 event = await asyncio.wait_for(subscription.queue.get(), remaining)
             except asyncio.TimeoutError:
-                return
+                continue
             if event is None:
                 return
             sent = watch.line(event)
             if sent is not None:
+                seen = max(seen, event.revision)
                 yield json.dumps(sent)
 
     def close(self) -> None:
