@@ -60,7 +60,7 @@ WRITES_IN_FLIGHT = 8
 """Label writes the assigner has in flight at once (each for another object). Each
 holds a connection of its own, which stays open and costs the leader about 0.3 MiB
 of RSS: more in flight hand a dead member's objects on sooner (on the development
-machine, loaded: 32, 240 writes/s; 8, 150–260) at the price of the leader's memory
+machine, loaded: 32, 240 writes/s; 8, 150 to 260) at the price of the leader's memory
 (docs/runtime.md#sharding)."""
 EXPIRY_MARGIN = 0.05
 """Seconds after a Lease's expiry before the members are read again to see it."""
