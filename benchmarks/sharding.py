@@ -1,6 +1,6 @@
 """Cache memory of a sharded replica against a single replica at the same count.
 
-    python -m benchmarks.sharding [--objects 3000] [--runs 2]
+    python -m benchmarks.sharding [--objects 3000] [--runs 2] [--settle 5]
 
 Per run, on one envtest control plane, side by side: a single replica
 (`tests/runtime/sharding/operator.py` without sharding) in one namespace and
@@ -8,7 +8,9 @@ three sharded replicas (`ShardingOptions(ring="widgets")`) in another, each its
 own process. Every process's RSS is read once it runs with no object (its idle
 baseline), then N Widgets are created in each namespace (interleaved, a page
 of 50 at a time in each) and, once every Widget has its owned ConfigMap (and,
-sharded, its shard label), after a pause for the heap to settle, read again.
+sharded, its shard label), after a pause for the heap to settle (`--settle`
+seconds; past the transport's 90 s idle timeout, the connections opened by a
+burst of writes have closed), read again.
 Printed per run: each process's RSS above its own baseline, and the ratio of
 each sharded replica's growth to the single replica's (goal: at most 45 %).
 Then the medians over runs, min-max in brackets, and the load average.
@@ -35,7 +37,7 @@ from tests.runtime.sharding.inprocess import SHARD
 from tests.runtime.sharding.processes import ReplicaProcess, create_widgets, list_all
 
 SETTLE = 5.0
-"""Seconds after convergence before the RSS is read."""
+"""Seconds after the replicas start before their idle RSS is read."""
 
 
 async def namespace(rest: RestClient) -> str:
@@ -57,7 +59,7 @@ async def converged(rest: RestClient, ns: str, n: int, sharded: bool) -> bool:
 
 
 async def one_run(
-    env: Environment, rest: RestClient, n: int, logs: Path
+    env: Environment, rest: RestClient, n: int, logs: Path, settle: float
 ) -> dict[str, float]:
     single_ns, ring_ns = await namespace(rest), await namespace(rest)
     kubeconfig = env.kubeconfig_path
@@ -78,7 +80,7 @@ async def one_run(
             and await converged(rest, ring_ns, n, True)
         ):
             await asyncio.sleep(1.0)
-        await asyncio.sleep(SETTLE)
+        await asyncio.sleep(settle)
         grown = {r.shard: (r.rss_kib() - idle[r.shard]) / 1024 for r in everyone}
     finally:
         for replica in everyone:
@@ -101,7 +103,7 @@ async def run(args: argparse.Namespace) -> None:
     try:
         for i in range(args.runs):
             started = time.monotonic()
-            result = await one_run(env, rest, args.objects, logs)
+            result = await one_run(env, rest, args.objects, logs, args.settle)
             runs.append(result)
             shown = ", ".join(f"{k} {v:.2f}" for k, v in result.items())
             print(
@@ -124,6 +126,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.sharding")
     parser.add_argument("--objects", type=int, default=3000)
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=SETTLE,
+        help="seconds after convergence before the RSS is read",
+    )
     asyncio.run(run(parser.parse_args(argv)))
 
 

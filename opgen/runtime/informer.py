@@ -119,6 +119,10 @@ class Informer:
         """A new object of the kind for `entry` (raises `DecodeError` if it does not fit)."""
         return self.decoder.fresh(entry.raw, entry.decoded)
 
+    def entry(self, data: dict[str, Any]) -> Entry:
+        """The store's entry for an object the server sent (its wire form, decoded)."""
+        return entry_from_dict(self.rtype.with_kind(data), self.decoder.prepare)
+
     @property
     def undecodable(self) -> int:
         """How many stored objects do not fit the kind's model."""
@@ -242,9 +246,7 @@ class Informer:
                 ):
                     fresh[key] = known  # unchanged: already decoded
                     continue
-                entry = entry_from_dict(
-                    self.rtype.with_kind(item), self.decoder.prepare
-                )
+                entry = self.entry(item)
                 fresh[entry.key] = entry
             meta = page.get("metadata") or {}
             resource_version = meta.get("resourceVersion") or resource_version
@@ -317,7 +319,7 @@ class Informer:
             old = self._delete(entry.key)
             self._emit(Event("DELETED", old, entry))
         elif event.type in ("ADDED", "MODIFIED"):
-            entry = entry_from_dict(self.rtype.with_kind(data), self.decoder.prepare)
+            entry = self.entry(data)
             old = self._upsert(entry)
             self._emit(Event("ADDED" if old is None else "MODIFIED", old, entry))
         if rv:

@@ -13,6 +13,10 @@ reconciles a request, `admit` looks the object up there:
   object is in no replica's shard until the assigner labels it for the next;
 - otherwise: reconcile.
 
+Once the replica's member Lease is lost (`MemberLease.is_member` false: no
+renewal for `renew_deadline`), it admits nothing more: the assigner may hand
+its objects on as soon as the Lease expires.
+
 A label change does not pass the primary kind's default predicate (the
 generation does not change), so the gate adds its own handler to the
 primary informer that enqueues an object as soon as its drain label appears.
@@ -40,9 +44,16 @@ MERGE_PATCH = "application/merge-patch+json"
 class ShardHolder:
     """Admits the reconciles of the objects this replica holds; drains the rest."""
 
-    def __init__(self, rest: RestClient, options: ShardingOptions) -> None:
+    def __init__(
+        self,
+        rest: RestClient,
+        options: ShardingOptions,
+        *,
+        is_member: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.rest = rest
         self.options = options
+        self.is_member = is_member
         self._informer: Informer | None = None
         self.drained = 0
         """Objects this replica let go of."""
@@ -61,6 +72,8 @@ class ShardHolder:
     async def admit(self, request: Request) -> bool:
         informer = self._informer
         assert informer is not None, "attach() first"
+        if not self.is_member():
+            return False
         entry = informer.store.get((request.namespace or "", request.name))
         if entry is None:
             return False

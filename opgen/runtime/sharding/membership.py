@@ -114,16 +114,21 @@ class MemberLease:
 
     async def keep_renewing(self) -> None:
         """Renew every `retry_period`; returns once no renewal succeeded for
-        `renew_deadline` (the membership is lost)."""
+        `renew_deadline` (the membership is lost) — at that deadline, not after
+        it: neither the wait between renewals nor a hung renewal outlasts it, so
+        a replica has stopped before its Lease can expire (`lease_duration`)."""
         last = self._clock()
         while True:
-            await asyncio.sleep(self.options.retry_period)
+            deadline = last + self.options.renew_deadline
+            await asyncio.sleep(
+                max(0.0, min(self.options.retry_period, deadline - self._clock()))
+            )
             try:
-                await asyncio.wait_for(self.renew(), self.options.renew_deadline)
+                await asyncio.wait_for(self.renew(), max(0.0, deadline - self._clock()))
                 last = self._clock()
             except Exception as exc:
                 log.warning("could not renew shard lease %s: %r", self.name, exc)
-                if self._clock() - last >= self.options.renew_deadline:
+                if self._clock() >= deadline:
                     self.is_member = False
                     log.error("shard lease %s not renewed within %.1fs; leaving the ring",
                               self.name, self.options.renew_deadline)  # fmt: skip
@@ -159,12 +164,15 @@ class Members:
         self._clock = clock or loop_time
         self._seen: dict[str, tuple[dict[str, Any], float]] = {}
         """Lease name → its spec and when this process saw that spec first."""
+        self._expiries: list[float] = []
+        """When each live member's Lease expires unless renewed (this clock)."""
 
     def observe(self, leases: list[dict[str, Any]]) -> frozenset[str]:
         """The live shard names among `leases` (their wire form), noting what changed."""
         now = self._clock()
         seen: dict[str, tuple[dict[str, Any], float]] = {}
         live = set()
+        expiries = []
         for lease in leases:
             name = (lease.get("metadata") or {}).get("name") or ""
             spec = lease.get("spec") or {}
@@ -177,8 +185,17 @@ class Members:
             )
             if holder and now - since < duration:
                 live.add(str(holder))
+                expiries.append(since + duration)
         self._seen = seen
+        self._expiries = expiries
         return frozenset(live)
+
+    def until_next_expiry(self) -> float | None:
+        """Seconds until the first live member's Lease expires if not renewed by
+        then (None: no live member), as of the last `observe`."""
+        if not self._expiries:
+            return None
+        return max(0.0, min(self._expiries) - self._clock())
 
     async def read(self) -> frozenset[str]:
         """List the ring's Leases and return the live members."""

@@ -9,6 +9,7 @@ controller only `Watches` are not sharded: every replica sees all of them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,7 +25,12 @@ from opgen.runtime.sharding.holder import ShardHolder
 from opgen.runtime.sharding.membership import MemberLease, Members
 from opgen.runtime.sharding.protocol import ShardingOptions, default_shard_name
 
-__all__ = ["ShardedReplica"]
+__all__ = ["ASSIGNER_BURST", "ASSIGNER_QPS", "ShardedReplica"]
+
+ASSIGNER_QPS = 100.0
+"""The assigner's client-side rate (requests per second) when the manager's client
+has a lower one (`ClientOptions.qps`; 0, no limit, stays 0)."""
+ASSIGNER_BURST = 200
 
 
 class ShardedReplica:
@@ -72,7 +78,9 @@ class ShardedReplica:
         mine = f"{self.options.shard_label}={self.shard}"
         sharded: set[type] = set()
         for controller in controllers:
-            controller.gate = ShardHolder(self.rest, self.options)
+            controller.gate = ShardHolder(
+                self.rest, self.options, is_member=lambda: self.member.is_member
+            )
             primary = controller.for_.kind
             if primary not in sharded:
                 self.primaries.append(resource_type(primary))
@@ -90,8 +98,17 @@ class ShardedReplica:
     def assigner(self) -> Assigner:
         """The assigner this replica runs while it is the leader."""
         # its own REST client on the same connections, so that its watch of the
-        # unassigned objects does not take over this replica's per-kind gauges
-        rest = RestClient(self.rest.transport, self.rest.options, metrics=Metrics())
+        # unassigned objects does not take over this replica's per-kind gauges, and
+        # its label writes (a bulk creation, a dead member's objects) do not queue
+        # behind, nor starve, this replica's reconciles under one rate limit
+        client = self.rest.options
+        if client.qps > 0:
+            client = dataclasses.replace(
+                client,
+                qps=max(client.qps, ASSIGNER_QPS),
+                burst=max(client.burst, ASSIGNER_BURST),
+            )
+        rest = RestClient(self.rest.transport, client, metrics=Metrics())
         return Assigner(
             rest,
             Members(self.reader, self.options, self.namespace),

@@ -84,11 +84,27 @@ def test_a_released_or_deleted_lease_is_no_member_at_once() -> None:
     assert view.observe([lease("widgets-b", "b")]) == {"b"}
 
 
+def test_the_assigner_knows_when_the_first_live_lease_expires() -> None:
+    """So it reads the members again just then, not up to a retry period later."""
+    clock = Clock()
+    view = members(clock)
+    assert view.until_next_expiry() is None
+    view.observe([lease("widgets-a", "a", "t0")])
+    clock.now = 6.0
+    view.observe([lease("widgets-a", "a", "t0"), lease("widgets-b", "b", "t0")])
+    clock.now = 10.0
+    assert view.until_next_expiry() == pytest.approx(5.0)  # a's, seen at 0
+    clock.now = 15.0
+    view.observe([lease("widgets-a", "a", "t0"), lease("widgets-b", "b", "t0")])
+    assert view.until_next_expiry() == pytest.approx(6.0)  # a is gone; b's, seen at 6
+
+
 class FlakyServer:
     """A Reader and Writer of one Lease that stop answering once `broken`."""
 
     def __init__(self) -> None:
         self.broken = False
+        self.hung = False
         self.lease: object | None = None
         self.renewals = 0
 
@@ -97,6 +113,8 @@ class FlakyServer:
         return "default"
 
     async def get(self, kind: type, name: str, namespace: str | None = None) -> Any:
+        if self.hung:
+            await asyncio.Event().wait()
         if self.broken:
             raise TransportError(
                 "GET", "/lease", "connect", "the API server does not answer"
@@ -133,6 +151,32 @@ def test_a_member_that_cannot_renew_gives_up_at_its_renew_deadline() -> None:
         server.broken = True
         await renewing
         # the last renewal was at 4; attempts at 6, 8, 10, 12 fail; 14 - 4 >= 10
+        assert loop.time() == pytest.approx(14.0)
+        assert not member.is_member
+
+    run_virtual(main)
+
+
+def test_a_member_whose_renewal_hangs_gives_up_at_its_renew_deadline() -> None:
+    """Not a whole renew deadline after its last attempt began: by then the
+    assigner could have taken its Lease for expired."""
+
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = FlakyServer()
+        member = MemberLease(
+            server,  # type: ignore[arg-type]
+            server,  # type: ignore[arg-type]
+            OPTIONS,
+            shard="a",
+            namespace="default",
+            clock=loop.time,
+        )
+        await member.join()
+        renewing = asyncio.create_task(member.keep_renewing())
+        await asyncio.sleep(5.0)  # renewed at 2 and 4
+        server.hung = True
+        await renewing
+        # the renewal begun at 6 never answers; the deadline is 4 + 10
         assert loop.time() == pytest.approx(14.0)
         assert not member.is_member
 
