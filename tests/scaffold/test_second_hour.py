@@ -317,7 +317,7 @@ def test_python_m_without_a_cluster_says_so_in_one_line(
         stale.read_text().replace(
             "    token: abc\n",
             "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
-            "      command: \"false\"\n      interactiveMode: Never\n",
+            '      command: "false"\n      interactiveMode: Never\n',
         )
     )
     missing = tmp_path / "no-such-kubeconfig"
