@@ -91,7 +91,7 @@ from opgen.runtime.manager import (
     ShardMembershipLost,
     WebhookOptions,
 )
-from opgen.runtime.reader import Page, Reader
+from opgen.runtime.reader import Page
 from opgen.runtime.reconcile import (
     FuncReconciler,
     Reconciler,
@@ -100,6 +100,7 @@ from opgen.runtime.reconcile import (
     TerminalError,
 )
 from opgen.runtime.rest import ClientOptions
+from opgen.runtime.seams import Reader
 from opgen.runtime.sharding.protocol import ShardingOptions
 from opgen.runtime.writes import Operation, create_or_update, retry_on_conflict
 
