@@ -4,8 +4,9 @@ Kubernetes declares on its Go types how a strategic merge patch merges each
 field (the `patchStrategy` and `patchMergeKey` struct tags) and publishes
 them in its OpenAPI as `x-kubernetes-patch-strategy` and
 `x-kubernetes-patch-merge-key`. `patch_strategies` reads them from the
-`/openapi/v3` documents `make core-types` reads, and `patch_strategies_module`
-writes them as `opgen/api/k8s/patch_strategies.py`: plain data the memory
+`/openapi/v3` documents `make core-types` reads, and
+`opgen.render.core_types.patch_strategies_file` writes them as
+`opgen/api/k8s/patch_strategies.py`: plain data the memory
 API server loads on its first strategic merge patch (so importing `op.k8s`
 does not pay for it).
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["PatchFacts", "patch_strategies", "patch_strategies_module"]
+__all__ = ["PatchFacts", "patch_strategies"]
 
 Field = tuple[str, str, str]
 """(strategy, merge key, the type of the value or its items; `map:` before a
@@ -121,35 +122,3 @@ def patch_strategies(documents: Mapping[str, Mapping[str, Any]]) -> PatchFacts:
         waiting += [t.removeprefix("map:") for _, _, t in types[name].values() if t]
     types = {name: types[name] for name in reached}
     return PatchFacts(served, types)
-
-
-def patch_strategies_module(facts: PatchFacts, header: str) -> str:
-    """The text of `opgen/api/k8s/patch_strategies.py`."""
-    lines = [
-        '"""How a strategic merge patch merges the fields of Kubernetes\' built-in kinds.',
-        "",
-        "`KINDS` names the OpenAPI type of each kind that has patch facts",
-        "(`apps/v1/Deployment`);",
-        "`TYPES` gives, for each type with patch facts, its fields' strategy",
-        "(`x-kubernetes-patch-strategy`), merge key (`x-kubernetes-patch-merge-key`)",
-        "and the type of the field's value or items (`map:` before a map's), when",
-        "that type has facts of its own. Read by `opgen.testing.memory.strategic`.",
-        "",
-        *header.splitlines(),
-        '"""',
-        "",
-        "from __future__ import annotations",
-        "",
-        "KINDS: dict[str, str] = {",
-        *(f'    "{kind}": "{name}",' for kind, name in facts.kinds.items()),
-        "}",
-        "",
-        "TYPES: dict[str, dict[str, tuple[str, str, str]]] = {",
-    ]
-    for name, props in facts.types.items():
-        lines.append(f'    "{name}": {{')
-        for prop, (strategy, key, target) in props.items():
-            lines.append(f'        "{prop}": ("{strategy}", "{key}", "{target}"),')
-        lines.append("    },")
-    lines += ["}", ""]
-    return "\n".join(lines)

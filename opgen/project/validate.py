@@ -37,9 +37,13 @@ RESERVED_KINDS = frozenset(
 )
 
 #: Python package names a project may not take: opgen itself, what its
-#: layout already uses, and modules a generated project imports.
+#: layout already uses, and the packages its operator imports at run time
+#: (opgen's runtime dependencies), which a project package of the same name
+#: would shadow.
 RESERVED_PACKAGES = frozenset(
-    {"opgen", "tests", "config", "api", "controller", "lightkube", "pydantic", "test"}
+    {"opgen", "tests", "config", "api", "controller", "test"}
+    | {"pydantic", "pydantic_core", "typing_extensions", "yaml", "re2", "msgspec"}
+    | {"cryptography", "aiohttp", "prometheus_client"}
 )
 
 
@@ -150,7 +154,8 @@ def project_name(value: str, *, from_directory: bool) -> str:
     if package in RESERVED_PACKAGES:
         raise ProjectError(
             f"invalid project name {value!r} (from {where}): the package name "
-            f"{package!r} is taken by opgen or the project layout",
+            f"{package!r} is taken by opgen, the project layout or a package the "
+            "operator imports",
             hint=hint,
         )
     return value

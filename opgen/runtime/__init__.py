@@ -26,7 +26,8 @@ Internal modules, one concept each:
     transport     the HTTP client (aiohttp): keep-alive pool, TLS, proxies, 401 refresh
     rest          requests for kinds: URLs, QPS/burst, field manager, request counts
     errors        NotFound, Conflict, AlreadyExists, Invalid, Gone (typed API errors); TransportError
-                  (NoCluster, no kubeconfig or no answer at start, comes from kubeconfig)
+                  (NoCluster, no kubeconfig or no answer at start, and ConfigError, its base:
+                  credentials that cannot be used, come from kubeconfig)
     decoding, construct   stored JSON → objects: validated once, copied on read; DecodeError
     store         cached objects (JSON bytes + metadata) and indexes
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
@@ -79,7 +80,7 @@ from opgen.runtime.errors import (
     TransportError,
 )
 from opgen.runtime.events import EventRecorder
-from opgen.runtime.kubeconfig import NoCluster
+from opgen.runtime.kubeconfig import ConfigError, NoCluster
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.manager import (
     LeaderElectionLost,
@@ -90,7 +91,7 @@ from opgen.runtime.manager import (
     ShardMembershipLost,
     WebhookOptions,
 )
-from opgen.runtime.reader import Page, Reader
+from opgen.runtime.reader import Page
 from opgen.runtime.reconcile import (
     FuncReconciler,
     Reconciler,
@@ -99,6 +100,7 @@ from opgen.runtime.reconcile import (
     TerminalError,
 )
 from opgen.runtime.rest import ClientOptions
+from opgen.runtime.seams import Reader
 from opgen.runtime.sharding.protocol import ShardingOptions
 from opgen.runtime.writes import Operation, create_or_update, retry_on_conflict
 
@@ -109,6 +111,7 @@ __all__ = [
     "CacheOptions",
     "Client",
     "ClientOptions",
+    "ConfigError",
     "Conflict",
     "Controller",
     "ControllerOptions",

@@ -33,7 +33,7 @@ import msgspec
 
 from opgen.runtime import decoding, resources, selectors
 from opgen.runtime.cache import Cache
-from opgen.runtime.reader import Page, Reader
+from opgen.runtime.reader import ApiReader, Page
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import ClientOptions, RestClient
 from opgen.runtime.transport import ConfigSource
@@ -92,7 +92,7 @@ class Client:
     def __init__(self, rest: RestClient, cache: Cache | None = None) -> None:
         self.rest = rest
         self.cache = cache
-        self.uncached = Reader(rest)
+        self.uncached = ApiReader(rest)
 
     @classmethod
     def from_kubeconfig(

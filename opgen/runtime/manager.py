@@ -33,7 +33,7 @@ from opgen.runtime.client import Client
 from opgen.runtime.controller import Controller
 from opgen.runtime.errors import TransportError
 from opgen.runtime.events import EventRecorder
-from opgen.runtime.kubeconfig import FIX, NoCluster, describe_context
+from opgen.runtime.kubeconfig import FIX, ConfigError, NoCluster, describe_context
 from opgen.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.metricsauth import MetricsAuth
@@ -233,7 +233,8 @@ class Manager:
         API server of a kubeconfig file's context does not answer one request (any
         status is an answer). A generated `main()` calls it before `run()`, so
         `python -m <package>` with no cluster running says so in one line instead
-        of retrying until the informers' sync timeout. In a cluster (service
+        of retrying until the informers' sync timeout; credentials that cannot be
+        used raise their `ConfigError` the same way. In a cluster (service
         account), or with a transport given, it does nothing: `run()` waits out an
         API server that is down, as for any outage."""
         if self._kubeconfig is None:
@@ -247,6 +248,10 @@ class Manager:
                 f"cannot reach the API server {transport.server} ({context}): "
                 f"{error}; is the cluster running? {FIX[0].upper()}{FIX[1:]}"
             ) from None
+        except ConfigError:
+            # Credentials that cannot be used (an exec plugin that fails).
+            await self.rest.aclose()
+            raise
 
     @property
     def metrics_address(self) -> tuple[str, int] | None:

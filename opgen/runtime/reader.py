@@ -22,7 +22,7 @@ from opgen.runtime.decoding import DecodeError, decode, decode_dict
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import RestClient
 
-__all__ = ["LIST_PAGE_SIZE", "Page", "Reader"]
+__all__ = ["LIST_PAGE_SIZE", "ApiReader", "Page"]
 
 T = TypeVar("T")
 
@@ -56,8 +56,9 @@ class Page(Sequence[T], Generic[T]):
         return iter(self.items)
 
 
-class Reader:
-    """Reads straight from the API server."""
+class ApiReader:
+    """Reads straight from the API server: an `rt.seams.Reader` (`rt.Reader`)
+    that also reads subresources and single pages."""
 
     def __init__(self, rest: RestClient) -> None:
         self.rest = rest

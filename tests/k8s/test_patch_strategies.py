@@ -3,7 +3,8 @@ merge patch facts, keeping only what a patch of a kind needs."""
 
 from __future__ import annotations
 
-from opgen.openapi.patching import patch_strategies, patch_strategies_module
+from opgen.openapi.patching import patch_strategies
+from opgen.render.core_types import CoreTypesSource, patch_strategies_file
 
 REF = "#/components/schemas/"
 
@@ -65,6 +66,12 @@ def test_only_the_facts_a_kind_reaches_are_kept() -> None:
 def test_the_module_is_plain_data() -> None:
     facts = patch_strategies({"apis/x/v1": _document()})
     namespace: dict[str, object] = {}
-    exec(patch_strategies_module(facts, "Generated for a test."), namespace)
+    source = CoreTypesSource("1.36.3", ("apis/x/v1",), ("k8s.io/api@v0.36.3",))
+    file = patch_strategies_file(facts, source)
+    assert str(file.path) == "opgen/api/k8s/patch_strategies.py"
+    assert "kube-apiserver v1.36.3 (/openapi/v3/apis/x/v1)." in " ".join(
+        file.content.split()
+    )
+    exec(file.content, namespace)
     assert namespace["KINDS"] == facts.kinds
     assert namespace["TYPES"] == facts.types

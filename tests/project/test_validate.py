@@ -84,6 +84,8 @@ def test_group_checks() -> None:
         ("1ray", "not a Python identifier"),
         ("opgen", "taken by opgen"),
         ("tests", "taken by opgen"),
+        ("aiohttp", "a package the operator imports"),
+        ("prometheus-client", "a package the operator imports"),
         ("x" * 57, "at most 56"),
     ],
 )
@@ -141,3 +143,23 @@ def test_bad_plurals(value: str) -> None:
 def test_good_plurals() -> None:
     assert validate.plural("rayclusters") == "rayclusters"
     assert validate.plural("ray-clusters2") == "ray-clusters2"
+
+
+def test_every_runtime_dependency_is_reserved() -> None:
+    """A project package named like a package its operator imports would shadow it."""
+    import re
+    from importlib.metadata import packages_distributions, requires
+
+    runtime = {
+        re.split(r"[^A-Za-z0-9_.-]", line, maxsplit=1)[0].lower().replace("_", "-")
+        for line in requires("opgen") or ()
+        if "extra ==" not in line
+    }
+    imported = {
+        module
+        for module, distributions in packages_distributions().items()
+        if any(d.lower().replace("_", "-") in runtime for d in distributions)
+        and module.isidentifier()
+        and not module.startswith("_")
+    }
+    assert imported - validate.RESERVED_PACKAGES == set()

@@ -72,6 +72,7 @@ SURFACE = {
     "ShardingOptions",
     "ShardMembershipLost",
     "NoCluster",
+    "ConfigError",
     "flags",
     "logs",
     # test doubles

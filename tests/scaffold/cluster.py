@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from opgen.testing import Environment
+from opgen.testing import Environment, e2e
 from tests.waiting import until
 
 
@@ -46,16 +46,9 @@ def kubectl_binary() -> str:
 def kubectl(
     kubeconfig: Path, *args: str, stdin: str | None = None, check: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [kubectl_binary(), "--kubeconfig", str(kubeconfig), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if check:
-        assert done.returncode == 0, f"kubectl {' '.join(args)}:\n{done.stderr}"
-    return done
+    """`opgen.testing.e2e.kubectl`, with kubectl installed first when missing."""
+    kubectl_binary()
+    return e2e.kubectl(kubeconfig, *args, stdin=stdin, check=check)
 
 
 def run_kubectl(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> str:

@@ -302,7 +302,8 @@ def test_python_m_without_a_cluster_says_so_in_one_line(
     project: Path, tmp_path: Path
 ) -> None:
     """`python -m <package>` (what `make run` runs after its own check) with no
-    kubeconfig, then with a context whose API server is gone: one line, exit 1."""
+    kubeconfig, with a context whose API server is gone, and with an exec
+    credential plugin that fails: one line, exit 1."""
     stale = tmp_path / "stale-kubeconfig"
     server = f"https://127.0.0.1:{_closed_port()}"
     stale.write_text(
@@ -311,13 +312,27 @@ def test_python_m_without_a_cluster_says_so_in_one_line(
         "contexts:\n- name: gone\n  context:\n    cluster: gone\n    user: gone\n"
         "users:\n- name: gone\n  user:\n    token: abc\n"
     )
+    failing = tmp_path / "failing-plugin-kubeconfig"
+    failing.write_text(
+        stale.read_text().replace(
+            "    token: abc\n",
+            "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+            '      command: "false"\n      interactiveMode: Never\n',
+        )
+    )
     missing = tmp_path / "no-such-kubeconfig"
-    for kubeconfig, says in (
-        (missing, f"error: no cluster to connect to: kubeconfig $KUBECONFIG={missing}"),
+    for kubeconfig, says, fix in (
+        (
+            missing,
+            f"error: no cluster to connect to: kubeconfig $KUBECONFIG={missing}",
+            "make cluster",
+        ),
         (
             stale,
             f'error: cannot reach the API server {server} (context "gone" of {stale})',
+            "make cluster",
         ),
+        (failing, "error: ", "exited with status 1"),
     ):
         done = subprocess.run(
             [str(BIN / "python"), "-m", PACKAGE, "--health-probe-bind-address", "0"],
@@ -329,6 +344,6 @@ def test_python_m_without_a_cluster_says_so_in_one_line(
         )
         assert done.returncode == 1, done.stderr
         assert done.stderr.startswith(says), done.stderr
-        assert "make cluster" in done.stderr
+        assert fix in done.stderr
         assert "Traceback" not in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -71,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     rt.logs.configure(rt.logs.LogOptions.from_flags(args))
     try:
         asyncio.run(run(args))
-    except rt.NoCluster as error:
-        # No kubeconfig, or its API server does not answer: one line, no traceback.
+    except rt.ConfigError as error:
+        # No kubeconfig, an API server that does not answer (rt.NoCluster), or
+        # credentials that cannot be used: one line, no traceback.
         raise SystemExit(f"error: {error}") from None

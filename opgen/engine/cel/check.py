@@ -27,7 +27,7 @@ from opgen.engine.cel.cost import (
 from opgen.engine.cel.facts import cel_field
 from opgen.engine.cel.library import FUNCTIONS
 from opgen.engine.cel.program import CelSyntaxError, available, compile_expression
-from opgen.engine.cel.syntax import Node, ParseError, parse
+from opgen.engine.cel.syntax import MACROS, Node, ParseError, parse
 
 __all__ = [
     "PER_CALL_LIMIT",
@@ -142,7 +142,6 @@ class Checked:
     runnable: bool = True
 
 
-_MACROS = {"all", "exists", "exists_one", "map", "filter"}
 _OPTIONAL_MACROS = {"optMap", "optFlatMap"}
 _STANDARD = {
     "size",
@@ -184,7 +183,7 @@ _NAMESPACED = {
     "optional": {"of", "none", "ofNonZeroValue"},
     "sets": {"contains", "equivalent", "intersects"},
 }
-_KNOWN = _STANDARD | _MACROS | set(FUNCTIONS)
+_KNOWN = _STANDARD | MACROS | set(FUNCTIONS)
 _TYPE_NAMES = {
     "int",
     "uint",
@@ -376,7 +375,7 @@ class _Checker:
         name = node.name
         if (name.startswith("_") and name.endswith("_")) or name in ("!_", "-_"):
             return self.operator(node)
-        if node.target is not None and name in _MACROS:
+        if node.target is not None and name in MACROS:
             return self.macro(node)
         if node.target is not None and name in _OPTIONAL_MACROS:
             return self.optional_macro(node)

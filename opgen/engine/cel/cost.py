@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opgen.engine.cel.facts import cel_field
-from opgen.engine.cel.syntax import Node
+from opgen.engine.cel.syntax import MACROS, Node
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -290,7 +290,6 @@ class _Local:
 
 _SCALARS = {"bool", "double", "duration", "int", "timestamp", "uint"}
 _NAMESPACES = {"strings", "optional", "sets", "ip", "math", "lists"}
-_MACROS = {"all", "exists", "exists_one", "map", "filter"}
 
 
 class _Coster:
@@ -465,7 +464,7 @@ class _Coster:
     def cost_call(self, node: Node) -> int:
         name = node.name
         target = node.target
-        if target is not None and name in _MACROS and node.args:
+        if target is not None and name in MACROS and node.args:
             return self.comprehension(node)
         if target is not None and name in ("optMap", "optFlatMap") and node.args:
             return self.optional_macro(node)

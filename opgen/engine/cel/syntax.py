@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from opgen.engine.cel.facts import RESERVED_WORDS
 
-__all__ = ["Node", "ParseError", "parse", "tokens", "wire_name"]
+__all__ = ["MACROS", "Node", "ParseError", "parse", "tokens", "wire_name"]
 
 
 @dataclass
@@ -371,7 +371,8 @@ Projection = dict[str, "Projection"] | None
 """The parts of `self` an expression reads: None is all of it; a dict maps the
 wire names it selects (`*` for every item or value) to what it reads of them."""
 
-_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+"""The comprehension macros, called as methods: `list.all(x, p)`, `m.map(k, f)`."""
 _ESCAPES = (("__dot__", "."), ("__dash__", "-"), ("__slash__", "/"))
 
 
@@ -439,7 +440,7 @@ def self_projection(*expressions: str) -> Projection:
             base = path_of(node.target, scope)
             use(node.args[0], scope)
             return None if base is None else [*base, "*"]
-        if node.kind == "call" and node.target is not None and node.name in _MACROS:
+        if node.kind == "call" and node.target is not None and node.name in MACROS:
             base = path_of(node.target, scope)
             if base is not None:
                 record([*base, "*"], False)

@@ -21,7 +21,15 @@ from typing import Any
 
 from opgen.runtime.seams import Transport
 
-__all__ = ["Api", "Scenario", "Version", "ranked"]
+__all__ = [
+    "Api",
+    "Scenario",
+    "Version",
+    "assert_same_answers",
+    "assert_same_outcomes",
+    "create_namespace",
+    "ranked",
+]
 
 _UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -254,3 +262,42 @@ def ranked(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         }
         for outcome in outcomes
     ]
+
+
+async def create_namespace(transport: Transport, name: str) -> None:
+    """The namespace `name` (the memory server starts with none but `default`)."""
+    await transport.send(
+        "POST",
+        "/api/v1/namespaces",
+        body=json.dumps({"metadata": {"name": name}}).encode(),
+    )
+
+
+def assert_same_answers(
+    seed: int, expected: list[dict[str, Any]], got: list[dict[str, Any]]
+) -> None:
+    """Print how many of a sequence's answers agree, and fail naming every
+    request whose answers differ (envtest's first)."""
+    agreeing = sum(e == g for e, g in zip(expected, got, strict=True))
+    print(f"seed {seed}: {agreeing}/{len(expected)} answers agree")
+    differences = [
+        f"{e['request']}:\n  envtest: {e}\n  memory:  {g}"
+        for e, g in zip(expected, got, strict=True)
+        if e != g
+    ]
+    assert not differences, "\n".join(differences)
+
+
+def assert_same_outcomes(real: Api, memory: Api) -> None:
+    """Fail naming every answer (or watch event), and which of its keys, where
+    a scenario's run on the memory server differs from its run on envtest."""
+    expected, got = ranked(real.outcomes), ranked(memory.outcomes)
+    differences = [
+        f"{e.get('request') or e.get('event')}: {key}\n"
+        f"  envtest: {e.get(key)}\n  memory:  {g.get(key)}"
+        for e, g in zip(expected, got, strict=False)
+        for key in sorted({*e, *g})
+        if e.get(key) != g.get(key)
+    ]
+    assert not differences, "\n".join(differences)
+    assert len(got) == len(expected)

@@ -202,11 +202,11 @@ async def run(api: Api, plan: list[Operation]) -> None:
             )
             await api.send("DELETE", path, options, note=note)
         elif op.verb == "release":
-            patch = {"metadata": {"finalizers": None}}
-            await api.send("PATCH", path, patch, MERGE, note=note)
+            released: dict[str, Any] = {"metadata": {"finalizers": None}}
+            await api.send("PATCH", path, released, MERGE, note=note)
         elif op.verb == "owners":
             owners = [reference(o, b) for o, b in op.value] or None
-            patch = {"metadata": {"ownerReferences": owners}}
+            patch: dict[str, Any] = {"metadata": {"ownerReferences": owners}}
             await api.send("PATCH", path, patch, MERGE, note=note)
         elif op.verb == "strategic":
             patch = (

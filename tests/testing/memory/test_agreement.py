@@ -9,15 +9,17 @@ resourceVersion order) must be equal.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from opgen.testing.memory import MemoryApiServer
 from tests.testing.memory.apply_scenarios import APPLY_SCENARIOS
-from tests.testing.memory.backends import Api, ranked
+from tests.testing.memory.backends import (
+    Api,
+    assert_same_outcomes,
+    create_namespace,
+)
 from tests.testing.memory.scenarios import SCENARIOS as PLAIN_SCENARIOS
 from tests.testing.memory.strategic_scenarios import STRATEGIC_SCENARIOS
 
@@ -37,11 +39,7 @@ async def _run_on_envtest(envtest: Environment, namespace: str, name: str) -> Ap
 
 
 async def _run_in_memory(server: MemoryApiServer, namespace: str, name: str) -> Api:
-    await server.transport().send(
-        "POST",
-        "/api/v1/namespaces",
-        body=json.dumps({"metadata": {"name": namespace}}).encode(),
-    )
+    await create_namespace(server.transport(), namespace)
     api = Api(server.transport(), namespace)
     await SCENARIOS[name](api)
     return api
@@ -53,13 +51,4 @@ async def test_the_memory_server_answers_as_envtest_does(
 ) -> None:
     real = await _run_on_envtest(envtest, namespace, name)
     memory = await _run_in_memory(memory_server, namespace, name)
-    expected, got = ranked(real.outcomes), ranked(memory.outcomes)
-    differences = [
-        f"{e.get('request') or e.get('event')}: {key}\n"
-        f"  envtest: {e.get(key)}\n  memory:  {g.get(key)}"
-        for e, g in zip(expected, got, strict=False)
-        for key in sorted({*e, *g})
-        if e.get(key) != g.get(key)
-    ]
-    assert not differences, "\n".join(differences)
-    assert len(got) == len(expected)
+    assert_same_outcomes(real, memory)

@@ -10,14 +10,16 @@ compared: the real collector writes dependents concurrently, in no set order.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from opgen.testing.memory import MemoryApiServer
-from tests.testing.memory.backends import Api, ranked
+from tests.testing.memory.backends import (
+    Api,
+    assert_same_outcomes,
+    create_namespace,
+)
 from tests.testing.memory.collection_scenarios import COLLECTION_SCENARIOS
 
 pytestmark = pytest.mark.envtest
@@ -25,11 +27,7 @@ pytestmark = pytest.mark.envtest
 
 async def _run(transport: Transport | object, namespace: str, name: str) -> Api:
     api = Api(transport, namespace)  # type: ignore[arg-type]
-    await api.transport.send(
-        "POST",
-        "/api/v1/namespaces",
-        body=json.dumps({"metadata": {"name": namespace}}).encode(),
-    )
+    await create_namespace(api.transport, namespace)
     await COLLECTION_SCENARIOS[name](api)
     for outcome in api.outcomes:
         if str(outcome.get("request", "")).startswith("after:"):
@@ -50,12 +48,4 @@ async def test_the_memory_server_collects_as_kube_controller_manager_does(
     finally:
         await transport.aclose()
     memory = await _run(collecting_memory_server.transport(), namespace, name)
-    expected, got = ranked(real.outcomes), ranked(memory.outcomes)
-    differences = [
-        f"{e.get('request')}: {key}\n  envtest: {e.get(key)}\n  memory:  {g.get(key)}"
-        for e, g in zip(expected, got, strict=False)
-        for key in sorted({*e, *g})
-        if e.get(key) != g.get(key)
-    ]
-    assert not differences, "\n".join(differences)
-    assert len(got) == len(expected)
+    assert_same_outcomes(real, memory)

@@ -12,7 +12,6 @@ The agreement rate is printed; the test requires all of them to agree.
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -20,7 +19,7 @@ import pytest
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from opgen.testing.memory import MemoryApiServer
-from tests.testing.memory.backends import Api
+from tests.testing.memory.backends import Api, assert_same_answers, create_namespace
 from tests.testing.memory.collection_differential import draw, run
 
 pytestmark = pytest.mark.envtest
@@ -30,11 +29,7 @@ LENGTH = 20
 
 
 async def _run(api: Api, plan: list) -> list[dict]:  # type: ignore[type-arg]
-    await api.transport.send(
-        "POST",
-        "/api/v1/namespaces",
-        body=json.dumps({"metadata": {"name": api.namespace}}).encode(),
-    )
+    await create_namespace(api.transport, api.namespace)
     await run(api, plan)
     for outcome in api.outcomes:
         outcome.pop("resourceVersion", None)
@@ -55,11 +50,4 @@ async def test_random_owners_and_deletes_get_the_same_answers(
     finally:
         await transport.aclose()
     got = await _run(Api(collecting_memory_server.transport(), namespace), plan)
-    agreeing = sum(e == g for e, g in zip(expected, got, strict=True))
-    print(f"seed {seed}: {agreeing}/{len(expected)} answers agree")
-    differences = [
-        f"{e['request']}:\n  envtest: {e}\n  memory:  {g}"
-        for e, g in zip(expected, got, strict=True)
-        if e != g
-    ]
-    assert not differences, "\n".join(differences)
+    assert_same_answers(seed, expected, got)

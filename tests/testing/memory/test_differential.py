@@ -8,7 +8,6 @@ The agreement rate is printed; the test requires all of them to agree.
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -16,7 +15,12 @@ import pytest
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from opgen.testing.memory import MemoryApiServer
-from tests.testing.memory.backends import Api, ranked
+from tests.testing.memory.backends import (
+    Api,
+    assert_same_answers,
+    create_namespace,
+    ranked,
+)
 from tests.testing.memory.differential import draw, run
 
 pytestmark = pytest.mark.envtest
@@ -39,19 +43,8 @@ async def test_random_operations_get_the_same_answers(
         await run(real, plan)
     finally:
         await transport.aclose()
-    await memory_server.transport().send(
-        "POST",
-        "/api/v1/namespaces",
-        body=json.dumps({"metadata": {"name": namespace}}).encode(),
-    )
+    await create_namespace(memory_server.transport(), namespace)
     memory = Api(memory_server.transport(), namespace)
     await run(memory, plan)
     expected, got = ranked(real.outcomes), ranked(memory.outcomes)
-    agreeing = sum(e == g for e, g in zip(expected, got, strict=True))
-    print(f"seed {seed}: {agreeing}/{len(expected)} answers agree")
-    differences = [
-        f"{e['request']}:\n  envtest: {e}\n  memory:  {g}"
-        for e, g in zip(expected, got, strict=True)
-        if e != g
-    ]
-    assert not differences, "\n".join(differences)
+    assert_same_answers(seed, expected, got)

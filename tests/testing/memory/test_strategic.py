@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.strategic import root_type, strategic_merge
@@ -40,7 +41,7 @@ def test_the_facts_are_kubernetes_own() -> None:
 
 
 def test_containers_merge_by_name_and_new_ones_come_first() -> None:
-    original = {
+    original: dict[str, Any] = {
         "spec": {
             "containers": [
                 {"name": "a", "image": "one", "env": [{"name": "X", "value": "1"}]},

@@ -4,15 +4,11 @@ project (a subprocess), with no envtest binaries anywhere."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
-import yaml
-
 from tests.testing.crd_samples import widget_crd
+from tests.testing.memory.sessions import run_session
 
 PYTEST_INI = """\
 [pytest]
@@ -60,28 +56,7 @@ async def test_writes_through_the_client(client: rt.Client, namespace: str) -> N
 def _session(
     tmp_path: Path, ini: str, *args: str, tests: str = TESTS
 ) -> subprocess.CompletedProcess[str]:
-    project = tmp_path / "project"
-    crds = project / "config" / "crd" / "bases"
-    crds.mkdir(parents=True, exist_ok=True)
-    (crds / "widgets.yaml").write_text(yaml.safe_dump(widget_crd()))
-    (project / "pytest.ini").write_text(ini)
-    (project / "test_session.py").write_text(textwrap.dedent(tests))
-    environ = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"KUBECONFIG", "USE_EXISTING_CLUSTER", "PYTEST_ADDOPTS"}
-    }
-    environ["OPGEN_ENVTEST_CACHE"] = str(tmp_path / "no-binaries")
-    environ["OPGEN_REQUIRE_ENVTEST"] = "1"
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
-        cwd=project,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_session(tmp_path, *args, ini=ini, tests=tests, crds=[widget_crd()])
 
 
 def test_the_option_runs_client_tests_on_the_memory_server(tmp_path: Path) -> None:

@@ -5,14 +5,11 @@ and converted by the project's handlers in process; a test asking for
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import yaml
 
+from tests.testing.memory.sessions import run_session
 from tests.webhook import handlers
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -85,43 +82,19 @@ async def test_asking_for_envtest_stays_there(envtest: Environment) -> None:
 def test_a_project_with_webhooks_runs_them_on_the_memory_server(
     tmp_path: Path,
 ) -> None:
-    project = tmp_path / "project"
-    crds = project / "config" / "crd" / "bases"
-    crds.mkdir(parents=True)
-    (crds / "crds.yaml").write_text(yaml.safe_dump_all(handlers.generated_crds()))
-    webhooks = project / "config" / "webhook"
-    webhooks.mkdir(parents=True)
-    (webhooks / "manifests.yaml").write_text(
-        yaml.safe_dump_all(handlers.generated_configurations())
-    )
-    (project / "pytest.ini").write_text(PYTEST_INI)
-    (project / "test_session.py").write_text(textwrap.dedent(TESTS))
-    environ = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"KUBECONFIG", "USE_EXISTING_CLUSTER", "PYTEST_ADDOPTS"}
-    }
-    environ["OPGEN_ENVTEST_CACHE"] = str(tmp_path / "no-binaries")
-    environ["OPGEN_REQUIRE_ENVTEST"] = "1"
-    environ["PYTHONPATH"] = str(ROOT)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--api-server=memory",
-            "-m",
-            "not envtest",
-        ],
-        cwd=project,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    done = run_session(
+        tmp_path,
+        "--api-server=memory",
+        "-m",
+        "not envtest",
+        ini=PYTEST_INI,
+        tests=TESTS,
+        crds=handlers.generated_crds(),
+        files={
+            "config/webhook/manifests.yaml": yaml.safe_dump_all(
+                handlers.generated_configurations()
+            )
+        },
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed, 1 deselected" in done.stdout
