@@ -111,7 +111,6 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     from opgen.project.config import PROJECT_FILE
     from opgen.project.consistency import check_kinds
     from opgen.project.follow import as_defined
-    from opgen.project.imported import stored_crds
     from opgen.project.layout import CHART_VALUES, CRD_BASES
     from opgen.project.rbac import check_rbac_resources
     from opgen.project.removal import stale_outputs
@@ -123,7 +122,6 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     )
     from opgen.render.chart import chart_files
     from opgen.render.client import render_clients
-    from opgen.render.imported import imported_outputs
     from opgen.render.rbac import project_role
     from opgen.render.scaffold import injected_files, project_file
     from opgen.render.webhook import render_webhook_manifests
@@ -157,13 +155,17 @@ def project_outputs(root: Path, project: Project, *, everything: bool) -> Output
     if manifests is not None:
         files.append(manifests)
     if everything:
-        imported = imported_outputs(defined, stored_crds(root, defined))
-        diagnostics += imported.diagnostics
-        files += [
-            *render_clients(loaded.kinds, defined),
-            *imported.files,
-            *injected_files(defined),
-        ]
+        files += render_clients(loaded.kinds, defined)
+        if defined.imports:
+            # Imported here: reading and rendering imported CRDs is a stage of its own
+            # (opgen.openapi, the model renderer) that most projects never load.
+            from opgen.project.imported import stored_crds
+            from opgen.render.imported import imported_outputs
+
+            imported = imported_outputs(defined, stored_crds(root, defined))
+            diagnostics += imported.diagnostics
+            files += imported.files
+        files += injected_files(defined)
     if project.chart:
         files += chart_files(defined, crd_files, role, manifests, chart_values(root))
     project_path = PurePosixPath(PROJECT_FILE)

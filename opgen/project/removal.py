@@ -133,7 +133,7 @@ def stale_outputs(
     clients: bool,
 ) -> tuple[Removal, ...]:
     """The files an earlier `opgen generate` wrote under `root` that are not in `produced`."""
-    written = generated_crds(root)
+    written = generated_crds(root, skip=produced)
     manifests = root.joinpath(*WEBHOOK_MANIFESTS.parts)
     if manifests.is_file() and manifests.read_text(encoding="utf-8").startswith(
         GENERATED_MARK
@@ -198,10 +198,16 @@ def generated_chart_templates(root: Path) -> list[PurePosixPath]:
     return found
 
 
-def generated_crds(root: Path) -> list[PurePosixPath]:
-    """The files in `config/crd/bases/` that opgen wrote (they carry its annotation)."""
+def generated_crds(
+    root: Path, *, skip: Collection[PurePosixPath] = ()
+) -> list[PurePosixPath]:
+    """The files in `config/crd/bases/` that opgen wrote (they carry its annotation),
+    leaving out those in `skip` unread (a CRD this run writes again is not stale;
+    reading one can mean parsing a megabyte of YAML)."""
     found = []
     for path in sorted(root.joinpath(*CRD_BASES.parts).glob("*.yaml")):
+        if CRD_BASES / path.name in skip:
+            continue
         try:
             documents = list(
                 yaml.load_all(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)

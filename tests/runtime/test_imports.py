@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -73,6 +74,50 @@ def test_an_operator_loads_the_cel_engine_and_web_server_only_when_used() -> Non
         text=True,
         check=False,
         cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_a_reconciler_imported_for_its_markers_loads_no_http_stack(
+    tmp_path: Path,
+) -> None:
+    """`opgen generate` imports every reconciler and webhook handler to read its
+    `op.rbac` and `op.webhook` markers. Importing the runtime as they do loads
+    none of its modules, aiohttp or prometheus_client; the first use of a name
+    loads what it needs."""
+    script = textwrap.dedent("""
+        from __future__ import annotations  # as the scaffold writes it
+        import sys
+        import opgen.api as op
+        from opgen import runtime as rt
+
+        @op.rbac(groups=["apps"], resources=["deployments"], verbs=["get", "list"])
+        class Reconciler:
+            def __init__(self, client: rt.Client) -> None:
+                self.client = client
+
+        def heavy():
+            return sorted(m for m in sys.modules
+                          if m.startswith("opgen.runtime.")
+                          or m.split(".")[0] in ("aiohttp", "prometheus_client", "yaml"))
+
+        assert heavy() == [], heavy()
+        assert rt.NotFound.__module__ == "opgen.runtime.errors"
+        assert "aiohttp" not in sys.modules
+        assert rt.Client.__module__ == "opgen.runtime.client"
+        assert "aiohttp" in sys.modules
+        print("ok")
+        """)
+    reconciler = tmp_path / "reconciler.py"  # markers read their class's source
+    reconciler.write_text(script, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(reconciler)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"

@@ -8,6 +8,8 @@ reaches the runtime only through `__all__`.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,6 +115,47 @@ def test_every_name_exists_and_is_documented(name: str) -> None:
     assert re.search(
         rf"(?<![\w.])(rt|opgen\.runtime)\.{re.escape(name)}\b", text
     ), f"docs/runtime.md never mentions rt.{name}"
+
+
+def type_checkers_view() -> dict[str, str]:
+    """Each name the `TYPE_CHECKING` block of `opgen/runtime/__init__.py` imports
+    (what mypy and editors see), with the module it comes from."""
+    tree = ast.parse((ROOT / "opgen/runtime/__init__.py").read_text(encoding="utf-8"))
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    return {
+        alias.name: (
+            f"opgen.runtime.{alias.name}"
+            if node.module == "opgen.runtime"
+            else str(node.module)
+        )
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def test_type_checkers_see_what_the_interpreter_loads() -> None:
+    """The names load on first use; the static imports type checkers read name
+    the same objects, and no more or fewer."""
+    seen = type_checkers_view()
+    assert set(seen) == SURFACE
+    for name, module in seen.items():
+        if module == f"opgen.runtime.{name}":
+            assert getattr(rt, name) is importlib.import_module(module), name
+        else:
+            assert getattr(rt, name) is getattr(importlib.import_module(module), name)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(
+        AttributeError, match=r"'opgen\.runtime' has no attribute 'Informer'"
+    ):
+        _ = rt.Informer  # type: ignore[attr-defined]
+    assert set(dir(rt)) >= SURFACE
 
 
 def off_the_surface(code: str) -> list[str]:

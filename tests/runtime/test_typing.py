@@ -62,6 +62,7 @@ def test_wrong_usage_fails_on_every_marked_line(typed_project_root: Path) -> Non
         "replicas": 'incompatible type "str"; expected "int"',
         "a Widget": 'expression has type "Widget", variable has type "Gadget"',
         "optional": 'expression has type "str | None", variable has type "int"',
+        "misspelt": 'Module has no attribute "Clinet"',
     }
     for number in marked:
         reason = lines[number - 1].split("# error: ", 1)[1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,34 @@ def test_generate_check_finds_no_drift() -> None:
     run = opgen(EXAMPLE, "generate", "--check")
     assert run.exit_code == 0, f"{run.stderr}\n{STALE}"
     assert run.stdout == "up to date\n"
+
+
+LOADS = """
+import sys
+from opgen.cli import main
+sys.argv = ["opgen", "generate", "--check"]
+try:
+    main()
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("aiohttp", "prometheus_client")
+             or m.startswith(("opgen.runtime.", "opgen.render.imported", "opgen.render.models"))))
+"""
+
+
+def test_generate_check_loads_markers_not_the_operator() -> None:
+    """The command an author runs after every edit imports the reconcilers and
+    webhook handlers for their markers, and none of the runtime they run on (the
+    HTTP stack, Prometheus); without imported CRDs, not their renderer either."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOADS],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=EXAMPLE,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
 
 
 def test_example_is_what_the_recipe_produces(tmp_path: Path) -> None:

@@ -22,3 +22,7 @@ async def misuse(client: rt.Client, widget: Widget, gadget: Gadget) -> int:
     other: Gadget = await widgets.get("a", namespace="ns")  # error: a Widget
     name: int = (await gadgets.get("a")).metadata.name  # error: optional
     return name + len(other.kind)
+
+
+def misspelt() -> object:
+    return rt.Clinet  # error: misspelt
