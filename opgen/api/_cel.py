@@ -820,7 +820,7 @@ def validate_update(old: ModelT, new: ModelT | Mapping[str, Any]) -> ModelT:
     data = to_wire_value(new) if isinstance(new, BaseModel) else dict(new)
     with rules_deferred():
         obj = cls.model_validate(data)
-    if _engine_missing(cls):
+    if not _has_rules(cls) or _engine_missing(cls):
         return obj
     causes = _tree_causes(
         cls,
@@ -833,6 +833,12 @@ def validate_update(old: ModelT, new: ModelT | Mapping[str, Any]) -> ModelT:
     if causes:
         raise _rule_error(cls.__name__, causes, data)
     return obj
+
+
+def has_rules(cls: type) -> bool:
+    """Whether a model class or a model it nests has CEL rules (an update of
+    one without any is judged by `model_validate` alone)."""
+    return _has_rules(cls)
 
 
 def failed_rules(

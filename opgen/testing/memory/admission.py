@@ -24,7 +24,6 @@ refused as the server refuses it.
 from __future__ import annotations
 
 import base64
-import copy
 import json
 import uuid
 from collections.abc import Iterable, Mapping
@@ -36,6 +35,7 @@ from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Refusal
 from opgen.testing.memory.kinds import Kind
 from opgen.testing.memory.patches import JSON_PATCH, PatchError, apply_patch
+from opgen.testing.memory.store import json_copy
 
 if TYPE_CHECKING:
     from opgen.testing.memory.handlers import Handlers
@@ -283,7 +283,7 @@ class Admission:
 def _without_create_only(obj: dict[str, Any] | None) -> dict[str, Any] | None:
     if obj is None:
         return None
-    sent = copy.deepcopy(obj)
+    sent = json_copy(obj)
     for key in _CREATE_ONLY:
         sent.get("metadata", {}).pop(key, None)
     return sent

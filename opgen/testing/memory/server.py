@@ -21,7 +21,6 @@ something but metadata and status does; status writes go through
 from __future__ import annotations
 
 import base64
-import copy
 import dataclasses
 import datetime
 import functools
@@ -75,7 +74,7 @@ from opgen.testing.memory.patches import (
 from opgen.testing.memory.paths import Route, parse_route
 from opgen.testing.memory.scale import to_scale, with_replicas
 from opgen.testing.memory.schema import prune_and_default, scale_causes
-from opgen.testing.memory.store import Event, Store, Subscription
+from opgen.testing.memory.store import Event, Store, Subscription, json_copy
 from opgen.testing.memory.strategic import STRATEGIC_PATCH, strategic_patched
 from opgen.testing.memory.validation import object_causes
 
@@ -135,7 +134,7 @@ class Watch:
             kind = "ADDED" if now else "DELETED"
             if not now and event.previous is not None:
                 # the state it was watched in, at the revision it left
-                obj = copy.deepcopy(event.previous)
+                obj = json_copy(event.previous)
                 obj["metadata"]["resourceVersion"] = str(event.revision)
         elif not (now or (kind == "DELETED" and before)):
             return None
@@ -232,7 +231,20 @@ class MemoryApiServer:
         content_type: str | None = None,
     ) -> tuple[int, dict[str, Any] | None]:
         """Answer one request: its status code and JSON document (None: the plain
-        `404 page not found` of a path that names no served resource)."""
+        `404 page not found` of a path that names no served resource), the
+        caller's to keep or change."""
+        code, document = self.respond(method, path, body, content_type)
+        return code, json_copy(document)
+
+    def respond(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        content_type: str | None = None,
+    ) -> tuple[int, dict[str, Any] | None]:
+        """`handle`'s answer, whose document a read may share with the store:
+        only to encode (the transport's), never to change."""
         try:
             kind, route = self._route(path)
             self._dry_run = route.query.get("dryRun") == "All"
@@ -295,7 +307,7 @@ class MemoryApiServer:
             return 200, self._scale(method, kind, route, body, content_type)
         status_only = route.subresource == "status"
         if method == "GET":
-            return 200, self._current(kind, route)
+            return 200, self._current(kind, route, copy=False)
         if method == "PUT":
             return 200, self._update(kind, route, _document(body), status_only)
         if method == "PATCH" and content_type == APPLY_PATCH:
@@ -309,9 +321,14 @@ class MemoryApiServer:
 
     # -- reads --------------------------------------------------------------
 
-    def _current(self, kind: Kind, route: Route) -> dict[str, Any]:
+    def _current(
+        self, kind: Kind, route: Route, *, copy: bool = True
+    ) -> dict[str, Any]:
+        """The object a route names, in its version (`copy=False`: the stored
+        object itself, only to read)."""
         assert route.name is not None
-        found = self.store.get(_key(kind), route.namespace or "", route.name)
+        read = self.store.get if copy else self.store.peek
+        found = read(_key(kind), route.namespace or "", route.name)
         if found is None:
             raise answers.not_found(kind, route.name)
         return self.versions.to_served(kind, found)
@@ -342,9 +359,10 @@ class MemoryApiServer:
             if not route.query.get("labelSelector") and not selector:
                 meta["remainingItemCount"] = rest  # counted only without selectors
         if kind.builtin:  # typed lists leave out their items' apiVersion and kind
-            for item in items:
-                item.pop("apiVersion", None)
-                item.pop("kind", None)
+            items = [
+                {k: v for k, v in item.items() if k not in ("apiVersion", "kind")}
+                for item in items
+            ]
         else:
             meta.setdefault("continue", "")
         return {
@@ -427,7 +445,7 @@ class MemoryApiServer:
                     "namespace sent on the request"
                 )
             meta["namespace"] = route.namespace
-            namespace = self.store.get(NAMESPACES, "", route.namespace)
+            namespace = self.store.peek(NAMESPACES, "", route.namespace)
             if namespace is None:
                 raise answers.namespace_not_found(route.namespace)
             if namespace["metadata"].get("deletionTimestamp"):
@@ -468,7 +486,7 @@ class MemoryApiServer:
                 [], nothing, self._requested(stored), self._writer(kind, route)
             )
         _set_managed_fields(stored, entries)
-        existing = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
+        existing = self.store.peek(_key(kind), meta.get("namespace", ""), meta["name"])
         if existing is not None:
             deleting = bool(existing["metadata"].get("deletionTimestamp"))
             raise answers.already_exists(kind, meta["name"], deleting=deleting)
@@ -483,12 +501,12 @@ class MemoryApiServer:
             if kind.stored_as == kind.version:
                 return self.store.write(_key(kind), obj, previous)
             meta = obj["metadata"]
-            raw = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
+            raw = self.store.peek(_key(kind), meta.get("namespace", ""), meta["name"])
             stored = self.versions.to_storage(kind, obj)
             return self.versions.to_served(
                 kind, self.store.write(_key(kind), stored, previous and raw)
             )
-        answer = copy.deepcopy(obj)
+        answer = json_copy(obj)
         if previous is None:
             answer["metadata"].pop("resourceVersion", None)
         else:
@@ -499,9 +517,9 @@ class MemoryApiServer:
 
     def _remove(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
         if self._dry_run:
-            return copy.deepcopy(obj)
+            return json_copy(obj)
         meta = obj["metadata"]
-        raw = self.store.get(_key(kind), meta.get("namespace", ""), meta["name"])
+        raw = self.store.peek(_key(kind), meta.get("namespace", ""), meta["name"])
         return self.versions.to_served(kind, self.store.remove(_key(kind), raw or obj))
 
     def _requested(self, stored: dict[str, Any]) -> dict[str, Any]:
@@ -616,7 +634,7 @@ class MemoryApiServer:
         if version and version != current["metadata"]["resourceVersion"]:
             raise answers.conflict(kind, route.name, answers.STALE)
         if status_only:
-            candidate = copy.deepcopy(current)
+            candidate = json_copy(current)
             if "status" in obj:
                 candidate["status"] = obj["status"]
             else:
@@ -777,7 +795,7 @@ class MemoryApiServer:
             }
             merged, entries = apply([], live, config, write, force)
             return 201, self._create(kind, route, merged, entries)
-        live = copy.deepcopy(current)
+        live = json_copy(current)
         live["metadata"].pop("managedFields", None)
         merged, entries = apply(
             read_entries(current["metadata"]), live, config, write, force
@@ -823,7 +841,7 @@ class MemoryApiServer:
         envtest without kube-controller-manager)."""
         if namespace["metadata"].get("deletionTimestamp"):
             return namespace
-        marked = copy.deepcopy(namespace)
+        marked = json_copy(namespace)
         marked["metadata"]["deletionTimestamp"] = timestamp(self.clock)
         marked["status"] = {**(marked.get("status") or {}), "phase": "Terminating"}
         return self._write(kind, marked, namespace)
@@ -883,10 +901,10 @@ class MemoryApiServer:
         if meta.get("deletionTimestamp"):
             if finalizers == before:
                 return current
-            changed = copy.deepcopy(current)
+            changed = json_copy(current)
             changed["metadata"]["finalizers"] = finalizers
             return self._write(kind, changed, current)
-        marked = copy.deepcopy(current)
+        marked = json_copy(current)
         marked["metadata"]["finalizers"] = finalizers
         marked["metadata"]["deletionTimestamp"] = timestamp(self.clock)
         marked["metadata"]["deletionGracePeriodSeconds"] = 0
