@@ -35,7 +35,6 @@ from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Refusal
 from opgen.testing.memory.kinds import Kind
 from opgen.testing.memory.patches import JSON_PATCH, PatchError, apply_patch
-from opgen.testing.memory.store import json_copy
 
 if TYPE_CHECKING:
     from opgen.testing.memory.handlers import Handlers
@@ -283,10 +282,14 @@ class Admission:
 def _without_create_only(obj: dict[str, Any] | None) -> dict[str, Any] | None:
     if obj is None:
         return None
-    sent = json_copy(obj)
-    for key in _CREATE_ONLY:
-        sent.get("metadata", {}).pop(key, None)
-    return sent
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return obj
+    # only read (encoded, patched into a copy): a shallow copy will do
+    return {
+        **obj,
+        "metadata": {k: v for k, v in meta.items() if k not in _CREATE_ONLY},
+    }
 
 
 def _review(
