@@ -19,7 +19,8 @@ One switch per test run picks the API server behind `client` and
 `namespace`: `--api-server=envtest` (the default; ini `opgen_api_server`) or
 `--api-server=memory`, a fresh `opgen.testing.memory.MemoryApiServer` per
 test serving the session's CRDs and calling the project's webhooks in
-process (`memory_api_server`), with no binaries and no envtest marker. A
+process (`memory_api_server`; the CRDs and webhooks are read once a session,
+`memory_session`), with no binaries and no envtest marker. A
 test that asks for `envtest`, `envtest_controller_manager` or
 `manager_account` itself runs wholly on envtest, its `client` included
 (`on_memory` says which a test gets).
