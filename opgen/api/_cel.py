@@ -835,12 +835,6 @@ def validate_update(old: ModelT, new: ModelT | Mapping[str, Any]) -> ModelT:
     return obj
 
 
-def has_rules(cls: type) -> bool:
-    """Whether a model class or a model it nests has CEL rules (an update of
-    one without any is judged by `model_validate` alone)."""
-    return _has_rules(cls)
-
-
 def failed_rules(
     cls: type, wire: Mapping[str, Any], old: Mapping[str, Any] | None = None
 ) -> list[RuleCause]:

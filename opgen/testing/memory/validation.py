@@ -19,7 +19,6 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from opgen.api import failed_rules, rule_causes, validate_update
-from opgen.api._cel import has_rules as model_has_rules
 from opgen.engine.values import json_type
 from opgen.testing.memory.answers import Cause
 
@@ -67,8 +66,8 @@ def object_causes(
     """Why the server would refuse `candidate` (a create, or an update of `old`);
     empty when it accepts it. `has_rules`: the kind's schema has CEL rules."""
     try:
-        if old is None or not model_has_rules(model):
-            model.model_validate(candidate)  # without rules, what an update is
+        if old is None:
+            model.model_validate(candidate)
         else:
             validate_update(model.model_validate(old), candidate)
     except ValidationError as error:
