@@ -4,8 +4,9 @@ Loaded with `-p benchmarks._suite_timings`; writes to the JSON file named by
 `OPGEN_SUITE_TIMINGS` each test's wall time (setup, call and teardown), the
 CPU time of the pytest process during it (all its threads; not the CPU of
 processes it runs, such as envtest's etcd and kube-apiserver),
-whether it ran on the memory server, and the seconds the `envtest` fixture
-took to start the control plane during it; with `OPGEN_SUITE_COLLECTED`, the
+whether it ran on the memory server, and the seconds the backend's start-up
+took during it (the `envtest` fixture starting the control plane, the
+`memory_session` fixture reading the CRDs and webhooks); with `OPGEN_SUITE_COLLECTED`, the
 collected tests and whether each would run on the memory server.
 """
 
@@ -21,6 +22,10 @@ import pytest
 
 from opgen.testing.plugin import on_memory
 
+STARTUP_FIXTURES = frozenset({"envtest", "memory_session"})
+"""The session fixtures that start a backend: envtest's control plane, the
+memory server's kinds and webhooks (paid once a session, on either)."""
+
 _tests: list[dict[str, Any]] = []
 _startup = {"seconds": 0.0, "cpu": 0.0}
 
@@ -31,7 +36,7 @@ def pytest_fixture_setup(
 ) -> Generator[None, None, None]:
     began, cpu = time.perf_counter(), time.process_time()
     yield
-    if fixturedef.argname == "envtest":
+    if fixturedef.argname in STARTUP_FIXTURES:
         _startup["seconds"] += time.perf_counter() - began
         _startup["cpu"] += time.process_time() - cpu
 

@@ -12,8 +12,9 @@ process of its own (`--api-server=envtest|memory`), and prints the medians
 with their range:
 
 - **tests on memory, no start-up**: the tests' wall time (setup, call and
-  teardown) less the seconds the `envtest` fixture spent starting the control
-  plane. The issue's goal (the memory server at least 20x faster) is judged
+  teardown) less the seconds the backend's start-up took: the `envtest`
+  fixture starting the control plane, the `memory_session` fixture reading
+  the CRDs and webhooks. The issue's goal (the memory server at least 20x faster) is judged
   on this column: start-up is paid once a session, so a suite's cost grows
   with its tests, and this is their cost.
 - **the same, CPU of the test process only**: the pytest process's CPU time
@@ -67,7 +68,7 @@ class Run:
         return sum(float(t["cpu"]) for t in self.tests if t["name"] in names)
 
     def on_memory(self, names: set[str]) -> float:
-        """Seconds the tests in `names` took, less the control plane's start-up."""
+        """Seconds the tests in `names` took, less the backend's start-up."""
         return sum(
             float(t["seconds"]) - float(t["startup"])
             for t in self.tests

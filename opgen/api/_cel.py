@@ -820,7 +820,7 @@ def validate_update(old: ModelT, new: ModelT | Mapping[str, Any]) -> ModelT:
     data = to_wire_value(new) if isinstance(new, BaseModel) else dict(new)
     with rules_deferred():
         obj = cls.model_validate(data)
-    if _engine_missing(cls):
+    if not _has_rules(cls) or _engine_missing(cls):
         return obj
     causes = _tree_causes(
         cls,

@@ -19,7 +19,8 @@ One switch per test run picks the API server behind `client` and
 `namespace`: `--api-server=envtest` (the default; ini `opgen_api_server`) or
 `--api-server=memory`, a fresh `opgen.testing.memory.MemoryApiServer` per
 test serving the session's CRDs and calling the project's webhooks in
-process (`memory_api_server`), with no binaries and no envtest marker. A
+process (`memory_api_server`; the CRDs and webhooks are read once a session,
+`memory_session`), with no binaries and no envtest marker. A
 test that asks for `envtest`, `envtest_controller_manager` or
 `manager_account` itself runs wholly on envtest, its `client` included
 (`on_memory` says which a test gets).
@@ -78,6 +79,7 @@ __all__ = [
     "envtest_required",
     "manager_account",
     "memory_api_server",
+    "memory_session",
     "namespace",
     "namespace_name",
     "on_memory",
@@ -379,8 +381,30 @@ def _async_fixture(function: Callable[..., Any]) -> Any:
     return pytest_asyncio.fixture(function)
 
 
+@pytest.fixture(scope="session")
+def memory_session(request: pytest.FixtureRequest) -> tuple[Any, Any]:
+    """What every memory server of the session serves, read once (the memory
+    backend's start-up, as starting the control plane is envtest's): the kinds
+    of the session's CRDs (`opgen_crd_paths`), and its webhooks (the
+    `opgen_webhook_paths` configurations and the `opgen_webhook_setup`
+    function; None without any)."""
+    from opgen.testing.memory import Kinds
+
+    config = request.config
+    crd_paths = session_crd_paths(config)
+    webhook_paths = session_webhook_paths(config)
+    kinds = Kinds()
+    kinds.add_crds(crd_paths)
+    webhooks = None
+    if _needs_webhooks(crd_paths, webhook_paths):
+        webhooks = (load_configurations(webhook_paths), _webhook_setup(config))
+    return kinds, webhooks
+
+
 @pytest.fixture
-def memory_api_server(request: pytest.FixtureRequest) -> Iterator[Any]:
+def memory_api_server(
+    memory_session: tuple[Any, Any], request: pytest.FixtureRequest
+) -> Iterator[Any]:
     """A fresh memory API server serving the session's CRDs (`opgen_crd_paths`),
     calling the project's webhooks in process when the session has any (the
     `opgen_webhook_paths` configurations and CRD conversions, the handlers
@@ -389,7 +413,7 @@ def memory_api_server(request: pytest.FixtureRequest) -> Iterator[Any]:
     same on both."""
     from opgen.testing.memory import MemoryApiServer
 
-    kinds, webhooks = _memory_session(request.config)
+    kinds, webhooks = memory_session
     collects = bool(request.config.getini(CONTROLLER_MANAGER_INI))
     server = MemoryApiServer(kinds, garbage_collection=collects)
     if webhooks is not None:
@@ -398,26 +422,6 @@ def memory_api_server(request: pytest.FixtureRequest) -> Iterator[Any]:
         yield server
     finally:
         server.close()
-
-
-_MEMORY_SESSION = pytest.StashKey[tuple[Any, Any]]()
-
-
-def _memory_session(config: pytest.Config) -> tuple[Any, Any]:
-    """The session's kinds and webhooks (configurations and setup; None without
-    any), read once: every test's memory server serves the same."""
-    if _MEMORY_SESSION not in config.stash:
-        from opgen.testing.memory import Kinds
-
-        crd_paths = session_crd_paths(config)
-        webhook_paths = session_webhook_paths(config)
-        kinds = Kinds()
-        kinds.add_crds(crd_paths)
-        webhooks = None
-        if _needs_webhooks(crd_paths, webhook_paths):
-            webhooks = (load_configurations(webhook_paths), _webhook_setup(config))
-        config.stash[_MEMORY_SESSION] = (kinds, webhooks)
-    return config.stash[_MEMORY_SESSION]
 
 
 def on_memory(test: pytest.FixtureRequest | pytest.Item) -> bool:

@@ -24,7 +24,6 @@ refused as the server refuses it.
 from __future__ import annotations
 
 import base64
-import copy
 import json
 import uuid
 from collections.abc import Iterable, Mapping
@@ -283,10 +282,14 @@ class Admission:
 def _without_create_only(obj: dict[str, Any] | None) -> dict[str, Any] | None:
     if obj is None:
         return None
-    sent = copy.deepcopy(obj)
-    for key in _CREATE_ONLY:
-        sent.get("metadata", {}).pop(key, None)
-    return sent
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return obj
+    # only read (encoded, patched into a copy): a shallow copy will do
+    return {
+        **obj,
+        "metadata": {k: v for k, v in meta.items() if k not in _CREATE_ONLY},
+    }
 
 
 def _review(

@@ -14,10 +14,11 @@ ObjectMeta's own shape.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from opgen.testing.memory.store import json_copy
 
 __all__ = [
     "GO_STRUCT",
@@ -171,7 +172,7 @@ def merge(schema: Mapping[str, Any] | None, live: Any, config: Any) -> Any:
         for key, value in config.items():
             child, _ = _child(schema, key, root=False)
             result[key] = merge(child, live[key], value) if key in live else value
-        return copy.deepcopy(result)
+        return json_copy(result)
     if shape == "listmap" and isinstance(live, list) and schema is not None:
         items = schema.get("items")
         merged = list(live)
@@ -182,10 +183,10 @@ def merge(schema: Mapping[str, Any] | None, live: Any, config: Any) -> Any:
                 merged.append(item)
             else:
                 merged[at] = merge(items, live[at], item)
-        return copy.deepcopy(merged)
+        return json_copy(merged)
     if shape == "set" and isinstance(live, list):
-        return copy.deepcopy(live + [item for item in config if item not in live])
-    return copy.deepcopy(config)
+        return json_copy(live + [item for item in config if item not in live])
+    return json_copy(config)
 
 
 def remove(
@@ -193,7 +194,7 @@ def remove(
 ) -> dict[str, Any]:
     """`obj` without the fields at `paths` (`obj` is not changed); a map or list
     the removal empties goes too."""
-    result = copy.deepcopy(obj)
+    result = json_copy(obj)
     for path in sorted(paths, key=len):  # an item before its key fields
         _remove_one(schema, result, path, root=True)
     return result

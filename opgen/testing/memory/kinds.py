@@ -87,9 +87,10 @@ class Kind:
         """`widgets.test.opgen.dev`, `configmaps`: how the server's messages name it."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
-    @property
+    @functools.cached_property
     def has_rules(self) -> bool:
-        """Whether the schema has CEL rules (`x-kubernetes-validations`) anywhere."""
+        """Whether the schema has CEL rules (`x-kubernetes-validations`) anywhere
+        (read once: every write a model validates asks)."""
         return "x-kubernetes-validations" in json.dumps(self.schema or {})
 
     @property

@@ -17,7 +17,7 @@ subresource, a write to the object does not record `status`, and a write to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opgen.testing.memory import answers
@@ -67,6 +67,8 @@ class Entry:
     subresource: str
     time: str
     fields: frozenset[Path]
+    fields_v1: Mapping[str, Any] | None = field(default=None, compare=False)
+    """`fields` as the stored entry wrote them (None: not written yet)."""
 
     def identity(self) -> tuple[str, str, str, str]:
         """What makes two entries one: an applier's apiVersion does not."""
@@ -80,7 +82,9 @@ class Entry:
             "apiVersion": self.api_version,
             "time": self.time,
             "fieldsType": "FieldsV1",
-            "fieldsV1": to_fields_v1(self.fields),
+            "fieldsV1": (
+                to_fields_v1(self.fields) if self.fields_v1 is None else self.fields_v1
+            ),
         }
         if self.subresource:
             entry["subresource"] = self.subresource
@@ -128,6 +132,7 @@ def read_entries(meta: Mapping[str, Any]) -> list[Entry]:
             item.get("subresource", ""),
             item.get("time", ""),
             frozenset(from_fields_v1(item.get("fieldsV1") or {})),
+            item.get("fieldsV1") or {},
         )
         for item in meta.get("managedFields") or ()
     ]
@@ -161,7 +166,7 @@ def _stamped(entry: Entry, fields: set[Path], write: Write) -> Entry:
     """`entry` with `fields`; its time is the write's when they changed."""
     if fields == entry.fields:
         return entry
-    return replace(entry, fields=frozenset(fields), time=write.time)
+    return replace(entry, fields=frozenset(fields), time=write.time, fields_v1=None)
 
 
 def record_update(

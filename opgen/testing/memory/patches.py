@@ -7,10 +7,11 @@ lines. Server-side apply is `managed`'s; strategic merge patch
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import jsonpatch
+
+from opgen.testing.memory.store import json_copy
 
 __all__ = ["APPLY_PATCH", "JSON_PATCH", "MERGE_PATCH", "PatchError", "apply_patch"]
 
@@ -26,7 +27,7 @@ class PatchError(Exception):
 def merge_patch(target: Any, patch: Any) -> Any:
     """RFC 7386: objects merge key by key, `null` removes, anything else replaces."""
     if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
+        return json_copy(patch)
     result = dict(target) if isinstance(target, dict) else {}
     for key, value in patch.items():
         if value is None:

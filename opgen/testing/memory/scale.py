@@ -8,9 +8,10 @@ update is.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
+
+from opgen.testing.memory.store import json_copy
 
 __all__ = ["ScalePaths", "read_path", "to_scale", "with_replicas"]
 
@@ -49,7 +50,7 @@ def with_replicas(
     paths: ScalePaths, obj: dict[str, Any], replicas: Any
 ) -> dict[str, Any]:
     """`obj` (a copy) with the Scale's desired replicas at `specReplicasPath`."""
-    changed = copy.deepcopy(obj)
+    changed = json_copy(obj)
     *parents, leaf = paths["specReplicasPath"].lstrip(".").split(".")
     node = changed
     for part in parents:

@@ -8,12 +8,12 @@ embedded resource's `apiVersion`, `kind` and `metadata` are its own.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from opgen.testing.memory.answers import Cause
 from opgen.testing.memory.scale import read_path
+from opgen.testing.memory.store import json_copy
 
 if TYPE_CHECKING:
     from opgen.testing.memory.kinds import Kind
@@ -34,7 +34,7 @@ _TYPE_META = ("apiVersion", "kind", "metadata")
 
 def prune_and_default(schema: Mapping[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
     """`obj` (a whole custom resource) as the server stores it; `obj` is not changed."""
-    result = _walk(schema, copy.deepcopy(obj), root=True)
+    result = _walk(schema, obj, root=True)
     assert isinstance(result, dict)
     return result
 
@@ -46,7 +46,7 @@ def _walk(schema: Mapping[str, Any], value: Any, *, root: bool = False) -> Any:
         )
     if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
         return [_walk(schema["items"], item) for item in value]
-    return value
+    return json_copy(value)  # what the walk does not rebuild is copied
 
 
 def _object(
@@ -58,7 +58,7 @@ def _object(
     result: dict[str, Any] = {}
     for key, item in value.items():
         if resource and key in _TYPE_META:
-            result[key] = item
+            result[key] = json_copy(item)
         elif key in properties:
             child = properties[key]
             if item is None and (not child.get("nullable") or "default" in child):
@@ -67,14 +67,14 @@ def _object(
         elif isinstance(additional, Mapping):
             result[key] = _walk(additional, item)
         elif keep_unknown or additional is True:
-            result[key] = item
+            result[key] = json_copy(item)
     for key, child in properties.items():
         if (
             key not in result
             and "default" in child
             and not (resource and key in _TYPE_META)
         ):
-            result[key] = _walk(child, copy.deepcopy(child["default"]))
+            result[key] = _walk(child, child["default"])
     return result
 
 

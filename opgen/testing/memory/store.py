@@ -77,15 +77,21 @@ class Store:
         self._subscriptions: set[Subscription] = set()
 
     def get(self, kind: KindKey, namespace: str, name: str) -> dict[str, Any] | None:
-        found = self._objects.get(kind, {}).get((namespace, name))
+        found = self.peek(kind, namespace, name)
         return json_copy(found) if found is not None else None
 
+    def peek(self, kind: KindKey, namespace: str, name: str) -> dict[str, Any] | None:
+        """The stored object itself, not copied: only to read (a write replaces
+        a stored object, never changes it)."""
+        return self._objects.get(kind, {}).get((namespace, name))
+
     def objects(self, kind: KindKey, namespace: str | None) -> Iterator[dict[str, Any]]:
-        """Every object of `kind` (in `namespace`, when given), in key order as etcd lists."""
+        """Every object of `kind` (in `namespace`, when given), in key order as
+        etcd lists them; not copied: only to read."""
         stored = self._objects.get(kind, {})
         for key in sorted(stored):
             if namespace is None or key[0] == namespace:
-                yield json_copy(stored[key])
+                yield stored[key]
 
     def everything(self) -> Iterator[tuple[KindKey, dict[str, Any]]]:
         """Every stored object with its kind, not copied: only to read."""
@@ -98,7 +104,8 @@ class Store:
         obj: dict[str, Any],
         previous: dict[str, Any] | None,
     ) -> dict[str, Any]:
-        """Store `obj` (created when there is no `previous`) at the next revision."""
+        """Store a copy of `obj` (created when there is no `previous`) at the next
+        revision; returns `obj`, its resourceVersion set."""
         self.revision += 1
         meta = obj["metadata"]
         meta["resourceVersion"] = str(self.revision)
@@ -107,9 +114,9 @@ class Store:
         self._objects.setdefault(kind, {})[key] = stored
         happened = "MODIFIED" if previous else "ADDED"
         # the stored object is replaced by the next write, never changed: its
-        # event may share it
+        # event may share it; `obj` stays the caller's
         self._publish(Event(self.revision, happened, kind, stored, previous))
-        return json_copy(obj)
+        return obj
 
     def remove(self, kind: KindKey, obj: dict[str, Any]) -> dict[str, Any]:
         """Delete `obj` at the next revision; returns its last state at that revision."""

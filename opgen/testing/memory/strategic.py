@@ -19,7 +19,6 @@ its source as facts). Custom resources refuse it (415), as the server does.
 
 from __future__ import annotations
 
-import copy
 import functools
 import importlib
 import json
@@ -28,6 +27,7 @@ from typing import Any
 
 from opgen.testing.memory import answers
 from opgen.testing.memory.kinds import Kind
+from opgen.testing.memory.store import json_copy
 
 __all__ = [
     "STRATEGIC_PATCH",
@@ -195,7 +195,7 @@ def strategic_merge(
 ) -> dict[str, Any]:
     """`original` with the strategic merge `patch` applied, the object's type
     being `schema` (`root_type`); neither argument is changed."""
-    return _merge_map(copy.deepcopy(original), copy.deepcopy(patch), schema)
+    return _merge_map(json_copy(original), json_copy(patch), schema)
 
 
 def _merge_map(

@@ -130,7 +130,7 @@ class MemoryTransport:
         await asyncio.sleep(fault.delay if fault is not None else 0)
         if fault is not None and fault.code is not None:
             return Answer(fault.code, _encoded(fault.body()), fault.headers())
-        code, document = self.server.handle(method, path, body, content_type)
+        code, document = self.server.respond(method, path, body, content_type)
         if document is None:
             return Answer(code, PAGE_NOT_FOUND, _TEXT)
         return Answer(code, _encoded(document), _JSON)
