@@ -21,8 +21,9 @@ Deployment and a Service, in one process, CPU time per object (median of
 Then the work the example's reconciler does per child on each reconcile
 besides the read: its wire form (lightkube's `to_dict()`, op.k8s's
 `model_dump`), which it hashes and compares with what it would apply; and the
-whole converged reconcile of the head Deployment both ways (read it, build
-what to apply, stamp it, compare), `--objects / 10` times.
+whole converged reconcile of the head Deployment both ways (read it as the
+cache keeps it, build what to apply, then `rt.apply_if_changed`: stamp it,
+compare), `--objects / 10` times, the two ways alternating.
 
 lightkube is the baseline only, not an opgen dependency: install it with
 `pip install -e '.[bench]'`.
