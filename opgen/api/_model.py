@@ -66,7 +66,7 @@ class Model(BaseModel):
         duplicate = cls.__new__(cls)
         memo[id(self)] = duplicate
         setattr_ = object.__setattr__
-        setattr_(duplicate, "__dict__", _copied(self.__dict__, memo))
+        setattr_(duplicate, "__dict__", _copied_fields(self.__dict__, memo))
         setattr_(
             duplicate, "__pydantic_extra__", _copied(self.__pydantic_extra__, memo)
         )
@@ -86,27 +86,48 @@ class Model(BaseModel):
 _ATOMS = frozenset({str, int, float, bool, bytes, type(None)})
 
 
+def _copied_fields(values: dict[str, Any], memo: dict[int, Any]) -> dict[str, Any]:
+    """A model's `__dict__`, deep-copied."""
+    return _copied_dict(values, values.copy(), memo)
+
+
+def _copied_dict(
+    value: dict[Any, Any], duplicate: dict[Any, Any], memo: dict[int, Any]
+) -> dict[Any, Any]:
+    """Fill `duplicate`, a shallow copy of `value`, with deep copies: most items
+    are None, strings and numbers, kept as they are without a call each."""
+    atoms = _ATOMS
+    for key, item in value.items():
+        if type(key) not in atoms:
+            duplicate.clear()
+            for k, v in value.items():
+                duplicate[_copied(k, memo)] = _copied(v, memo)
+            break
+        if type(item) not in atoms:
+            duplicate[key] = _copied(item, memo)
+    return duplicate
+
+
 def _copied(value: Any, memo: dict[int, Any]) -> Any:
     """`copy.deepcopy(value, memo)`, quicker for exact dicts, lists and scalars."""
     kind = type(value)
     if kind in _ATOMS:
         return value
-    if kind is dict:
-        found = memo.get(id(value))
-        if found is None:
-            found = memo[id(value)] = {}
-            for key, item in value.items():
-                found[_copied(key, memo)] = _copied(item, memo)
+    found = memo.get(id(value))
+    if found is not None:
         return found
+    if kind is dict:
+        found = memo[id(value)] = value.copy()
+        return _copied_dict(value, found, memo)
     if kind is list:
-        found = memo.get(id(value))
-        if found is None:
-            found = memo[id(value)] = []
-            found.extend(_copied(item, memo) for item in value)
+        found = memo[id(value)] = []
+        atoms = _ATOMS
+        found.extend(
+            item if type(item) in atoms else _copied(item, memo) for item in value
+        )
         return found
     if isinstance(value, Model):
-        found = memo.get(id(value))
-        return found if found is not None else value.__deepcopy__(memo)
+        return value.__deepcopy__(memo)
     return copy.deepcopy(value, memo)
 
 

@@ -49,26 +49,27 @@ def builder(cls: type[BaseModel]) -> Convert:
         cls.model_rebuild(raise_errors=False)
     by_key: dict[str, tuple[str, Convert | None]] = {}
     defaults: dict[str, Any] = {}
-    copied: list[tuple[str, Any]] = []
-    factories: list[tuple[str, Callable[[], Any]]] = []
+    made: list[tuple[str, Callable[[], Any]]] = []
+    """Defaults made afresh for each object (a copy, a factory's) when absent;
+    `defaults` holds their place, so fields keep the order validation gives."""
 
     def build(data: Mapping[str, Any]) -> Any:
-        values = defaults.copy()
-        for name, value in copied:
-            values[name] = copy.deepcopy(value)
-        for name, factory in factories:
-            values[name] = factory()
-        given = set()
+        given = {}
         for key, value in data.items():
             entry = by_key.get(key)
-            if entry is None:
-                continue
-            name, convert = entry
-            values[name] = value if convert is None or value is None else convert(value)
-            given.add(name)
+            if entry is not None:
+                name, convert = entry
+                given[name] = (
+                    value if convert is None or value is None else convert(value)
+                )
+        values = defaults.copy()
+        values.update(given)
+        for name, make in made:
+            if name not in given:
+                values[name] = make()
         obj = _new(cls)
         _set(obj, "__dict__", values)
-        _set(obj, "__pydantic_fields_set__", given)
+        _set(obj, "__pydantic_fields_set__", set(given))
         _set(obj, "__pydantic_extra__", None)
         _set(obj, "__pydantic_private__", None)
         return obj
@@ -82,12 +83,12 @@ def builder(cls: type[BaseModel]) -> Convert:
         convert = _converter(annotation)
         by_key[info.alias or name] = (name, convert)
         if info.default_factory is not None:
-            factories.append((name, info.default_factory))  # type: ignore[arg-type]
+            defaults[name] = None
+            made.append((name, info.default_factory))  # type: ignore[arg-type]
         elif info.default is not PydanticUndefined:
+            defaults[name] = info.default
             if isinstance(info.default, list | dict | set):
-                copied.append((name, info.default))
-            else:
-                defaults[name] = info.default
+                made.append((name, functools.partial(copy.deepcopy, info.default)))
     return build
 
 

@@ -50,11 +50,16 @@ T_contra = TypeVar("T_contra", contravariant=True)
 
 class Encoder(Protocol[T_contra]):
     """Turns an object into its wire form (a JSON-compatible dict with apiVersion and
-    kind); `exclude_unset` leaves out the fields the caller never set (server-side apply).
+    kind); `exclude_unset` leaves out the fields the caller never set (server-side apply);
+    `include` keeps only the fields it names, as Pydantic's `model_dump(include=...)`.
     """
 
     def __call__(
-        self, obj: T_contra, *, exclude_unset: bool = False
+        self,
+        obj: T_contra,
+        *,
+        exclude_unset: bool = False,
+        include: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]: ...
 
 
@@ -149,7 +154,12 @@ def resource_type(cls: type[T]) -> ResourceType[T]:
 
 
 def _encoder(api_version: str, kind: str) -> Encoder[Any]:
-    def encode_obj(obj: Any, *, exclude_unset: bool = False) -> dict[str, Any]:
+    def encode_obj(
+        obj: Any,
+        *,
+        exclude_unset: bool = False,
+        include: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
         data = cast(
             "dict[str, Any]",
             obj.model_dump(
@@ -157,6 +167,7 @@ def _encoder(api_version: str, kind: str) -> Encoder[Any]:
                 by_alias=True,
                 exclude_none=True,
                 exclude_unset=exclude_unset,
+                include=include,
             ),
         )
         data["apiVersion"] = api_version

@@ -9,12 +9,15 @@ same against a real server.
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from typing import Any
 
 import pytest
 
 import opgen.api as op
 from opgen import runtime as rt
+from opgen.runtime import resources as rt_resources
 from opgen.runtime.applied import holds, stamp, up_to_date
 from opgen.testing import recording_writes
 
@@ -137,6 +140,112 @@ def test_quantities_compare_by_value_in_resource_maps_only() -> None:
     assert holds({"limits": {"memory": "1Gi"}}, {"limits": {"memory": "1024Mi"}})
     assert not holds({"requests": {"cpu": "2"}}, {"requests": {"cpu": "1000m"}})
     assert not holds({"env": "1"}, {"env": "1000m"})
+
+
+def json_hash(obj: Deployment) -> str:
+    """The stamp as it has always been computed: sha256 of `json.dumps` of the wire
+    form, keys sorted, the stamp left out."""
+    body = wire(obj)
+    annotations = dict(body["metadata"].get("annotations") or {})
+    annotations.pop(APPLIED_HASH, None)
+    body["metadata"]["annotations"] = annotations
+    body["apiVersion"], body["kind"] = "apps/v1", "Deployment"
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"text": "plain", "n": 3, "yes": True},
+        {"text": "caf\u00e9 \u2603 \U0001f600"},  # escaped by json.dumps
+        {"text": "tab\there\x01\x7f", "quote": 'say "hi" \\ back'},
+        {"ratio": 0.5, "big": 1e16, "tiny": 1e-7, "whole": 2.0},
+        {"nan": float("nan"), "inf": float("inf")},
+        {"none": None, "nested": [None, {"deep": None}]},
+        {"huge": 10**30, "negative": -7},
+        {"text": "null true false 1.5e3"},  # tokens inside strings only
+    ],
+)
+def test_the_stamp_is_the_hash_of_the_sorted_json_whatever_the_values(
+    values: dict[str, Any],
+) -> None:
+    """The stamp of an object is the same in every release: a changed hash would
+    re-apply every child once after an upgrade."""
+    data = copy.deepcopy(DESIRED)
+    data["metadata"]["annotations"] = {"note": str(values.get("text", "-"))}
+    data["metadata"]["managedFields"] = [{"manager": "m", "fieldsV1": values}]
+    desired = Deployment.model_validate(data)
+    stamp(desired, APPLIED_HASH)
+    assert (desired.metadata.annotations or {})[APPLIED_HASH] == json_hash(desired)
+
+
+def test_stamping_leaves_metadata_shared_with_another_object_alone() -> None:
+    meta = op.ObjectMeta(name="a", namespace="prod", labels={"a": "b"})
+    first = Deployment(metadata=meta)
+    second = Deployment(
+        metadata=meta,
+        spec=op.k8s.DeploymentSpec(
+            replicas=2,
+            selector=op.k8s.LabelSelector(),
+            template=op.k8s.PodTemplateSpec(),
+        ),
+    )
+    stamp(first, APPLIED_HASH)
+    stamp(second, APPLIED_HASH)
+    assert meta.annotations is None
+    assert first.metadata.annotations != second.metadata.annotations
+    assert first.metadata.annotations == {APPLIED_HASH: json_hash(first)}
+    assert resources_applied(first)["metadata"] == {
+        "name": "a",
+        "namespace": "prod",
+        "labels": {"a": "b"},
+        "annotations": {APPLIED_HASH: json_hash(first)},
+    }
+
+
+def resources_applied(obj: Deployment) -> dict[str, Any]:
+    """The body a server-side apply sends (the fields set)."""
+    return rt_resources.resource_type(Deployment).encode_obj(obj, exclude_unset=True)
+
+
+def test_only_what_desired_sets_is_compared_status_and_times_aside() -> None:
+    desired = stamped()
+    live = served(wire(desired))
+    live["metadata"]["creationTimestamp"] = "2026-12-01T21:00:00Z"
+    live["status"]["conditions"] = [
+        {
+            "type": "Available",
+            "status": "True",
+            "lastUpdateTime": "2026-12-01T21:00:05Z",
+        }
+    ]
+    assert is_current(Deployment.model_validate(live), desired)
+    relabelled = copy.deepcopy(live)
+    relabelled["metadata"]["labels"] = {"a": "c"}
+    assert not is_current(Deployment.model_validate(relabelled), desired)
+    disowned = copy.deepcopy(live)
+    disowned["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "x", "uid": "u"}
+    ]
+    owned = copy.deepcopy(DESIRED)
+    owned["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "x", "uid": "v"}
+    ]
+    want = Deployment.model_validate(owned)
+    stamp(want, APPLIED_HASH)
+    assert not is_current(Deployment.model_validate(disowned), want)
+
+
+def test_metadata_fields_beyond_the_model_are_compared_too() -> None:
+    data = copy.deepcopy(DESIRED)
+    data["metadata"]["selfLink"] = "/apis/apps/v1/x"  # kept as an extra
+    desired = Deployment.model_validate(data)
+    stamp(desired, APPLIED_HASH)
+    live = served(wire(desired))
+    assert is_current(Deployment.model_validate(live), desired)
+    live["metadata"]["selfLink"] = "/apis/apps/v1/y"
+    assert not is_current(Deployment.model_validate(live), desired)
 
 
 @pytest.mark.envtest
