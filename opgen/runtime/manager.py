@@ -251,7 +251,7 @@ class Manager:
     @property
     def metrics_address(self) -> tuple[str, int] | None:
         """The host and port `/metrics` is served on — the real port when asked for
-        port 0 — once `run()` serves it (before the informers start); else None."""
+        port 0 — once `run()` serves it (while the caches sync); else None."""
         return _address(self.metrics_server)
 
     @property
@@ -306,7 +306,14 @@ class Manager:
             log.info("%s received: stopping the manager", sig.name)
         self.stop()
 
+    async def _start_webhooks(self) -> None:
+        if self.webhooks.has_handlers:
+            await self.webhooks.start()
+            self._readyz["webhook"] = self.webhooks.check_ready
+
     async def _start_servers(self, background: list[asyncio.Task[Any]]) -> None:
+        """The probe and metrics servers; run while the informers make their first
+        lists (a self-signed metrics certificate is made in a child process)."""
         health = probes.parse_bind_address(self.options.probes.bind_address)
         if health is not None:
             routes = {
@@ -315,9 +322,6 @@ class Manager:
             }
             self.health_server = probes.ProbeServer(*health, routes)
             await self.health_server.start()
-        if self.webhooks.has_handlers:
-            await self.webhooks.start()
-            self._readyz["webhook"] = self.webhooks.check_ready
         options = self.options.metrics
         metrics = probes.parse_bind_address(options.bind_address)
         if metrics is not None:
@@ -332,13 +336,16 @@ class Manager:
             context = None
             guard = None
             if options.secure:
-                from opgen.runtime import tls  # cryptography: only for a secure server
+                from opgen.runtime import tls
 
-                self.metrics_certificate = tls.ServingCertificate(
-                    options.cert_path,
-                    cert_name=options.cert_name,
-                    key_name=options.cert_key,
-                    name="opgen-metrics",
+                self.metrics_certificate = (
+                    tls.ServingCertificate(
+                        options.cert_path,
+                        cert_name=options.cert_name,
+                        key_name=options.cert_key,
+                    )
+                    if options.cert_path
+                    else await tls.ServingCertificate.generated("opgen-metrics")
                 )
                 context = self.metrics_certificate.context
                 guard = MetricsAuth(self.rest)
@@ -381,7 +388,8 @@ class Manager:
         leader_tasks: list[asyncio.Task[Any]] = []
         lost = False
         try:
-            await self._start_servers(background)
+            # conversion webhooks first: the informers' lists may need them
+            await self._start_webhooks()
             if self.sharding is not None:
                 self.sharding.configure(self.controllers, self.cache)
             for controller in self.controllers:
@@ -390,7 +398,8 @@ class Manager:
             await self.cache.start()
             stop_wait = asyncio.create_task(self._stop.wait())
             background.append(stop_wait)
-            if not await self._wait_or_stop(self._sync_caches(), stop_wait):
+            starting = self._serve_and_sync(background)
+            if not await self._wait_or_stop(starting, stop_wait):
                 return
             if self.sharding is not None:
                 member = self.sharding.member
@@ -455,6 +464,23 @@ class Manager:
                 failure = None if task.cancelled() else task.exception()
                 if failure is not None:
                     raise failure
+
+    async def _serve_and_sync(self, background: list[asyncio.Task[Any]]) -> None:
+        """Start the probe and metrics servers while the caches sync; the first
+        failure of either is raised."""
+        steps = [
+            asyncio.create_task(self._start_servers(background)),
+            asyncio.create_task(self._sync_caches()),
+        ]
+        try:
+            done, _ = await asyncio.wait(steps, return_when=asyncio.FIRST_EXCEPTION)
+            for step in done:
+                step.result()
+            await asyncio.gather(*steps)
+        finally:
+            for step in steps:
+                step.cancel()
+            await asyncio.gather(*steps, return_exceptions=True)
 
     async def _sync_caches(self) -> None:
         timeout = self.options.cache.sync_timeout

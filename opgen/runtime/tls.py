@@ -6,6 +6,13 @@ and reloads them when the files change, so rotated certificates are picked
 up without a restart. Without a directory it generates a self-signed
 certificate at start, as Kubebuilder's default metrics server does. TLS 1.2 or
 newer; ALPN offers HTTP/1.1 only.
+
+`ServingCertificate.generated` makes the self-signed certificate in a child
+Python process (this file run as a script): `cryptography`, which only
+certificate generation needs, then never loads into the serving process — its
+import costs about 45 ms of CPU and 12 MiB of resident memory for the process's
+whole life — and the child's work overlaps the caller's (the manager's first
+lists). Should the child fail, the certificate is made in the process itself.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import os
 import shutil
 import socket
 import ssl
+import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +49,13 @@ __all__ = [
 log = logging.getLogger("opgen.runtime.tls")
 
 SELF_SIGNED_VALIDITY = datetime.timedelta(days=365)
+
+_RUN_THIS_FILE = "import runpy, sys; del sys.argv[0]; runpy.run_path(sys.argv[0], run_name='__main__')"
+"""The child's program: this file as a script, without importing the opgen package
+(whose `__init__` loads the whole runtime). `-I` keeps the current directory and
+the PYTHON* variables out of the child's path."""
+
+_PRIVATE_KEY_BEGIN = b"-----BEGIN PRIVATE KEY-----"
 
 
 def subject_alternative_names(hosts: Sequence[str]) -> x509.SubjectAlternativeName:
@@ -145,6 +161,48 @@ def _load_pem(context: ssl.SSLContext, cert_pem: bytes, key_pem: bytes) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _self_signed_hosts() -> list[str]:
+    return ["localhost", socket.gethostname(), "127.0.0.1", "::1"]
+
+
+async def _self_signed_in_child(
+    common_name: str, hosts: Sequence[str]
+) -> tuple[bytes, bytes] | None:
+    """`self_signed_certificate(common_name, hosts)` run by a child Python; None
+    (logged) when the child cannot run or fails."""
+    if not sys.executable:
+        return None
+    command = [sys.executable, "-I", "-c", _RUN_THIS_FILE, __file__]
+    try:
+        child = await asyncio.create_subprocess_exec(
+            *command,
+            common_name,
+            *hosts,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except OSError as error:
+        log.warning("making the certificate in this process: %s", error)
+        return None
+    try:
+        out, err = await child.communicate()
+    except asyncio.CancelledError:
+        child.kill()
+        await child.wait()
+        raise
+    cert_pem, marker, key_pem = out.partition(_PRIVATE_KEY_BEGIN)
+    if child.returncode != 0 or not marker:
+        lines = err.decode(errors="replace").strip().splitlines()
+        log.warning(
+            "making the certificate in this process: the child exited with %s (%s)",
+            child.returncode,
+            lines[-1] if lines else "no output",
+        )
+        return None
+    return cert_pem, marker + key_pem
+
+
 class ServingCertificate:
     """The SSL context of one HTTPS server, from files (reloaded on change) or self-signed."""
 
@@ -155,13 +213,16 @@ class ServingCertificate:
         cert_name: str = "tls.crt",
         key_name: str = "tls.key",
         name: str = "opgen",
+        made: tuple[bytes, bytes] | None = None,
     ) -> None:
+        """Without `cert_dir`, self-signed: `made` (the certificate and key, PEM, for
+        `_self_signed_hosts()`), else one made now for `name`."""
         self.cert_file = Path(cert_dir) / cert_name if cert_dir else None
         self.key_file = Path(cert_dir) / key_name if cert_dir else None
         self.context = _server_context()
         self._stamp: tuple[int, int] | None = None
         if self.cert_file is None:
-            self._load_self_signed(name)
+            self._load_self_signed(name, made)
         else:
             self.reload()
 
@@ -169,9 +230,16 @@ class ServingCertificate:
     def self_signed(self) -> bool:
         return self.cert_file is None
 
-    def _load_self_signed(self, name: str) -> None:
-        hosts = ["localhost", socket.gethostname(), "127.0.0.1", "::1"]
-        cert_pem, key_pem = self_signed_certificate(name, hosts)
+    @classmethod
+    async def generated(cls, name: str = "opgen") -> ServingCertificate:
+        """A self-signed certificate made in a child process (see the module
+        docstring); in this process should the child fail."""
+        made = await _self_signed_in_child(name, _self_signed_hosts())
+        return cls(None, name=name, made=made)
+
+    def _load_self_signed(self, name: str, made: tuple[bytes, bytes] | None) -> None:
+        hosts = _self_signed_hosts()
+        cert_pem, key_pem = made or self_signed_certificate(name, hosts)
         _load_pem(self.context, cert_pem, key_pem)
         log.info("serving with a self-signed certificate for %s", ", ".join(hosts))
 
@@ -202,3 +270,8 @@ class ServingCertificate:
                 self.reload()
             except (OSError, ssl.SSLError) as error:
                 log.warning("keeping the current serving certificate: %s", error)
+
+
+if __name__ == "__main__":  # the child of `_self_signed_in_child`: PEMs on stdout
+    certificate, private_key = self_signed_certificate(sys.argv[1], sys.argv[2:])
+    sys.stdout.buffer.write(certificate + private_key)
