@@ -8,18 +8,17 @@ certificate at start, as Kubebuilder's default metrics server does. TLS 1.2 or
 newer; ALPN offers HTTP/1.1 only.
 
 `ServingCertificate.generated` makes the self-signed certificate in a child
-Python process (this file run as a script): `cryptography`, which only
+Python process (`selfsigned.py` run as a script): `cryptography`, which only
 certificate generation needs, then never loads into the serving process — its
-import costs about 45 ms of CPU and 12 MiB of resident memory for the process's
-whole life — and the child's work overlaps the caller's (the manager's first
-lists). Should the child fail, the certificate is made in the process itself.
+import costs about 75 ms of CPU and 12.8 MiB of resident memory for the
+process's whole life — and the child's work overlaps the caller's (the
+manager's first lists). Should the child fail, the certificate is made in the
+process itself.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import logging
 import os
 import shutil
@@ -30,15 +29,18 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    # imported where used: most operators never make a certificate, and
-    # cryptography's import is a tenth of an operator's start-up CPU
-    from cryptography import x509
-    from cryptography.hazmat.primitives.asymmetric import ec
+from opgen.runtime import selfsigned
+from opgen.runtime.selfsigned import (
+    SELF_SIGNED_VALIDITY,
+    certificate_builder,
+    private_key_pem,
+    self_signed_certificate,
+    subject_alternative_names,
+)
 
 __all__ = [
+    "SELF_SIGNED_VALIDITY",
     "ServingCertificate",
     "certificate_builder",
     "private_key_pem",
@@ -48,83 +50,11 @@ __all__ = [
 
 log = logging.getLogger("opgen.runtime.tls")
 
-SELF_SIGNED_VALIDITY = datetime.timedelta(days=365)
-
-_RUN_THIS_FILE = "import runpy, sys; del sys.argv[0]; runpy.run_path(sys.argv[0], run_name='__main__')"
-"""The child's program: this file as a script, without importing the opgen package
-(whose `__init__` loads the whole runtime). `-I` keeps the current directory and
-the PYTHON* variables out of the child's path."""
+_SELF_SIGNED_SCRIPT = selfsigned.__file__
+"""What the child runs: `-I` keeps the script's folder, the current directory,
+the PYTHON* variables and the user's site-packages out of its path."""
 
 _PRIVATE_KEY_BEGIN = b"-----BEGIN PRIVATE KEY-----"
-
-
-def subject_alternative_names(hosts: Sequence[str]) -> x509.SubjectAlternativeName:
-    """The SAN extension for `hosts`: IP addresses as such, anything else as DNS names."""
-    from cryptography import x509
-
-    names: list[x509.GeneralName] = []
-    for host in dict.fromkeys(hosts):
-        try:
-            names.append(x509.IPAddress(ipaddress.ip_address(host)))
-        except ValueError:
-            names.append(x509.DNSName(host))
-    return x509.SubjectAlternativeName(names)
-
-
-def certificate_builder(
-    subject: x509.Name,
-    issuer: x509.Name,
-    public_key: ec.EllipticCurvePublicKey,
-    validity: datetime.timedelta,
-) -> x509.CertificateBuilder:
-    """A builder valid from five minutes ago (clock skew) for `validity`."""
-    from cryptography import x509
-
-    now = datetime.datetime.now(datetime.timezone.utc)
-    return (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer)
-        .public_key(public_key)
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + validity)
-    )
-
-
-def private_key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    """`key` as unencrypted PKCS#8 PEM."""
-    from cryptography.hazmat.primitives import serialization
-
-    return key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-
-
-def self_signed_certificate(
-    common_name: str, hosts: Sequence[str]
-) -> tuple[bytes, bytes]:
-    """A self-signed serving certificate and its key (PEM) for `hosts` (names or IPs)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    certificate = (
-        certificate_builder(subject, subject, key.public_key(), SELF_SIGNED_VALIDITY)
-        .add_extension(subject_alternative_names(hosts), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    return certificate.public_bytes(serialization.Encoding.PEM), private_key_pem(key)
 
 
 def _server_context() -> ssl.SSLContext:
@@ -172,10 +102,11 @@ async def _self_signed_in_child(
     (logged) when the child cannot run or fails."""
     if not sys.executable:
         return None
-    command = [sys.executable, "-I", "-c", _RUN_THIS_FILE, __file__]
     try:
         child = await asyncio.create_subprocess_exec(
-            *command,
+            sys.executable,
+            "-I",
+            _SELF_SIGNED_SCRIPT,
             common_name,
             *hosts,
             stdin=subprocess.DEVNULL,
@@ -270,8 +201,3 @@ class ServingCertificate:
                 self.reload()
             except (OSError, ssl.SSLError) as error:
                 log.warning("keeping the current serving certificate: %s", error)
-
-
-if __name__ == "__main__":  # the child of `_self_signed_in_child`: PEMs on stdout
-    certificate, private_key = self_signed_certificate(sys.argv[1], sys.argv[2:])
-    sys.stdout.buffer.write(certificate + private_key)

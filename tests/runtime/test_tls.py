@@ -101,9 +101,13 @@ async def test_without_a_child_the_certificate_is_made_in_the_process(
 
 
 async def test_a_failing_child_is_replaced_by_the_process_itself(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.setattr(tls, "_RUN_THIS_FILE", "raise SystemExit('no cryptography')")
+    failing = tmp_path / "selfsigned.py"
+    failing.write_text("raise SystemExit('no cryptography')\n")
+    monkeypatch.setattr(tls, "_SELF_SIGNED_SCRIPT", str(failing))
     with caplog.at_level(logging.WARNING, logger="opgen.runtime.tls"):
         certificate = await tls.ServingCertificate.generated("opgen-metrics")
     assert "the child exited with 1 (no cryptography)" in caplog.text
