@@ -206,6 +206,8 @@ class Manager:
             else None
         )
         self._membership_lost = False
+        self._failure: Exception | None = None
+        """What stopped the manager from a background task (serving `/metrics`)."""
         self.health_server: probes.ProbeServer | None = None
         self.metrics_server: probes.ProbeServer | None = None
         self.metrics_certificate: tls.ServingCertificate | None = None
@@ -256,7 +258,7 @@ class Manager:
     @property
     def metrics_address(self) -> tuple[str, int] | None:
         """The host and port `/metrics` is served on — the real port when asked for
-        port 0 — once `run()` serves it (before the informers start); else None."""
+        port 0 — once `run()` serves it (while the caches sync); else None."""
         return _address(self.metrics_server)
 
     @property
@@ -311,7 +313,16 @@ class Manager:
             log.info("%s received: stopping the manager", sig.name)
         self.stop()
 
+    async def _start_webhooks(self) -> None:
+        if self.webhooks.has_handlers:
+            await self.webhooks.start()
+            self._readyz["webhook"] = self.webhooks.check_ready
+
     async def _start_servers(self, background: list[asyncio.Task[Any]]) -> None:
+        """The probe and metrics servers, started while the informers make their
+        first lists. A self-signed metrics certificate is made in a child process
+        (`tls.ServingCertificate.generated`): that server comes up once it is
+        there, without holding back the controllers; `/readyz` waits for it."""
         health = probes.parse_bind_address(self.options.probes.bind_address)
         if health is not None:
             routes = {
@@ -320,41 +331,61 @@ class Manager:
             }
             self.health_server = probes.ProbeServer(*health, routes)
             await self.health_server.start()
-        if self.webhooks.has_handlers:
-            await self.webhooks.start()
-            self._readyz["webhook"] = self.webhooks.check_ready
         options = self.options.metrics
-        metrics = probes.parse_bind_address(options.bind_address)
-        if metrics is not None:
+        address = probes.parse_bind_address(options.bind_address)
+        if address is None:
+            return
+        if options.secure and not options.cert_path:
+            self._readyz["metrics"] = self._metrics_served
+            serving = self._serve_metrics_self_signed(address)
+            background.append(asyncio.create_task(serving))
+            return
+        certificate = None
+        if options.secure:
+            from opgen.runtime import tls
 
-            async def scrape() -> probes.Response:
-                return probes.Response(
-                    200,
-                    "text/plain; version=0.0.4; charset=utf-8",
-                    self.metrics.exposition(),
-                )
-
-            context = None
-            guard = None
-            if options.secure:
-                from opgen.runtime import tls  # cryptography: only for a secure server
-
-                self.metrics_certificate = tls.ServingCertificate(
-                    options.cert_path,
-                    cert_name=options.cert_name,
-                    key_name=options.cert_key,
-                    name="opgen-metrics",
-                )
-                context = self.metrics_certificate.context
-                guard = MetricsAuth(self.rest)
-                if not self.metrics_certificate.self_signed:
-                    background.append(
-                        asyncio.create_task(self.metrics_certificate.watch())
-                    )
-            self.metrics_server = probes.ProbeServer(
-                *metrics, {"/metrics": scrape}, ssl_context=context, guard=guard
+            certificate = tls.ServingCertificate(
+                options.cert_path,
+                cert_name=options.cert_name,
+                key_name=options.cert_key,
             )
-            await self.metrics_server.start()
+            background.append(asyncio.create_task(certificate.watch()))
+        await self._serve_metrics(address, certificate)
+
+    async def _serve_metrics_self_signed(self, address: tuple[str, int]) -> None:
+        """Serve `/metrics` with a generated certificate; a failure stops the manager
+        and `run()` raises it."""
+        from opgen.runtime import tls
+
+        try:
+            certificate = await tls.ServingCertificate.generated("opgen-metrics")
+            await self._serve_metrics(address, certificate)
+        except Exception as error:
+            self._failure = error
+            self.stop()
+
+    async def _metrics_served(self) -> None:
+        if self.metrics_address is None:
+            raise RuntimeError("the metrics server's certificate is being made")
+
+    async def _serve_metrics(
+        self, address: tuple[str, int], certificate: tls.ServingCertificate | None
+    ) -> None:
+        async def scrape() -> probes.Response:
+            return probes.Response(
+                200,
+                "text/plain; version=0.0.4; charset=utf-8",
+                self.metrics.exposition(),
+            )
+
+        self.metrics_certificate = certificate
+        self.metrics_server = probes.ProbeServer(
+            *address,
+            {"/metrics": scrape},
+            ssl_context=None if certificate is None else certificate.context,
+            guard=None if certificate is None else MetricsAuth(self.rest),
+        )
+        await self.metrics_server.start()
 
     async def _loop_lag(self) -> None:
         loop = asyncio.get_running_loop()
@@ -373,6 +404,8 @@ class Manager:
         """Run until `stop()` or SIGTERM/SIGINT; raises `LeaderElectionLost` if leadership
         is lost, `ShardMembershipLost` if this replica's ring Lease is."""
         await self._run(install_signal_handlers)
+        if self._failure is not None:
+            raise self._failure
         if self._membership_lost:
             assert self.sharding is not None
             raise ShardMembershipLost(f"lost shard lease {self.sharding.member.name}")
@@ -386,7 +419,8 @@ class Manager:
         leader_tasks: list[asyncio.Task[Any]] = []
         lost = False
         try:
-            await self._start_servers(background)
+            # conversion webhooks first: the informers' lists may need them
+            await self._start_webhooks()
             if self.sharding is not None:
                 self.sharding.configure(self.controllers, self.cache)
             for controller in self.controllers:
@@ -395,7 +429,8 @@ class Manager:
             await self.cache.start()
             stop_wait = asyncio.create_task(self._stop.wait())
             background.append(stop_wait)
-            if not await self._wait_or_stop(self._sync_caches(), stop_wait):
+            starting = self._serve_and_sync(background)
+            if not await self._wait_or_stop(starting, stop_wait):
                 return
             if self.sharding is not None:
                 member = self.sharding.member
@@ -460,6 +495,23 @@ class Manager:
                 failure = None if task.cancelled() else task.exception()
                 if failure is not None:
                     raise failure
+
+    async def _serve_and_sync(self, background: list[asyncio.Task[Any]]) -> None:
+        """Start the probe and metrics servers while the caches sync; the first
+        failure of either is raised."""
+        steps = [
+            asyncio.create_task(self._start_servers(background)),
+            asyncio.create_task(self._sync_caches()),
+        ]
+        try:
+            done, _ = await asyncio.wait(steps, return_when=asyncio.FIRST_EXCEPTION)
+            for step in done:
+                step.result()
+            await asyncio.gather(*steps)
+        finally:
+            for step in steps:
+                step.cancel()
+            await asyncio.gather(*steps, return_exceptions=True)
 
     async def _sync_caches(self) -> None:
         timeout = self.options.cache.sync_timeout

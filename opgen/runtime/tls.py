@@ -6,30 +6,41 @@ and reloads them when the files change, so rotated certificates are picked
 up without a restart. Without a directory it generates a self-signed
 certificate at start, as Kubebuilder's default metrics server does. TLS 1.2 or
 newer; ALPN offers HTTP/1.1 only.
+
+`ServingCertificate.generated` makes the self-signed certificate in a child
+Python process (`selfsigned.py` run as a script): `cryptography`, which only
+certificate generation needs, then never loads into the serving process — its
+import costs about 75 ms of CPU and 12.8 MiB of resident memory for the
+process's whole life — and the child's work overlaps the caller's (the
+manager's first lists). Should the child fail, the certificate is made in the
+process itself.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import logging
 import os
 import shutil
 import socket
 import ssl
+import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    # imported where used: most operators never make a certificate, and
-    # cryptography's import is a tenth of an operator's start-up CPU
-    from cryptography import x509
-    from cryptography.hazmat.primitives.asymmetric import ec
+from opgen.runtime import selfsigned
+from opgen.runtime.selfsigned import (
+    SELF_SIGNED_VALIDITY,
+    certificate_builder,
+    private_key_pem,
+    self_signed_certificate,
+    subject_alternative_names,
+)
 
 __all__ = [
+    "SELF_SIGNED_VALIDITY",
     "ServingCertificate",
     "certificate_builder",
     "private_key_pem",
@@ -39,76 +50,11 @@ __all__ = [
 
 log = logging.getLogger("opgen.runtime.tls")
 
-SELF_SIGNED_VALIDITY = datetime.timedelta(days=365)
+_SELF_SIGNED_SCRIPT = selfsigned.__file__
+"""What the child runs: `-I` keeps the script's folder, the current directory,
+the PYTHON* variables and the user's site-packages out of its path."""
 
-
-def subject_alternative_names(hosts: Sequence[str]) -> x509.SubjectAlternativeName:
-    """The SAN extension for `hosts`: IP addresses as such, anything else as DNS names."""
-    from cryptography import x509
-
-    names: list[x509.GeneralName] = []
-    for host in dict.fromkeys(hosts):
-        try:
-            names.append(x509.IPAddress(ipaddress.ip_address(host)))
-        except ValueError:
-            names.append(x509.DNSName(host))
-    return x509.SubjectAlternativeName(names)
-
-
-def certificate_builder(
-    subject: x509.Name,
-    issuer: x509.Name,
-    public_key: ec.EllipticCurvePublicKey,
-    validity: datetime.timedelta,
-) -> x509.CertificateBuilder:
-    """A builder valid from five minutes ago (clock skew) for `validity`."""
-    from cryptography import x509
-
-    now = datetime.datetime.now(datetime.timezone.utc)
-    return (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer)
-        .public_key(public_key)
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + validity)
-    )
-
-
-def private_key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    """`key` as unencrypted PKCS#8 PEM."""
-    from cryptography.hazmat.primitives import serialization
-
-    return key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-
-
-def self_signed_certificate(
-    common_name: str, hosts: Sequence[str]
-) -> tuple[bytes, bytes]:
-    """A self-signed serving certificate and its key (PEM) for `hosts` (names or IPs)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    certificate = (
-        certificate_builder(subject, subject, key.public_key(), SELF_SIGNED_VALIDITY)
-        .add_extension(subject_alternative_names(hosts), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    return certificate.public_bytes(serialization.Encoding.PEM), private_key_pem(key)
+_PRIVATE_KEY_BEGIN = b"-----BEGIN PRIVATE KEY-----"
 
 
 def _server_context() -> ssl.SSLContext:
@@ -145,6 +91,49 @@ def _load_pem(context: ssl.SSLContext, cert_pem: bytes, key_pem: bytes) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _self_signed_hosts() -> list[str]:
+    return ["localhost", socket.gethostname(), "127.0.0.1", "::1"]
+
+
+async def _self_signed_in_child(
+    common_name: str, hosts: Sequence[str]
+) -> tuple[bytes, bytes] | None:
+    """`self_signed_certificate(common_name, hosts)` run by a child Python; None
+    (logged) when the child cannot run or fails."""
+    if not sys.executable:
+        return None
+    try:
+        child = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-I",
+            _SELF_SIGNED_SCRIPT,
+            common_name,
+            *hosts,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except OSError as error:
+        log.warning("making the certificate in this process: %s", error)
+        return None
+    try:
+        out, err = await child.communicate()
+    except asyncio.CancelledError:
+        child.kill()
+        await child.wait()
+        raise
+    cert_pem, marker, key_pem = out.partition(_PRIVATE_KEY_BEGIN)
+    if child.returncode != 0 or not marker:
+        lines = err.decode(errors="replace").strip().splitlines()
+        log.warning(
+            "making the certificate in this process: the child exited with %s (%s)",
+            child.returncode,
+            lines[-1] if lines else "no output",
+        )
+        return None
+    return cert_pem, marker + key_pem
+
+
 class ServingCertificate:
     """The SSL context of one HTTPS server, from files (reloaded on change) or self-signed."""
 
@@ -155,13 +144,16 @@ class ServingCertificate:
         cert_name: str = "tls.crt",
         key_name: str = "tls.key",
         name: str = "opgen",
+        made: tuple[bytes, bytes] | None = None,
     ) -> None:
+        """Without `cert_dir`, self-signed: `made` (the certificate and key, PEM, for
+        `_self_signed_hosts()`), else one made now for `name`."""
         self.cert_file = Path(cert_dir) / cert_name if cert_dir else None
         self.key_file = Path(cert_dir) / key_name if cert_dir else None
         self.context = _server_context()
         self._stamp: tuple[int, int] | None = None
         if self.cert_file is None:
-            self._load_self_signed(name)
+            self._load_self_signed(name, made)
         else:
             self.reload()
 
@@ -169,9 +161,16 @@ class ServingCertificate:
     def self_signed(self) -> bool:
         return self.cert_file is None
 
-    def _load_self_signed(self, name: str) -> None:
-        hosts = ["localhost", socket.gethostname(), "127.0.0.1", "::1"]
-        cert_pem, key_pem = self_signed_certificate(name, hosts)
+    @classmethod
+    async def generated(cls, name: str = "opgen") -> ServingCertificate:
+        """A self-signed certificate made in a child process (see the module
+        docstring); in this process should the child fail."""
+        made = await _self_signed_in_child(name, _self_signed_hosts())
+        return cls(None, name=name, made=made)
+
+    def _load_self_signed(self, name: str, made: tuple[bytes, bytes] | None) -> None:
+        hosts = _self_signed_hosts()
+        cert_pem, key_pem = made or self_signed_certificate(name, hosts)
         _load_pem(self.context, cert_pem, key_pem)
         log.info("serving with a self-signed certificate for %s", ", ".join(hosts))
 

@@ -7,9 +7,11 @@ aiohttp's client. The connection settings and credentials come from
 
 What aiohttp gives, and how it is set:
 
-- a pool of keep-alive HTTP/1.1 connections (`MAX_CONNECTIONS`, every one kept
-  alive once opened; idle ones closed after `IDLE_TIMEOUT`), TLS with the
-  context's `ssl.SSLContext` (CA, client certificate); HTTP/2 is never spoken;
+- a pool of keep-alive HTTP/1.1 connections for requests (at most
+  `MAX_CONNECTIONS`, every one kept alive once opened; idle ones closed after
+  `IDLE_TIMEOUT`) and one for streams (a watch holds its connection while it
+  runs), TLS with the context's `ssl.SSLContext` (CA, client certificate);
+  HTTP/2 is never spoken;
 - proxies from the environment (`HTTPS_PROXY`, `NO_PROXY`...), looked up once:
   aiohttp's `trust_env` would look them (and `~/.netrc`) up in a thread on
   every request;
@@ -86,10 +88,14 @@ DEFAULT_TIMEOUT = 30.0
 """Seconds a request may take to connect (or wait for a free connection), and
 between bytes of the answer."""
 
-MAX_CONNECTIONS = 100
-"""Connections to the API server, every one kept alive once opened: a controller
-talks to one server, and each request beyond the open connections would pay a
-new TLS handshake on both ends."""
+MAX_CONNECTIONS = 12
+"""Connections open at once for requests (watches have a pool of their own), each
+kept alive once opened; a request finding them all busy waits for one. Every
+connection costs about 0.3 MiB for as long as the process lives (asyncio's
+256 KiB TLS read buffer, and memory the heap keeps after it is closed), and one
+request at a time (HTTP/1.1). In the runtime benchmark (32 workers, a local API
+server) 12 converged as fast, on as much CPU, as the 34 connections a limit of 100
+let them open, in about 5 MiB less (docs/runtime.md, "Start-up and memory")."""
 
 IDLE_TIMEOUT = 90.0
 """Seconds an idle connection is kept open (Go's `http.Transport.IdleConnTimeout`)."""
@@ -218,6 +224,7 @@ class Transport:
         self._on_warning = on_warning
         self._warned: dict[str, None] = {}
         self._session: ClientSession | None = None
+        self._streams: ClientSession | None = None
         self._proxy, self._proxy_headers = _proxy_for(
             self.server, self._connection.proxy_url
         )
@@ -247,24 +254,37 @@ class Transport:
         if self._closed:  # a programming error: no request after aclose()
             raise RuntimeError("cannot send a request: the client has been closed")
         if self._session is None:
-            connector = TCPConnector(
-                limit=MAX_CONNECTIONS,
-                ssl=(
-                    self._connection.ssl_context
-                    if self.server.startswith("https:")
-                    else False
-                ),
-                keepalive_timeout=IDLE_TIMEOUT,
-            )
-            self._session = ClientSession(
-                connector=connector,
-                timeout=ClientTimeout(
-                    total=None, connect=self._timeout, sock_read=self._timeout
-                ),
-                headers=self._fixed_headers(),
-                cookie_jar=DummyCookieJar(),
-            )
+            self._session = self._new_session(MAX_CONNECTIONS)
         return self._session
+
+    def _open_stream_session(self) -> ClientSession:
+        """The session of streams (watches), made on first use: each stream holds
+        its connection for as long as it runs, so they have a pool of their own,
+        without a limit, and never wait for (or keep out) a request."""
+        self._open_session()  # refuses after aclose()
+        if self._streams is None:
+            self._streams = self._new_session(0)
+        return self._streams
+
+    def _new_session(self, limit: int) -> ClientSession:
+        """A session on a pool of at most `limit` connections (0: no limit)."""
+        connector = TCPConnector(
+            limit=limit,
+            ssl=(
+                self._connection.ssl_context
+                if self.server.startswith("https:")
+                else False
+            ),
+            keepalive_timeout=IDLE_TIMEOUT,
+        )
+        return ClientSession(
+            connector=connector,
+            timeout=ClientTimeout(
+                total=None, connect=self._timeout, sock_read=self._timeout
+            ),
+            headers=self._fixed_headers(),
+            cookie_jar=DummyCookieJar(),
+        )
 
     def _fixed_headers(self) -> dict[str, str]:
         """The headers of every request; with a proxy's credentials when the proxy
@@ -333,7 +353,7 @@ class Transport:
     ) -> AsyncIterator[Stream]:
         """Send one request and receive its answer as it arrives; closed on exit.
         `read_timeout`: the longest silence between two chunks (None: no limit)."""
-        session = self._open_session()
+        session = self._open_stream_session()
         url = self.server + path
         timeout = ClientTimeout(
             total=None, connect=self._timeout, sock_read=read_timeout
@@ -379,3 +399,6 @@ class Transport:
         if self._session is not None:
             session, self._session = self._session, None
             await session.close()
+        if self._streams is not None:
+            streams, self._streams = self._streams, None
+            await streams.close()

@@ -7,7 +7,9 @@ only the auth role, as it does in a deployed project.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import socket
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from opgen.cli import app
 from opgen.runtime import tls
 from opgen.runtime.kubeconfig import KubeConfig
 from opgen.testing import Environment
-from tests.runtime.helpers import kubeconfig_for, running, token_for
+from tests.runtime.helpers import eventually, kubeconfig_for, running, token_for
 
 pytestmark = pytest.mark.envtest
 
@@ -122,6 +124,8 @@ async def test_metrics_need_a_token_with_the_reader_role(
 ) -> None:
     manager = secure_manager(envtest, accounts["manager"])
     async with running(manager):
+        # the self-signed certificate is made in a child process meanwhile
+        await eventually(lambda: manager.metrics_address is not None)
         server = manager.metrics_server
         assert server is not None and server.scheme == "https"
         url = f"https://127.0.0.1:{server.port}/metrics"
@@ -170,3 +174,19 @@ async def test_metrics_certificate_from_a_folder_is_served_and_reloaded(
         assert (await scrape(url, accounts["reader"], verify=second)).status == 200
         with pytest.raises(aiohttp.ClientError):  # the first certificate is gone
             await scrape(url, accounts["reader"], verify=first)
+
+
+async def test_a_metrics_port_in_use_stops_the_manager_with_the_error(
+    envtest: Environment, accounts: dict[str, str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        manager = secure_manager(envtest, accounts["manager"])
+        manager.options = dataclasses.replace(
+            manager.options,
+            metrics=rt.MetricsOptions(bind_address=f"127.0.0.1:{port}"),
+        )
+        with pytest.raises(OSError):
+            await manager.run(install_signal_handlers=False)

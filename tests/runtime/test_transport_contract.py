@@ -3,8 +3,8 @@ assumes of aiohttp, each assumption checked, so that an upgrade that breaks one
 fails here — not in an operator; and what it does with a kubeconfig's settings.
 
 - the names and signatures it imports (no server);
-- what it relies on in behaviour, against a loopback HTTP server: every connection
-  kept alive, the per-request timeout, read timeouts on streams, the headers sent
+- what it relies on in behaviour, against a loopback HTTP server: requests on a
+  bounded pool of connections kept alive, streams on their own, the per-request timeout, read timeouts on streams, the headers sent
   and received (`Retry-After`, `Warning`), proxies from the environment or the
   kubeconfig's `proxy-url`, `tls-server-name`, a request sent again with fresh
   credentials after a 401, and every failure leaving as the runtime's
@@ -20,6 +20,7 @@ tests/runtime/test_kubeconfig.py's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
@@ -234,23 +235,45 @@ async def server() -> AsyncIterator[Server]:
         yield running
 
 
-async def test_every_connection_is_kept_alive(server: Server) -> None:
-    """With more concurrent requests than httpx's default 20 kept-alive connections,
-    a second round reuses every connection of the first (no new handshakes)."""
+async def test_requests_share_a_bounded_pool_kept_alive(server: Server) -> None:
+    """More concurrent requests than `MAX_CONNECTIONS` open that many connections; the
+    rest wait for one, and a second round reuses every connection (no new handshakes).
+    """
     transport = server.transport()
-    concurrent = 40
+    concurrent = tp.MAX_CONNECTIONS + 8
     try:
         for round_ in (1, 2):
-            server.gate.clear()  # hold every answer until all requests are in flight
+            server.gate.clear()  # hold every answer: the pool is all in flight
+            before = len(server.requests)
             sending = [
                 asyncio.create_task(transport.send("GET", f"/r{round_}/{i}"))
                 for i in range(concurrent)
             ]
-            await server.wait_for(concurrent * round_)
+            await server.wait_for(before + tp.MAX_CONNECTIONS)
+            await asyncio.sleep(0.1)  # room for a request beyond the pool to arrive
+            assert len(server.requests) == before + tp.MAX_CONNECTIONS
             server.gate.set()
             answers = await asyncio.gather(*sending)
             assert {a.status for a in answers} == {200}
-            assert server.connections == concurrent, round_
+            assert server.connections == tp.MAX_CONNECTIONS, round_
+    finally:
+        await transport.aclose()
+
+
+async def test_streams_have_connections_of_their_own(server: Server) -> None:
+    """Watches hold their connections while they run, outside the requests' pool:
+    more of them than `MAX_CONNECTIONS` leave requests answered."""
+    transport = server.transport()
+    try:
+        async with contextlib.AsyncExitStack() as streams:
+            for _ in range(tp.MAX_CONNECTIONS + 1):
+                stream = await streams.enter_async_context(
+                    transport.stream("GET", "/stalls", read_timeout=None)
+                )
+                assert stream.status == 200
+            answer = await transport.send("GET", "/answered")
+            assert answer.status == 200
+            assert server.connections == tp.MAX_CONNECTIONS + 2
     finally:
         await transport.aclose()
 
