@@ -30,6 +30,7 @@ from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 import msgspec
+from pydantic import BaseModel
 
 from opgen.runtime import decoding, resources, selectors
 from opgen.runtime.cache import Cache
@@ -163,15 +164,10 @@ class Client:
     def _target(self, obj: object) -> tuple[ResourceType[Any], str, str | None]:
         """The kind, name and namespace a write of `obj` goes to."""
         rtype: ResourceType[Any] = resource_type(type(obj))
-        meta = resources.metadata(obj)
-        name = meta.get("name")
+        name, namespace = _name_and_namespace(obj)
         if not name:
             raise ValueError(f"{rtype.kind} has no metadata.name")
-        return (
-            rtype,
-            str(name),
-            self.rest.namespace_for(rtype, meta.get("namespace")),
-        )
+        return rtype, str(name), self.rest.namespace_for(rtype, namespace)
 
     async def _write(
         self,
@@ -219,12 +215,13 @@ class Client:
     async def create(self, obj: T, *, refresh: bool = True) -> T:
         """Create `obj`; raises `AlreadyExists` if the name is taken."""
         rtype: ResourceType[T] = resource_type(type(obj))
-        meta = resources.metadata(obj)
+        body = rtype.encode_obj(obj)
+        namespace = (body.get("metadata") or {}).get("namespace")
         raw = await self.rest.request(
             "create",
             rtype,
-            namespace=self.rest.namespace_for(rtype, meta.get("namespace")),
-            body=_dumps(rtype.encode_obj(obj)),
+            namespace=self.rest.namespace_for(rtype, namespace),
+            body=_dumps(body),
         )
         return self._wrote(obj, rtype, raw, refresh)
 
@@ -269,9 +266,8 @@ class Client:
     async def patch_status(self, obj: T, *, refresh: bool = True) -> T:
         """Merge-patch `obj.status` to the /status subresource (no resourceVersion
         precondition, so it does not conflict with spec writers)."""
-        status = resource_type(type(obj)).encode_obj(obj).get("status") or {}
         return await self.patch(
-            obj, {"status": status}, subresource="status", refresh=refresh
+            obj, {"status": _status(obj)}, subresource="status", refresh=refresh
         )
 
     async def apply(
@@ -374,6 +370,37 @@ class Client:
             body=_delete_options(propagation_policy, None, None),
             content_type="application/json",
         )
+
+
+def _name_and_namespace(obj: object) -> tuple[Any, Any]:
+    """`obj`'s name and namespace, read without converting all of its metadata
+    (whose managedFields are most of it) to the wire form."""
+    meta = getattr(obj, "metadata", None)
+    if isinstance(meta, BaseModel) and _plain_fields(meta, "name", "namespace"):
+        return meta.name, meta.namespace  # type: ignore[attr-defined]
+    found = resources.metadata(obj)
+    return found.get("name"), found.get("namespace")
+
+
+def _status(obj: object) -> Any:
+    """`obj.status` in wire form ({} when unset); only the status is converted."""
+    if isinstance(obj, BaseModel) and _plain_fields(obj, "status"):
+        status = obj.status  # type: ignore[attr-defined]
+        if status is None:
+            return {}
+        if isinstance(status, BaseModel):
+            return status.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return resource_type(type(obj)).encode_obj(obj).get("status") or {}
+
+
+def _plain_fields(model: BaseModel, *names: str) -> bool:
+    """Whether `model` has these fields under the same names on the wire."""
+    fields = type(model).model_fields
+    for name in names:
+        field = fields.get(name)
+        if field is None or (field.serialization_alias or field.alias or name) != name:
+            return False
+    return True
 
 
 def _delete_options(

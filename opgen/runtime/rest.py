@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import re
 import urllib.parse
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -100,7 +101,14 @@ def _group_path(rtype: ResourceType[Any]) -> str:
     return f"/api/{rtype.version}"
 
 
+_UNQUOTED = re.compile(r"[A-Za-z0-9_.~:@-]*")
+"""What `_segment` sends as it is: every object name and namespace the API server
+accepts (DNS labels and subdomains) is made of these."""
+
+
 def _segment(value: str) -> str:
+    if _UNQUOTED.fullmatch(value):
+        return value
     return urllib.parse.quote(value, safe=":@")
 
 
@@ -121,6 +129,9 @@ class RestClient:
         self.metrics = metrics if metrics is not None else Metrics()
         self.counts: collections.Counter[str] = collections.Counter()
         self._m_requests: dict[tuple[str, str, str], Counter] = {}
+        self._manager_query = "?" + urllib.parse.urlencode(
+            {"fieldManager": self.options.field_manager}
+        )
 
     @classmethod
     def from_kubeconfig(
@@ -185,13 +196,22 @@ class RestClient:
             parts.append(f"/{_segment(name)}")
         if subresource:
             parts.append(f"/{subresource}")
-        query = {k: _param(v) for k, v in (params or {}).items() if v is not None}
+        query = (
+            {k: _param(v) for k, v in params.items() if v is not None}
+            if params
+            else None
+        )
+        if not query:  # the common case, without encoding a query
+            if verb in _FIELD_MANAGED_VERBS:
+                parts.append(self._manager_query)
+            elif verb == "watch":
+                parts.append("?watch=true")
+            return "".join(parts)
         if verb == "watch":
             query["watch"] = "true"
         if verb in _FIELD_MANAGED_VERBS:
             query.setdefault("fieldManager", self.options.field_manager)
-        if query:
-            parts.append("?" + urllib.parse.urlencode(query))
+        parts.append("?" + urllib.parse.urlencode(query))
         return "".join(parts)
 
     async def _throttle(self, verb: str) -> None:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import re
 import urllib.parse
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -58,6 +59,7 @@ from aiohttp.client_exceptions import (
 from aiohttp.client_reqrep import ClientResponse
 from aiohttp.connector import TCPConnector
 from aiohttp.cookiejar import DummyCookieJar
+from yarl import URL
 
 from opgen.runtime.errors import TransportError, TransportFailure
 from opgen.runtime.kubeconfig import (
@@ -112,6 +114,10 @@ _DISCONNECTED = (
     ClientOSError,  # reset
     ConnectionError,
 )
+
+
+_ENCODED_TARGET = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]+|%[0-9A-Fa-f]{2})*")
+"""A path and query already percent-encoded (as the REST client builds them)."""
 
 
 def _no_answer(method: str, url: str, error: Exception) -> TransportError:
@@ -218,9 +224,15 @@ class Transport:
         )
         self.server = self._connection.server
         self.host = urllib.parse.urlsplit(self.server).hostname or ""
+        base = URL(self.server)
+        self._scheme, self._authority = base.scheme, base.raw_authority
+        self._path_prefix = base.raw_path.rstrip("/")
         self.namespace = self._connection.namespace
         """The context's namespace ("default" when it names none)."""
         self._timeout = timeout
+        self._request_timeout = ClientTimeout(
+            total=None, connect=timeout, sock_read=timeout
+        )
         self._on_warning = on_warning
         self._warned: dict[str, None] = {}
         self._session: ClientSession | None = None
@@ -279,9 +291,7 @@ class Transport:
         )
         return ClientSession(
             connector=connector,
-            timeout=ClientTimeout(
-                total=None, connect=self._timeout, sock_read=self._timeout
-            ),
+            timeout=self._request_timeout,
             headers=self._fixed_headers(),
             cookie_jar=DummyCookieJar(),
         )
@@ -305,6 +315,67 @@ class Transport:
             if self._on_warning is not None:
                 self._on_warning(text)
 
+    def _url(self, path: str) -> URL:
+        """The URL of `path` on the server. A percent-encoded path is joined to the
+        server's without parsing it; aiohttp would parse and quote a string again
+        on every request."""
+        if not _ENCODED_TARGET.fullmatch(path):
+            return URL(self.server + path)
+        path, _, query = path.partition("?")
+        return URL.build(
+            scheme=self._scheme,
+            authority=self._authority,
+            path=self._path_prefix + path,
+            query_string=query,
+            encoded=True,
+        )
+
+    async def _answer(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None = None,
+        content_type: str | None = None,
+        timeout: ClientTimeout,
+        session: ClientSession,
+    ) -> ClientResponse:
+        """The answer to one request, once its status and headers have arrived.
+        After a 401 the credentials are asked again; when they change, the
+        request is sent once more with them. aiohttp's errors are left to the
+        caller, which knows what it was doing."""
+        url = self._url(path)
+        extra = (
+            {} if body is None else {"Content-Type": content_type or "application/json"}
+        )
+        credentials = await self._connection.credentials.current()
+        for attempt in (1, 2):
+            response = await session.request(
+                method,
+                url,
+                data=body,
+                headers={**credentials, **extra},
+                timeout=timeout,
+                proxy=self._proxy,
+                proxy_headers=self._proxy_headers,
+                server_hostname=self._connection.tls_server_name,
+            )
+            if response.status != 401 or attempt == 2:
+                break
+            await response.read()  # the connection is free again; the 401 may stand
+            fresh = await self._connection.credentials.after_401(credentials)
+            if fresh is None:
+                break
+            response.release()
+            credentials = fresh
+        return response
+
+    def _log(self, method: str, path: str, status: int, stream: bool) -> None:
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "%s %s: %d%s", method, path, status, " (stream)" if stream else ""
+            )
+
     async def send(
         self,
         method: str,
@@ -314,37 +385,25 @@ class Transport:
         content_type: str | None = None,
     ) -> Answer:
         """Send one request (`path` starts with `/` and carries the query) and read the answer."""
-        session = self._open_session()
-        url = self.server + path
-        extra = (
-            {} if body is None else {"Content-Type": content_type or "application/json"}
-        )
-        credentials = await self._connection.credentials.current()
         try:
-            for attempt in (1, 2):
-                async with session.request(
-                    method,
-                    url,
-                    data=body,
-                    headers={**credentials, **extra},
-                    proxy=self._proxy,
-                    proxy_headers=self._proxy_headers,
-                    server_hostname=self._connection.tls_server_name,
-                ) as response:
-                    data = await response.read()
-                if response.status == 401 and attempt == 1:
-                    fresh = await self._connection.credentials.after_401(credentials)
-                    if fresh is not None:
-                        credentials = fresh
-                        continue
-                break
+            response = await self._answer(
+                method,
+                path,
+                body=body,
+                content_type=content_type,
+                timeout=self._request_timeout,
+                session=self._open_session(),
+            )
+            try:
+                data = await response.read()
+            finally:
+                response.release()
         except _NO_ANSWER_ERRORS as error:
-            raise _no_answer(method, url, error) from error
+            raise _no_answer(method, self.server + path, error) from error
         headers, warnings = _headers(response)
         if warnings:
             self._warn(warnings)
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("%s %s: %d", method, path, response.status)
+        self._log(method, path, response.status, False)
         return Answer(response.status, data, headers, warnings)
 
     @asynccontextmanager
@@ -353,43 +412,22 @@ class Transport:
     ) -> AsyncIterator[Stream]:
         """Send one request and receive its answer as it arrives; closed on exit.
         `read_timeout`: the longest silence between two chunks (None: no limit)."""
-        session = self._open_stream_session()
-        url = self.server + path
         timeout = ClientTimeout(
             total=None, connect=self._timeout, sock_read=read_timeout
         )
-        credentials = await self._connection.credentials.current()
         # The answer's own reads map their failures (Stream); this maps opening it.
-        response: ClientResponse | None = None
         try:
-            for attempt in (1, 2):
-                response = await session.request(
-                    method,
-                    url,
-                    headers=credentials,
-                    timeout=timeout,
-                    proxy=self._proxy,
-                    proxy_headers=self._proxy_headers,
-                    server_hostname=self._connection.tls_server_name,
-                )
-                if response.status == 401 and attempt == 1:
-                    await response.read()
-                    response.release()
-                    fresh = await self._connection.credentials.after_401(credentials)
-                    if fresh is not None:
-                        credentials = fresh
-                        continue
-                break
+            response = await self._answer(
+                method, path, timeout=timeout, session=self._open_stream_session()
+            )
         except _NO_ANSWER_ERRORS as error:
-            raise _no_answer(method, url, error) from error
-        assert response is not None
+            raise _no_answer(method, self.server + path, error) from error
         try:
             headers, warnings = _headers(response)
             if warnings:
                 self._warn(warnings)
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("%s %s: %d (stream)", method, path, response.status)
-            yield Stream(response, headers, url)
+            self._log(method, path, response.status, True)
+            yield Stream(response, headers, self.server + path)
         finally:
             response.release()  # kept alive only when the whole body was read
 

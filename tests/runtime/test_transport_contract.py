@@ -405,6 +405,7 @@ async def test_a_401_is_sent_again_with_fresh_credentials(
         assert refused.status == 401, "the file did not change: the 401 stands"
         async with transport.stream("GET", "/guarded", read_timeout=5) as stream:
             assert stream.status == 401
+            assert await stream.read() == b"{}", "the 401 that stands can be read"
         token.write_text("other")
         async with transport.stream("GET", "/guarded", read_timeout=5) as stream:
             assert stream.status == 200
@@ -440,6 +441,23 @@ async def test_headers_bodies_and_the_request_log(
     finally:
         await transport.aclose()
     assert transport.closed
+
+
+async def test_paths_go_under_the_servers_path(server: Server) -> None:
+    """A server URL with a path (a proxy in front of several clusters) prefixes
+    every request's path; a percent-encoded path is sent as it is, and any other
+    is quoted."""
+    transport = server.transport(server=f"http://127.0.0.1:{server.port}/k8s/c-1/")
+    try:
+        for path, sent in (
+            ("/api/v1/namespaces/a%20b/pods?labelSelector=app%3Dx&limit=5", None),
+            ("/api/v1/namespaces/a b/pods", "/api/v1/namespaces/a%20b/pods"),
+        ):
+            assert (await transport.send("GET", path)).status == 200
+            line, _ = server.requests[-1]
+            assert line == f"GET /k8s/c-1{sent or path} HTTP/1.1"
+    finally:
+        await transport.aclose()
 
 
 async def test_timeouts_end_requests_that_get_no_answer(server: Server) -> None:
