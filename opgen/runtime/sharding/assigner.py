@@ -64,6 +64,12 @@ machine, loaded: 32, 240 writes/s; 8, 150 to 260) at the price of the leader's m
 (docs/runtime.md#sharding)."""
 EXPIRY_MARGIN = 0.05
 """Seconds after a Lease's expiry before the members are read again to see it."""
+MEMBER_READS_PER_PERIOD = 4
+"""Reads of the members per `retry_period`. A member's Lease counts as expired
+`lease_duration` after the assigner saw its last renewal, which it sees up to one
+read late: a read every quarter period hands a dead member's objects on about
+three eighths of a period sooner, on average, than a read every period, for a
+list of a few Leases."""
 KEPT_METADATA = (
     "name",
     "namespace",
@@ -246,13 +252,14 @@ class Assigner:
             await asyncio.sleep(self._next_read())
 
     def _next_read(self) -> float:
-        """Seconds to the next read of the members: `retry_period`, or sooner when a
-        Lease would expire first (then just after it: a dead member is noticed as
-        soon as its Lease lets it be, not up to a period later)."""
+        """Seconds to the next read of the members: a quarter of `retry_period`
+        (`MEMBER_READS_PER_PERIOD`), or sooner when a Lease would expire first (then
+        just after it: a dead member is noticed as soon as its Lease lets it be)."""
+        period = self.options.retry_period / MEMBER_READS_PER_PERIOD
         expiry = self.members.until_next_expiry()
         if expiry is None:
-            return self.options.retry_period
-        return min(self.options.retry_period, expiry + EXPIRY_MARGIN)
+            return period
+        return min(period, expiry + EXPIRY_MARGIN)
 
     async def run(self) -> None:
         """Assign until cancelled."""

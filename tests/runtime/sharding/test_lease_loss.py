@@ -15,6 +15,7 @@ from opgen.testing.memory import Fault, MemoryApiServer
 from tests.runtime.kinds import widget
 from tests.runtime.sharding.inprocess import (
     NS,
+    RING,
     SHARD,
     Replica,
     children,
@@ -47,6 +48,14 @@ def test_a_member_that_loses_its_lease_cancels_its_reconcile_in_flight() -> None
         await until(a_assigns)  # so b, which loses its Lease, runs no assigner
         b = await start(server, "b", loop)
         client = a.manager.client
+
+        async def a_sees_b() -> bool:  # so that nothing a holds moves to b later
+            members = a.manager.metrics.registry.get_sample_value(
+                "opgen_shard_ring_members", {"ring": RING}
+            )
+            return members == 2
+
+        await until(a_sees_b)
         gate = asyncio.Event()
         name = ""
         for i in range(64):  # until the ring gives one to b, where it stays in flight
@@ -81,12 +90,11 @@ def test_a_member_that_loses_its_lease_cancels_its_reconcile_in_flight() -> None
         assert _object_writes(b, writes_at_loss) == []
 
         async def taken_over() -> bool:
-            return await reconciled(a, name) and f"{name}-child" in await children(
-                client
-            )
+            child = (await children(client)).get(f"{name}-child")
+            return child is not None and labels(child).get(SHARD) == "a"
 
         await until(taken_over)
-        assert labels((await children(client))[f"{name}-child"])[SHARD] == "a"
+        assert await reconciled(a, name)
         until_now = loop.time()
         found = [*a.reconciler.ledger.intervals(until=until_now),
                  *b.reconciler.ledger.intervals(until=until_now)]  # fmt: skip
