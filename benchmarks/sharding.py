@@ -1,6 +1,9 @@
-"""Cache memory of a sharded replica against a single replica at the same count.
+"""Cache memory of a sharded replica against a single replica at the same count;
+with `--handover`, how long a SIGKILLed replica's objects take to move.
 
     python -m benchmarks.sharding [--objects 3000] [--runs 2] [--settle 5]
+    python -m benchmarks.sharding --handover [--objects 3000] [--runs 3]
+        [--variant NAME:ENV=VALUE,... ...]
 
 Per run, on one envtest control plane, side by side: a single replica
 (`tests/runtime/sharding/operator.py` without sharding) in one namespace and
@@ -14,13 +17,26 @@ burst of writes have closed), read again.
 Printed per run: each process's RSS above its own baseline, and the ratio of
 each sharded replica's growth to the single replica's (goal: at most 45 %).
 Then the medians over runs, min-max in brackets, and the load average.
+
+`--handover`: per run, three sharded replicas in a fresh namespace converge on N
+Widgets; then the replica that does not run the assigner is SIGKILLed. Measured,
+from the kill: when the assigner saw the ring change (its log), how long its
+full pass took and how many labels it wrote (its log), and when the last of the
+killed replica's Widgets had been reconciled by its new holder (the ledgers:
+no polling of the cluster competes with the handover); and the CPU seconds the
+API server, etcd, the assigner's replica and the other one spent from the kill
+to that moment. Each `--variant` (a name and environment variables for the
+replicas, e.g. `wide:OPGEN_SHARD_WRITES=32`) runs once per round, interleaved
+with the others, `--runs` rounds; without one, the code as it is.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import os
+import re
 import secrets
 import statistics
 import tempfile
@@ -34,6 +50,8 @@ from opgen.testing import Environment
 from tests.runtime.crds import generated_crds
 from tests.runtime.kinds import Widget
 from tests.runtime.sharding.inprocess import SHARD
+from tests.runtime.sharding.ledger import read_ledger
+from tests.runtime.sharding.operator import LEASE_DURATION
 from tests.runtime.sharding.processes import ReplicaProcess, create_widgets, list_all
 
 SETTLE = 5.0
@@ -91,8 +109,133 @@ async def one_run(
     return result
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a running process."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def logged(log: Path, pattern: str, after: float) -> list[tuple[float, re.Match[str]]]:
+    """Lines of a replica's log matching `pattern` after `after` (epoch seconds)."""
+    found = []
+    for line in log.read_text().splitlines():
+        match = re.search(pattern, line)
+        if match is None:
+            continue
+        stamp = datetime.datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f")
+        at = stamp.timestamp()
+        if at >= after:
+            found.append((at, match))
+    return found
+
+
+async def handover_run(
+    env: Environment, rest: RestClient, n: int, logs: Path, variables: dict[str, str]
+) -> dict[str, float]:
+    ns = await namespace(rest)
+    kubeconfig = env.kubeconfig_path
+    logs = logs / ns
+    logs.mkdir()
+    ring = [
+        ReplicaProcess(f"shard-{i}", kubeconfig, ns, logs, env=variables)
+        for i in range(3)
+    ]
+
+    def running() -> None:
+        for replica in ring:
+            process = replica.process
+            if process and process.returncode is not None and not replica.killed_at:
+                raise RuntimeError(f"{replica.shard} exited; see {replica.log}")
+
+    try:
+        for replica in ring:
+            await replica.start()
+        await create_widgets(rest, ns, n)
+        while not await converged(rest, ns, n, True):
+            running()
+            await asyncio.sleep(1.0)
+        await asyncio.sleep(2 * LEASE_DURATION)  # every reconcile done, a pass over
+        (leader,) = [r for r in ring if "acquired lease" in r.log.read_text()]
+        killed = next(r for r in ring if r is not leader)
+        other = next(r for r in ring if r not in (leader, killed))
+        widgets = await list_all(rest, Widget, ns)
+        moved = {
+            w["metadata"]["name"]
+            for w in widgets
+            if (w["metadata"].get("labels") or {}).get(SHARD) == killed.shard
+        }
+        plane = env.process_ids
+        watched = {"kube-apiserver": plane["kube-apiserver"], "etcd": plane["etcd"],
+                   "assigner's replica": leader.pid, "other replica": other.pid}  # fmt: skip
+        cpu = {k: cpu_seconds(pid) for k, pid in watched.items()}
+        kill_time = time.time()
+        killed.kill(kill_time)
+        done: dict[str, float] = {}
+        while len(done) < len(moved):
+            running()
+            await asyncio.sleep(2.0)
+            for replica in (leader, other):
+                for interval in read_ledger(replica.ledger, until=time.time()):
+                    if interval.name in moved and interval.end > kill_time:
+                        done.setdefault(interval.name, interval.end)
+                        done[interval.name] = min(done[interval.name], interval.end)
+        finished = max(done.values())
+        used = {k: cpu_seconds(pid) - cpu[k] for k, pid in watched.items()}
+        (seen, _), *_ = logged(leader.log, r"ring widgets members: ", kill_time)
+        (passed, pass_), *_ = logged(
+            leader.log,
+            r"full pass over (\d+) objects, (\d+) label writes, in ([\d.]+)s",
+            seen,
+        )
+    finally:
+        for replica in ring:
+            await replica.stop()
+    result = {
+        "objects moved": float(len(moved)),
+        "handover s": finished - kill_time,
+        "noticed s": seen - kill_time,
+        "pass s": float(pass_[3]),
+        "label writes": float(pass_[2]),
+        "reconciled after pass s": finished - passed,
+    }
+    for key, seconds in used.items():
+        result[f"{key} CPU s"] = seconds
+    return result
+
+
 def summary(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+async def handover(args: argparse.Namespace) -> None:
+    variants: dict[str, dict[str, str]] = {}
+    for spec in args.variant or ["as-is"]:
+        name, _, assignments = spec.partition(":")
+        variants[name] = dict(a.split("=", 1) for a in assignments.split(",") if a)
+    env = await Environment(crd_paths=generated_crds()).astart()
+    logs = Path(tempfile.mkdtemp(prefix="opgen-bench-handover-"))
+    rest = RestClient.from_kubeconfig(env.kube_config(), rt.ClientOptions(qps=0))
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
+    loads: list[float] = []
+    try:
+        for i in range(args.runs):
+            for name, variables in variants.items():
+                result = await handover_run(env, rest, args.objects, logs, variables)
+                loads.append(os.getloadavg()[0])
+                runs[name].append(result)
+                shown = ", ".join(f"{k} {v:.1f}" for k, v in result.items())
+                print(f"round {i + 1} {name}: {shown}", flush=True)
+    finally:
+        await rest.aclose()
+        await env.astop()
+    print(f"\nSIGKILL of 1 of 3 replicas, {args.objects} Widgets; medians of "
+          f"{args.runs} rounds (min-max); goal: lease duration + 5 s = "
+          f"{LEASE_DURATION + 5:.0f} s")  # fmt: skip
+    for name, results in runs.items():
+        print(f"  {name} {variants[name] or ''}")
+        for key in results[0]:
+            print(f"    {key}: {summary([r[key] for r in results])}")
+    print(f"  load average (1 min) after each run: {summary(loads)}")
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -132,7 +275,18 @@ def main(argv: list[str] | None = None) -> None:
         default=SETTLE,
         help="seconds after convergence before the RSS is read",
     )
-    asyncio.run(run(parser.parse_args(argv)))
+    parser.add_argument(
+        "--handover",
+        action="store_true",
+        help="time the handover of a SIGKILLed replica's objects instead",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        help="NAME:ENV=VALUE[,ENV=VALUE]: the replicas' environment in one variant",
+    )
+    args = parser.parse_args(argv)
+    asyncio.run(handover(args) if args.handover else run(args))
 
 
 if __name__ == "__main__":

@@ -6,8 +6,11 @@ starts the informers of every kind the controllers watch, and — once this repl
 — the controllers and other leader-only runnables. SIGTERM (or `stop()`)
 drains: controllers stop taking work, in-flight reconciles finish (up to
 `graceful_shutdown_timeout`), the Lease is released, then everything stops.
-Losing the Lease stops the controllers and makes `run()` raise
-`LeaderElectionLost`, so the process exits and restarts as a follower.
+Losing the Lease (the leader's, or a sharded replica's ring Lease) cancels the
+reconciles in flight at once, without the graceful wait — another replica may
+take their objects over as soon as the Lease expires — stops everything, and
+makes `run()` raise `LeaderElectionLost` (or `ShardMembershipLost`), so the
+process exits and restarts.
 However `run()` ends, it closes the manager's client: a manager runs once.
 
 Options come in groups, as controller-runtime's: `MetricsOptions`,
@@ -436,7 +439,9 @@ class Manager:
                 member = self.sharding.member
                 if not await self._wait_or_stop(member.join(), stop_wait):
                     return
-                background.append(asyncio.create_task(self._keep_membership()))
+                background.append(
+                    asyncio.create_task(self._keep_membership(leader_tasks))
+                )
                 self.elected.set()  # every replica's controllers run on its shard
             renewing: asyncio.Task[None] | None = None
             if self.elector is not None:
@@ -444,7 +449,7 @@ class Manager:
                 if not await self._wait_or_stop(self.elector.acquire(), stop_wait):
                     return
                 self.metrics.leader.labels(self.elector.config.name).set(1)
-                renewing = asyncio.create_task(self.elector.keep_renewing())
+                renewing = asyncio.create_task(self._keep_leading(leader_tasks))
                 background.append(renewing)
                 if self.sharding is not None:
                     assigner = self.sharding.assigner()
@@ -462,12 +467,21 @@ class Manager:
             assert self.elector is not None
             raise LeaderElectionLost(f"lost lease {self.elector.config.name}")
 
-    async def _keep_membership(self) -> None:
-        """Renew this replica's ring Lease; stop the manager once it is lost."""
+    async def _keep_membership(self, tasks: list[asyncio.Task[Any]]) -> None:
+        """Renew this replica's ring Lease; once it is lost, cancel `tasks` (the
+        controllers and runnables) and stop the manager."""
         assert self.sharding is not None
         await self.sharding.member.keep_renewing()
         self._membership_lost = True
+        _cancel_at_once(tasks, f"shard lease {self.sharding.member.name} lost")
         self.stop()
+
+    async def _keep_leading(self, tasks: list[asyncio.Task[Any]]) -> None:
+        """Renew the leader's Lease; once it is lost, cancel `tasks` (`run()` then
+        stops the manager)."""
+        assert self.elector is not None
+        await self.elector.keep_renewing()
+        _cancel_at_once(tasks, f"lease {self.elector.config.name} lost")
 
     @staticmethod
     async def _until_stopped(
@@ -562,19 +576,24 @@ class Manager:
         *,
         release: bool,
     ) -> None:
+        # a lost Lease may be taken over once it expires: nothing waits for it
+        graceful = release and not self._membership_lost
         timeout = self.options.graceful_shutdown_timeout
-        log.info(
-            "shutting down: reconciles in flight get up to %.0f s to finish", timeout
-        )
+        if graceful:
+            log.info(
+                "shutting down: reconciles in flight get up to %.0f s to finish",
+                timeout,
+            )
         for controller in self.controllers:
             await controller.drain()
         if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=timeout)
-            if pending:
-                log.warning(
-                    "%d tasks did not finish within the graceful shutdown timeout",
-                    len(pending),
-                )
+            if graceful:
+                _, pending = await asyncio.wait(tasks, timeout=timeout)
+                if pending:
+                    log.warning(
+                        "%d tasks did not finish within the graceful shutdown timeout",
+                        len(pending),
+                    )
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -595,6 +614,15 @@ class Manager:
         await self.rest.aclose()
         self.elected.clear()
         log.info("manager stopped")
+
+
+def _cancel_at_once(tasks: Sequence[asyncio.Task[Any]], why: str) -> None:
+    """Cancel `tasks` now, in the step that noticed the loss: no reconcile of
+    them runs another step (and sends another request) after it."""
+    running = [task for task in tasks if not task.done()]
+    log.warning("%s: cancelling the controllers and their reconciles in flight", why)
+    for task in running:
+        task.cancel()
 
 
 async def _ok() -> None:

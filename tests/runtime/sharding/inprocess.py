@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 from opgen import runtime as rt
 from opgen.api.k8s import ConfigMap
+from opgen.runtime.seams import Answer
 from opgen.runtime.sharding.protocol import drain_label, shard_label
 from opgen.testing.memory import MemoryApiServer
+from opgen.testing.memory.transport import MemoryTransport
 from tests.runtime.kinds import Widget
 from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 from tests.runtime.virtual_time import VirtualTimeLoop
@@ -22,12 +24,36 @@ NS = "default"
 LEASE_DURATION = 3.0
 
 
+class RecordingTransport(MemoryTransport):
+    """One replica's transport to the memory server, which notes every write the
+    server answered, in the order it answered them."""
+
+    def __init__(self, server: MemoryApiServer) -> None:
+        super().__init__(server)
+        self.writes: list[tuple[str, str]] = []
+        """Method and path of each write that reached the server."""
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None = None,
+        content_type: str | None = None,
+    ) -> Answer:
+        answer = await super().send(method, path, body=body, content_type=content_type)
+        if method != "GET":
+            self.writes.append((method, path))
+        return answer
+
+
 @dataclass
 class Replica:
     name: str
     manager: rt.Manager
     reconciler: LedgerReconciler
     task: asyncio.Task[None]
+    transport: RecordingTransport
 
 
 async def start(
@@ -38,6 +64,7 @@ async def start(
     sweep_period: float = 30.0,
 ) -> Replica:
     off = "0"
+    transport = RecordingTransport(server)
     manager = rt.Manager(
         options=rt.ManagerOptions(
             metrics=rt.MetricsOptions(bind_address=off),
@@ -54,13 +81,15 @@ async def start(
                 sweep_period=sweep_period,
             ),
         ),
-        transport=server.transport(),
+        transport=transport,
     )
+    if manager.elector is not None:  # the assigner's Lease on virtual time too
+        manager.elector._clock = loop.time
     reconciler = LedgerReconciler(manager.client, Ledger(name, loop.time))
     reconciler.setup(manager)
     task = asyncio.create_task(manager.run(install_signal_handlers=False))
     await manager.elected.wait()
-    return Replica(name, manager, reconciler, task)
+    return Replica(name, manager, reconciler, task, transport)
 
 
 async def until(check: Callable[[], Awaitable[bool]], step: float = 0.25) -> None:

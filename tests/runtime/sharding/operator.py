@@ -6,7 +6,9 @@ The sharding tests' `LedgerReconciler` (an owned ConfigMap per Widget) in a
 manager with `ShardingOptions(ring="widgets")`, short Lease timings and a
 full pass every 10 s. Environment: `KUBECONFIG`, `WIDGET_NAMESPACE`,
 `SHARD` (the shard name; `single`: no sharding, one replica holds everything),
-`LEDGER` (the file its reconciles are appended to).
+`LEDGER` (the file its reconciles are appended to), and for benchmarks
+`OPGEN_SHARD_WRITES` (the assigner's label writes in flight) and
+`OPGEN_SHARD_MEMBER_READS` (its reads of the members per retry period).
 It prints `metrics <port>` and then `ready` once its controllers run; logs go
 to stderr.
 """
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 from opgen import runtime as rt
+from opgen.runtime.sharding import assigner
 from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 
 LEASE_DURATION = 4.0
@@ -27,6 +30,11 @@ SWEEP_PERIOD = 10.0
 
 
 async def main() -> None:
+    if "OPGEN_SHARD_WRITES" in os.environ:
+        assigner.WRITES_IN_FLIGHT = int(os.environ["OPGEN_SHARD_WRITES"])
+    if "OPGEN_SHARD_MEMBER_READS" in os.environ:
+        reads = int(os.environ["OPGEN_SHARD_MEMBER_READS"])
+        assigner.MEMBER_READS_PER_PERIOD = reads
     namespace = os.environ["WIDGET_NAMESPACE"]
     shard = os.environ["SHARD"]
     manager = rt.Manager.from_kubeconfig(

@@ -21,9 +21,17 @@ WIDGETS = resource_type(Widget)
 
 class ReplicaProcess:
     def __init__(
-        self, shard: str, kubeconfig: Path, namespace: str, folder: Path
+        self,
+        shard: str,
+        kubeconfig: Path,
+        namespace: str,
+        folder: Path,
+        *,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.shard = shard
+        self.env = env or {}
+        """More environment variables for the process (`operator.py` reads some)."""
         self.kubeconfig = kubeconfig
         self.namespace = namespace
         self.ledger = folder / f"ledger-{shard}"
@@ -36,7 +44,7 @@ class ReplicaProcess:
         with self.log.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "tests.runtime.sharding.operator", cwd=ROOT,
-                env={**os.environ, "KUBECONFIG": str(self.kubeconfig),
+                env={**os.environ, **self.env, "KUBECONFIG": str(self.kubeconfig),
                      "WIDGET_NAMESPACE": self.namespace, "SHARD": self.shard,
                      "LEDGER": str(self.ledger)},
                 stdout=asyncio.subprocess.PIPE, stderr=log,

@@ -142,3 +142,66 @@ async def _each_reconciled(*replicas: object) -> bool:
         and any(w == "end" for w, _, _ in r.reconciler.ledger.lines)
         for r in replicas
     )
+
+
+def test_a_dead_members_children_move_before_their_owners() -> None:
+    """Even children made since the last full pass: the new holder finds each
+    child in its cache when it first reconciles the owner, and creates none."""
+
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = MemoryApiServer(served_kinds())
+        a = await start(server, "a", loop, sweep_period=1000.0)
+        b = await start(server, "b", loop, sweep_period=1000.0)
+        client = a.manager.client
+
+        async def ring_of_two() -> bool:
+            registry = a.manager.metrics.registry
+            members = registry.get_sample_value(
+                "opgen_shard_ring_members", {"ring": RING}
+            )
+            return members == 2 and all(r.manager.elected.is_set() for r in (a, b))
+
+        await until(ring_of_two)  # the last full pass, before any child exists
+        for i in range(20):
+            await client.create(widget(f"w{i}", NS))
+
+        async def all_children_made() -> bool:
+            return len(await children(client)) == 20
+
+        await until(all_children_made)
+        of_b = {
+            n for n, w in (await widgets(client)).items() if labels(w)[SHARD] == "b"
+        }
+        assert of_b
+        server.faults.add(
+            Fault(500, method="PUT", path=r"leases/widgets-b(\?|$)", times=None)
+        )
+        with pytest.raises(rt.ShardMembershipLost):
+            await asyncio.wait_for(b.task, 1000.0)  # virtual seconds
+        writes_at_loss = len(a.transport.writes)
+
+        async def all_with_a() -> bool:
+            held = await widgets(client)
+            kids = await children(client)
+            return all(labels(w).get(SHARD) == "a" for w in held.values()) and all(
+                labels(k).get(SHARD) == "a" for k in kids.values()
+            )
+
+        await until(all_with_a)
+        await until(lambda: _each_reconciled_all(a, of_b))
+        creates = [
+            path
+            for method, path in a.transport.writes[writes_at_loss:]
+            if method == "POST" and "/configmaps" in path
+        ]
+        assert creates == []
+        a.manager.stop()
+        await a.task
+
+    run_virtual(main)
+
+
+async def _each_reconciled_all(replica: Replica, names: set[str]) -> bool:
+    return names <= {
+        n for what, n, _ in replica.reconciler.ledger.lines if what == "end"
+    }
