@@ -292,13 +292,17 @@ class Transport:
         *,
         body: bytes | None = None,
         content_type: str | None = None,
+        accept: str | None = None,
     ) -> Answer:
-        """Send one request (`path` starts with `/` and carries the query) and read the answer."""
+        """Send one request (`path` starts with `/` and carries the query) and read the
+        answer; `accept`: the `Accept` header (None: `application/json`)."""
         session = self._open_session()
         url = self.server + path
         extra = (
             {} if body is None else {"Content-Type": content_type or "application/json"}
         )
+        if accept is not None:
+            extra["Accept"] = accept
         credentials = await self._connection.credentials.current()
         try:
             for attempt in (1, 2):
@@ -329,10 +333,16 @@ class Transport:
 
     @asynccontextmanager
     async def stream(
-        self, method: str, path: str, *, read_timeout: float | None
+        self,
+        method: str,
+        path: str,
+        *,
+        read_timeout: float | None,
+        accept: str | None = None,
     ) -> AsyncIterator[Stream]:
         """Send one request and receive its answer as it arrives; closed on exit.
-        `read_timeout`: the longest silence between two chunks (None: no limit)."""
+        `read_timeout`: the longest silence between two chunks (None: no limit);
+        `accept`: the `Accept` header (None: `application/json`)."""
         session = self._open_session()
         url = self.server + path
         timeout = ClientTimeout(
@@ -346,7 +356,11 @@ class Transport:
                 response = await session.request(
                     method,
                     url,
-                    headers=credentials,
+                    headers=(
+                        credentials
+                        if accept is None
+                        else {**credentials, "Accept": accept}
+                    ),
                     timeout=timeout,
                     proxy=self._proxy,
                     proxy_headers=self._proxy_headers,

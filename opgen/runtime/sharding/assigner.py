@@ -19,9 +19,12 @@ The assigner writes the shard label; it never reconciles anything itself.
   reference (`rt.set_controller_reference`), and the assigner moves the
   children with their owner and, on its full pass, puts back any stray.
 
-A full pass lists every object of the sharded kinds, page by page, keeping only
-a few strings per object (never the objects), so the leader's memory grows
-little with the ring's size. It runs when the members change and every
+The assigner reads metadata only: its lists and its watch ask the API server
+for `PartialObjectMetadataList` and `PartialObjectMetadata` (the `Accept` of
+controller-runtime's metadata client, `rest.METADATA_LIST_ACCEPT`), so no
+object's spec or status reaches the leader. A full pass lists every object of
+the sharded kinds, page by page, keeping only a few strings per object,
+so the leader's memory grows little with the ring's size. It runs when the members change and every
 `sweep_period`. Every label write is a merge patch that carries the
 resourceVersion read with it, so a write based on a stale view conflicts and is
 decided again on the next event or pass.
@@ -43,7 +46,7 @@ from opgen.runtime.decoding import Decoder
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
-from opgen.runtime.rest import RestClient
+from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
 from opgen.runtime.sharding.holder import MERGE_PATCH
 from opgen.runtime.sharding.membership import Members, loop_time
 from opgen.runtime.sharding.protocol import ShardingOptions
@@ -138,9 +141,14 @@ class _KeepRaw(Decoder[Any]):
 
 
 class _Unassigned(Informer):
-    """The objects waiting for a shard. The assigner reads only their metadata, so
-    its store keeps nothing else (`metadata_only`) and decodes nothing into the
-    kind's model: a bulk creation passes every object through this store."""
+    """The objects waiting for a shard. The assigner reads only their metadata: the
+    server sends nothing else (`PartialObjectMetadata`), its store keeps only what
+    places an object (`metadata_only`, which also cuts down the whole objects of a
+    server that cannot send metadata alone) and decodes nothing into the kind's
+    model: a bulk creation passes every object through this store."""
+
+    list_accept = METADATA_LIST_ACCEPT
+    watch_accept = METADATA_ACCEPT
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -362,7 +370,7 @@ class Assigner:
             while True:
                 raw = await self.rest.request(
                     "list", rtype, namespace=namespace if rtype.namespaced else None,
-                    params=params,
+                    params=params, accept=METADATA_LIST_ACCEPT,
                 )  # fmt: skip
                 page = msgspec.json.decode(raw, type=_MetadataPage)
                 yield [_ref(rtype, item.metadata) for item in page.items]
