@@ -110,7 +110,8 @@ class _MetadataPage(msgspec.Struct):
     """A list page as the assigner decodes it: the decoder skips everything but the
     items' metadata (their spec and status never become Python objects)."""
 
-    items: list[_Item] = msgspec.field(default_factory=list)
+    items: list[_Item] | None = None
+    """None when there is none (a `PartialObjectMetadataList` says `null`)."""
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
@@ -373,7 +374,7 @@ class Assigner:
                     params=params, accept=METADATA_LIST_ACCEPT,
                 )  # fmt: skip
                 page = msgspec.json.decode(raw, type=_MetadataPage)
-                yield [_ref(rtype, item.metadata) for item in page.items]
+                yield [_ref(rtype, item.metadata) for item in page.items or ()]
                 token = page.metadata.get("continue")
                 if not token:
                     break

@@ -27,8 +27,8 @@ GROUP_VERSION = "meta.k8s.io/v1"
 
 def asked_form(accept: str | None) -> Form | None:
     """The metadata-only form the first JSON media type of `accept` asks for (None:
-    the objects whole); media types the memory server cannot answer are passed
-    over, as the API server's negotiation does."""
+    the objects whole). The memory server speaks JSON alone: other media types
+    (protobuf) are passed over, as the API server passes over those it cannot give."""
     for media in (accept or "").split(","):
         kind, *parameters = (part.strip() for part in media.split(";"))
         if kind not in ("application/json", "application/*", "*/*"):

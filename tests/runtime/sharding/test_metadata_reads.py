@@ -192,3 +192,27 @@ def test_a_server_that_sends_whole_objects_is_assigned_from_them() -> None:
 
     recording = run_virtual(main)
     assert {obj.get("kind") for obj in recording.received} >= {"Widget"}
+
+
+def test_a_full_pass_over_kinds_without_objects_completes() -> None:
+    """kube-apiserver's empty `PartialObjectMetadataList` has `items: null`."""
+
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = MemoryApiServer(served_kinds())
+        options = rt.ShardingOptions(ring=RING, sweep_period=30.0)
+        assigner = Assigner(
+            RestClient(server.transport()),
+            _OneMember(rt.Client(RestClient(server.transport())).uncached, options, NS),
+            options,
+            primaries=[resource_type(Widget)],
+            children=[resource_type(ConfigMap)],
+            namespaces=[NS],
+        )
+        running = asyncio.create_task(assigner.run())
+        try:
+            await until(lambda: _passes(assigner, 1))
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+
+    run_virtual(main)
