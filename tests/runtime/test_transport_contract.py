@@ -38,7 +38,7 @@ from opgen import runtime as rt
 from opgen.runtime import transport as tp
 from opgen.runtime.kubeconfig import KubeConfig
 from opgen.runtime.resources import resource_type
-from opgen.runtime.rest import RestClient
+from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from opgen.testing.controlplane.pki import generate_pki
@@ -417,6 +417,29 @@ async def test_headers_bodies_and_the_request_log(
     finally:
         await transport.aclose()
     assert transport.closed
+
+
+async def test_a_request_may_name_its_accept(server: Server) -> None:
+    """A metadata-only read's `Accept` goes with that request alone."""
+    transport = server.transport()
+    try:
+        await transport.send("GET", "/list", accept=METADATA_LIST_ACCEPT)
+        async with transport.stream(
+            "GET", "/watch", read_timeout=None, accept=METADATA_ACCEPT
+        ) as stream:
+            assert [line async for line in stream.lines()] == ["{}"]
+        await transport.send("GET", "/plain")
+        async with transport.stream("GET", "/plain-watch", read_timeout=None) as plain:
+            await plain.read()
+        sent = {line.split()[1]: headers["accept"] for line, headers in server.requests}
+        assert sent == {
+            "/list": METADATA_LIST_ACCEPT,
+            "/watch": METADATA_ACCEPT,
+            "/plain": "application/json",
+            "/plain-watch": "application/json",
+        }
+    finally:
+        await transport.aclose()
 
 
 async def test_timeouts_end_requests_that_get_no_answer(server: Server) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -121,17 +122,23 @@ def metadata_only(item: dict[str, Any]) -> dict[str, Any]:
     return {"metadata": {k: meta[k] for k in KEPT_METADATA if k in meta}}
 
 
-def _ref(rtype: ResourceType[Any], meta: _Metadata | Entry) -> _Ref:
-    """What the assigner keeps of an object, from a list page's or its store's entry."""
+def _ref(
+    rtype: ResourceType[Any], meta: _Metadata | Entry, ring_labels: tuple[str, str]
+) -> _Ref:
+    """What the assigner keeps of an object, from a list page's or its store's entry:
+    of its labels, the ring's (`ring_labels`, the only ones it reads); the strings
+    that repeat from object to object (namespace, label names, shard names) are
+    shared, not one copy each."""
     owners: Sequence[Mapping[str, Any]] = meta.owner_references
     owner = next((r for r in owners if r.get("controller")), None)
+    labels = meta.labels
     return _Ref(
         rtype,
-        meta.namespace,
+        sys.intern(meta.namespace),
         meta.name,
         meta.uid,
         meta.resource_version,
-        dict(meta.labels),
+        {key: sys.intern(labels[key]) for key in ring_labels if key in labels},
         owner.get("uid") if owner else None,
     )
 
@@ -214,6 +221,7 @@ class Assigner:
         self.page_size = page_size
         self._clock = clock or loop_time
         self.live: frozenset[str] = frozenset()
+        self._ring_labels = (options.shard_label, options.drain_label)
         self.ring = HashRing((), options.virtual_nodes)
         self._wake = asyncio.Event()
         self._full = True
@@ -362,7 +370,10 @@ class Assigner:
         if not self.live:
             return
         for informer in self._waiting:
-            refs = [_ref(informer.rtype, entry) for entry in informer.store]
+            refs = [
+                _ref(informer.rtype, entry, self._ring_labels)
+                for entry in informer.store
+            ]
             await _together(self._place, refs)
 
     async def _pages(self, rtype: ResourceType[Any]) -> AsyncIterator[list[_Ref]]:
@@ -374,7 +385,8 @@ class Assigner:
                     params=params, accept=METADATA_LIST_ACCEPT,
                 )  # fmt: skip
                 page = msgspec.json.decode(raw, type=_MetadataPage)
-                yield [_ref(rtype, item.metadata) for item in page.items or ()]
+                items = page.items or ()
+                yield [_ref(rtype, item.metadata, self._ring_labels) for item in items]
                 token = page.metadata.get("continue")
                 if not token:
                     break
