@@ -48,9 +48,9 @@ from opgen.runtime.transport import DEFAULT_TIMEOUT, ConfigSource, Transport
 __all__ = [
     "DEFAULT_FIELD_MANAGER",
     "MAX_RETRIES",
+    "MAX_RETRY_WAIT",
     "METADATA_ACCEPT",
     "METADATA_LIST_ACCEPT",
-    "MAX_RETRY_WAIT",
     "NO_ANSWER",
     "WRITE_VERBS",
     "ClientOptions",

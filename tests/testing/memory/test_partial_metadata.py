@@ -22,7 +22,14 @@ pytestmark = pytest.mark.asyncio
 WIDGETS = "/apis/test.opgen.dev/v1/namespaces/{ns}/widgets"
 CONFIGMAPS = "/api/v1/namespaces/{ns}/configmaps"
 _SET = "<set>"
-_VARYING = {"uid", "namespace", "resourceVersion", "creationTimestamp", "time", "continue"}
+_VARYING = {
+    "uid",
+    "namespace",
+    "resourceVersion",
+    "creationTimestamp",
+    "time",
+    "continue",
+}
 
 
 def _masked(value: Any) -> Any:
