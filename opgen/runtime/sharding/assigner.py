@@ -408,6 +408,9 @@ class Assigner:
                         held[ref.uid] = now
                         if now is not None:
                             counts[now] = counts.get(now, 0) + 1
+        # the children are placed with their owners above; the last pass's map goes
+        # before this one's is built, so the two are never held at once
+        self._children_of = {}
         children_of: dict[str, list[_Ref]] = {}
         strays: list[tuple[_Ref, str]] = []
         for rtype in self.children:
