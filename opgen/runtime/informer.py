@@ -78,6 +78,12 @@ class _Scope:
 class Informer:
     """Keeps a `Store` of one kind in sync with the API server and fans events out."""
 
+    list_accept: str | None = None
+    """The `Accept` of its lists (None: JSON, the objects whole); an informer that
+    keeps only metadata asks `rest.METADATA_LIST_ACCEPT`."""
+    watch_accept: str | None = None
+    """The `Accept` of its watches (None: JSON); `rest.METADATA_ACCEPT` for metadata."""
+
     def __init__(
         self,
         rest: RestClient,
@@ -234,7 +240,11 @@ class Informer:
         resource_version = ""
         while True:
             raw = await self.rest.request(
-                "list", self.rtype, namespace=scope.namespace, params=params
+                "list",
+                self.rtype,
+                namespace=scope.namespace,
+                params=params,
+                accept=self.list_accept,
             )
             page = msgspec.json.decode(raw)
             for item in page.get("items") or ():
@@ -296,6 +306,7 @@ class Informer:
             namespace=scope.namespace,
             params=params,
             read_timeout=self.read_timeout,
+            accept=self.watch_accept,
         ) as lines:
             async for line in lines:
                 if not line:

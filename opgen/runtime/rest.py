@@ -13,6 +13,12 @@ and in `rest_client_requests_total` — by the answer's status code, or, as
 client-go counts them, `code="<error>"` when the request got no answer
 (`errors.TransportError`).
 
+A read may ask for metadata only (`accept=METADATA_LIST_ACCEPT` on a list,
+`METADATA_ACCEPT` on a get or a watch), as controller-runtime's metadata client
+does: the API server answers `PartialObjectMetadataList` and
+`PartialObjectMetadata` (`meta.k8s.io/v1`: each object's `metadata` alone),
+or, if it cannot, the objects whole.
+
 An answer of 429, or of 5xx, that names a `Retry-After` is retried after that
 many seconds (at most `MAX_RETRY_WAIT`), up to `MAX_RETRIES` times, as
 client-go's REST client does; the error that ends the retries carries
@@ -44,6 +50,8 @@ __all__ = [
     "DEFAULT_FIELD_MANAGER",
     "MAX_RETRIES",
     "MAX_RETRY_WAIT",
+    "METADATA_ACCEPT",
+    "METADATA_LIST_ACCEPT",
     "NO_ANSWER",
     "WRITE_VERBS",
     "ClientOptions",
@@ -66,6 +74,17 @@ _FIELD_MANAGED_VERBS = frozenset({"create", "update", "patch"})
 
 NO_ANSWER = "<error>"
 """`rest_client_requests_total`'s code for a request that got no answer (client-go's)."""
+
+METADATA_LIST_ACCEPT = (
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+)
+"""A list's `Accept` for its objects' metadata alone (a `PartialObjectMetadataList`);
+the server that cannot answers the objects whole."""
+
+METADATA_ACCEPT = (
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
+)
+"""A get's or a watch's `Accept` for the metadata alone (`PartialObjectMetadata`)."""
 
 _METHODS = {
     "get": "GET",
@@ -237,16 +256,27 @@ class RestClient:
         params: Mapping[str, Any] | None = None,
         body: bytes | None = None,
         content_type: str | None = None,
+        accept: str | None = None,
     ) -> bytes:
-        """Send one request and return the response body; raises `errors.ApiError` subclasses."""
+        """Send one request and return the response body; raises `errors.ApiError`
+        subclasses. `accept`: the `Accept` header (None: JSON; `METADATA_ACCEPT`...)."""
         path = self.path(verb, rtype, name, namespace, subresource, params)
         method = _METHODS[verb]
         for retries in range(MAX_RETRIES + 1):
             await self._throttle(verb)
             try:
-                answer = await self.transport.send(
-                    method, path, body=body, content_type=content_type
-                )
+                if accept is None:
+                    answer = await self.transport.send(
+                        method, path, body=body, content_type=content_type
+                    )
+                else:
+                    answer = await self.transport.send(
+                        method,
+                        path,
+                        body=body,
+                        content_type=content_type,
+                        accept=accept,
+                    )
             except errors.TransportError:
                 self._count(NO_ANSWER, method)
                 raise
@@ -276,15 +306,22 @@ class RestClient:
         namespace: str | None,
         params: Mapping[str, Any],
         read_timeout: float | None,
+        accept: str | None = None,
     ) -> AsyncIterator[AsyncIterator[str]]:
-        """Open a watch; yields an iterator over its lines. Error answers raise before yielding."""
+        """Open a watch; yields an iterator over its lines. Error answers raise before
+        yielding. `accept`: the `Accept` header (None: JSON; `METADATA_ACCEPT`)."""
         path = self.path("watch", rtype, None, namespace, None, params)
         await self._throttle("watch")
         answered = False
+        opening = (
+            self.transport.stream("GET", path, read_timeout=read_timeout)
+            if accept is None
+            else self.transport.stream(
+                "GET", path, read_timeout=read_timeout, accept=accept
+            )
+        )
         try:
-            async with self.transport.stream(
-                "GET", path, read_timeout=read_timeout
-            ) as answer:
+            async with opening as answer:
                 answered = True
                 self._count(answer.status, "WATCH")
                 if answer.status >= 400:

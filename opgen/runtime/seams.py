@@ -4,7 +4,12 @@
   (status, headers, body), or opens a stream (a watch) whose lines arrive as
   they come. `opgen.runtime.transport.Transport` is the one that speaks HTTP
   (aiohttp); `Manager(..., transport=...)` takes any other, for example a
-  scripted one in a test that needs no API server.
+  scripted one in a test that needs no API server. A request may name the
+  media types it accepts (`accept`, the `Accept` header; None: JSON), for
+  example the metadata-only forms controller-runtime's metadata client asks
+  for (`rest.METADATA_LIST_ACCEPT`, `rest.METADATA_ACCEPT`); the runtime
+  passes `accept` only when it asks for another form, so a transport that
+  does not take it serves every other request.
 - `Reader`: reads objects of a kind (`get`, `list`), from the API server or a cache.
 - `Writer`: writes them (`create`, `update`, `update_status`, `patch`, `delete`).
 
@@ -91,15 +96,23 @@ class Transport(Protocol):
         *,
         body: bytes | None = None,
         content_type: str | None = None,
+        accept: str | None = None,
     ) -> Answer:
-        """Send one request (`path` starts with `/` and carries the query)."""
+        """Send one request (`path` starts with `/` and carries the query);
+        `accept`: the `Accept` header (None: `application/json`)."""
         ...
 
     def stream(
-        self, method: str, path: str, *, read_timeout: float | None
+        self,
+        method: str,
+        path: str,
+        *,
+        read_timeout: float | None,
+        accept: str | None = None,
     ) -> AbstractAsyncContextManager[Stream]:
         """Send one request and receive its answer as it arrives (closed on exit);
-        `read_timeout`: the longest silence between two chunks (None: no limit)."""
+        `read_timeout`: the longest silence between two chunks (None: no limit);
+        `accept`: the `Accept` header (None: `application/json`)."""
         ...
 
     async def aclose(self) -> None:

@@ -339,6 +339,7 @@ class Transport:
         content_type: str | None = None,
         timeout: ClientTimeout,
         session: ClientSession,
+        accept: str | None = None,
     ) -> ClientResponse:
         """The answer to one request, once its status and headers have arrived.
         After a 401 the credentials are asked again; when they change, the
@@ -348,6 +349,8 @@ class Transport:
         extra = (
             {} if body is None else {"Content-Type": content_type or "application/json"}
         )
+        if accept is not None:
+            extra["Accept"] = accept
         credentials = await self._connection.credentials.current()
         for attempt in (1, 2):
             response = await session.request(
@@ -383,8 +386,10 @@ class Transport:
         *,
         body: bytes | None = None,
         content_type: str | None = None,
+        accept: str | None = None,
     ) -> Answer:
-        """Send one request (`path` starts with `/` and carries the query) and read the answer."""
+        """Send one request (`path` starts with `/` and carries the query) and read the
+        answer; `accept`: the `Accept` header (None: `application/json`)."""
         try:
             response = await self._answer(
                 method,
@@ -393,6 +398,7 @@ class Transport:
                 content_type=content_type,
                 timeout=self._request_timeout,
                 session=self._open_session(),
+                accept=accept,
             )
             try:
                 data = await response.read()
@@ -408,17 +414,27 @@ class Transport:
 
     @asynccontextmanager
     async def stream(
-        self, method: str, path: str, *, read_timeout: float | None
+        self,
+        method: str,
+        path: str,
+        *,
+        read_timeout: float | None,
+        accept: str | None = None,
     ) -> AsyncIterator[Stream]:
         """Send one request and receive its answer as it arrives; closed on exit.
-        `read_timeout`: the longest silence between two chunks (None: no limit)."""
+        `read_timeout`: the longest silence between two chunks (None: no limit);
+        `accept`: the `Accept` header (None: `application/json`)."""
         timeout = ClientTimeout(
             total=None, connect=self._timeout, sock_read=read_timeout
         )
         # The answer's own reads map their failures (Stream); this maps opening it.
         try:
             response = await self._answer(
-                method, path, timeout=timeout, session=self._open_stream_session()
+                method,
+                path,
+                timeout=timeout,
+                session=self._open_stream_session(),
+                accept=accept,
             )
         except _NO_ANSWER_ERRORS as error:
             raise _no_answer(method, self.server + path, error) from error

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -11,7 +13,12 @@ from opgen import runtime as rt
 from opgen.api.k8s import ClusterRole, ConfigMap
 from opgen.runtime.kubeconfig import KubeConfig
 from opgen.runtime.resources import resource_type
-from opgen.runtime.rest import MAX_RETRIES, RestClient
+from opgen.runtime.rest import (
+    MAX_RETRIES,
+    METADATA_ACCEPT,
+    METADATA_LIST_ACCEPT,
+    RestClient,
+)
 from opgen.runtime.seams import Answer
 from opgen.runtime.transport import Transport
 from tests.runtime.kinds import Gadget, Widget
@@ -92,7 +99,14 @@ class Scripted:
         self.sent.append(f"{method} {path}")
         return self.answers.pop(0)
 
-    def stream(self, method: str, path: str, *, read_timeout: float | None) -> Any:
+    def stream(
+        self,
+        method: str,
+        path: str,
+        *,
+        read_timeout: float | None,
+        accept: str | None = None,
+    ) -> Any:
         raise AssertionError("no stream in these tests")
 
     async def aclose(self) -> None:
@@ -130,3 +144,70 @@ async def test_retries_end_with_the_error_and_its_retry_after() -> None:
         await rest.request("get", resource_type(Widget), name="a", namespace="n")
     assert (error.value.code, error.value.retry_after) == (429, 0.0)
     assert len(script.sent) == MAX_RETRIES + 1 and not script.answers
+
+
+class WithoutAccept:
+    """A transport written before requests could name their `Accept` (it notes
+    any keyword it is given beyond those)."""
+
+    host = "k8s.example"
+    namespace = "default"
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, str]]] = []
+        """Each request's path, and the `accept` it was given, if any."""
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None = None,
+        content_type: str | None = None,
+        **accept: str,
+    ) -> Answer:
+        self.sent.append((path.partition("?")[0], accept))
+        return Answer(200, b"{}")
+
+    @asynccontextmanager
+    async def stream(
+        self, method: str, path: str, *, read_timeout: float | None, **accept: str
+    ) -> AsyncIterator[Any]:
+        self.sent.append((path.partition("?")[0], accept))
+
+        class Empty:
+            status, headers = 200, dict[str, str]()
+
+            async def lines(self) -> AsyncIterator[str]:
+                return
+                yield
+
+        yield Empty()
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_only_a_read_that_asks_for_metadata_names_an_accept() -> None:
+    """The default path passes no `accept`, so a transport without it still serves
+    every request that does not ask for another form."""
+    script = WithoutAccept()
+    # not a `seams.Transport` by its type (it names no `accept`), as an older one
+    rest = RestClient(script, rt.ClientOptions(qps=0))  # type: ignore[arg-type]
+    widgets = resource_type(Widget)
+    await rest.request("list", widgets, namespace="n")
+    await rest.request("list", widgets, namespace="n", accept=METADATA_LIST_ACCEPT)
+    await rest.request("get", widgets, name="a", namespace="n", accept=METADATA_ACCEPT)
+    for accept in (None, METADATA_ACCEPT):
+        async with rest.stream(
+            widgets, namespace="n", params={}, read_timeout=None, accept=accept
+        ) as lines:
+            assert [line async for line in lines] == []
+    path = "/apis/test.opgen.dev/v1/namespaces/n/widgets"
+    assert script.sent == [
+        (path, {}),
+        (path, {"accept": METADATA_LIST_ACCEPT}),
+        (f"{path}/a", {"accept": METADATA_ACCEPT}),
+        (path, {}),
+        (path, {"accept": METADATA_ACCEPT}),
+    ]

@@ -70,7 +70,9 @@ class ScriptedApi:
         *,
         body: bytes | None = None,
         content_type: str | None = None,
+        accept: str | None = None,
     ) -> Answer:
+        assert accept is None, "the manager's own reads are of whole objects"
         self.requests.append(f"{method} {path.partition('?')[0]}")
         route = path.partition("?")[0]
         if method == "GET" and route == ALL:
@@ -97,7 +99,12 @@ class ScriptedApi:
 
     @asynccontextmanager
     async def stream(
-        self, method: str, path: str, *, read_timeout: float | None
+        self,
+        method: str,
+        path: str,
+        *,
+        read_timeout: float | None,
+        accept: str | None = None,
     ) -> AsyncIterator[Lines]:
         self.requests.append(f"WATCH {path.partition('?')[0]}")
         assert "watch=true" in path and "allowWatchBookmarks=true" in path

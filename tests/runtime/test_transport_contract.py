@@ -39,7 +39,7 @@ from opgen import runtime as rt
 from opgen.runtime import transport as tp
 from opgen.runtime.kubeconfig import KubeConfig
 from opgen.runtime.resources import resource_type
-from opgen.runtime.rest import RestClient
+from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
 from opgen.runtime.transport import Transport
 from opgen.testing import Environment
 from opgen.testing.controlplane.pki import generate_pki
@@ -456,6 +456,29 @@ async def test_paths_go_under_the_servers_path(server: Server) -> None:
             assert (await transport.send("GET", path)).status == 200
             line, _ = server.requests[-1]
             assert line == f"GET /k8s/c-1{sent or path} HTTP/1.1"
+    finally:
+        await transport.aclose()
+
+
+async def test_a_request_may_name_its_accept(server: Server) -> None:
+    """A metadata-only read's `Accept` goes with that request alone."""
+    transport = server.transport()
+    try:
+        await transport.send("GET", "/list", accept=METADATA_LIST_ACCEPT)
+        async with transport.stream(
+            "GET", "/watch", read_timeout=None, accept=METADATA_ACCEPT
+        ) as stream:
+            assert [line async for line in stream.lines()] == ["{}"]
+        await transport.send("GET", "/plain")
+        async with transport.stream("GET", "/plain-watch", read_timeout=None) as plain:
+            await plain.read()
+        sent = {line.split()[1]: headers["accept"] for line, headers in server.requests}
+        assert sent == {
+            "/list": METADATA_LIST_ACCEPT,
+            "/watch": METADATA_ACCEPT,
+            "/plain": "application/json",
+            "/plain-watch": "application/json",
+        }
     finally:
         await transport.aclose()
 

@@ -19,13 +19,17 @@ The assigner writes the shard label; it never reconciles anything itself.
   reference (`rt.set_controller_reference`), and the assigner moves the
   children with their owner and, on its full pass, puts back any stray.
 
-A full pass lists every object of the sharded kinds, page by page, keeping only
-a few strings per object (never the objects), so the leader's memory grows
-little with the ring's size: the children first, so that each owner it moves
-takes along every child it has by then (not only those of the last pass), then
-the primaries. It runs when the members change and every `sweep_period`. Every label write is a merge patch that carries the
-resourceVersion read with it, so a write based on a stale view conflicts and is
-decided again on the next event or pass.
+The assigner reads metadata only: its lists and its watch ask the API server
+for `PartialObjectMetadataList` and `PartialObjectMetadata` (the `Accept` of
+controller-runtime's metadata client, `rest.METADATA_LIST_ACCEPT`), so no
+object's spec or status reaches the leader. A full pass lists every object of
+the sharded kinds, page by page, keeping only a few strings per object (never
+the objects), so the leader's memory grows little with the ring's size: the
+children first, so that each owner it moves takes along every child it has by
+then (not only those of the last pass), then the primaries. It runs when the
+members change and every `sweep_period`. Every label write is a merge patch
+that carries the resourceVersion read with it, so a write based on a stale
+view conflicts and is decided again on the next event or pass.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -44,7 +49,7 @@ from opgen.runtime.decoding import Decoder
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
-from opgen.runtime.rest import RestClient
+from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
 from opgen.runtime.sharding.holder import MERGE_PATCH
 from opgen.runtime.sharding.membership import Members, loop_time
 from opgen.runtime.sharding.protocol import ShardingOptions
@@ -114,7 +119,8 @@ class _MetadataPage(msgspec.Struct):
     """A list page as the assigner decodes it: the decoder skips everything but the
     items' metadata (their spec and status never become Python objects)."""
 
-    items: list[_Item] = msgspec.field(default_factory=list)
+    items: list[_Item] | None = None
+    """None when there is none (a `PartialObjectMetadataList` says `null`)."""
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
@@ -124,17 +130,23 @@ def metadata_only(item: dict[str, Any]) -> dict[str, Any]:
     return {"metadata": {k: meta[k] for k in KEPT_METADATA if k in meta}}
 
 
-def _ref(rtype: ResourceType[Any], meta: _Metadata | Entry) -> _Ref:
-    """What the assigner keeps of an object, from a list page's or its store's entry."""
+def _ref(
+    rtype: ResourceType[Any], meta: _Metadata | Entry, ring_labels: tuple[str, str]
+) -> _Ref:
+    """What the assigner keeps of an object, from a list page's or its store's entry:
+    of its labels, the ring's (`ring_labels`, the only ones it reads); the strings
+    that repeat from object to object (namespace, label names, shard names) are
+    shared, not one copy each."""
     owners: Sequence[Mapping[str, Any]] = meta.owner_references
     owner = next((r for r in owners if r.get("controller")), None)
+    labels = meta.labels
     return _Ref(
         rtype,
-        meta.namespace,
+        sys.intern(meta.namespace),
         meta.name,
         meta.uid,
         meta.resource_version,
-        dict(meta.labels),
+        {key: sys.intern(labels[key]) for key in ring_labels if key in labels},
         owner.get("uid") if owner else None,
     )
 
@@ -145,9 +157,14 @@ class _KeepRaw(Decoder[Any]):
 
 
 class _Unassigned(Informer):
-    """The objects waiting for a shard. The assigner reads only their metadata, so
-    its store keeps nothing else (`metadata_only`) and decodes nothing into the
-    kind's model: a bulk creation passes every object through this store."""
+    """The objects waiting for a shard. The assigner reads only their metadata: the
+    server sends nothing else (`PartialObjectMetadata`), its store keeps only what
+    places an object (`metadata_only`, which also cuts down the whole objects of a
+    server that cannot send metadata alone) and decodes nothing into the kind's
+    model: a bulk creation passes every object through this store."""
+
+    list_accept = METADATA_LIST_ACCEPT
+    watch_accept = METADATA_ACCEPT
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -212,6 +229,7 @@ class Assigner:
         self.page_size = page_size
         self._clock = clock or loop_time
         self.live: frozenset[str] = frozenset()
+        self._ring_labels = (options.shard_label, options.drain_label)
         self.ring = HashRing((), options.virtual_nodes)
         self._wake = asyncio.Event()
         self._full = True
@@ -365,7 +383,10 @@ class Assigner:
         if not self.live:
             return
         for informer in self._waiting:
-            refs = [_ref(informer.rtype, entry) for entry in informer.store]
+            refs = [
+                _ref(informer.rtype, entry, self._ring_labels)
+                for entry in informer.store
+            ]
             await _together(self._place, refs)
 
     async def _pages(self, rtype: ResourceType[Any]) -> AsyncIterator[list[_Ref]]:
@@ -374,10 +395,11 @@ class Assigner:
             while True:
                 raw = await self.rest.request(
                     "list", rtype, namespace=namespace if rtype.namespaced else None,
-                    params=params,
+                    params=params, accept=METADATA_LIST_ACCEPT,
                 )  # fmt: skip
                 page = msgspec.json.decode(raw, type=_MetadataPage)
-                yield [_ref(rtype, item.metadata) for item in page.items]
+                items = page.items or ()
+                yield [_ref(rtype, item.metadata, self._ring_labels) for item in items]
                 token = page.metadata.get("continue")
                 if not token:
                     break
@@ -391,7 +413,9 @@ class Assigner:
         shard = self.options.shard_label
         # the children first, so that every owner placed below moves its children
         # before itself, even those created since the last pass: its new holder
-        # then has them in its cache when it first reconciles it
+        # then has them in its cache when it first reconciles it. The last pass's
+        # map goes before this one's is built, so the two are never held at once.
+        self._children_of = {}
         children: list[_Ref] = []
         for rtype in self.children:
             async for page in self._pages(rtype):

@@ -43,6 +43,8 @@ One job per module:
   reviews in process from a thread of their own;
 - `faults`: answers given instead of doing a request (429 with
   `Retry-After`, 500, a conflict, latency), on demand;
+- `partial`: metadata-only answers (`PartialObjectMetadata`) to the
+  `Accept` that asks for them;
 - `transport`: the `seams.Transport` face of a server.
 """
 

@@ -5,7 +5,8 @@ JSON body and headers; error statuses are returned, not raised); `stream`
 opens a watch whose lines arrive as objects are written, ends when the
 server closes its watches, after the request's `timeoutSeconds`, or when the
 caller leaves the block. A closed transport refuses new requests
-(`RuntimeError`, as the HTTP transport does).
+(`RuntimeError`, as the HTTP transport does). An `accept` that asks for
+metadata only is answered as kube-apiserver answers it (`partial`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from typing import TYPE_CHECKING, Any
 from opgen.runtime.seams import Answer
 from opgen.testing.memory.answers import PAGE_NOT_FOUND, Refusal
 from opgen.testing.memory.bookmarks import bookmark, next_bookmark
+from opgen.testing.memory.partial import (
+    Form,
+    asked_form,
+    metadata_answer,
+    metadata_event,
+)
 from opgen.testing.memory.paths import parse_route
 
 if TYPE_CHECKING:
@@ -44,6 +51,7 @@ class WatchStream:
         refusal: Refusal | None,
         timeout: float | None,
         headers: Mapping[str, str] | None = None,
+        form: Form | None = None,
     ) -> None:
         self.status = refusal.code if refusal is not None else 200
         if headers is None:
@@ -54,6 +62,11 @@ class WatchStream:
         self._watch = watch
         self._refusal = refusal
         self._timeout = timeout
+        self._form = form
+        """`PartialObjectMetadata`: events carry their objects' metadata alone."""
+
+    def _line(self, event: dict[str, Any]) -> str:
+        return json.dumps(event if self._form is None else metadata_event(event))
 
     async def read(self) -> bytes:
         if self._refusal is None:
@@ -67,7 +80,7 @@ class WatchStream:
         if watch is None:
             return
         for line in watch.initial:
-            yield json.dumps(line)
+            yield self._line(line)
         subscription = watch.subscription
         if subscription is None:
             return
@@ -83,7 +96,7 @@ class WatchStream:
                 revision = self._server.store.revision
                 if revision > seen:
                     seen = revision
-                    yield json.dumps(bookmark(watch.kind, revision))
+                    yield self._line(bookmark(watch.kind, revision))
                 due = next_bookmark(now, deadline)
                 continue
             wakes = [t for t in (deadline, due) if t is not None]
@@ -97,7 +110,7 @@ class WatchStream:
             sent = watch.line(event)
             if sent is not None:
                 seen = max(seen, event.revision)
-                yield json.dumps(sent)
+                yield self._line(sent)
 
     def close(self) -> None:
         if self._watch is not None and self._watch.subscription is not None:
@@ -122,6 +135,7 @@ class MemoryTransport:
         *,
         body: bytes | None = None,
         content_type: str | None = None,
+        accept: str | None = None,
     ) -> Answer:
         self._check_open()
         self.server.requests.append((method, path))
@@ -133,11 +147,19 @@ class MemoryTransport:
         code, document = self.server.respond(method, path, body, content_type)
         if document is None:
             return Answer(code, PAGE_NOT_FOUND, _TEXT)
+        form = asked_form(accept)
+        if form is not None:
+            code, document = metadata_answer(form, code, document)
         return Answer(code, _encoded(document), _JSON)
 
     @asynccontextmanager
     async def stream(
-        self, method: str, path: str, *, read_timeout: float | None
+        self,
+        method: str,
+        path: str,
+        *,
+        read_timeout: float | None,
+        accept: str | None = None,
     ) -> AsyncIterator[WatchStream]:
         self._check_open()
         self.server.requests.append(("WATCH", path))
@@ -152,7 +174,11 @@ class MemoryTransport:
         timeout = float(seconds) if seconds else None
         try:
             stream = WatchStream(
-                self.server, self.server.open_watch(path), None, timeout
+                self.server,
+                self.server.open_watch(path),
+                None,
+                timeout,
+                form=asked_form(accept),
             )
         except Refusal as refusal:
             stream = WatchStream(self.server, None, refusal, None)

@@ -40,8 +40,11 @@ class RecordingTransport(MemoryTransport):
         *,
         body: bytes | None = None,
         content_type: str | None = None,
+        accept: str | None = None,
     ) -> Answer:
-        answer = await super().send(method, path, body=body, content_type=content_type)
+        answer = await super().send(
+            method, path, body=body, content_type=content_type, accept=accept
+        )
         if method != "GET":
             self.writes.append((method, path))
         return answer
