@@ -8,6 +8,7 @@ without the call. Every model's fields are checked when its schema is built.
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Any
 
@@ -27,10 +28,26 @@ def check_model(cls: type[Any], location: Location) -> None:
     """Raise `MarkerError` for unknown metadata on any field of a Pydantic model."""
     fields: dict[str, FieldInfo] = getattr(cls, "__pydantic_fields__", {})
     for name, info in fields.items():
+        if _is_plain(info.annotation) and all(map(_is_known, info.metadata)):
+            continue  # the common case, told without building a location
         where = Location(file=location.file, cls=location.cls, field=name)
         for item in info.metadata:
             check_metadata(item, where)
         _check_type(info.annotation, where, depth=0)
+
+
+def _is_plain(annotation: Any) -> bool:
+    """A class, not a generic alias: no arguments that could hold metadata."""
+    return isinstance(annotation, type) and not isinstance(
+        annotation, types.GenericAlias
+    )
+
+
+def _is_known(item: object) -> bool:
+    """Metadata `check_metadata` accepts at first sight (it judges the rest)."""
+    if isinstance(item, Marker):
+        return type(item) in _REGISTRY.markers
+    return isinstance(item, annotated_types.BaseMetadata | FieldInfo)
 
 
 def _check_type(annotation: Any, where: Location, depth: int) -> None:
