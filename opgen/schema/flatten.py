@@ -166,6 +166,7 @@ class Flattener:
         index = raw.get(CLASS_KEY)
         if index is not None:
             return str(self.generator.classes[index].__qualname__)
+        name = self.generator.short_name(name)
         return name.split("__")[-2] if "__" in name else name
 
     def recursion(self, name: str, site: Site) -> SchemaError:
