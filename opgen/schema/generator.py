@@ -85,6 +85,19 @@ class KubeJsonSchema(GenerateJsonSchema):
         self._class_index: dict[type[Any], int] = {}
         self._field_names: dict[int, str] = {}
         self._frames: list[tuple[type[Any], str | None]] = []
+        self._mode_config: object = None
+        self._mode_override: JsonSchemaMode | None = None
+
+    @property
+    def mode(self) -> JsonSchemaMode:
+        """Pydantic's: the innermost config's `json_schema_mode_override`, else the
+        mode asked for. Read for every node, so the override is looked up once per
+        config rather than through `ConfigWrapper.__getattr__` each time."""
+        config = self._config_wrapper_stack.tail
+        if config is not self._mode_config:
+            self._mode_config = config
+            self._mode_override = config.json_schema_mode_override
+        return self._mode if self._mode_override is None else self._mode_override
 
     def generate(
         self, schema: core_schema.CoreSchema, mode: JsonSchemaMode = "validation"
