@@ -25,7 +25,6 @@ from typing import Any
 
 from opgen.errors import Diagnostic, LoadError
 from opgen.load.builtin import builtin_kinds
-from opgen.load.collection import collection_paused
 from opgen.load.context import RunContext
 from opgen.load.discover import FoundKind, discover
 from opgen.load.imports import display_path, import_module_from_path
@@ -59,11 +58,7 @@ class LoadedKinds:
 
 def load_kinds(paths: Sequence[Path], run: RunContext | None = None) -> LoadedKinds:
     """Import the types files and return their kinds, sorted by (group, kind)."""
-    with collection_paused():
-        return _load_kinds(paths, RunContext() if run is None else run)
-
-
-def _load_kinds(paths: Sequence[Path], run: RunContext) -> LoadedKinds:
+    run = RunContext() if run is None else run
     found: list[FoundKind] = []
     diagnostics: list[Diagnostic] = []
     seen_classes: set[type] = set()

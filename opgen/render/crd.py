@@ -18,7 +18,6 @@ from typing import Any
 
 from opgen import __version__
 from opgen.errors import Diagnostic, Location, SchemaError
-from opgen.load.collection import collection_paused
 from opgen.model.kinds import (
     VERSION_ANNOTATION,
     Kind,
@@ -47,16 +46,6 @@ def render_crds(
     `schemas` holds every version's schema; a kind with `conversions` converts
     its versions by webhook (`spec.conversion`).
     """
-    with collection_paused():
-        return _render_crds(kinds, schemas, out_dir, conversions)
-
-
-def _render_crds(
-    kinds: Sequence[Kind],
-    schemas: Mapping[VersionKey, VersionSchema],
-    out_dir: PurePosixPath,
-    conversions: Sequence[Conversion],
-) -> tuple[list[File], list[Diagnostic]]:
     files: list[File] = []
     diagnostics: list[Diagnostic] = []
     owners: dict[str, Kind] = {}

@@ -18,7 +18,6 @@ from pydantic.errors import PydanticSchemaGenerationError
 
 from opgen.engine.markers import FLOAT_FLAG, OBJECT_META_FLAG, SchemaNode
 from opgen.errors import Diagnostic, Location, OpgenError, SchemaError
-from opgen.load.collection import collection_paused
 from opgen.load.context import RunContext
 from opgen.model.kinds import VersionKey, source_file
 from opgen.schema.flatten import INTERNAL_KEYS, Flattener
@@ -102,11 +101,9 @@ def kind_schemas(
     """The schema of every version the loader found (`LoadedKinds.models`), by
     (group, kind, version)."""
     run = RunContext() if run is None else run
-    with collection_paused():
-        return {
-            key: build_version_schema(model, options, run)
-            for key, model in models.items()
-        }
+    return {
+        key: build_version_schema(model, options, run) for key, model in models.items()
+    }
 
 
 def model_schema(
