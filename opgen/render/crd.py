@@ -68,9 +68,7 @@ def render_crds(
     return files, diagnostics
 
 
-def _conversion(
-    kind: Kind, conversions: Sequence[Conversion]
-) -> dict[str, Any] | None:
+def _conversion(kind: Kind, conversions: Sequence[Conversion]) -> dict[str, Any] | None:
     """The kind's `spec.conversion`, or None when it converts no versions."""
     own = [c for c in conversions if _converts(c, kind)]
     if not own:
