@@ -30,18 +30,6 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[mi
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
-    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
-        """PyYAML's tag for a scalar, worked out once per value and document: the
-        emitter asks twice for every scalar, and a CRD repeats most of them."""
-        if kind is not yaml.ScalarNode:
-            return str(super().resolve(kind, value, implicit))
-        known: dict[tuple[str, Any], str] = self.__dict__.setdefault("_tags", {})
-        key = (value, implicit)
-        tag = known.get(key)
-        if tag is None:
-            tag = known[key] = super().resolve(kind, value, implicit)
-        return tag
-
 
 # go-yaml (YAML 1.1) also reads y/n as booleans; quote them like it does.
 _Dumper.add_implicit_resolver(
