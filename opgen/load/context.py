@@ -46,5 +46,9 @@ class RunContext:
     descriptions: dict[type[Any], Mapping[str, str]] = field(default_factory=dict)
     """The attribute docstrings of each model class, by field: what the schema
     stage writes as descriptions where Pydantic did not read them."""
+    declaring_classes: dict[type[Any], Mapping[str, type[Any]]] = field(
+        default_factory=dict
+    )
+    """For each model class, the class in its MRO that annotates each name."""
     schemas: dict[tuple[type[Any], Hashable], Any] = field(default_factory=dict)
     """The schema stage's built schemas, by (model class, options)."""

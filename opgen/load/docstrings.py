@@ -153,11 +153,24 @@ def field_docstring(cls: type[Any], field: str, run: RunContext) -> str | None:
     """The attribute docstring of `field` of model `cls` that Pydantic did not
     read (None when there is none, or Pydantic's settings give none): the one in
     the body of the class in `cls`'s MRO that annotates `field`."""
+    declaring = run.declaring_classes.get(cls)
+    if declaring is None:
+        declaring = run.declaring_classes[cls] = _declaring_classes(cls)
+    klass = declaring.get(field)
+    if klass is None:
+        return None
+    if not issubclass(klass, Model):
+        return None  # a plain Pydantic model: Pydantic's settings decide
+    if klass.model_config.get(_CONFIG_KEY) is not None:
+        return None  # Pydantic read it (True), or the model asks for none
+    return _for_class(klass, run).get(field)
+
+
+def _declaring_classes(cls: type[Any]) -> dict[str, type[Any]]:
+    """The class in `cls`'s MRO that annotates each name, the first one (one walk
+    of the MRO per class, not one per field)."""
+    found: dict[str, type[Any]] = {}
     for klass in cls.__mro__:
-        if field in inspect.get_annotations(klass):
-            if not issubclass(klass, Model):
-                return None  # a plain Pydantic model: Pydantic's settings decide
-            if klass.model_config.get(_CONFIG_KEY) is not None:
-                return None  # Pydantic read it (True), or the model asks for none
-            return _for_class(klass, run).get(field)
-    return None
+        for name in inspect.get_annotations(klass):
+            found.setdefault(name, klass)
+    return found

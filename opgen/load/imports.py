@@ -94,7 +94,7 @@ def import_module_from_path(
 
 def _stamp(file: Path) -> Stamp:
     """What tells an edited file from the one already executed."""
-    status = file.stat()
+    status = os.stat(file)
     return status.st_mtime_ns, status.st_size
 
 
@@ -135,10 +135,11 @@ def _user_modules_visible(root: Path, run: RunContext) -> Iterator[None]:
     package of the same name elsewhere (another project) or an edited file
     must be executed anew, never stand in for the file being imported.
     """
+    below = os.path.join(str(root), "")  # the root and a separator
     restored = {
         name: module
         for name, (module, file) in run.modules_by_name.items()
-        if name not in sys.modules and _is_current(module, file, root, run)
+        if name not in sys.modules and _is_current(module, file, below, run)
     }
     sys.modules.update(restored)
     try:
@@ -149,9 +150,13 @@ def _user_modules_visible(root: Path, run: RunContext) -> Iterator[None]:
                 del sys.modules[name]
 
 
-def _is_current(module: ModuleType, file: Path, root: Path, run: RunContext) -> bool:
-    """`module` was executed from `file`, below `root`, which has not changed since."""
-    if not file.is_relative_to(root) or file == root:
+def _is_current(module: ModuleType, file: Path, below: str, run: RunContext) -> bool:
+    """`module` was executed from `file`, under the directory path `below` (which
+    ends with a separator), and the file has not changed since.
+
+    A string prefix and `os.stat`, not `Path` methods: each import checks every
+    module loaded before it."""
+    if not str(file).startswith(below):
         return False
     cached = run.modules_by_file.get(file)
     if cached is None or cached[1] is not module:

@@ -26,7 +26,6 @@ from opgen.model.kinds import (
     crd_file_name,
 )
 from opgen.model.webhooks import Conversion
-from opgen.render.webhook import conversion_section
 from opgen.render.yaml import dump_documents
 from opgen.schema import VersionSchema
 from opgen.schema.check import check_crd
@@ -61,14 +60,24 @@ def render_crds(
             )
         owners[name] = kind
         document, origins, warnings = crd_document(
-            kind,
-            schemas,
-            conversion_section(kind, [c for c in conversions if _converts(c, kind)]),
+            kind, schemas, _conversion(kind, conversions)
         )
         diagnostics.extend(warnings)
         diagnostics.extend(check_crd(document, origins, _kind_location(kind)))
         files.append(File(path=out_dir / name, content=dump_documents([document])))
     return files, diagnostics
+
+
+def _conversion(kind: Kind, conversions: Sequence[Conversion]) -> dict[str, Any] | None:
+    """The kind's `spec.conversion`, or None when it converts no versions."""
+    own = [c for c in conversions if _converts(c, kind)]
+    if not own:
+        return None
+    # Imported here: the webhook manifests' module brings PROJECT's model and
+    # the RBAC renderer, which `opgen generate crd` never needs.
+    from opgen.render.webhook import conversion_section
+
+    return conversion_section(kind, own)
 
 
 def _converts(conversion: Conversion, kind: Kind) -> bool:

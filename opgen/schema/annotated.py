@@ -8,6 +8,7 @@ without the call. Every model's fields are checked when its schema is built.
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Any
 
@@ -27,10 +28,42 @@ def check_model(cls: type[Any], location: Location) -> None:
     """Raise `MarkerError` for unknown metadata on any field of a Pydantic model."""
     fields: dict[str, FieldInfo] = getattr(cls, "__pydantic_fields__", {})
     for name, info in fields.items():
+        if all(map(_is_known, info.metadata)) and _is_known_type(info.annotation, 0):
+            continue  # the common case, told without building a location
         where = Location(file=location.file, cls=location.cls, field=name)
         for item in info.metadata:
             check_metadata(item, where)
         _check_type(info.annotation, where, depth=0)
+
+
+def _is_known_type(annotation: Any, depth: int) -> bool:
+    """True when `_check_type` would accept `annotation` without looking at
+    anything `_is_known` does not accept at first sight."""
+    if isinstance(annotation, type) and not isinstance(annotation, types.GenericAlias):
+        return True  # a class: no arguments that could hold metadata
+    if depth > 20:
+        return True
+    alias_value = getattr(annotation, "__value__", None)  # TypeAliasType
+    if alias_value is not None and not isinstance(annotation, type):
+        return _is_known_type(alias_value, depth + 1)
+    if typing.get_origin(annotation) is typing.Annotated and not all(
+        map(_is_known, annotation.__metadata__)
+    ):
+        return False
+    return all(
+        _is_known_type(argument, depth + 1)
+        for argument in typing.get_args(annotation)
+        if isinstance(argument, type)
+        or typing.get_origin(argument) is not None
+        or hasattr(argument, "__value__")
+    )
+
+
+def _is_known(item: object) -> bool:
+    """Metadata `check_metadata` accepts at first sight (it judges the rest)."""
+    if isinstance(item, Marker):
+        return type(item) in _REGISTRY.markers
+    return isinstance(item, annotated_types.BaseMetadata | FieldInfo)
 
 
 def _check_type(annotation: Any, where: Location, depth: int) -> None:

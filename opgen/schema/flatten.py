@@ -92,7 +92,7 @@ class Flattener:
         self.defs: dict[str, SchemaNode] = raw.get("$defs", {})
         self.generator = generator
         self.cache: dict[str, SchemaNode] = {}
-        self.in_progress: list[tuple[str, str, Location]] = []
+        self.in_progress: list[tuple[str, SchemaNode, Location]] = []
         self.origins: dict[int, Location] = {}
         self.diagnostics: list[Diagnostic] = []
 
@@ -148,8 +148,7 @@ class Flattener:
         if any(entry[0] == name for entry in self.in_progress):
             raise self.recursion(name, site)
         raw = self.defs[name]
-        shown = self.display_name(name, raw)
-        self.in_progress.append((name, shown, site.location))
+        self.in_progress.append((name, raw, site.location))
         try:
             location = self.class_location(raw) or site.location
             node = self.node(
@@ -166,13 +165,14 @@ class Flattener:
         index = raw.get(CLASS_KEY)
         if index is not None:
             return str(self.generator.classes[index].__qualname__)
+        name = self.generator.short_name(name)
         return name.split("__")[-2] if "__" in name else name
 
     def recursion(self, name: str, site: Site) -> SchemaError:
         start = next(i for i, entry in enumerate(self.in_progress) if entry[0] == name)
         chain = [_where(entry[2]) for entry in self.in_progress[start:]]
         chain.append(_where(site.location))
-        target = self.in_progress[start][1]
+        target = self.display_name(name, self.in_progress[start][1])
         return SchemaError(
             f"recursive type: {_where(site.location)} refers back to {target} "
             f"({' → '.join(chain)} → {target}); a Kubernetes schema cannot be recursive",

@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pydantic_core
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic import PydanticUserError
+from pydantic.json_schema import (
+    DefsRef,
+    GenerateJsonSchema,
+    JsonSchemaMode,
+    JsonSchemaValue,
+)
 from pydantic_core import core_schema
 
 from opgen.api import Model
@@ -79,6 +85,55 @@ class KubeJsonSchema(GenerateJsonSchema):
         self._class_index: dict[type[Any], int] = {}
         self._field_names: dict[int, str] = {}
         self._frames: list[tuple[type[Any], str | None]] = []
+        self._mode_config: object = None
+        self._mode_override: JsonSchemaMode | None = None
+
+    @property
+    def mode(self) -> JsonSchemaMode:
+        """Pydantic's: the innermost config's `json_schema_mode_override`, else the
+        mode asked for. Read for every node, so the override is looked up once per
+        config rather than through `ConfigWrapper.__getattr__` each time."""
+        config = self._config_wrapper_stack.tail
+        if config is not self._mode_config:
+            self._mode_config = config
+            self._mode_override = config.json_schema_mode_override
+        return self._mode if self._mode_override is None else self._mode_override
+
+    def generate(
+        self, schema: core_schema.CoreSchema, mode: JsonSchemaMode = "validation"
+    ) -> JsonSchemaValue:
+        """Pydantic's `generate`, without renaming the `$defs` to short names.
+
+        The flattener inlines every `$ref`, so no name reaches a CRD; Pydantic's
+        renaming deep-copies and compares every definition, a tenth of the schema
+        stage. `short_name` gives the name Pydantic would have, for messages."""
+        self._mode = mode
+        if self._used:
+            raise PydanticUserError(
+                "This JSON schema generator has already been used to generate a "
+                f"JSON schema. You must create a new instance of {type(self).__name__} "
+                "to generate a new JSON schema.",
+                code="json-schema-already-used",
+            )
+        json_schema: JsonSchemaValue = self.generate_inner(schema)
+        counts = self.get_json_ref_counts(json_schema)  # raises for invalid types
+        ref = json_schema.get("$ref")
+        if ref is not None and len(json_schema) == 1 and counts[ref] == 1:
+            # The only reference to the top model, and nothing beside it: unpacked.
+            target = self.get_schema_from_definitions(ref)
+            if target is not None:
+                json_schema = target.copy()
+        self._garbage_collect_definitions(json_schema)
+        if self.definitions:
+            json_schema["$defs"] = self.definitions
+        self._used = True
+        return self.sort(json_schema)
+
+    def short_name(self, name: str) -> str:
+        """The name Pydantic's `generate` gives the definition `name` (this one keeps
+        the long, unique ones)."""
+        remapping = self._build_definitions_remapping()
+        return str(remapping.defs_remapping.get(DefsRef(name), name))
 
     # -- context -----------------------------------------------------------
     def location(self) -> Location:
