@@ -33,6 +33,7 @@ Internal modules, one concept each:
     informer      reflector: chunked list → watch with bookmarks → relist-and-diff on 410
     cache         informers by kind; cached get/list; per-kind selectors
     freshness     read-your-writes: cached reads wait (briefly) for this client's own writes
+    timeouts      a deadline on a coroutine that never loses a cancellation (asyncio.wait_for can)
     workqueue, ratelimit   dedup, delaying heap, rate-limited retries; never two
                   workers on one key
     controller, hotloop   For/Owns/Watches → queue → bounded workers; hot loops noticed

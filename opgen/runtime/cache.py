@@ -28,6 +28,7 @@ from opgen.runtime.reader import Page
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.rest import RestClient
 from opgen.runtime.store import Entry, Key
+from opgen.runtime.timeouts import within
 
 __all__ = ["Cache", "CacheOptions", "KindSelection"]
 
@@ -156,7 +157,7 @@ class Cache:
                 continue
             remaining = None if deadline is None else max(0.0, deadline - loop.time())
             try:
-                await asyncio.wait_for(informer.wait_for_sync(), remaining)
+                await within(informer.wait_for_sync(), remaining)
             except asyncio.TimeoutError:
                 return False
         return True

@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from opgen.runtime.timeouts import within
+
 __all__ = ["DEFAULT_WAIT", "Expectations", "is_at_least"]
 
 log = logging.getLogger("opgen.runtime.freshness")
@@ -96,7 +98,7 @@ class Expectations:
             try:
                 if remaining <= 0:
                     raise asyncio.TimeoutError
-                await asyncio.wait_for(pending.seen.wait(), remaining)
+                await within(pending.seen.wait(), remaining)
             except asyncio.TimeoutError:
                 log.debug(
                     "cache has not seen resourceVersion %s of %s yet; reading it anyway",

@@ -36,6 +36,7 @@ from typing import Any
 from opgen.runtime import errors
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.seams import Reader, Writer
+from opgen.runtime.timeouts import within
 
 __all__ = ["LeaderElectionConfig", "LeaderElector", "default_identity"]
 
@@ -209,18 +210,27 @@ class LeaderElector:
         """Renew until a renewal deadline passes; then returns (leadership lost)."""
         last_renewal = self._clock()
         while True:
-            await asyncio.sleep(self.config.retry_period)
+            # Neither the wait nor an attempt outlasts the renew deadline: a
+            # renewal that hangs must not keep a leader past it, since a follower
+            # takes the Lease one lease duration after the last renewal it saw.
+            deadline = last_renewal + self.config.renew_deadline
+            await asyncio.sleep(
+                max(0.0, min(self.config.retry_period, deadline - self._clock()))
+            )
             try:
-                renewed = await asyncio.wait_for(
-                    self.try_acquire_or_renew(), self.config.renew_deadline
+                renewed = await within(
+                    self.try_acquire_or_renew(), deadline - self._clock()
                 )
+            except asyncio.TimeoutError:
+                log.warning("renewing lease: no answer within the renew deadline")
+                renewed = False
             except Exception as exc:
                 log.warning("error renewing lease: %s", exc)
                 renewed = False
             now = self._clock()
             if renewed:
                 last_renewal = now
-            elif now - last_renewal >= self.config.renew_deadline:
+            elif now >= deadline:
                 self.is_leader = False
                 log.error("failed to renew lease %s/%s within %.1fs; stepping down",
                           self.namespace, self.config.name, self.config.renew_deadline)  # fmt: skip

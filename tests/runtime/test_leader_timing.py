@@ -96,8 +96,9 @@ def test_a_follower_takes_over_one_lease_duration_after_a_crash_at_once_after_a_
         assert not following.done(), "the follower waits while the leader renews"
         assert [holder for _, holder in server.writes] == ["a"] * len(server.writes)
         renewing.cancel()  # the leader process dies...
+        await asyncio.gather(renewing, return_exceptions=True)
         if release:
-            await leader.release()  # ...or shuts down cleanly
+            await leader.release()  # ...or shuts down cleanly, as the Manager does
         last_write = server.writes[-1][0]
         await following
         assert follower.is_leader and server.writes[-1][1] == "b"
@@ -135,3 +136,30 @@ def test_a_leader_that_cannot_renew_steps_down_at_the_renew_deadline() -> None:
     took = run_virtual(main)
     retry = TIMINGS["retry_period"]
     assert TIMINGS["renew_deadline"] <= took <= TIMINGS["renew_deadline"] + retry
+
+
+def test_a_leader_whose_renewal_hangs_steps_down_at_its_renew_deadline() -> None:
+    """Not a whole renew deadline after its last attempt began: by then a
+    follower may have seen the Lease expire (lease duration after the last
+    renewal it saw) and taken it."""
+
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = LeaseServer(loop)
+        leader = elector(server, "a")
+        await leader.acquire()
+        renewing = asyncio.create_task(leader.keep_renewing())
+        await asyncio.sleep(5.0)  # renewed at 2 and 4
+        assert [at for at, _ in server.writes] == [0.0, 2.0, 4.0]
+        hung = asyncio.Event()
+
+        async def never(kind: type[T], name: str, namespace: str | None = None) -> T:
+            await hung.wait()
+            raise AssertionError("a hung read never answers")
+
+        server.get = never  # type: ignore[method-assign]
+        await renewing
+        # the renewal begun at 6 never answers; the deadline is 4 + 10
+        assert loop.time() == pytest.approx(4.0 + TIMINGS["renew_deadline"])
+        assert not leader.is_leader
+
+    run_virtual(main)

@@ -55,6 +55,7 @@ from opgen.runtime.sharding.membership import Members, loop_time
 from opgen.runtime.sharding.protocol import ShardingOptions
 from opgen.runtime.sharding.ring import HashRing
 from opgen.runtime.store import Entry, entry_from_dict
+from opgen.runtime.timeouts import within
 
 __all__ = ["Assigner", "Placement"]
 
@@ -301,7 +302,7 @@ class Assigner:
         try:
             while True:
                 try:
-                    await asyncio.wait_for(self._wake.wait(), self.options.sweep_period)
+                    await within(self._wake.wait(), self.options.sweep_period)
                 except asyncio.TimeoutError:
                     self._full = True
                 self._wake.clear()

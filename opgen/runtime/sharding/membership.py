@@ -29,6 +29,7 @@ from opgen.runtime import errors
 from opgen.runtime.leaderelection import _lease, _micro_time
 from opgen.runtime.seams import Reader, Writer
 from opgen.runtime.sharding.protocol import RING_LABEL, ShardingOptions
+from opgen.runtime.timeouts import within
 
 __all__ = ["MemberLease", "Members", "lease_name", "loop_time"]
 
@@ -124,7 +125,7 @@ class MemberLease:
                 max(0.0, min(self.options.retry_period, deadline - self._clock()))
             )
             try:
-                await asyncio.wait_for(self.renew(), max(0.0, deadline - self._clock()))
+                await within(self.renew(), deadline - self._clock())
                 last = self._clock()
             except Exception as exc:
                 log.warning("could not renew shard lease %s: %r", self.name, exc)
