@@ -22,7 +22,7 @@ from opgen.openapi.kubernetes import KNOWN, PACKAGE
 from opgen.openapi.patching import PatchFacts
 from opgen.render.models import import_order, module_docstring, render_module
 from opgen.render.templating import render
-from opgen.render.views import K8sPackageView
+from opgen.render.views import K8sPackageView, PatchStrategiesView
 from opgen.write.files import File
 
 __all__ = ["CoreTypesSource", "core_type_files", "patch_strategies_file"]
@@ -153,14 +153,14 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
 def patch_strategies_file(facts: PatchFacts, source: CoreTypesSource) -> File:
     """`opgen/api/k8s/patch_strategies.py`: the strategic merge patch facts."""
     header = module_docstring("", _header(source, None, declarations=False))
-    text = render(
-        "models/k8s_patch_strategies.py.j2",
+    view = PatchStrategiesView(
         header=header.strip('"').strip(),
         kinds=tuple(facts.kinds.items()),
         types=tuple(
             (name, tuple(fields.items())) for name, fields in facts.types.items()
         ),
     )
+    text = render("models/k8s_patch_strategies.py.j2", module=view)
     return File(path=_DIRECTORY / "patch_strategies.py", content=text)
 
 

@@ -472,6 +472,18 @@ class K8sPackageView:
 
 
 @dataclass(frozen=True)
+class PatchStrategiesView:
+    """`opgen/api/k8s/patch_strategies.py`: the strategic merge patch facts."""
+
+    header: str
+    kinds: tuple[tuple[str, str], ...]
+    """(kind, OpenAPI type) of every kind with patch facts."""
+    types: tuple[tuple[str, tuple[tuple[str, tuple[str, str, str]], ...]], ...]
+    """(type, ((field, (strategy, merge key, value type)), ...)) of every type
+    with patch facts."""
+
+
+@dataclass(frozen=True)
 class ImportedPackageView:
     """An `__init__.py` above the modules of imported kinds."""
 
