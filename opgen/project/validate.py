@@ -43,7 +43,7 @@ RESERVED_KINDS = frozenset(
 RESERVED_PACKAGES = frozenset(
     {"opgen", "tests", "config", "api", "controller", "test"}
     | {"pydantic", "pydantic_core", "typing_extensions", "yaml", "re2", "msgspec"}
-    | {"cryptography", "aiohttp", "prometheus_client"}
+    | {"cryptography", "aiohttp", "yarl", "prometheus_client"}
 )
 
 
