@@ -20,16 +20,19 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import re
 import sys
 import sysconfig
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from importlib.machinery import ModuleSpec
 from pathlib import Path
-from types import ModuleType, TracebackType
+from types import CodeType, ModuleType, TracebackType
 
 from pydantic.errors import PydanticSchemaGenerationError
 
@@ -78,7 +81,7 @@ def import_module_from_path(
     if cached is not None and cached[0] == _stamp(file):
         return cached[1]
     root, name = _module_name(file, run)
-    with _user_modules_visible(root, run), _on_sys_path(root):
+    with _user_modules_visible(root, run), _on_sys_path(root), _read_from_source(root):
         before = set(sys.modules)
         try:
             module = _execute(file, name)
@@ -127,6 +130,54 @@ def _on_sys_path(root: Path) -> Iterator[None]:
             sys.path.remove(entry)
 
 
+class _SourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the user's file from its source on every import.
+
+    Python's bytecode cache is checked against the source's modification time,
+    in whole seconds, and its size: an edit saved within the second of the last
+    run, at the same size, would run the previous version. A user's types and
+    handlers are small, so compiling them costs little."""
+
+    def get_code(self, fullname: str) -> CodeType:
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Finds the modules below `below` as `sys.path` does, to load them with
+    `_SourceLoader`; leaves every other module to the finders after it."""
+
+    def __init__(self, below: str) -> None:
+        self.below = below
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> ModuleSpec | None:
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if (
+            spec is None
+            or not isinstance(spec.loader, importlib.machinery.SourceFileLoader)
+            or spec.origin is None
+            or not spec.origin.startswith(self.below)
+        ):
+            return None
+        spec.loader = _SourceLoader(fullname, spec.origin)
+        return spec
+
+
+@contextmanager
+def _read_from_source(root: Path) -> Iterator[None]:
+    finder = _SourceFinder(os.path.join(str(root), ""))
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
 @contextmanager
 def _user_modules_visible(root: Path, run: RunContext) -> Iterator[None]:
     """Put the user modules already executed from below `root` back in `sys.modules`.
@@ -172,7 +223,9 @@ def _execute(file: Path, name: str) -> ModuleType:
         if "." in name:
             importlib.invalidate_caches()
             return importlib.import_module(name)
-        spec = importlib.util.spec_from_file_location(name, file)
+        spec = importlib.util.spec_from_file_location(
+            name, file, loader=_SourceLoader(name, str(file))
+        )
         if spec is None or spec.loader is None:  # pragma: no cover
             # Never for a .py file: it always has a spec and a loader.
             raise LoadError(f"{display_path(file)}: cannot be imported")

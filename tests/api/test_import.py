@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests.fresh import in_fresh_interpreter
 
 FORBIDDEN = (
     "opgen.load",
@@ -23,10 +22,7 @@ def test_import_opgen_api_alone() -> None:
         f"bad = sorted(m for m in sys.modules if m.startswith({FORBIDDEN!r}))\n"
         "print(','.join(bad))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert done.stdout.strip() == ""
+    assert in_fresh_interpreter(code) == ""
 
 
 def test_cli_help_does_not_import_pydantic_or_the_engine() -> None:
@@ -36,7 +32,4 @@ def test_cli_help_does_not_import_pydantic_or_the_engine() -> None:
         "bad = sorted(m for m in sys.modules if m.startswith(('pydantic', 'opgen.schema', 'opgen.load', 'opgen.render', 'yaml')))\n"
         "print(','.join(bad))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert done.stdout.strip() == ""
+    assert in_fresh_interpreter(code) == ""

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 import opgen.api as op
 from opgen.openapi.kubernetes import KNOWN, ROOTS
-
-
-def _python(code: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
+from tests.fresh import in_fresh_interpreter
 
 
 def test_import_opgen_api_does_not_load_op_k8s() -> None:
@@ -25,7 +16,7 @@ def test_import_opgen_api_does_not_load_op_k8s() -> None:
         "op.k8s.PodTemplateSpec\n"
         "print(sorted(m for m in sys.modules if m.startswith('opgen.api.k8s')))\n"
     )
-    before, after = _python(code).splitlines()
+    before, after = in_fresh_interpreter(code).splitlines()
     assert before == "[]"
     assert (
         after == "['opgen.api.k8s', 'opgen.api.k8s.core_v1', 'opgen.api.k8s.meta_v1']"

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from tests.fresh import in_fresh_interpreter
 
 ROOT = Path(__file__).parents[2]
 BLOCKED = ["typer", "jinja2", "black", "datamodel_code_generator"]
@@ -34,15 +33,7 @@ def test_runtime_imports_with_generator_dependencies_blocked() -> None:
         assert not [m for m in sys.modules if m.split(".")[0] in blocked]
         print("ok")
         """)
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
+    assert in_fresh_interpreter(script, cwd=ROOT) == "ok"
 
 
 def test_an_operator_loads_the_cel_engine_and_web_server_only_when_used() -> None:
@@ -68,15 +59,7 @@ def test_an_operator_loads_the_cel_engine_and_web_server_only_when_used() -> Non
         assert loaded() == ["opgen.engine.cel.program"], loaded()
         print("ok")
         """)
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
+    assert in_fresh_interpreter(script, cwd=ROOT) == "ok"
 
 
 def test_a_reconciler_imported_for_its_markers_loads_no_http_stack(
@@ -110,14 +93,5 @@ def test_a_reconciler_imported_for_its_markers_loads_no_http_stack(
         print("ok")
         """)
     reconciler = tmp_path / "reconciler.py"  # markers read their class's source
-    reconciler.write_text(script, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(reconciler)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
+    ran = in_fresh_interpreter(script, cwd=ROOT, script=reconciler, pythonpath=ROOT)
+    assert ran == "ok"

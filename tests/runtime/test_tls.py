@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from opgen.runtime import tls
+from tests.fresh import in_fresh_interpreter
 
 ROOT = Path(__file__).parents[2]
 
@@ -70,15 +70,7 @@ def test_a_generated_certificate_leaves_cryptography_out_of_the_process() -> Non
 
         asyncio.run(main())
         """)
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
+    assert in_fresh_interpreter(script, cwd=ROOT) == "ok"
 
 
 async def test_a_generated_certificate_names_localhost_and_the_loopback() -> None:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.fresh import in_fresh_interpreter
 from tests.scaffold.conftest import BIN, check_code, opgen, run_project_tests, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,15 +50,7 @@ def test_generate_check_loads_markers_not_the_operator() -> None:
     """The command an author runs after every edit imports the reconcilers and
     webhook handlers for their markers, and none of the runtime they run on (the
     HTTP stack, Prometheus); without imported CRDs, not their renderer either."""
-    done = subprocess.run(
-        [sys.executable, "-c", LOADS],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=EXAMPLE,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "[]"
+    assert in_fresh_interpreter(LOADS, cwd=EXAMPLE).splitlines()[-1] == "[]"
 
 
 def test_example_is_what_the_recipe_produces(tmp_path: Path) -> None:

@@ -5,12 +5,11 @@ itself to envtest)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.strategic import root_type, strategic_merge
+from tests.fresh import in_fresh_interpreter
 from tests.testing.memory.crds import served_kinds
 
 STRATEGIC = "application/strategic-merge-patch+json"
@@ -23,10 +22,7 @@ def test_importing_op_k8s_does_not_load_the_patch_facts() -> None:
         "k8s.Deployment\n"
         "print('opgen.api.k8s.patch_strategies' in sys.modules)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert done.stdout.strip() == "False"
+    assert in_fresh_interpreter(code) == "False"
 
 
 def test_the_facts_are_kubernetes_own() -> None:
