@@ -106,10 +106,32 @@ def _stamped_wire(obj: object, annotation: str) -> dict[str, Any]:
     current = getattr(obj, "metadata", None)
     if isinstance(current, ObjectMeta):
         # a copy, as set_metadata makes: the metadata may be shared with another object
-        obj.metadata = current.model_copy(update={"annotations": dict(annotations)})  # type: ignore[attr-defined]
+        obj.metadata = _with_annotations(current, dict(annotations))  # type: ignore[attr-defined]
     else:
         resources.set_metadata(obj, meta)
     return wire
+
+
+_set = object.__setattr__
+
+
+def _with_annotations(meta: ObjectMeta, annotations: dict[str, str]) -> ObjectMeta:
+    """`meta.model_copy(update={"annotations": annotations})`, built directly (a
+    shallow copy, as model_copy makes) for a fraction of its cost."""
+    duplicate = ObjectMeta.__new__(type(meta))
+    values = meta.__dict__.copy()
+    values["annotations"] = annotations
+    _set(duplicate, "__dict__", values)
+    _set(
+        duplicate,
+        "__pydantic_fields_set__",
+        {*meta.__pydantic_fields_set__, "annotations"},
+    )
+    extra = meta.__pydantic_extra__
+    _set(duplicate, "__pydantic_extra__", None if extra is None else dict(extra))
+    private = meta.__pydantic_private__
+    _set(duplicate, "__pydantic_private__", None if private is None else dict(private))
+    return duplicate
 
 
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
