@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 import msgspec
@@ -194,8 +194,9 @@ def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
         return not live
     if live == desired:
         return True  # most of a converged child: compared in C, not field by field
-    if isinstance(desired, Mapping):
-        if not isinstance(live, Mapping):
+    kind = type(desired)  # a dump's dicts and lists: no isinstance through the ABCs
+    if kind is dict or (kind is not list and isinstance(desired, Mapping)):
+        if type(live) is not dict and not isinstance(live, Mapping):
             return False
         for key, value in desired.items():
             if not holds(
@@ -203,7 +204,7 @@ def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
             ):
                 return False
         return True
-    if isinstance(desired, list):
+    if kind is list:
         return (
             isinstance(live, list)
             and len(live) == len(desired)
@@ -220,18 +221,29 @@ def _wire(obj: object, include: Mapping[str, Any] | None = None) -> dict[str, An
 
 def _compared(live: object, desired: Mapping[str, Any]) -> dict[str, Any] | None:
     """The fields of `live` that `holds(..., desired)` reads, as `model_dump`'s
-    `include`; None: all of them."""
-    include = _named(type(live), desired)
+    `include` (shared: not to be changed); None: all of them."""
     meta = desired.get("metadata")
-    if include is not None and "metadata" in include and isinstance(meta, Mapping):
-        of_meta = _named(type(getattr(live, "metadata", None)), meta)
+    meta_keys = tuple(meta) if isinstance(meta, Mapping) else None
+    meta_type = type(getattr(live, "metadata", None))
+    return _include(type(live), tuple(desired), meta_type, meta_keys)
+
+
+@functools.lru_cache(maxsize=1024)
+def _include(
+    cls: type, keys: tuple[str, ...], meta_cls: type, meta_keys: tuple[str, ...] | None
+) -> dict[str, Any] | None:
+    """`_compared`'s answer for a live object of `cls` and a desired wire form
+    with `keys` (`meta_keys` in its metadata), the same for every reconcile."""
+    include = _named(cls, keys)
+    if include is not None and "metadata" in include and meta_keys is not None:
+        of_meta = _named(meta_cls, meta_keys)
         if of_meta is not None:
             include["metadata"] = of_meta
     return include
 
 
-def _named(cls: type, wire: Mapping[str, Any]) -> dict[str, Any] | None:
-    """`{field name: True}` for the keys of `wire`, fields of model `cls`; None
+def _named(cls: type, wire: Iterable[str]) -> dict[str, Any] | None:
+    """`{field name: True}` for the keys `wire`, fields of model `cls`; None
     when one is not a field (an extra) or `cls` is not a plain model."""
     fields = _fields_by_key(cls)
     if fields is None:
