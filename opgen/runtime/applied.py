@@ -31,7 +31,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 from pydantic import BaseModel
@@ -221,19 +221,26 @@ def _wire(obj: object, include: Mapping[str, Any] | None = None) -> dict[str, An
 
 def _compared(live: object, desired: Mapping[str, Any]) -> dict[str, Any] | None:
     """The fields of `live` that `holds(..., desired)` reads, as `model_dump`'s
-    `include` (shared: not to be changed); None: all of them."""
+    `include` (shared: not to be changed); None: all of them. The same for every
+    reconcile of a kind, so worked out once per key set."""
     meta = desired.get("metadata")
     meta_keys = tuple(meta) if isinstance(meta, Mapping) else None
-    meta_type = type(getattr(live, "metadata", None))
-    return _include(type(live), tuple(desired), meta_type, meta_keys)
+    key = (type(live), tuple(desired), type(getattr(live, "metadata", None)), meta_keys)
+    found = _INCLUDES.get(key, _UNREAD)
+    if found is _UNREAD:
+        if len(_INCLUDES) >= _INCLUDES_KEPT:
+            _INCLUDES.clear()
+        found = _INCLUDES[key] = _include(*key)
+    return cast("dict[str, Any] | None", found)
 
 
-@functools.lru_cache(maxsize=1024)
+_INCLUDES: dict[tuple[Any, ...], object] = {}
+_INCLUDES_KEPT = 1024
+
+
 def _include(
     cls: type, keys: tuple[str, ...], meta_cls: type, meta_keys: tuple[str, ...] | None
 ) -> dict[str, Any] | None:
-    """`_compared`'s answer for a live object of `cls` and a desired wire form
-    with `keys` (`meta_keys` in its metadata), the same for every reconcile."""
     include = _named(cls, keys)
     if include is not None and "metadata" in include and meta_keys is not None:
         of_meta = _named(meta_cls, meta_keys)
