@@ -204,7 +204,7 @@ def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
             ):
                 return False
         return True
-    if kind is list:
+    if kind is list or isinstance(desired, list):
         return (
             isinstance(live, list)
             and len(live) == len(desired)
