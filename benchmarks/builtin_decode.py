@@ -16,7 +16,11 @@ Deployment and a Service, in one process, CPU time per object (median of
   does on a cached read of a custom resource;
 - op.k8s built: what the runtime does now on every read of a built-in object
   (`opgen.runtime.resources`: the API server validated it, so it is built
-  without validating again, `opgen.runtime.construct`).
+  without opgen's checks, by Pydantic's validator with them taken out,
+  `opgen.runtime.construct.unchecked`);
+- op.k8s builder: `construct.builder`, Python that builds the model tree from
+  the decoded JSON, what the runtime did before and falls back to for JSON the
+  validator refuses (a `null` where the model has a list).
 
 Then the work the example's reconciler does per child on each reconcile
 besides the read: its wire form (lightkube's `to_dict()`, op.k8s's
@@ -27,6 +31,12 @@ compare), `--objects / 10` times, the two ways alternating.
 
 lightkube is the baseline only, not an opgen dependency: install it with
 `pip install -e '.[bench]'`.
+
+`--instructions` counts instructions instead of CPU time, which a loaded
+machine cannot disturb: it runs the Deployment decodes and the two reconciles
+under valgrind's callgrind (which must be installed), with instrumentation
+switched on only around `--objects / 10` rounds of each, and prints the
+instructions per call.
 """
 
 from __future__ import annotations
@@ -221,6 +231,7 @@ def _compare(label: str, data: dict[str, Any], objects: int, repeats: int) -> No
     import lightkube.resources.core_v1 as lightkube_core
 
     import opgen.api as op
+    from opgen.runtime import construct
     from opgen.runtime.resources import resource_type
 
     lightkube_cls = getattr(lightkube_apps, label, None) or getattr(
@@ -233,6 +244,8 @@ def _compare(label: str, data: dict[str, Any], objects: int, repeats: int) -> No
     pickled = pickle.dumps(validated, protocol=pickle.HIGHEST_PROTOCOL)
     built = rtype.decode_json(raw)
     assert rtype.encode_obj(built) == rtype.encode_obj(validated)
+    build = construct.builder(k8s_cls)
+    assert rtype.encode_obj(build(msgspec.json.decode(raw))) == rtype.encode_obj(built)
     lightkube_obj = msgspec.json.decode(raw, type=lightkube_cls)
 
     print(f"{label} ({len(raw)} bytes of JSON), CPU per object, {objects} objects:")
@@ -245,6 +258,7 @@ def _compare(label: str, data: dict[str, Any], objects: int, repeats: int) -> No
         ("op.k8s validated", lambda: k8s_cls.model_validate_json(raw)),
         ("op.k8s unpickled", lambda: pickle.loads(pickled)),
         ("op.k8s built (the runtime)", lambda: rtype.decode_json(raw)),
+        ("op.k8s builder (fallback)", lambda: build(msgspec.json.decode(raw))),
     ):
         print(_row(name, _cpu_per_object(call, objects, repeats), reference))
     print(f"{label}'s wire form, CPU per object:")
@@ -258,6 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks builtin_decode")
     parser.add_argument("--objects", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--instructions", action="store_true")
     options = parser.parse_args(argv or [])
     try:
         import lightkube.resources.apps_v1  # noqa: F401  (the baseline)
@@ -266,12 +281,131 @@ def main(argv: list[str] | None = None) -> None:
             "builtin_decode compares with lightkube, which opgen does not install: "
             "pip install -e '.[bench]'"
         ) from None
+    if options.instructions:
+        _instructions(max(options.objects // 10, 100))
+        return
     for label, data in (("Deployment", DEPLOYMENT), ("Service", SERVICE)):
         _compare(label, data, options.objects, options.repeats)
     _reconcile_work(options.repeats, max(options.objects // 10, 100))
 
 
+_COUNTED = {
+    "lightkube-decode": "Deployment decode, lightkube (msgspec)",
+    "k8s-decode": "Deployment decode, op.k8s built (the runtime)",
+    "k8s-validated": "Deployment decode, op.k8s validated",
+    "lightkube-reconcile": "converged reconcile, lightkube (before)",
+    "k8s-reconcile": "converged reconcile, op.k8s (now)",
+}
+
+
+def _instructions(rounds: int) -> None:
+    """Run `_count` under callgrind and print its counts per call."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        raise SystemExit("--instructions runs valgrind's callgrind: install valgrind")
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "cg.out"
+        subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--instr-atstart=no",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                "-c",
+                f"from benchmarks.builtin_decode import _count; _count({rounds})",
+            ],
+            check=True,
+            capture_output=True,
+            cwd=Path(__file__).parents[1],
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        counts: dict[str, int] = {}
+        for dump in Path(folder).glob("cg.out.*"):
+            name = total = None
+            for line in dump.read_text().splitlines():
+                if line.startswith("desc: Trigger: "):
+                    name = line.split()[-1]  # "desc: Trigger: dump <name>"
+                elif line.startswith("summary: "):
+                    total = int(line.split()[1])
+            if name in _COUNTED and total is not None:
+                counts[name] = total
+    print(f"Instructions per call (callgrind, {rounds} rounds each):")
+    for name, label in _COUNTED.items():
+        print(f"  {label:<46} {counts[name] / rounds / 1000:8.0f} k")
+    ratio = counts["k8s-reconcile"] / counts["lightkube-reconcile"]
+    print(f"  converged reconcile, op.k8s / lightkube      {ratio:8.2f}x")
+
+
+def _count(rounds: int) -> None:
+    """Under callgrind: each call of `_COUNTED` `rounds` times, instrumented, one
+    dump of the counts per call."""
+    import os
+    import subprocess
+
+    import lightkube.resources.apps_v1 as lightkube_apps
+
+    import opgen.api as op
+    from opgen.runtime.resources import resource_type
+
+    raw = msgspec.json.encode(DEPLOYMENT)
+    rtype = resource_type(op.k8s.Deployment)
+    lightkube_reconcile, k8s_reconcile, _ = _reconciles()
+    calls: dict[str, Callable[[], Any]] = {
+        "lightkube-decode": lambda: msgspec.json.decode(
+            raw, type=lightkube_apps.Deployment
+        ),
+        "k8s-decode": lambda: rtype.decode_json(raw),
+        "k8s-validated": lambda: op.k8s.Deployment.model_validate_json(raw),
+        "lightkube-reconcile": lightkube_reconcile,
+        "k8s-reconcile": k8s_reconcile,
+    }
+    pid = str(os.getpid())
+
+    def control(*arguments: str) -> None:
+        subprocess.run(
+            ["callgrind_control", *arguments, pid],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+    for call in calls.values():
+        for _ in range(50):  # warm: caches filled, schemas built
+            call()
+    control("-i", "on")
+    control("-z")
+    for name, call in calls.items():
+        for _ in range(rounds):
+            call()
+        control("-d", name)
+    control("-i", "off")
+
+
 def _reconcile_work(repeats: int, rounds: int) -> None:
+    lightkube_reconcile, k8s_reconcile, size = _reconciles()
+    print(f"A converged reconcile of the example's head Deployment ({size} bytes):")
+    base: list[float] = []
+    mine: list[float] = []
+    for _ in range(repeats):
+        base += _cpu_per_object(lightkube_reconcile, rounds, 1)
+        mine += _cpu_per_object(k8s_reconcile, rounds, 1)
+    print(_row("lightkube (before)", base, None))
+    print(_row("op.k8s (now)", mine, statistics.median(base)))
+    ratio = statistics.median(mine) / statistics.median(base)
+    verdict = "met" if ratio <= 1.0 else "not met"
+    print(
+        f"goal (issue 20): a converged reconcile on op.k8s costs at most lightkube's: "
+        f"{ratio:.2f}x, {verdict}"
+    )
+
+
+def _reconciles() -> tuple[Callable[[], None], Callable[[], None], int]:
     """The converged reconcile of the example's head Deployment, both ways: read
     the live child as the cache keeps it (without managedFields), build the
     desired one from the cluster's spec, stamp it, and compare. The op.k8s column
@@ -385,17 +519,4 @@ def _reconcile_work(repeats: int, rounds: int) -> None:
         else:
             raise AssertionError("apply_if_changed would write a converged child")
 
-    print(f"A converged reconcile of the example's head Deployment ({len(raw)} bytes):")
-    base: list[float] = []
-    mine: list[float] = []
-    for _ in range(repeats):
-        base += _cpu_per_object(lightkube_reconcile, rounds, 1)
-        mine += _cpu_per_object(k8s_reconcile, rounds, 1)
-    print(_row("lightkube (before)", base, None))
-    print(_row("op.k8s (now)", mine, statistics.median(base)))
-    ratio = statistics.median(mine) / statistics.median(base)
-    verdict = "met" if ratio <= 1.0 else "not met"
-    print(
-        f"goal (issue 20): a converged reconcile on op.k8s costs at most lightkube's: "
-        f"{ratio:.2f}x, {verdict}"
-    )
+    return lightkube_reconcile, k8s_reconcile, len(raw)

@@ -25,8 +25,8 @@ step with an outcome of its own:
   write answers) with the same error.
 
 Built-in kinds (`op.k8s.Deployment`, ...) are different: the API server
-validates them itself, so their objects are built from the JSON on every read
-without validating again (`opgen.runtime.construct`), which is cheaper than
+validates them itself, so their objects are made from the JSON on every read
+without opgen's checks (`opgen.runtime.construct`), which is cheaper than
 unpickling.
 """
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 import msgspec
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from pydantic_core import SchemaValidator
 
 from opgen.engine.builtin import BuiltinResource, builtin_info, builtin_resource
 from opgen.engine.reading import ResourceInfo, is_custom_resource, resource_info
@@ -179,10 +180,21 @@ def _encoder(api_version: str, kind: str) -> Encoder[Any]:
 
 def _builtin_type(cls: type[BaseModel], facts: BuiltinResource) -> ResourceType[Any]:
     # The API server validated what it sends of a built-in kind (construct.py).
-    build = construct.builder(cls)
+    @functools.cache
+    def validator() -> SchemaValidator:
+        return construct.unchecked(cls)
 
     def decode_json(raw: bytes) -> Any:
-        return build(msgspec.json.decode(raw))
+        try:
+            return validator().validate_json(raw)
+        except ValidationError:
+            return construct.builder(cls)(msgspec.json.decode(raw))
+
+    def decode_dict(data: Mapping[str, Any]) -> Any:
+        try:
+            return validator().validate_python(data)
+        except ValidationError:
+            return construct.builder(cls)(data)
 
     info = builtin_info(cls, facts)
     return ResourceType(
@@ -190,7 +202,7 @@ def _builtin_type(cls: type[BaseModel], facts: BuiltinResource) -> ResourceType[
         builtin=True,
         info=info,
         decode_json=decode_json,
-        decode_dict=build,
+        decode_dict=decode_dict,
         encode_obj=_encoder(info.api_version, info.kind),
     )
 
