@@ -359,7 +359,8 @@ class Transport:
                 method,
                 url,
                 data=body,
-                headers={**credentials, **extra},
+                # None: the session's fixed headers alone (a client certificate's GET)
+                headers={**credentials, **extra} if credentials or extra else None,
                 timeout=timeout,
                 proxy=self._proxy,
                 proxy_headers=self._proxy_headers,
