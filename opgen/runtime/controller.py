@@ -134,6 +134,8 @@ class Controller:
         self._metrics: Metrics | None = None
         self._events: EventRecorder | None = None
         self._m_total: dict[str, Counter] = {}
+        self._active = 0
+        """Reconciles in flight (the active-workers gauge reads it when scraped)."""
         self.hot_loops = HotLoops()
         self.gate: Gate | None = None
         """Set by the manager when its reconciles are sharded."""
@@ -219,10 +221,8 @@ class Controller:
 
     def _use_metrics(self, metrics: Metrics) -> None:
         self._metrics = metrics
-        # the children every reconcile touches, looked up once (as the work queue does);
-        # the active workers are counted in a plain int the gauge reads when scraped
+        # the children every reconcile touches, looked up once (as the work queue does)
         self._m_time = metrics.reconcile_time.labels(self.name)
-        self._active = 0
         metrics.active_workers.labels(self.name).set_function(lambda: self._active)
         self._m_total.clear()
 
