@@ -134,6 +134,8 @@ class Controller:
         self._metrics: Metrics | None = None
         self._events: EventRecorder | None = None
         self._m_total: dict[str, Counter] = {}
+        self._active = 0
+        """Reconciles in flight (the active-workers gauge reads it when scraped)."""
         self.hot_loops = HotLoops()
         self.gate: Gate | None = None
         """Set by the manager when its reconciles are sharded."""
@@ -220,8 +222,8 @@ class Controller:
     def _use_metrics(self, metrics: Metrics) -> None:
         self._metrics = metrics
         # the children every reconcile touches, looked up once (as the work queue does)
-        self._m_active = metrics.active_workers.labels(self.name)
         self._m_time = metrics.reconcile_time.labels(self.name)
+        metrics.active_workers.labels(self.name).set_function(lambda: self._active)
         self._m_total.clear()
 
     async def run(
@@ -240,7 +242,6 @@ class Controller:
         metrics.max_concurrent.labels(self.name).set(
             self.options.max_concurrent_reconciles
         )
-        metrics.active_workers.labels(self.name).set(0)
         for_informer = cache.informer_for(self.for_.kind)
         for_informer.add_handler(self._for_handler)
         if self.gate is not None:
@@ -312,9 +313,7 @@ class Controller:
     async def _process(self, request: Request) -> None:
         queue, metrics = self.queue, self._metrics
         assert queue is not None and metrics is not None
-        extra = {"controller": self.name, "request": str(request)}
-        active = self._m_active
-        active.inc()
+        self._active += 1
         started = time.monotonic()
         outcome: str
         try:
@@ -324,7 +323,8 @@ class Controller:
             queue.forget(request)
             metrics.reconcile_errors.labels(self.name).inc()
             metrics.terminal_errors.labels(self.name).inc()
-            log.error("reconcile %s failed permanently: %s", request, exc, extra=extra)
+            log.error("reconcile %s failed permanently: %s", request, exc,
+                      extra=self._log_extra(request))  # fmt: skip
         except DecodeError as exc:
             outcome = "error"
             queue.forget(request)
@@ -335,15 +335,19 @@ class Controller:
                 "reconcile %s: %s; not retried until the object changes",
                 request,
                 exc,
-                extra=extra,
+                extra=self._log_extra(request),
             )
             await self._record_undecodable(exc)
         except errors.Conflict as exc:
             outcome = "requeue"
             queue.add_rate_limited(request)
-            log.debug(
-                "reconcile %s hit a conflict, retrying: %s", request, exc, extra=extra
-            )
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug(
+                    "reconcile %s hit a conflict, retrying: %s",
+                    request,
+                    exc,
+                    extra=self._log_extra(request),
+                )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -355,11 +359,13 @@ class Controller:
                     "reconcile %s failed: %s; retrying with backoff",
                     request,
                     exc,
-                    extra=extra,
+                    extra=self._log_extra(request),
                 )
             else:
                 log.exception(
-                    "reconcile %s failed; retrying with backoff", request, extra=extra
+                    "reconcile %s failed; retrying with backoff",
+                    request,
+                    extra=self._log_extra(request),
                 )
         else:
             queue.forget(request)
@@ -371,7 +377,7 @@ class Controller:
                 outcome = "success"
                 self._notice_hot_loop(request, metrics)
         finally:
-            active.dec()
+            self._active -= 1
             self._m_time.observe(time.monotonic() - started)
         total = self._m_total.get(outcome)
         if total is None:
@@ -379,6 +385,11 @@ class Controller:
                 self.name, outcome
             )
         total.inc()
+
+    def _log_extra(self, request: Request) -> dict[str, str]:
+        """A log record's fields naming the controller and the request; built only
+        for a record that is logged, not on every reconcile."""
+        return {"controller": self.name, "request": str(request)}
 
     def _notice_hot_loop(self, request: Request, metrics: Metrics) -> None:
         count = self.hot_loops.reconciled(request)

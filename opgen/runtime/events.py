@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from opgen.runtime import ratelimit, resources
+from opgen.runtime import metafields, ratelimit, resources
 from opgen.runtime.client import Client
 from opgen.runtime.errors import ApiError, TransportError
 
@@ -155,14 +155,13 @@ class EventRecorder:
 
     def _reference(self, obj: object) -> dict[str, Any]:
         rtype = resources.resource_type(type(obj))
-        meta = resources.metadata(obj)
         ref = {
             "apiVersion": rtype.api_version,
             "kind": rtype.kind,
-            "name": meta.get("name"),
-            "namespace": meta.get("namespace"),
-            "uid": meta.get("uid"),
-            "resourceVersion": meta.get("resourceVersion"),
+            **{
+                field: metafields.get(obj, field)
+                for field in ("name", "namespace", "uid", "resourceVersion")
+            },
         }
         return {k: v for k, v in ref.items() if v}
 

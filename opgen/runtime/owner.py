@@ -6,13 +6,16 @@ namespaced owner of a cluster-scoped child, an owner not yet persisted (no
 UID), and a child that already has a different controller. When the owner
 is held by a shard of a sharding ring, the child gets the owner's shard label
 too, so it is watched by the replica that reconciles its owner.
+
+Only the metadata fields it needs are read and written (`metafields`), not
+the whole metadata: a reconcile that creates a child calls it every time.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from opgen.runtime import resources
+from opgen.runtime import metafields, resources
 from opgen.runtime.sharding.protocol import SHARD_PREFIX
 
 __all__ = [
@@ -33,7 +36,7 @@ class AlreadyOwnedError(OwnerReferenceError):
 
 def controller_of(obj: object) -> dict[str, Any] | None:
     """The owner reference with `controller: true`, if any."""
-    for ref in resources.metadata(obj).get("ownerReferences") or ():
+    for ref in metafields.get(obj, "ownerReferences") or ():
         if ref.get("controller"):
             return dict(ref)
     return None
@@ -45,48 +48,48 @@ def set_controller_reference(
     """Make `owner` the controller of `child` (edits `child.metadata` in place; no API call)."""
     owner_type = resources.resource_type(type(owner))
     child_type = resources.resource_type(type(child))
-    owner_meta = resources.metadata(owner)
-    child_meta = resources.metadata(child)
-    if not owner_meta.get("uid"):
+    owner_name = metafields.get(owner, "name")
+    owner_uid = metafields.get(owner, "uid")
+    if not owner_uid:
         raise OwnerReferenceError(
-            f"{owner_type.kind} {owner_meta.get('name')!r} has no uid: owners must exist on the server first"
+            f"{owner_type.kind} {owner_name!r} has no uid: owners must exist on the server first"
         )
     if owner_type.namespaced:
         if not child_type.namespaced:
             raise OwnerReferenceError(
                 f"cluster-scoped {child_type.kind} cannot be owned by namespaced {owner_type.kind}"
             )
-        if (child_meta.get("namespace") or None) != (
-            owner_meta.get("namespace") or None
-        ):
+        owner_namespace = metafields.get(owner, "namespace")
+        child_namespace = metafields.get(child, "namespace")
+        if (child_namespace or None) != (owner_namespace or None):
             raise OwnerReferenceError(
-                f"{child_type.kind} in namespace {child_meta.get('namespace')!r} cannot be owned by "
-                f"{owner_type.kind} in namespace {owner_meta.get('namespace')!r}: "
+                f"{child_type.kind} in namespace {child_namespace!r} cannot be owned by "
+                f"{owner_type.kind} in namespace {owner_namespace!r}: "
                 "owner references cannot cross namespaces"
             )
     reference = {
         "apiVersion": owner_type.api_version,
         "kind": owner_type.kind,
-        "name": owner_meta["name"],
-        "uid": owner_meta["uid"],
+        "name": owner_name,
+        "uid": owner_uid,
         "controller": True,
         "blockOwnerDeletion": block_owner_deletion,
     }
-    references = [dict(r) for r in child_meta.get("ownerReferences") or ()]
+    references: list[dict[str, Any]] = metafields.get(child, "ownerReferences") or []
     current = next((r for r in references if r.get("controller")), None)
-    if current is not None and current.get("uid") != owner_meta["uid"]:
+    if current is not None and current.get("uid") != owner_uid:
         raise AlreadyOwnedError(
-            f"{child_type.kind} {child_meta.get('name')!r} is already controlled by "
+            f"{child_type.kind} {metafields.get(child, 'name')!r} is already controlled by "
             f"{current.get('kind')} {current.get('name')!r}"
         )
-    references = [r for r in references if r.get("uid") != owner_meta["uid"]]
+    references = [r for r in references if r.get("uid") != owner_uid]
     references.append(reference)
-    child_meta["ownerReferences"] = references
+    metafields.put(child, "ownerReferences", references)
     shards = {
         key: value
-        for key, value in (owner_meta.get("labels") or {}).items()
+        for key, value in (metafields.get(owner, "labels") or {}).items()
         if key.startswith(SHARD_PREFIX)
     }
     if shards:
-        child_meta["labels"] = {**(child_meta.get("labels") or {}), **shards}
-    resources.set_metadata(child, child_meta)
+        labels = metafields.get(child, "labels") or {}
+        metafields.put(child, "labels", {**labels, **shards})

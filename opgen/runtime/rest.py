@@ -147,7 +147,7 @@ class RestClient:
         self._bucket = ratelimit.TokenBucket(qps, burst) if qps > 0 else None
         self.metrics = metrics if metrics is not None else Metrics()
         self.counts: collections.Counter[str] = collections.Counter()
-        self._m_requests: dict[tuple[str, str, str], Counter] = {}
+        self._m_requests: dict[tuple[int | str, str], Counter] = {}
         self._manager_query = "?" + urllib.parse.urlencode(
             {"fieldManager": self.options.field_manager}
         )
@@ -239,10 +239,12 @@ class RestClient:
         self.counts[verb] += 1
 
     def _count(self, code: int | str, method: str) -> None:
-        key = (str(code), method, self.transport.host)
+        key = (code, method)
         child = self._m_requests.get(key)
         if child is None:
-            child = self._m_requests[key] = self.metrics.rest_requests.labels(*key)
+            child = self._m_requests[key] = self.metrics.rest_requests.labels(
+                str(code), method, self.transport.host
+            )
         child.inc()
 
     async def request(
@@ -262,8 +264,14 @@ class RestClient:
         subclasses. `accept`: the `Accept` header (None: JSON; `METADATA_ACCEPT`...)."""
         path = self.path(verb, rtype, name, namespace, subresource, params)
         method = _METHODS[verb]
+        bucket, counts = self._bucket, self.counts
         for retries in range(MAX_RETRIES + 1):
-            await self._throttle(verb)
+            # `_throttle`, inline: no coroutine per request when no wait is due
+            if bucket is not None:
+                delay = bucket.reserve()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            counts[verb] += 1
             try:
                 if accept is None:
                     answer = await self.transport.send(

@@ -71,7 +71,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from opgen.runtime import conditions, finalizers, resources
+from opgen.runtime import conditions, finalizers, metafields, resources
 from opgen.runtime.client import Client
 from opgen.runtime.decoding import DecodeError
 from opgen.runtime.errors import Conflict, NotFound
@@ -291,7 +291,7 @@ async def reconcile(
     current = getattr(obj, "status", None)
     status: S = current if current is not None else status_cls()  # type: ignore[assignment]
     before = status.model_copy(deep=True)
-    generation = resources.metadata(obj).get("generation")
+    generation = metafields.get(obj, "generation")
     kind_name = resources.resource_type(kind).kind
     try:
         outcome = await reconcile_spec(obj, status)
@@ -345,7 +345,7 @@ async def _record_undecodable(
     record(
         status,
         Outcome(DEGRADED, "DecodeFailed", message),
-        generation=resources.metadata(partial).get("generation"),
+        generation=metafields.get(partial, "generation"),
         kind=invalid.kind,
     )
     await write_if_changed(client, partial, status, before, refresh=False)

@@ -90,14 +90,16 @@ DEFAULT_TIMEOUT = 30.0
 """Seconds a request may take to connect (or wait for a free connection), and
 between bytes of the answer."""
 
-MAX_CONNECTIONS = 12
+MAX_CONNECTIONS = 32
 """Connections open at once for requests (watches have a pool of their own), each
-kept alive once opened; a request finding them all busy waits for one. Every
-connection costs about 0.3 MiB for as long as the process lives (asyncio's
-256 KiB TLS read buffer, and memory the heap keeps after it is closed), and one
-request at a time (HTTP/1.1). In the runtime benchmark (32 workers, a local API
-server) 12 converged as fast, on as much CPU, as the 34 connections a limit of 100
-let them open, in about 5 MiB less (docs/runtime.md, "Start-up and memory")."""
+kept alive once opened; a request finding them all busy waits for one. They are
+opened on demand, so an operator holds about as many as it has requests in flight
+(its workers'); each costs about 0.3 MiB for as long as the process lives
+(asyncio's 256 KiB TLS read buffer, and memory the heap keeps after it is closed)
+and carries one request at a time (HTTP/1.1). In the runtime benchmark (32
+workers, a local API server) a limit of 12 made requests queue for a connection:
+paired runs at 32 converged faster on less operator CPU, for about 5 MiB more
+steady RSS (docs/runtime.md, "Start-up and memory")."""
 
 IDLE_TIMEOUT = 90.0
 """Seconds an idle connection is kept open (Go's `http.Transport.IdleConnTimeout`)."""
@@ -357,7 +359,8 @@ class Transport:
                 method,
                 url,
                 data=body,
-                headers={**credentials, **extra},
+                # None: the session's fixed headers alone (a client certificate's GET)
+                headers={**credentials, **extra} if credentials or extra else None,
                 timeout=timeout,
                 proxy=self._proxy,
                 proxy_headers=self._proxy_headers,

@@ -68,7 +68,8 @@ class WorkQueue(Generic[K]):
         self._shutting_down = False
         metrics = metrics if metrics is not None else Metrics()
         labels = (name, controller or name)
-        self._m_depth = metrics.queue_depth.labels(*labels)
+        # read when scraped, not set on every add and get
+        metrics.queue_depth.labels(*labels).set_function(self.__len__)
         self._m_adds = metrics.queue_adds.labels(*labels)
         self._m_retries = metrics.queue_retries.labels(*labels)
         self._m_latency = metrics.queue_latency.labels(*labels)
@@ -100,7 +101,6 @@ class WorkQueue(Generic[K]):
             return
         self._added_at[item] = self._clock()
         self._queue.append(item)
-        self._m_depth.set(len(self._queue))
         self._notify()
 
     def _notify(self) -> None:
@@ -174,7 +174,6 @@ class WorkQueue(Generic[K]):
                     self._notify()  # pass the wake-up this worker will not use on
                 raise
         item = self._queue.popleft()
-        self._m_depth.set(len(self._queue))
         now = self._clock()
         added = self._added_at.pop(item, now)
         self._m_latency.observe(now - added)
@@ -190,7 +189,6 @@ class WorkQueue(Generic[K]):
         if item in self._dirty and not self._shutting_down:
             self._added_at[item] = self._clock()
             self._queue.append(item)
-            self._m_depth.set(len(self._queue))
             self._notify()
 
     def unfinished_work(self) -> float:
@@ -207,7 +205,6 @@ class WorkQueue(Generic[K]):
         self._shutting_down = True
         self._queue.clear()
         self._dirty.clear()
-        self._m_depth.set(0)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
