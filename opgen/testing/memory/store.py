@@ -57,14 +57,23 @@ class Subscription:
     kind: KindKey
     queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
     loop: asyncio.AbstractEventLoop | None = field(default_factory=_running_loop)
-    """The loop reading the queue: a write from another thread (the webhook
-    handlers' own) hands it the event through that loop."""
+    """The loop reading the queue: a write from another thread, or from a loop
+    not running now (the webhook handlers' own), hands it the event through
+    that loop."""
+    unread: int = 0
+    """Events put and not yet taken in by the watch's reader (`read`)."""
 
     def put(self, item: Event | None) -> None:
+        if item is not None:
+            self.unread += 1
         if self.loop is None or self.loop is _running_loop():
             self.queue.put_nowait(item)
         elif not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+
+    def read(self) -> None:
+        """One event taken in by the watch's reader (sent on, or filtered out)."""
+        self.unread -= 1
 
 
 class Store:
@@ -139,6 +148,7 @@ class Store:
         subscription = Subscription(kind)
         for event in self.history:
             if event.revision > after and event.kind == kind:
+                subscription.unread += 1
                 subscription.queue.put_nowait(event)
         self._subscriptions.add(subscription)
         return subscription
@@ -151,6 +161,10 @@ class Store:
         for subscription in list(self._subscriptions):
             subscription.put(None)
         self._subscriptions.clear()
+
+    def unread(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Whether a watch read in `loop` has events it has not taken in yet."""
+        return any(s.unread for s in self._subscriptions if s.loop is loop)
 
     @property
     def subscriptions(self) -> int:
