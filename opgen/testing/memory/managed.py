@@ -57,6 +57,20 @@ _SERVER_SET = (
 )
 
 
+_SERVER_SET_FIRST = frozenset(s[0] for s in _SERVER_SET if len(s) == 1)
+_SERVER_SET_METADATA = frozenset(s[1] for s in _SERVER_SET if len(s) == 2)
+
+
+def _server_set(path: Path) -> bool:
+    """Whether `path` is, or is inside, a field of `_SERVER_SET` (looked up by
+    its first two steps: every write asks this of every path)."""
+    if not path:
+        return False
+    if path[0] in _SERVER_SET_FIRST:
+        return True
+    return path[0] == "f:metadata" and len(path) > 1 and path[1] in _SERVER_SET_METADATA
+
+
 @dataclass(frozen=True)
 class Entry:
     """One manager's fields, as one item of `managedFields`."""
@@ -105,7 +119,7 @@ class Write:
 
     def recorded(self, paths: set[Path]) -> set[Path]:
         """The paths of `paths` this write may own."""
-        kept = {p for p in paths if not any(p[: len(s)] == s for s in _SERVER_SET)}
+        kept = {p for p in paths if not _server_set(p)}
         if self.subresource == "status":
             return {p for p in kept if p[:1] == ("f:status",)}
         if self.status_subresource:
