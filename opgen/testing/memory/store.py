@@ -113,18 +113,18 @@ class Store:
         obj: dict[str, Any],
         previous: dict[str, Any] | None,
     ) -> dict[str, Any]:
-        """Store a copy of `obj` (created when there is no `previous`) at the next
-        revision; returns `obj`, its resourceVersion set."""
+        """Store `obj` itself (created when there is no `previous`) at the next
+        revision; returns it, its resourceVersion set. From then on it is the
+        store's: the caller may answer with it (encode it), never change it."""
         self.revision += 1
         meta = obj["metadata"]
         meta["resourceVersion"] = str(self.revision)
         key = (meta.get("namespace", ""), meta["name"])
-        stored = json_copy(obj)
-        self._objects.setdefault(kind, {})[key] = stored
+        self._objects.setdefault(kind, {})[key] = obj
         happened = "MODIFIED" if previous else "ADDED"
         # the stored object is replaced by the next write, never changed: its
-        # event may share it; `obj` stays the caller's
-        self._publish(Event(self.revision, happened, kind, stored, previous))
+        # event may share it
+        self._publish(Event(self.revision, happened, kind, obj, previous))
         return obj
 
     def remove(self, kind: KindKey, obj: dict[str, Any]) -> dict[str, Any]:

@@ -434,7 +434,8 @@ class Writes(Reads):
             )
         force = route.query.get("force") == "true"
         write = self._writer(kind, route)
-        current = self.store.get(store_key(kind), route.namespace or "", route.name)
+        # only read: `live` is its copy
+        current = self.store.peek(store_key(kind), route.namespace or "", route.name)
         if current is not None:
             current = self.versions.to_served(kind, current)
         if current is None:
