@@ -126,6 +126,16 @@ class Write:
             return {p for p in kept if p[:1] != ("f:status",)}
         return kept
 
+    def part(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The top-level fields of `obj` whose paths `recorded` may keep: a
+        walk of the rest would find only paths it drops (a path's members and
+        parents lie under its own top-level field)."""
+        if self.subresource == "status":
+            return {key: value for key, value in obj.items() if key == "status"}
+        if self.status_subresource:
+            return {key: value for key, value in obj.items() if key != "status"}
+        return obj
+
     def entry(self, operation: str, fields: set[Path]) -> Entry:
         return Entry(
             self.manager,
@@ -165,8 +175,8 @@ def _changes(
     write: Write, old: dict[str, Any], new: dict[str, Any]
 ) -> tuple[set[Path], set[Path]]:
     """The paths `new` adds or changes, and those it removes, from `old`."""
-    before = members(old, write.schema, every_node=True)
-    after = members(new, write.schema, every_node=True)
+    before = members(write.part(old), write.schema, every_node=True)
+    after = members(write.part(new), write.schema, every_node=True)
     parents = {path[:n] for path in after for n in range(1, len(path))}
     changed = {
         path
