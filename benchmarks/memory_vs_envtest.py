@@ -198,6 +198,37 @@ def report(runs: list[Run], envtest_only: int = 0) -> list[str]:
     lines.append(
         f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
+    return lines + per_test(by, names)
+
+
+def per_test(by: dict[str, list[Run]], names: set[str]) -> list[str]:
+    """Where the time went, test by test: each test's wall time less start-up on
+    both backends, and its CPU on memory (medians over the runs; the first
+    test also pays what a process does once, on either backend: building the
+    models it validates, the client's converters)."""
+    lines = [
+        "per test, medians: wall less start-up on envtest and on memory, "
+        "and the CPU on memory",
+        f"{'':60} {'envtest':>8} {'memory':>8} {'its CPU':>8}",
+    ]
+    order = [t["name"] for t in by["memory"][0].tests if t["name"] in names]
+    for name in order:
+        walls = {
+            b: statistics.median(
+                float(t["seconds"]) - float(t["startup"])
+                for r in by[b]
+                for t in r.tests
+                if t["name"] == name
+            )
+            for b in BACKENDS
+        }
+        cpu = statistics.median(
+            float(t["cpu"]) for r in by["memory"] for t in r.tests if t["name"] == name
+        )
+        lines.append(
+            f"{name[:60]:60} {walls['envtest']:7.3f}s {walls['memory']:7.3f}s "
+            f"{cpu:7.3f}s"
+        )
     return lines
 
 

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -22,24 +24,37 @@ ROOT = Path(__file__).parents[1]
 SAMPLES = ROOT / "config/samples"
 
 
-def sample_document(version: str = "v1") -> dict[str, Any]:
-    """The sample of `version` as YAML data."""
+@functools.cache
+def _parsed(version: str) -> dict[str, Any]:
     document: dict[str, Any] = yaml.safe_load(
         (SAMPLES / f"ray_{version}_raycluster.yaml").read_text()
     )
     return document
 
 
+def sample_document(version: str = "v1") -> dict[str, Any]:
+    """The sample of `version` as YAML data (read once; each call gets a copy)."""
+    return copy.deepcopy(_parsed(version))
+
+
+@functools.cache
+def _validated(version: str) -> RayCluster | v1alpha1.RayCluster:
+    model = RayCluster if version == "v1" else v1alpha1.RayCluster
+    return model.model_validate(_parsed(version))
+
+
 def sample(name: str, namespace: str) -> RayCluster:
-    """The v1 sample, renamed into `namespace`."""
-    obj = RayCluster.model_validate(sample_document())
+    """The v1 sample, renamed into `namespace` (validated once; each call gets a copy)."""
+    obj = _validated("v1").model_copy(deep=True)
+    assert isinstance(obj, RayCluster)
     obj.metadata = op.ObjectMeta(name=name, namespace=namespace)
     return obj
 
 
 def flat_sample(name: str, namespace: str) -> v1alpha1.RayCluster:
     """The v1alpha1 sample (the seed's flat shape), renamed into `namespace`."""
-    obj = v1alpha1.RayCluster.model_validate(sample_document("v1alpha1"))
+    obj = _validated("v1alpha1").model_copy(deep=True)
+    assert isinstance(obj, v1alpha1.RayCluster)
     obj.metadata = op.ObjectMeta(name=name, namespace=namespace)
     return obj
 

@@ -69,7 +69,8 @@ class Deletes(Writes):
         self, kind: Kind, route: Route, options: dict[str, Any]
     ) -> dict[str, Any]:
         check_options(options)
-        current = self._current(kind, route)
+        # only read: what a delete writes is a copy of it
+        current = self._current(kind, route, copy=False)
         assert route.name is not None
         meta = current["metadata"]
         preconditions = options.get("preconditions") or {}

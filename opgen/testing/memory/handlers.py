@@ -10,18 +10,21 @@ server's objects; its cache runs, its webhook server never listens.
 
 The server answers requests synchronously, and a handler is a coroutine that
 may await that very server (a cached read lists and watches): the manager
-runs in a thread and event loop of its own, started on the first review, as
-`WebhookManager` runs it for envtest. The server's thread waits for each
-review's answer.
+lives in an event loop of its own, which runs, in the thread that asks, for
+as long as a review (or the manager's start or stop) takes — no thread of its
+own, so a review costs no hand-over between threads (each one a wait for the
+scheduler on a loaded machine). Before each review the loop first takes in
+the watch events written since the last one, so a cached read in a handler
+sees the writes answered before the request it reviews, as a webhook whose
+informer is caught up does.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from opgen import runtime as rt
 from opgen.runtime.webhook.review import Answer
@@ -32,7 +35,11 @@ if TYPE_CHECKING:
 __all__ = ["Handlers", "Setup"]
 
 Setup = Callable[[rt.Manager], None]
-START_TIMEOUT = 60.0
+T = TypeVar("T")
+CATCH_UP_STEPS = 1000
+"""Loop steps a review waits at most for the handlers' watches to take in the
+events written before it: a watch its reader no longer reads would otherwise
+hold every review."""
 
 
 class Handlers:
@@ -43,55 +50,52 @@ class Handlers:
         self.setup = setup
         self.manager: rt.Manager | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._started = concurrent.futures.Future[None]()
-        self._stop: asyncio.Event | None = None
+        self._lock = threading.RLock()
+        """One thread at a time runs the handlers' loop."""
 
     def review(self, path: str, body: bytes) -> Answer | None:
         """The answer of the handler served at `path` to a review `body`; None when
         no handler is served there (as a webhook server that answers 404)."""
-        manager, loop = self._running()
-        endpoint = manager.webhooks.endpoints.get(path)
-        if endpoint is None:
-            return None
-        return asyncio.run_coroutine_threadsafe(endpoint.review(body), loop).result()
+        with self._lock:
+            manager = self._running()
+            endpoint = manager.webhooks.endpoints.get(path)
+            if endpoint is None:
+                return None
+            return self._run(self._answer(endpoint.review, body))
 
     @property
     def paths(self) -> list[str]:
         """The paths the handlers are served on."""
-        return self._running()[0].webhooks.paths
+        with self._lock:
+            return self._running().webhooks.paths
 
     def close(self) -> None:
-        """Stop the manager's cache and its thread (reviews after this start it again)."""
-        loop, thread, stop = self._loop, self._thread, self._stop
-        if loop is not None and stop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(stop.set)
-        if thread is not None:
-            thread.join(timeout=START_TIMEOUT)
-        self.manager, self._loop, self._thread, self._stop = None, None, None, None
-        self._started = concurrent.futures.Future()
+        """Stop the manager's cache and close its loop (reviews after this start
+        them again)."""
+        with self._lock:
+            loop, manager = self._loop, self.manager
+            self.manager, self._loop = None, None
+            if loop is None:
+                return
+            try:
+                if manager is not None:
+                    self._run_in(loop, _stopped(manager))
+                self._run_in(loop, _cancelled_tasks())
+            finally:
+                loop.close()
 
-    def _running(self) -> tuple[rt.Manager, asyncio.AbstractEventLoop]:
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._run, name="opgen-memory-webhooks", daemon=True
-            )
-            self._thread.start()
-        self._started.result(timeout=START_TIMEOUT)
-        assert self.manager is not None and self._loop is not None
-        return self.manager, self._loop
+    def _running(self) -> rt.Manager:
+        if self.manager is None:
+            self._loop = asyncio.new_event_loop()
+            try:
+                self.manager = self._run(self._started())
+            except BaseException:
+                self._loop.close()
+                self._loop = None
+                raise
+        return self.manager
 
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        try:
-            loop.run_until_complete(self._serve(loop))
-        except BaseException as error:
-            if not self._started.done():
-                self._started.set_exception(error)
-        finally:
-            loop.close()
-
-    async def _serve(self, loop: asyncio.AbstractEventLoop) -> None:
+    async def _started(self) -> rt.Manager:
         off = "0"
         manager = rt.Manager(
             options=rt.ManagerOptions(
@@ -104,12 +108,53 @@ class Handlers:
         if not manager.webhooks.has_handlers:
             name = getattr(self.setup, "__qualname__", repr(self.setup))
             raise RuntimeError(f"{name} registered no webhook")
-        stop = asyncio.Event()
         await manager.cache.start()
-        self.manager, self._loop, self._stop = manager, loop, stop
-        self._started.set_result(None)
+        return manager
+
+    async def _answer(
+        self, review: Callable[[bytes], Coroutine[Any, Any, Answer]], body: bytes
+    ) -> Answer:
+        loop = asyncio.get_running_loop()
+        for _ in range(CATCH_UP_STEPS):
+            if not self.server.store.unread(loop):
+                break
+            await asyncio.sleep(0)
+        return await review(body)
+
+    def _run(self, work: Coroutine[Any, Any, T]) -> T:
+        assert self._loop is not None
+        return self._run_in(self._loop, work)
+
+    @staticmethod
+    def _run_in(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
+        """Run `work` to its end in `loop`, in this thread, even from inside a
+        coroutine of another loop (whose step waits, as it waits for a server's
+        answer)."""
+        if loop.is_running():
+            work.close()
+            raise RuntimeError(
+                "a webhook handler's request reached a webhook of the same memory "
+                "server: the handlers answer one review at a time"
+            )
+        outer = asyncio._get_running_loop()
+        asyncio._set_running_loop(None)
         try:
-            await stop.wait()
+            return loop.run_until_complete(work)
         finally:
-            await manager.cache.stop()
-            await manager.rest.aclose()
+            asyncio._set_running_loop(outer)
+
+
+async def _stopped(manager: rt.Manager) -> None:
+    try:
+        await manager.cache.stop()
+    finally:
+        await manager.rest.aclose()
+
+
+async def _cancelled_tasks() -> None:
+    """Cancel what the manager left running in its loop (its informers' tasks)."""
+    current = asyncio.current_task()
+    left = [t for t in asyncio.all_tasks() if t is not current]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)

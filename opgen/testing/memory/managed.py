@@ -57,6 +57,20 @@ _SERVER_SET = (
 )
 
 
+_SERVER_SET_FIRST = frozenset(s[0] for s in _SERVER_SET if len(s) == 1)
+_SERVER_SET_METADATA = frozenset(s[1] for s in _SERVER_SET if len(s) == 2)
+
+
+def _server_set(path: Path) -> bool:
+    """Whether `path` is, or is inside, a field of `_SERVER_SET` (looked up by
+    its first two steps: every write asks this of every path)."""
+    if not path:
+        return False
+    if path[0] in _SERVER_SET_FIRST:
+        return True
+    return path[0] == "f:metadata" and len(path) > 1 and path[1] in _SERVER_SET_METADATA
+
+
 @dataclass(frozen=True)
 class Entry:
     """One manager's fields, as one item of `managedFields`."""
@@ -105,12 +119,22 @@ class Write:
 
     def recorded(self, paths: set[Path]) -> set[Path]:
         """The paths of `paths` this write may own."""
-        kept = {p for p in paths if not any(p[: len(s)] == s for s in _SERVER_SET)}
+        kept = {p for p in paths if not _server_set(p)}
         if self.subresource == "status":
             return {p for p in kept if p[:1] == ("f:status",)}
         if self.status_subresource:
             return {p for p in kept if p[:1] != ("f:status",)}
         return kept
+
+    def part(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The top-level fields of `obj` whose paths `recorded` may keep: a
+        walk of the rest would find only paths it drops (a path's members and
+        parents lie under its own top-level field)."""
+        if self.subresource == "status":
+            return {key: value for key, value in obj.items() if key == "status"}
+        if self.status_subresource:
+            return {key: value for key, value in obj.items() if key != "status"}
+        return obj
 
     def entry(self, operation: str, fields: set[Path]) -> Entry:
         return Entry(
@@ -151,8 +175,8 @@ def _changes(
     write: Write, old: dict[str, Any], new: dict[str, Any]
 ) -> tuple[set[Path], set[Path]]:
     """The paths `new` adds or changes, and those it removes, from `old`."""
-    before = members(old, write.schema, every_node=True)
-    after = members(new, write.schema, every_node=True)
+    before = members(write.part(old), write.schema, every_node=True)
+    after = members(write.part(new), write.schema, every_node=True)
     parents = {path[:n] for path in after for n in range(1, len(path))}
     changed = {
         path

@@ -73,8 +73,8 @@ class MemoryApiServer(Deletes):
         self.clock = clock
         self.faults = Faults()
         self._local = threading.local()
-        """The request being answered, per thread (webhook handlers read the server
-        from a thread of their own while a write waits for them)."""
+        """The request being answered, per thread (a webhook handler's request is
+        answered inside the write it reviews; other threads may send their own)."""
         self.handlers: Handlers | None = None
         """The project's webhook handlers (`use_webhooks`)."""
         self.admission: Admission | None = None
@@ -141,6 +141,9 @@ class MemoryApiServer(Deletes):
     ) -> tuple[int, dict[str, Any] | None]:
         """`handle`'s answer, whose document a read may share with the store:
         only to encode (the transport's), never to change."""
+        # a webhook handler's own request is answered in the thread of the write
+        # it reviews (`handlers`), inside that write: it must not lose its state
+        outer = dict(vars(self._local))
         try:
             kind, route = self._route(path)
             self._dry_run = route.query.get("dryRun") == "All"
@@ -149,7 +152,9 @@ class MemoryApiServer(Deletes):
         except Refusal as refusal:
             return refusal.code, refusal.body
         finally:
-            self._dry_run = False
+            state = vars(self._local)
+            state.clear()
+            state.update(outer)
         if method != "GET":
             self.collector.collect()
         return answer

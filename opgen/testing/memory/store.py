@@ -57,14 +57,23 @@ class Subscription:
     kind: KindKey
     queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
     loop: asyncio.AbstractEventLoop | None = field(default_factory=_running_loop)
-    """The loop reading the queue: a write from another thread (the webhook
-    handlers' own) hands it the event through that loop."""
+    """The loop reading the queue: a write from another thread, or from a loop
+    not running now (the webhook handlers' own), hands it the event through
+    that loop."""
+    unread: int = 0
+    """Events put and not yet taken in by the watch's reader (`read`)."""
 
     def put(self, item: Event | None) -> None:
+        if item is not None:
+            self.unread += 1
         if self.loop is None or self.loop is _running_loop():
             self.queue.put_nowait(item)
         elif not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+
+    def read(self) -> None:
+        """One event taken in by the watch's reader (sent on, or filtered out)."""
+        self.unread -= 1
 
 
 class Store:
@@ -104,18 +113,18 @@ class Store:
         obj: dict[str, Any],
         previous: dict[str, Any] | None,
     ) -> dict[str, Any]:
-        """Store a copy of `obj` (created when there is no `previous`) at the next
-        revision; returns `obj`, its resourceVersion set."""
+        """Store `obj` itself (created when there is no `previous`) at the next
+        revision; returns it, its resourceVersion set. From then on it is the
+        store's: the caller may answer with it (encode it), never change it."""
         self.revision += 1
         meta = obj["metadata"]
         meta["resourceVersion"] = str(self.revision)
         key = (meta.get("namespace", ""), meta["name"])
-        stored = json_copy(obj)
-        self._objects.setdefault(kind, {})[key] = stored
+        self._objects.setdefault(kind, {})[key] = obj
         happened = "MODIFIED" if previous else "ADDED"
         # the stored object is replaced by the next write, never changed: its
-        # event may share it; `obj` stays the caller's
-        self._publish(Event(self.revision, happened, kind, stored, previous))
+        # event may share it
+        self._publish(Event(self.revision, happened, kind, obj, previous))
         return obj
 
     def remove(self, kind: KindKey, obj: dict[str, Any]) -> dict[str, Any]:
@@ -139,6 +148,7 @@ class Store:
         subscription = Subscription(kind)
         for event in self.history:
             if event.revision > after and event.kind == kind:
+                subscription.unread += 1
                 subscription.queue.put_nowait(event)
         self._subscriptions.add(subscription)
         return subscription
@@ -151,6 +161,10 @@ class Store:
         for subscription in list(self._subscriptions):
             subscription.put(None)
         self._subscriptions.clear()
+
+    def unread(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Whether a watch read in `loop` has events it has not taken in yet."""
+        return any(s.unread for s in self._subscriptions if s.loop is loop)
 
     @property
     def subscriptions(self) -> int:

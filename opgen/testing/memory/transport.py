@@ -111,6 +111,7 @@ class WatchStream:
             if sent is not None:
                 seen = max(seen, event.revision)
                 yield self._line(sent)
+            subscription.read()
 
     def close(self) -> None:
         if self._watch is not None and self._watch.subscription is not None:

@@ -258,7 +258,8 @@ class Writes(Reads):
     ) -> dict[str, Any]:
         """Replace the object (or its status); `entries` are its managedFields
         when an apply writes it."""
-        current = self._current(kind, route)
+        # only read: the candidate is built anew (`_admit`) and stored as a copy
+        current = self._current(kind, route, copy=False)
         assert route.name is not None
         meta = dict(obj.get("metadata") or {})
         if meta.get("name", route.name) != route.name:
@@ -367,7 +368,8 @@ class Writes(Reads):
         elif content_type not in (MERGE_PATCH, JSON_PATCH):
             raise answers.unsupported_media_type(content_type)
         else:
-            result = patched(content_type, body, self._current(kind, route))
+            # merge and JSON patches leave the document they patch as it is
+            result = patched(content_type, body, self._current(kind, route, copy=False))
         return self._update(kind, route, result, status_only, patched=True)
 
     def _apply(
@@ -432,7 +434,8 @@ class Writes(Reads):
             )
         force = route.query.get("force") == "true"
         write = self._writer(kind, route)
-        current = self.store.get(store_key(kind), route.namespace or "", route.name)
+        # only read: `live` is its copy
+        current = self.store.peek(store_key(kind), route.namespace or "", route.name)
         if current is not None:
             current = self.versions.to_served(kind, current)
         if current is None:

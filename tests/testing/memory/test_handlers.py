@@ -1,11 +1,13 @@
 """The webhook handlers' own manager on the memory server: a handler reading other
 objects through `manager.client` (a cached read, as the example's quota check)
 sees them, and sees objects written later by the test (the writes reach its
-informer in the handlers' thread), and the thread stops with the server."""
+informer before the next review), the reviews run in the writer's thread, and
+the handlers' informer stops with the server."""
 
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import opgen.api as op
@@ -90,3 +92,38 @@ async def test_a_cached_read_in_a_handler_follows_the_servers_writes() -> None:
         server.close()
     assert server.handlers.manager is None
     assert server.store.subscriptions == 0  # the handlers' informer stopped watching
+
+
+async def test_a_review_runs_in_the_writers_thread_and_sees_the_writes_before_it() -> (
+    None
+):
+    """No thread of their own: a review costs no hand-over between threads; and
+    the handlers' informer takes in what was written before the request it
+    reviews (the first Lock after the ConfigMap is refused, no retry needed)."""
+    threads: list[threading.Thread] = []
+
+    def setup(manager: rt.Manager) -> None:
+        threads.append(threading.current_thread())
+        _setup(manager)
+
+    kinds = Kinds()
+    kinds.add_crds(handlers.generated_crds())
+    server = MemoryApiServer(kinds)
+    server.use_webhooks(webhook_documents(webhooks_of([LockGuard]).admission), setup)
+    transport = server.transport()
+    try:
+        first = await transport.send("POST", LOCKS, body=_lock("a"))
+        assert first.status == 201, first.body
+        made = await transport.send(
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            body=json.dumps({"metadata": {"name": "closed"}}).encode(),
+        )
+        assert made.status == 201
+        refused = await transport.send("POST", LOCKS, body=_lock("b"))
+        assert refused.status == 403, refused.body
+        assert CLOSED in json.loads(refused.body)["message"]
+    finally:
+        server.close()
+    assert threads == [threading.current_thread()]
+    assert server.store.subscriptions == 0
