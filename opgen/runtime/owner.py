@@ -4,8 +4,9 @@
 would silently ignore or mishandle: an owner in another namespace, a
 namespaced owner of a cluster-scoped child, an owner not yet persisted (no
 UID), and a child that already has a different controller. When the owner
-is held by a shard of a sharding ring, the child gets the owner's shard label
-too, so it is watched by the replica that reconciles its owner.
+is in a slot of a sharding ring, the child gets the owner's slot label
+too (the slot the assigner would give it), so it is watched by the replica
+that reconciles its owner from its creation on.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from opgen.runtime import resources
-from opgen.runtime.sharding.protocol import SHARD_PREFIX
+from opgen.runtime.sharding.protocol import SLOT_PREFIX
 
 __all__ = [
     "AlreadyOwnedError",
@@ -85,7 +86,7 @@ def set_controller_reference(
     shards = {
         key: value
         for key, value in (owner_meta.get("labels") or {}).items()
-        if key.startswith(SHARD_PREFIX)
+        if key.startswith(SLOT_PREFIX)
     }
     if shards:
         child_meta["labels"] = {**(child_meta.get("labels") or {}), **shards}
