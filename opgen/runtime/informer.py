@@ -232,7 +232,7 @@ class Informer:
                     scope.watch_task = None
                 failures = 0
             except asyncio.CancelledError:
-                if scope.reselect:
+                if scope.reselect and not _cancelling():
                     continue
                 if not scope.idle_restart:
                     raise
@@ -380,3 +380,13 @@ class Informer:
                 ):
                     scope.idle_restart = True
                     task.cancel()
+
+
+def _cancelling() -> bool:
+    """Whether this task itself is being cancelled, not only its watch (Python 3.11+
+    can tell; 3.10 cannot, and a stop landing in the very step between a new selector
+    and the loop's next turn would be taken for the selector's restart, as the idle
+    restart's can; the manager stops the follower, the one caller, before the cache)."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return bool(cancelling and cancelling())
