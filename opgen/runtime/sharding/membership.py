@@ -126,6 +126,8 @@ class MemberLease:
         """The slots this replica claims (published with each renewal)."""
         self.generation = 0
         """The assignment generation its claims follow."""
+        self._renewed = float("-inf")
+        """When (this clock) a renewal last succeeded, by `keep_renewing` or `publish`."""
 
     def _body(self, previous: dict[str, Any] | None) -> dict[str, Any]:
         now = _micro_time()
@@ -188,6 +190,7 @@ class MemberLease:
                 body = self._body(wire)
                 await self.writer.update(_lease().decode_dict(body), refresh=False)
             self.is_member = True
+            self._renewed = self._clock()
 
     async def publish(self, claims: frozenset[int], generation: int) -> None:
         """Claim `claims` (following assignment `generation`) in the Lease now."""
@@ -219,6 +222,9 @@ class MemberLease:
         a replica has stopped before its Lease can expire (`lease_duration`)."""
         last = self._clock()
         while True:
+            # a claim's write renews the Lease too: a renewal that waited behind it
+            # and timed out does not count against the member
+            last = max(last, self._renewed)
             deadline = last + self.options.renew_deadline
             await asyncio.sleep(
                 max(0.0, min(self.options.retry_period, deadline - self._clock()))
@@ -228,7 +234,10 @@ class MemberLease:
                 last = self._clock()
             except Exception as exc:
                 log.warning("could not renew shard lease %s: %r", self.name, exc)
-                if self._clock() >= deadline:
+                if (
+                    self._clock()
+                    >= max(last, self._renewed) + self.options.renew_deadline
+                ):
                     self.is_member, self._ended = False, True
                     log.error("shard lease %s not renewed within %.1fs; leaving the ring",
                               self.name, self.options.renew_deadline)  # fmt: skip

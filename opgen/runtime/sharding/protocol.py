@@ -124,7 +124,7 @@ class ShardingOptions:
     ring: str
     """The ring's name: a label name (lower-case DNS label, at most 63 characters)."""
     shard: str | None = None
-    """This replica's shard name (a label value); None: `<hostname>-<8 hex>`."""
+    """This replica's shard name (it names its Lease); None: `<hostname>-<8 hex>`."""
     namespace: str | None = None
     """Where the member Leases, the slots Lease and the assigner's election Lease
     live; None: the pod's namespace in-cluster, else the kubeconfig's."""
