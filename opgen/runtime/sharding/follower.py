@@ -127,6 +127,8 @@ class SlotFollower:
         )
         for k in member.claims - mine:
             self._taken.setdefault(k, now)
+        for k in mine & self._taken.keys():
+            del self._taken[k]  # given back before it was let go
         claims = mine | draining
         if claims != member.claims or assignment.generation != member.generation:
             released = member.claims - claims
