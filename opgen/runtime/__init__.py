@@ -41,8 +41,8 @@ Internal modules, one concept each:
     manager, leaderelection   runs it all: probes, metrics, Lease leader election,
                   graceful SIGTERM; its options grouped: MetricsOptions, ProbeOptions,
                   LeaderElectionConfig, CacheOptions, ClientOptions, ShardingOptions
-    sharding      reconciles sharded across replicas: a hash ring of member Leases,
-                  a leader-run assigner writing shard labels, the drain handover
+    sharding      reconciles sharded across replicas: member Leases, objects in
+                  slots, a leader-run assigner of slots, the handover by claims
     probes, serving, tls, metrics, metricsauth   its HTTP/1.1 servers (aiohttp); HTTPS
                   certificates; Prometheus metrics; who may read /metrics
     writes, applied, events, selectors   create-or-update, apply-if-changed,

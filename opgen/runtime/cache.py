@@ -75,6 +75,8 @@ class Cache:
         self.rest = rest
         self.options = options or CacheOptions()
         self._informers: dict[type, Informer] = {}
+        self._own_labels: dict[type, str | None] = {}
+        """What `CacheOptions` selects for a kind that `restrict` narrowed."""
         self._expectations: dict[type, Expectations] = {}
         self._tasks: dict[type, asyncio.Task[None]] = {}
         self._started = False
@@ -111,11 +113,19 @@ class Cache:
 
     def restrict(self, cls: type, labels: str) -> None:
         """Watch only the objects of `cls` that also match `labels` (a selector string;
-        sharding's `shard=<me>`); before the kind's informer exists."""
-        if cls in self._informers:
-            raise RuntimeError(f"the informer of {cls.__name__} already runs")
+        sharding's slots), in addition to what `CacheOptions` selects for the kind.
+        Called again, the new `labels` replace the last: a running informer lists
+        again with them (`Informer.reselect`)."""
+        own = self._own_labels.setdefault(
+            cls,
+            selectors.to_query(self.options.by_kind.get(cls, KindSelection()).labels),
+        )
+        both = ",".join(q for q in (own, labels) if q)
+        informer = self._informers.get(cls)
+        if informer is not None:
+            informer.reselect(both)
+            return
         selection = self.options.by_kind.get(cls, KindSelection())
-        both = ",".join(q for q in (selectors.to_query(selection.labels), labels) if q)
         by_kind = {**self.options.by_kind, cls: replace(selection, labels=both)}
         self.options = replace(self.options, by_kind=by_kind)
 

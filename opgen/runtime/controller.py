@@ -79,7 +79,9 @@ class Watches:
 
 class Gate(Protocol):
     """Decides, before a worker reconciles a request, whether it does (sharding's
-    `ShardHolder`: only the objects this replica holds, and the drain handover)."""
+    `ShardHolder`: only the objects of the slots this replica holds), and is told
+    when an admitted reconcile ended (so a slot is let go only after its reconciles
+    in flight)."""
 
     def attach(self, informer: Informer, enqueue: Callable[[Request], None]) -> None:
         """Called once with the primary kind's informer and the queue's `add`."""
@@ -88,6 +90,10 @@ class Gate(Protocol):
     async def admit(self, request: Request) -> bool:
         """True: reconcile `request`; False: drop it. Runs while the worker holds
         the key, so never alongside a reconcile of the same object."""
+        ...
+
+    def done(self, request: Request) -> None:
+        """The reconcile `admit` let through has ended (however it ended)."""
         ...
 
 
@@ -294,7 +300,11 @@ class Controller:
                 return
             try:
                 if await self._admitted(request):
-                    await self._process(request)
+                    try:
+                        await self._process(request)
+                    finally:
+                        if self.gate is not None:
+                            self.gate.done(request)
             finally:
                 self.queue.done(request)
 

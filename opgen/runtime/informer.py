@@ -9,7 +9,8 @@ Per namespace in scope (or once cluster-wide) a reflector loop:
    applying events to the store and advancing the resourceVersion on every
    event and bookmark; when the server ends the watch it resumes from there;
 3. on 410 Gone (from the response or an ERROR event) goes back to 1 — never
-   "watch from now", which would lose the deletes made in the gap;
+   "watch from now", which would lose the deletes made in the gap — and so
+   does a new label selector (`reselect`, sharding's change of slots);
 4. on other errors backs off (0.8 s doubling to 30 s) and resumes.
 
 A hung watch is caught twice: the HTTP read timeout, and a watchdog that
@@ -73,6 +74,10 @@ class _Scope:
     last_activity: float = field(default_factory=time.monotonic)
     watch_task: asyncio.Task[None] | None = None
     idle_restart: bool = False
+    reselect: bool = False
+    """The label selector changed: list again."""
+    selecting: bool = False
+    """Not yet listed with the current label selector."""
 
 
 class Informer:
@@ -114,6 +119,8 @@ class Informer:
         )
         self._scopes = [_Scope(ns) for ns in scopes]
         self._synced = asyncio.Event()
+        self._selected = asyncio.Event()
+        self._selected.set()
         metrics = rest.metrics
         self._restarts = metrics.watch_restarts
         metrics.watch_staleness.labels(str(rtype)).set_function(self.staleness)
@@ -151,6 +158,21 @@ class Informer:
 
     async def wait_for_sync(self) -> None:
         await self._synced.wait()
+
+    def reselect(self, labels: selectors.Selector | None) -> None:
+        """Select `labels` from now on: each scope lists again with them (objects
+        that left the selection are emitted as DELETED, new ones as ADDED) and
+        watches from there; `wait_for_selection` returns once every scope has."""
+        self.labels = labels
+        self._selected.clear()
+        for scope in self._scopes:
+            scope.reselect = scope.selecting = True
+            task = scope.watch_task
+            if task is not None and not task.done():
+                task.cancel()
+
+    async def wait_for_selection(self) -> None:
+        await self._selected.wait()
 
     def staleness(self) -> float:
         """Seconds since the stalest watch last heard from the server."""
@@ -195,8 +217,14 @@ class Informer:
         failures = 0
         while True:
             try:
-                if scope.resource_version is None:
+                if scope.resource_version is None or scope.reselect:
+                    scope.reselect = False
                     await self._list(scope)
+                    if scope.reselect:
+                        continue
+                    scope.selecting = False
+                    if not any(s.selecting for s in self._scopes):
+                        self._selected.set()
                 scope.watch_task = asyncio.create_task(self._watch(scope))
                 try:
                     await scope.watch_task
@@ -204,6 +232,8 @@ class Informer:
                     scope.watch_task = None
                 failures = 0
             except asyncio.CancelledError:
+                if scope.reselect and not _cancelling():
+                    continue
                 if not scope.idle_restart:
                     raise
                 scope.idle_restart = False
@@ -350,3 +380,13 @@ class Informer:
                 ):
                     scope.idle_restart = True
                     task.cancel()
+
+
+def _cancelling() -> bool:
+    """Whether this task itself is being cancelled, not only its watch (Python 3.11+
+    can tell; 3.10 cannot, and a stop landing in the very step between a new selector
+    and the loop's next turn would be taken for the selector's restart, as the idle
+    restart's can; the manager stops the follower, the one caller, before the cache)."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return bool(cancelling and cancelling())

@@ -442,6 +442,8 @@ class Manager:
                 background.append(
                     asyncio.create_task(self._keep_membership(leader_tasks))
                 )
+                following = self.sharding.follower(self.cache)
+                background.append(asyncio.create_task(following.run()))
                 self.elected.set()  # every replica's controllers run on its shard
             renewing: asyncio.Task[None] | None = None
             if self.elector is not None:

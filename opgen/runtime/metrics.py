@@ -172,6 +172,12 @@ class Metrics:
             ["ring", "shard", "kind"],
             registry=r,
         )
+        self.shard_slots = Gauge(
+            "opgen_shard_slots",
+            "Slots of the ring this replica holds (reconciles the objects of)",
+            ["ring", "shard"],
+            registry=r,
+        )
         self.shard_members = Gauge(
             "opgen_shard_ring_members",
             "Live members of the ring, as the assigner sees them (on the assigner)",
@@ -179,22 +185,28 @@ class Metrics:
             registry=r,
         )
         self.shard_assigned = Gauge(
-            "opgen_shard_assigned_objects",
-            "Objects assigned to each shard at the assigner's last full pass (on the assigner)",
+            "opgen_shard_assigned_slots",
+            "Slots the assignment gives each member (on the assigner)",
             ["ring", "shard"],
             registry=r,
         )
         self.shard_reassignments = Counter(
-            "opgen_shard_assignments_total",
-            "Shard labels written by the assigner, by reason: new (an unassigned object), "
-            "drained (moved after its holder let it go), orphaned (its holder was gone)",
+            "opgen_shard_slot_moves_total",
+            "Slots the assigner gave a member, by reason: new (no holder before), "
+            "released (let go by a live member first), orphaned (its holder was gone)",
             ["ring", "reason"],
+            registry=r,
+        )
+        self.shard_labelled = Counter(
+            "opgen_shard_slot_labels_total",
+            "Objects the assigner wrote a slot label on (once in an object's life)",
+            ["ring"],
             registry=r,
         )
         self.shard_drain_time = Histogram(
             "opgen_shard_drain_duration_seconds",
-            "Seconds from the assigner setting an object's drain label to the object "
-            "being assigned to its new shard",
+            "Seconds from a member seeing a slot taken away to its Lease no longer "
+            "claiming it (its reconciles of the slot's objects ended)",
             ["ring"],
             buckets=_RECONCILE_BUCKETS,
             registry=r,

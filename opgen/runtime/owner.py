@@ -4,8 +4,9 @@
 would silently ignore or mishandle: an owner in another namespace, a
 namespaced owner of a cluster-scoped child, an owner not yet persisted (no
 UID), and a child that already has a different controller. When the owner
-is held by a shard of a sharding ring, the child gets the owner's shard label
-too, so it is watched by the replica that reconciles its owner.
+is in a slot of a sharding ring, the child gets the owner's slot label
+too (the slot the assigner would give it), so it is watched by the replica
+that reconciles its owner from its creation on.
 
 Only the metadata fields it needs are read and written (`metafields`), not
 the whole metadata: a reconcile that creates a child calls it every time.
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from opgen.runtime import metafields, resources
-from opgen.runtime.sharding.protocol import SHARD_PREFIX
+from opgen.runtime.sharding.protocol import SLOT_PREFIX
 
 __all__ = [
     "AlreadyOwnedError",
@@ -88,7 +89,7 @@ def set_controller_reference(
     shards = {
         key: value
         for key, value in (metafields.get(owner, "labels") or {}).items()
-        if key.startswith(SHARD_PREFIX)
+        if key.startswith(SLOT_PREFIX)
     }
     if shards:
         labels = metafields.get(child, "labels") or {}

@@ -1,12 +1,14 @@
-"""Reconciles sharded across replicas, on Kubernetes Leases and labels.
+"""Reconciles sharded across replicas, on Kubernetes Leases and slot labels.
 
-- `protocol`: the labels and `ShardingOptions` (`ManagerOptions.sharding`);
-- `ring`: the consistent hash ring that places objects on members;
-- `membership`: each replica's own Lease in the ring, and the assigner's view
-  of the live members;
-- `assigner`: run by the elected leader, writes each object's shard label and
-  moves objects with the drain handover;
-- `holder`: a replica's side of the handover, the gate before each reconcile;
+- `protocol`: the labels, annotations and `ShardingOptions` (`ManagerOptions.sharding`);
+- `hashing`: the stable hash that places an object in a slot;
+- `assignment`: slots → members, the balanced target and the safe next step;
+- `membership`: each replica's own Lease in the ring (with its claims), and the
+  assigner's view of the live members;
+- `assigner`: run by the elected leader, labels objects with their slot once and
+  writes the assignment;
+- `follower`: a replica moving its claims, caches and gates to its slots;
+- `holder`: the gate before each reconcile, on the slots a replica holds;
 - `replica`: what the manager wires together when sharding is on.
 
 See docs/runtime.md#sharding.

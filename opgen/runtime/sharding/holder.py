@@ -1,73 +1,109 @@
-"""A replica's side of the drain handover, as a controller's `Gate`.
+"""A replica's side of the ring: the slots it admits, as each controller's `Gate`.
 
-The replica's informers watch only objects labelled with its shard, so every
-object in the primary kind's store is held by this replica. Before a worker
-reconciles a request, `admit` looks the object up there:
+`HeldSlots` is the replica's one record of which slots its controllers may
+reconcile (`active`) and how many reconciles of each slot are in flight. The
+follower (`follower`) shrinks `active` before it lets a slot go, waits with
+`idle` for that slot's reconciles in flight to end, and only then drops the
+slot from the claims in its Lease; it grows `active` only after its Lease
+claims the new slots and its caches hold their objects.
 
-- not there (deleted, or no longer this shard's): nothing to reconcile;
-- carrying the drain label: the assigner wants it elsewhere. The work queue
-  never hands a key to two workers, so any reconcile of it has finished; the
-  holder removes the shard and drain labels in one merge patch that carries
-  the cached resourceVersion (a `Conflict` means the object changed since:
-  its next event decides again) and does not reconcile it. From then on the
-  object is in no replica's shard until the assigner labels it for the next;
-- otherwise: reconcile.
-
-Once the replica's member Lease is lost (`MemberLease.is_member` false: no
-renewal for `renew_deadline`), it admits nothing more: the assigner may hand
-its objects on as soon as the Lease expires.
-
-A label change does not pass the primary kind's default predicate (the
-generation does not change), so the gate adds its own handler to the
-primary informer that enqueues an object as soon as its drain label appears.
+`ShardHolder` is the gate before each reconcile. The replica's informers watch
+only objects of its slots, but after a change of slots they re-list, so the
+gate does not rely on the cache alone: a request is admitted only when its
+object is in the primary kind's store, its slot label names a slot in
+`active`, and the replica's member Lease is held (`MemberLease.is_member`
+false: no renewal for `renew_deadline`; the assigner may hand its slots on as
+soon as the Lease expires).
 """
 
 from __future__ import annotations
 
-import json
-import logging
-from collections.abc import Callable
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Iterable
 
-from opgen.runtime import errors
-from opgen.runtime.informer import Event, Informer
+from opgen.runtime.informer import Informer
 from opgen.runtime.reconcile import Request
-from opgen.runtime.rest import RestClient
 from opgen.runtime.sharding.protocol import ShardingOptions
 
-__all__ = ["ShardHolder"]
+__all__ = ["HeldSlots", "ShardHolder"]
 
-log = logging.getLogger("opgen.runtime.sharding")
 
-MERGE_PATCH = "application/merge-patch+json"
+class HeldSlots:
+    """The slots a replica admits, and its reconciles in flight per slot."""
+
+    def __init__(self) -> None:
+        self.active: frozenset[int] = frozenset()
+        self._in_flight: Counter[int] = Counter()
+        self._ended = asyncio.Event()
+        self._on_gain: list[Callable[[frozenset[int]], None]] = []
+
+    def on_gain(self, listener: Callable[[frozenset[int]], None]) -> None:
+        """Call `listener(slots)` whenever `slots` join `active`."""
+        self._on_gain.append(listener)
+
+    def hold(self, slots: frozenset[int]) -> None:
+        """Admit exactly `slots` from now on; the gates enqueue the objects of the
+        slots gained (their cache events came while they were not admitted)."""
+        gained = slots - self.active
+        self.active = slots
+        if gained:
+            for listener in self._on_gain:
+                listener(gained)
+
+    def enter(self, slot: int) -> None:
+        self._in_flight[slot] += 1
+
+    def leave(self, slot: int) -> None:
+        self._in_flight[slot] -= 1
+        if self._in_flight[slot] <= 0:
+            del self._in_flight[slot]
+        self._ended.set()
+
+    def in_flight(self, slots: Iterable[int]) -> int:
+        return sum(self._in_flight.get(k, 0) for k in slots)
+
+    async def idle(self, slots: frozenset[int]) -> None:
+        """Until no reconcile of an object in `slots` is in flight."""
+        while True:
+            self._ended.clear()
+            if not self.in_flight(slots):
+                return
+            await self._ended.wait()
+
+
+def parse_slot(value: str | None) -> int | None:
+    if value is None or not value.isdigit():
+        return None
+    return int(value)
 
 
 class ShardHolder:
-    """Admits the reconciles of the objects this replica holds; drains the rest."""
+    """Admits the reconciles of objects in the slots this replica holds."""
 
     def __init__(
         self,
-        rest: RestClient,
+        held: HeldSlots,
         options: ShardingOptions,
         *,
         is_member: Callable[[], bool] = lambda: True,
     ) -> None:
-        self.rest = rest
+        self.held = held
         self.options = options
         self.is_member = is_member
         self._informer: Informer | None = None
-        self.drained = 0
-        """Objects this replica let go of."""
+        self._admitted: dict[Request, int] = {}
 
     def attach(self, informer: Informer, enqueue: Callable[[Request], None]) -> None:
         self._informer = informer
-        drain = self.options.drain_label
+        label = self.options.slot_label
 
-        def on_drain(event: Event) -> None:
-            entry = event.new
-            if event.type != "DELETED" and drain in entry.labels:
-                enqueue(Request(entry.namespace or None, entry.name))
+        def on_gain(slots: frozenset[int]) -> None:
+            for entry in informer.store:
+                if parse_slot(entry.labels.get(label)) in slots:
+                    enqueue(Request(entry.namespace or None, entry.name))
 
-        informer.add_handler(on_drain)
+        self.held.on_gain(on_gain)
 
     async def admit(self, request: Request) -> bool:
         informer = self._informer
@@ -77,28 +113,14 @@ class ShardHolder:
         entry = informer.store.get((request.namespace or "", request.name))
         if entry is None:
             return False
-        if self.options.drain_label not in entry.labels:
-            return True
-        body = {
-            "metadata": {
-                "resourceVersion": entry.resource_version,
-                "labels": {
-                    self.options.shard_label: None,
-                    self.options.drain_label: None,
-                },
-            }
-        }
-        try:
-            await self.rest.request(
-                "patch",
-                informer.rtype,
-                name=entry.name,
-                namespace=entry.namespace or None,
-                body=json.dumps(body).encode(),
-                content_type=MERGE_PATCH,
-            )
-        except (errors.Conflict, errors.NotFound):
+        slot = parse_slot(entry.labels.get(self.options.slot_label))
+        if slot is None or slot not in self.held.active:
             return False
-        self.drained += 1
-        log.info("drained %s %s/%s", informer.rtype.kind, entry.namespace, entry.name)
-        return False
+        self.held.enter(slot)
+        self._admitted[request] = slot
+        return True
+
+    def done(self, request: Request) -> None:
+        slot = self._admitted.pop(request, None)
+        if slot is not None:
+            self.held.leave(slot)

@@ -1,17 +1,25 @@
 """Ring membership on coordination.k8s.io/v1 Leases: one Lease per replica.
 
 `MemberLease` is a replica's own Lease, labelled `sharding.opgen.dev/ring`,
-named `<ring>-<shard>` and held by the shard's name. The replica renews it
-every `retry_period`; when no renewal succeeds for `renew_deadline` it has
-lost its membership and must stop reconciling (the manager stops), before the
-assigner can take its Lease for expired (`lease_duration` > `renew_deadline`).
-On a clean stop, after its reconciles have finished, it deletes the Lease, so
-its objects are reassigned at once.
+named `<ring>-<shard>` and held by the shard's name. Its annotations say which
+process holds it (an incarnation token, new at each start: the assignment
+names it, so a restarted replica never takes the slots its previous process
+was given), the slots it claims and the assignment generation those claims
+follow. The replica renews it every `retry_period`, and at once when its
+claims change; when no renewal succeeds for `renew_deadline` it has lost its
+membership and must stop reconciling (the manager stops), before the assigner
+can take its Lease for expired (`lease_duration` > `renew_deadline`). A process
+never takes over a Lease another incarnation still holds (renewed within its
+duration). On a clean stop, after its reconciles have finished, it deletes
+the Lease, so its slots are handed on at once.
 
-`Members` is the assigner's view: the shard names whose Lease is held and was
-renewed within its `leaseDurationSeconds`, as observed locally — when a
-Lease's spec last changed is measured on this process's clock, never compared
-with the renew time another machine wrote (as the leader elector does).
+`Members` is the assigner's view: each live member's incarnation, claims and
+generation, live meaning its Lease is held and was renewed within its
+`leaseDurationSeconds`. A Lease seen for the first time is judged by its own
+renewTime (a newly elected assigner must not trust a dead member's Lease for a
+whole duration); after that, when its spec last changed is measured on this
+process's clock, so that clock skew between machines cannot make a renewed
+Lease look expired.
 
 Both read with a `seams.Reader` that asks the server and write with a
 `seams.Writer`, keeping the Lease as its wire form. Time is the event loop's
@@ -21,17 +29,36 @@ clock unless a `clock` is given.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
+import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
 from opgen.runtime import errors
 from opgen.runtime.leaderelection import _lease, _micro_time
 from opgen.runtime.seams import Reader, Writer
-from opgen.runtime.sharding.protocol import RING_LABEL, ShardingOptions
+from opgen.runtime.sharding.assignment import Holder, MemberState
+from opgen.runtime.sharding.protocol import (
+    ANNOTATION_GENERATION,
+    ANNOTATION_INCARNATION,
+    ANNOTATION_SLOTS,
+    RING_LABEL,
+    ShardingOptions,
+    format_slots,
+    parse_slots,
+)
 from opgen.runtime.timeouts import within
 
-__all__ = ["MemberLease", "Members", "lease_name", "loop_time"]
+__all__ = [
+    "HeldElsewhere",
+    "MemberLease",
+    "Members",
+    "MembershipEnded",
+    "lease_name",
+    "loop_time",
+]
 
 log = logging.getLogger("opgen.runtime.sharding")
 
@@ -46,8 +73,29 @@ def lease_name(ring: str, shard: str) -> str:
     return f"{ring}-{shard}"
 
 
+def _parse_time(text: object) -> float | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        parsed = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        try:
+            parsed = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
+        except ValueError:
+            return None
+    return parsed.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+class HeldElsewhere(Exception):
+    """This shard's Lease is held by another live process of the same name."""
+
+
+class MembershipEnded(Exception):
+    """The Lease was lost or left: this process renews it no more."""
+
+
 class MemberLease:
-    """This replica's Lease in the ring: join, renew, leave."""
+    """This replica's Lease in the ring: join, renew with its claims, leave."""
 
     def __init__(
         self,
@@ -58,6 +106,7 @@ class MemberLease:
         shard: str,
         namespace: str,
         clock: Callable[[], float] | None = None,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.reader = reader
         self.writer = writer
@@ -65,8 +114,20 @@ class MemberLease:
         self.shard = shard
         self.namespace = namespace
         self.name = lease_name(options.ring, shard)
+        self.incarnation = secrets.token_hex(8)
+        self.holder = Holder(shard, self.incarnation)
         self._clock = clock or loop_time
+        self._wall = wall
+        self._lock = asyncio.Lock()
         self.is_member = False
+        self._ended = False
+        """The membership was lost or left: nothing renews the Lease again."""
+        self.claims: frozenset[int] = frozenset()
+        """The slots this replica claims (published with each renewal)."""
+        self.generation = 0
+        """The assignment generation its claims follow."""
+        self._renewed = float("-inf")
+        """When (this clock) a renewal last succeeded, by `keep_renewing` or `publish`."""
 
     def _body(self, previous: dict[str, Any] | None) -> dict[str, Any]:
         now = _micro_time()
@@ -76,6 +137,12 @@ class MemberLease:
         metadata["labels"] = {
             **(metadata.get("labels") or {}),
             RING_LABEL: self.options.ring,
+        }
+        metadata["annotations"] = {
+            **(metadata.get("annotations") or {}),
+            ANNOTATION_INCARNATION: self.incarnation,
+            ANNOTATION_SLOTS: format_slots(self.claims),
+            ANNOTATION_GENERATION: str(self.generation),
         }
         return {
             "apiVersion": "coordination.k8s.io/v1",
@@ -89,18 +156,53 @@ class MemberLease:
             },
         }
 
+    def _held_elsewhere(self, wire: dict[str, Any]) -> bool:
+        annotations = (wire.get("metadata") or {}).get("annotations") or {}
+        other = annotations.get(ANNOTATION_INCARNATION)
+        if self.is_member or not other or other == self.incarnation:
+            return False
+        spec = wire.get("spec") or {}
+        renewed = _parse_time(spec.get("renewTime"))
+        duration = float(spec.get("leaseDurationSeconds") or 0)
+        return (
+            bool(spec.get("holderIdentity"))
+            and renewed is not None
+            and self._wall() < renewed + duration
+        )
+
     async def renew(self) -> None:
-        """Create or renew the Lease (raises on failure)."""
+        """Create or renew the Lease with the current claims (raises on failure)."""
+        async with self._lock:
+            if self._ended:
+                raise MembershipEnded(f"shard lease {self.name}: membership ended")
+            try:
+                lease = await self.reader.get(_lease().cls, self.name, self.namespace)
+            except errors.NotFound:
+                await self.writer.create(
+                    _lease().decode_dict(self._body(None)), refresh=False
+                )
+            else:
+                wire = _lease().encode_obj(lease)
+                if self._held_elsewhere(wire):
+                    raise HeldElsewhere(
+                        f"shard lease {self.name} is held by another live process"
+                    )
+                body = self._body(wire)
+                await self.writer.update(_lease().decode_dict(body), refresh=False)
+            self.is_member = True
+            self._renewed = self._clock()
+
+    async def publish(self, claims: frozenset[int], generation: int) -> None:
+        """Claim `claims` (following assignment `generation`) in the Lease now."""
+        previous = self.claims, self.generation
+        self.claims, self.generation = claims, generation
         try:
-            lease = await self.reader.get(_lease().cls, self.name, self.namespace)
-        except errors.NotFound:
-            await self.writer.create(
-                _lease().decode_dict(self._body(None)), refresh=False
-            )
-        else:
-            body = self._body(_lease().encode_obj(lease))
-            await self.writer.update(_lease().decode_dict(body), refresh=False)
-        self.is_member = True
+            await self.renew()
+        except BaseException:
+            # a claim counts once written; what is released stays released
+            if not claims <= previous[0]:
+                self.claims, self.generation = previous[0] & claims, previous[1]
+            raise
 
     async def join(self) -> None:
         """Renew until it succeeds once."""
@@ -120,6 +222,9 @@ class MemberLease:
         a replica has stopped before its Lease can expire (`lease_duration`)."""
         last = self._clock()
         while True:
+            # a claim's write renews the Lease too: a renewal that waited behind it
+            # and timed out does not count against the member
+            last = max(last, self._renewed)
             deadline = last + self.options.renew_deadline
             await asyncio.sleep(
                 max(0.0, min(self.options.retry_period, deadline - self._clock()))
@@ -129,15 +234,18 @@ class MemberLease:
                 last = self._clock()
             except Exception as exc:
                 log.warning("could not renew shard lease %s: %r", self.name, exc)
-                if self._clock() >= deadline:
-                    self.is_member = False
+                if (
+                    self._clock()
+                    >= max(last, self._renewed) + self.options.renew_deadline
+                ):
+                    self.is_member, self._ended = False, True
                     log.error("shard lease %s not renewed within %.1fs; leaving the ring",
                               self.name, self.options.renew_deadline)  # fmt: skip
                     return
 
     async def leave(self) -> None:
-        """Delete the Lease: the assigner hands this shard's objects on at once."""
-        self.is_member = False
+        """Delete the Lease: the assigner hands this shard's slots on at once."""
+        self.is_member, self._ended = False, True
         try:
             lease = await self.reader.get(_lease().cls, self.name, self.namespace)
             await self.writer.delete(lease)
@@ -158,38 +266,62 @@ class Members:
         namespace: str,
         *,
         clock: Callable[[], float] | None = None,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.reader = reader
         self.options = options
         self.namespace = namespace
         self._clock = clock or loop_time
+        self._wall = wall
         self._seen: dict[str, tuple[dict[str, Any], float]] = {}
-        """Lease name → its spec and when this process saw that spec first."""
+        """Lease name → its spec and since when (this clock) it has been that spec."""
         self._expiries: list[float] = []
         """When each live member's Lease expires unless renewed (this clock)."""
 
-    def observe(self, leases: list[dict[str, Any]]) -> frozenset[str]:
-        """The live shard names among `leases` (their wire form), noting what changed."""
+    def _first_seen(self, spec: dict[str, Any], now: float) -> float:
+        """When (this clock) a Lease seen for the first time was renewed: its
+        renewTime's age on the wall clock, never in the future."""
+        renewed = _parse_time(spec.get("renewTime"))
+        if renewed is None:
+            return now
+        return now - max(0.0, self._wall() - renewed)
+
+    def observe(self, leases: list[dict[str, Any]]) -> dict[str, MemberState]:
+        """The live members among `leases` (their wire form), by shard name."""
         now = self._clock()
         seen: dict[str, tuple[dict[str, Any], float]] = {}
-        live = set()
+        live: dict[str, MemberState] = {}
         expiries = []
         for lease in leases:
-            name = (lease.get("metadata") or {}).get("name") or ""
+            metadata = lease.get("metadata") or {}
+            name = metadata.get("name") or ""
             spec = lease.get("spec") or {}
             previous = self._seen.get(name)
-            since = previous[1] if previous is not None and previous[0] == spec else now
+            if previous is None:
+                since = self._first_seen(spec, now)
+            else:
+                since = previous[1] if previous[0] == spec else now
             seen[name] = (spec, since)
             holder = spec.get("holderIdentity")
             duration = float(
                 spec.get("leaseDurationSeconds") or self.options.lease_duration
             )
             if holder and now - since < duration:
-                live.add(str(holder))
+                annotations = metadata.get("annotations") or {}
+                try:
+                    generation = int(annotations.get(ANNOTATION_GENERATION) or 0)
+                    claims = parse_slots(annotations.get(ANNOTATION_SLOTS))
+                except ValueError:
+                    log.warning("shard lease %s: unreadable claims", name)
+                    continue
+                incarnation = str(annotations.get(ANNOTATION_INCARNATION) or "")
+                live[str(holder)] = MemberState(
+                    Holder(str(holder), incarnation), claims, generation
+                )
                 expiries.append(since + duration)
         self._seen = seen
         self._expiries = expiries
-        return frozenset(live)
+        return live
 
     def until_next_expiry(self) -> float | None:
         """Seconds until the first live member's Lease expires if not renewed by
@@ -198,7 +330,7 @@ class Members:
             return None
         return max(0.0, min(self._expiries) - self._clock())
 
-    async def read(self) -> frozenset[str]:
+    async def read(self) -> dict[str, MemberState]:
         """List the ring's Leases and return the live members."""
         page = await self.reader.list(
             _lease().cls, self.namespace, labels={RING_LABEL: self.options.ring}

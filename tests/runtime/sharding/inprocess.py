@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from opgen import runtime as rt
 from opgen.api.k8s import ConfigMap
 from opgen.runtime.seams import Answer
-from opgen.runtime.sharding.protocol import drain_label, shard_label
+from opgen.runtime.sharding.protocol import slot_label
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.transport import MemoryTransport
 from tests.runtime.kinds import Widget
@@ -18,8 +18,7 @@ from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 from tests.runtime.virtual_time import VirtualTimeLoop
 
 RING = "widgets"
-SHARD = shard_label(RING)
-DRAIN = drain_label(RING)
+SLOT = slot_label(RING)
 NS = "default"
 LEASE_DURATION = 3.0
 
@@ -64,7 +63,7 @@ async def start(
     name: str,
     loop: VirtualTimeLoop,
     *,
-    sweep_period: float = 30.0,
+    slots: int = 16,
 ) -> Replica:
     off = "0"
     transport = RecordingTransport(server)
@@ -81,7 +80,7 @@ async def start(
                 lease_duration=LEASE_DURATION,
                 renew_deadline=2.0,
                 retry_period=0.5,
-                sweep_period=sweep_period,
+                slots=slots,
             ),
         ),
         transport=transport,
@@ -127,3 +126,22 @@ async def reconciled(replica: Replica, name: str) -> bool:
     return any(
         n == name and what == "end" for what, n, _ in replica.reconciler.ledger.lines
     )
+
+
+def held(replica: Replica) -> frozenset[int]:
+    """The slots whose reconciles the replica admits."""
+    sharding = replica.manager.sharding
+    assert sharding is not None
+    return sharding.held.active
+
+
+def claims(replica: Replica) -> frozenset[int]:
+    """The slots the replica's Lease claims."""
+    sharding = replica.manager.sharding
+    assert sharding is not None
+    return sharding.member.claims
+
+
+def slot(obj: Widget | ConfigMap) -> int | None:
+    value = labels(obj).get(SLOT)
+    return int(value) if value is not None else None

@@ -1,7 +1,7 @@
 """The sharding tests' reconciler and its ledger of who reconciled what, when.
 
 `LedgerReconciler` gives each Widget one owned ConfigMap `<name>-child` (made
-with `rt.owner.set_controller_reference`, so it carries its owner's shard
+with `rt.owner.set_controller_reference`, so it carries its owner's slot
 label) and writes nothing else. Around each reconcile of a Widget it holds it
 tells its `Ledger` `start` and `end`, with the replica and a time; a test may
 hold a reconcile at `gates[name]` to keep it in flight.

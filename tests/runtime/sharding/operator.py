@@ -3,12 +3,12 @@
     python -m tests.runtime.sharding.operator
 
 The sharding tests' `LedgerReconciler` (an owned ConfigMap per Widget) in a
-manager with `ShardingOptions(ring="widgets")`, short Lease timings and a
-full pass every 10 s. Environment: `KUBECONFIG`, `WIDGET_NAMESPACE`,
-`SHARD` (the shard name; `single`: no sharding, one replica holds everything),
-`LEDGER` (the file its reconciles are appended to), and for benchmarks
-`OPGEN_SHARD_WRITES` (the assigner's label writes in flight) and
-`OPGEN_SHARD_MEMBER_READS` (its reads of the members per retry period).
+manager with `ShardingOptions(ring="widgets")` and short Lease timings.
+Environment: `KUBECONFIG`, `WIDGET_NAMESPACE`, `SHARD` (the shard name;
+`single`: no sharding, one replica holds everything), `LEDGER` (the file its
+reconciles are appended to), and for benchmarks `OPGEN_SHARD_WRITES` (the
+assigner's slot label writes in flight) and `OPGEN_SHARD_MEMBER_READS` (its
+reads of the members per retry period).
 It prints `metrics <port>` and then `ready` once its controllers run; logs go
 to stderr.
 """
@@ -26,7 +26,8 @@ from opgen.runtime.sharding import assigner
 from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 
 LEASE_DURATION = 4.0
-SWEEP_PERIOD = 10.0
+RETRY_PERIOD = 1.0
+SLOTS = 128
 
 
 async def main() -> None:
@@ -49,10 +50,10 @@ async def main() -> None:
                     ring="widgets",
                     shard=shard,
                     namespace=namespace,
-                    sweep_period=SWEEP_PERIOD,
+                    slots=SLOTS,
                     lease_duration=LEASE_DURATION,
                     renew_deadline=3.0,
-                    retry_period=1.0,
+                    retry_period=RETRY_PERIOD,
                 )
                 if shard != "single"
                 else None

@@ -1,5 +1,6 @@
-"""The assigner's rule, a member that loses its Lease, and children put back with
-their owner; replicas on the memory server and on virtual time."""
+"""The assigner with replicas on the memory server and on virtual time: a member
+that stops renewing stops before its slots move, and its slots then move in one
+step; a new assigner carries on from the assignment in the slots Lease."""
 
 from __future__ import annotations
 
@@ -8,18 +9,17 @@ import asyncio
 import pytest
 
 from opgen import runtime as rt
-from opgen.runtime.sharding.assigner import place
+from opgen.runtime.sharding.follower import read_assignment
 from opgen.testing.memory import Fault, MemoryApiServer
 from tests.runtime.kinds import widget
 from tests.runtime.sharding.inprocess import (
-    DRAIN,
     LEASE_DURATION,
     NS,
     RING,
-    SHARD,
     Replica,
     children,
-    labels,
+    held,
+    slot,
     start,
     until,
     widgets,
@@ -28,53 +28,47 @@ from tests.runtime.sharding.ledger import overlaps
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 from tests.testing.memory.crds import served_kinds
 
-OPTIONS = rt.ShardingOptions(ring=RING)
-LIVE = frozenset({"a", "b"})
+
+async def _reconciled_all(replica: Replica, names: set[str]) -> bool:
+    return names <= {
+        n for what, n, _ in replica.reconciler.ledger.lines if what == "end"
+    }
 
 
-@pytest.mark.parametrize(
-    ("held", "desired", "written", "reason"),
-    [
-        ({}, "a", {SHARD: "a", DRAIN: None}, "new"),
-        ({SHARD: "c"}, "a", {SHARD: "a", DRAIN: None}, "orphaned"),
-        ({SHARD: "c", DRAIN: "true"}, "a", {SHARD: "a", DRAIN: None}, "orphaned"),
-        ({SHARD: "b"}, "a", {DRAIN: "true"}, "drain"),
-        ({SHARD: "b", DRAIN: "true"}, "a", None, "held"),
-        ({SHARD: "a"}, "a", None, "held"),
-        ({SHARD: "a"}, None, None, "held"),
-    ],
-)
-def test_the_rule_moves_a_live_members_object_only_through_a_drain(
-    held: dict[str, str],
-    desired: str | None,
-    written: dict[str, str | None] | None,
-    reason: str,
-) -> None:
-    placement = place(held, desired, LIVE, OPTIONS)
-    assert (placement.labels, placement.reason) == (written, reason)
+async def _split(a: Replica, b: Replica) -> bool:
+    return len(held(a)) == len(held(b)) == 8
 
 
-def test_a_member_that_cannot_renew_stops_before_its_objects_move() -> None:
+def _slot_lease_writes(replica: Replica, since: int) -> list[str]:
+    return [
+        path
+        for method, path in replica.transport.writes[since:]
+        if "/leases/widgets.slots" in path or path.endswith("/leases")
+    ]
+
+
+def test_a_member_that_cannot_renew_stops_before_its_slots_move_at_once() -> None:
     async def main(loop: VirtualTimeLoop) -> None:
         server = MemoryApiServer(served_kinds())
         a = await start(server, "a", loop)
         b = await start(server, "b", loop)
         client = a.manager.client
+        await until(lambda: _split(a, b))
         for i in range(20):
             await client.create(widget(f"w{i}", NS))
 
-        async def both_hold_some() -> bool:
-            held = [labels(w).get(SHARD) for w in (await widgets(client)).values()]
-            return set(held) == {"a", "b"}
+        async def all_children_made() -> bool:
+            return len(await children(client)) == 20
 
-        await until(both_hold_some)
-        await until(lambda: _each_reconciled(a, b))
-        of_b = {
-            n for n, w in (await widgets(client)).items() if labels(w)[SHARD] == "b"
-        }
+        await until(all_children_made)
+        of_b = {n for n, w in (await widgets(client)).items() if slot(w) in held(b)}
+        assert of_b
+        await until(lambda: _reconciled_all(b, of_b))
+        b_slots = held(b)
         renewals = Fault(500, method="PUT", path=r"leases/widgets-b(\?|$)", times=None)
         server.faults.add(renewals)
         cut_off = loop.time()
+        writes = len(a.transport.writes)
         with pytest.raises(rt.ShardMembershipLost):
             await asyncio.wait_for(b.task, 1000.0)  # virtual seconds
         b_stopped = loop.time()
@@ -84,124 +78,67 @@ def test_a_member_that_cannot_renew_stops_before_its_objects_move() -> None:
         moved_at: list[float] = []
 
         async def all_with_a() -> bool:
-            held = await widgets(client)
-            kids = await children(client)
-            done = all(labels(w).get(SHARD) == "a" for w in held.values()) and all(
-                labels(kids[f"{n}-child"]).get(SHARD) == "a" for n in held
-            )
-            if done:
+            if len(held(a)) == 16:
                 moved_at.append(loop.time())
-            return done
+                return True
+            return False
 
         await until(all_with_a, step=0.05)
         # the assigner waits out b's Lease, from its last renewal, as seen on its clock
         assert moved_at[0] >= cut_off + LEASE_DURATION - 0.5
         assert moved_at[0] > b_stopped
-        assert renewals.answered > 0
+        await until(lambda: _reconciled_all(a, of_b))
+        # one assignment write moved every slot of b's
+        assert len(_slot_lease_writes(a, writes)) == 1
+        registry = a.manager.metrics.registry
+        assert registry.get_sample_value(
+            "opgen_shard_slot_moves_total", {"ring": RING, "reason": "orphaned"}
+        ) == len(b_slots)
+        created = [
+            path
+            for method, path in a.transport.writes[writes:]
+            if method == "POST" and "/configmaps" in path
+        ]
+        assert created == [], "a found every child of b's widgets in its cache"
         until_now = loop.time()
         found = [*a.reconciler.ledger.intervals(until=until_now),
                  *b.reconciler.ledger.intervals(until=until_now)]  # fmt: skip
         assert overlaps(found) == []
-        assert of_b <= {n for _, n, _ in a.reconciler.ledger.lines if n in of_b}
-        assert a.manager.metrics.registry.get_sample_value(
-            "opgen_shard_assignments_total", {"ring": RING, "reason": "orphaned"}
-        ) == len(of_b)
         a.manager.stop()
         await a.task
 
     run_virtual(main)
 
 
-def test_a_stray_child_is_put_back_with_its_owner_on_the_next_full_pass() -> None:
-    async def main(loop: VirtualTimeLoop) -> None:
-        server = MemoryApiServer(served_kinds())
-        a = await start(server, "a", loop, sweep_period=10.0)
-        client = a.manager.client
-        await client.create(widget("w", NS))
-
-        async def child_made() -> bool:
-            kid = (await children(client)).get("w-child")
-            return kid is not None and labels(kid).get(SHARD) == "a"
-
-        await until(child_made)
-        child = (await children(client))["w-child"]
-        await client.patch(child, {"metadata": {"labels": {SHARD: "nobody"}}})
-        strayed = loop.time()
-        await until(child_made)
-        assert loop.time() - strayed <= 10.0 + 1.0
-        a.manager.stop()
-        await a.task
-
-    run_virtual(main)
-
-
-async def _each_reconciled(*replicas: object) -> bool:
-
-    return all(
-        isinstance(r, Replica)
-        and any(w == "end" for w, _, _ in r.reconciler.ledger.lines)
-        for r in replicas
-    )
-
-
-def test_a_dead_members_children_move_before_their_owners() -> None:
-    """Even children made since the last full pass: the new holder finds each
-    child in its cache when it first reconciles the owner, and creates none."""
+def test_a_new_assigner_carries_on_from_the_slots_lease() -> None:
+    """When the assigner's replica leaves, the next one elected reads the
+    assignment the last one wrote and takes the leaver's slots in one more step."""
 
     async def main(loop: VirtualTimeLoop) -> None:
         server = MemoryApiServer(served_kinds())
-        a = await start(server, "a", loop, sweep_period=1000.0)
-        b = await start(server, "b", loop, sweep_period=1000.0)
-        client = a.manager.client
+        a = await start(server, "a", loop)
+        elector = a.manager.elector
+        assert elector is not None
 
-        async def ring_of_two() -> bool:
-            registry = a.manager.metrics.registry
-            members = registry.get_sample_value(
-                "opgen_shard_ring_members", {"ring": RING}
-            )
-            return members == 2 and all(r.manager.elected.is_set() for r in (a, b))
+        async def a_leads() -> bool:
+            return elector.is_leader
 
-        await until(ring_of_two)  # the last full pass, before any child exists
-        for i in range(20):
-            await client.create(widget(f"w{i}", NS))
-
-        async def all_children_made() -> bool:
-            return len(await children(client)) == 20
-
-        await until(all_children_made)
-        of_b = {
-            n for n, w in (await widgets(client)).items() if labels(w)[SHARD] == "b"
-        }
-        assert of_b
-        server.faults.add(
-            Fault(500, method="PUT", path=r"leases/widgets-b(\?|$)", times=None)
-        )
-        with pytest.raises(rt.ShardMembershipLost):
-            await asyncio.wait_for(b.task, 1000.0)  # virtual seconds
-        writes_at_loss = len(a.transport.writes)
-
-        async def all_with_a() -> bool:
-            held = await widgets(client)
-            kids = await children(client)
-            return all(labels(w).get(SHARD) == "a" for w in held.values()) and all(
-                labels(k).get(SHARD) == "a" for k in kids.values()
-            )
-
-        await until(all_with_a)
-        await until(lambda: _each_reconciled_all(a, of_b))
-        creates = [
-            path
-            for method, path in a.transport.writes[writes_at_loss:]
-            if method == "POST" and "/configmaps" in path
-        ]
-        assert creates == []
+        await until(a_leads)
+        b = await start(server, "b", loop)
+        await until(lambda: _split(a, b))
+        before, _ = await read_assignment(a.manager.client.uncached, a.manager.sharding.options, NS)  # type: ignore[union-attr]
+        writes = len(b.transport.writes)
         a.manager.stop()
         await a.task
 
+        async def b_holds_all() -> bool:
+            return len(held(b)) == 16
+
+        await until(b_holds_all)
+        after, _ = await read_assignment(b.manager.client.uncached, b.manager.sharding.options, NS)  # type: ignore[union-attr]
+        assert after.generation == before.generation + 1
+        assert len(_slot_lease_writes(b, writes)) >= 1
+        b.manager.stop()
+        await b.task
+
     run_virtual(main)
-
-
-async def _each_reconciled_all(replica: Replica, names: set[str]) -> bool:
-    return names <= {
-        n for what, n, _ in replica.reconciler.ledger.lines if what == "end"
-    }

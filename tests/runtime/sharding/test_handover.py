@@ -1,23 +1,21 @@
-"""The drain handover and owner-follow, with replicas in one process on the memory
-server and on virtual time: no wall clock, the Lease timings happen exactly."""
+"""A live handover of slots, with replicas in one process on the memory server and
+on virtual time: no wall clock, the Lease timings happen exactly."""
 
 from __future__ import annotations
 
 import asyncio
 
-from opgen import runtime as rt
-from opgen.runtime.sharding.ring import HashRing
 from opgen.testing.memory import MemoryApiServer
 from tests.runtime.kinds import widget
 from tests.runtime.sharding.inprocess import (
-    DRAIN,
     NS,
-    RING,
-    SHARD,
+    Replica,
     children,
+    claims,
+    held,
     in_flight,
-    labels,
     reconciled,
+    slot,
     start,
     until,
     widgets,
@@ -27,7 +25,18 @@ from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 from tests.testing.memory.crds import served_kinds
 
 
-def test_an_object_moves_only_after_its_holder_finished_and_its_child_follows() -> None:
+async def _watch_claims(replicas: list[Replica], clashes: list[frozenset[int]]) -> None:
+    """Every 10 ms: no slot claimed, nor admitted, by two replicas at once."""
+    while True:
+        for i, first in enumerate(replicas):
+            for second in replicas[i + 1 :]:
+                both = (claims(first) & claims(second)) | (held(first) & held(second))
+                if both:
+                    clashes.append(both)
+        await asyncio.sleep(0.01)
+
+
+def test_a_slot_moves_only_after_its_holder_finished_and_let_it_go() -> None:
     async def main(loop: VirtualTimeLoop) -> None:
         server = MemoryApiServer(served_kinds())
         a = await start(server, "a", loop)
@@ -35,54 +44,47 @@ def test_an_object_moves_only_after_its_holder_finished_and_its_child_follows() 
         for i in range(24):
             await client.create(widget(f"w{i}", NS))
 
-        async def all_held_by_a_with_children() -> bool:
-            held = await widgets(client)
+        async def all_reconciled_with_children() -> bool:
             kids = await children(client)
-            return all(labels(w).get(SHARD) == "a" for w in held.values()) and all(
-                f"{n}-child" in kids and labels(kids[f"{n}-child"]).get(SHARD) == "a"
-                for n in held
+            every = await widgets(client)
+            return len(held(a)) == 16 and all(
+                f"{n}-child" in kids and slot(kids[f"{n}-child"]) == slot(w)
+                for n, w in every.items()
             )
 
-        await until(all_held_by_a_with_children)
-
-        # a widget that the ring {a, b} gives to b, kept in flight on a
-        two = HashRing(["a", "b"], rt.ShardingOptions(ring=RING).virtual_nodes)
-        held = await widgets(client)
-        moving = sorted(
-            n for n, w in held.items() if two.owner(w.metadata.uid or "") == "b"
-        )
-        staying = sorted(set(held) - set(moving))
-        assert moving and staying
-        name = moving[0]
+        await until(all_reconciled_with_children)
+        # a keeps its lowest half of the slots when b joins; hold one of the
+        # other half's widgets in flight on a
+        moving = set(sorted(held(a))[8:])
+        every = await widgets(client)
+        name = next(n for n, w in sorted(every.items()) if slot(w) in moving)
+        moved = slot(every[name])
+        assert moved is not None
         gate = a.reconciler.gates[name] = asyncio.Event()
-        await client.patch(held[name], {"spec": {"message": "again"}})
+        await client.patch(every[name], {"spec": {"message": "again"}})
         await until(lambda: in_flight(a, name))
 
         b = await start(server, "b", loop)
+        clashes: list[frozenset[int]] = []
+        watching = asyncio.create_task(_watch_claims([a, b], clashes))
 
-        async def drain_asked() -> bool:
-            return DRAIN in labels((await widgets(client))[name])
+        async def taken_from_a() -> bool:
+            return moved not in held(a)
 
-        await until(drain_asked)
+        await until(taken_from_a, step=0.01)
         await asyncio.sleep(30.0)  # long after every other move
-        now = (await widgets(client))[name]
-        assert labels(now).get(SHARD) == "a", "moved while its reconcile was in flight"
+        assert moved in claims(a), "let go while its reconcile was in flight"
+        assert moved not in claims(b) | held(b)
         assert all(n != name for _, n, _ in b.reconciler.ledger.lines)
+        assert moving - {moved} <= held(b)
 
         gate.set()
 
-        async def settled() -> bool:
-            held = await widgets(client)
-            kids = await children(client)
-            return all(
-                labels(w).get(SHARD) == two.owner(w.metadata.uid or "")
-                and DRAIN not in labels(w)
-                and labels(kids[f"{n}-child"]).get(SHARD) == labels(w).get(SHARD)
-                for n, w in held.items()
-            )
+        async def b_took_it() -> bool:
+            return moved in held(b) and await reconciled(b, name)
 
-        await until(settled)
-        await until(lambda: reconciled(b, name))
+        await until(b_took_it, step=0.01)
+        assert moved not in claims(a)
         a_end = max(
             t for what, n, t in a.reconciler.ledger.lines if n == name and what == "end"
         )
@@ -92,9 +94,17 @@ def test_an_object_moves_only_after_its_holder_finished_and_its_child_follows() 
         found = [*a.reconciler.ledger.intervals(until=until_now),
                  *b.reconciler.ledger.intervals(until=until_now)]  # fmt: skip
         assert overlaps(found) == []
-        assert {n for _, n, _ in b.reconciler.ledger.lines} <= set(moving)
+        every = await widgets(client)
+        assert {n for _, n, _ in b.reconciler.ledger.lines} <= {
+            n for n, w in every.items() if slot(w) in moving
+        }
         assert len(await children(client)) == 24
-
+        created = [
+            p for m, p in b.transport.writes if m == "POST" and "configmaps" in p
+        ]
+        assert created == [], "b found every child in its cache"
+        assert clashes == []
+        watching.cancel()
         for replica in (b, a):
             replica.manager.stop()
             await replica.task

@@ -15,13 +15,12 @@ from opgen.testing.memory import Fault, MemoryApiServer
 from tests.runtime.kinds import widget
 from tests.runtime.sharding.inprocess import (
     NS,
-    RING,
-    SHARD,
     Replica,
     children,
+    held,
     in_flight,
-    labels,
     reconciled,
+    slot,
     start,
     until,
     widgets,
@@ -49,27 +48,24 @@ def test_a_member_that_loses_its_lease_cancels_its_reconcile_in_flight() -> None
         b = await start(server, "b", loop)
         client = a.manager.client
 
-        async def a_sees_b() -> bool:  # so that nothing a holds moves to b later
-            members = a.manager.metrics.registry.get_sample_value(
-                "opgen_shard_ring_members", {"ring": RING}
-            )
-            return members == 2
+        async def split() -> bool:  # so that nothing a holds moves to b later
+            return len(held(a)) == len(held(b)) == 8
 
-        await until(a_sees_b)
+        await until(split)
         gate = asyncio.Event()
         name = ""
-        for i in range(64):  # until the ring gives one to b, where it stays in flight
+        for i in range(64):  # until one is in b's slots, where it stays in flight
             b.reconciler.gates[f"w{i}"] = gate
-            await client.create(widget(f"w{i}", NS))
+            created = await client.create(widget(f"w{i}", NS))
 
-            async def placed(i: int = i) -> bool:
-                return SHARD in labels((await widgets(client))[f"w{i}"])
+            async def labelled(i: int = i) -> bool:
+                return slot((await widgets(client))[f"w{i}"]) is not None
 
-            await until(placed)
-            if labels((await widgets(client))[f"w{i}"])[SHARD] == "b":
-                name = f"w{i}"
+            await until(labelled)
+            if slot((await widgets(client))[f"w{i}"]) in held(b):
+                name = created.metadata.name or ""
                 break
-        assert name, "the ring gave b none of 64 widgets"
+        assert name, "none of 64 widgets in b's slots"
         await until(lambda: in_flight(b, name))
 
         server.faults.add(
@@ -91,10 +87,9 @@ def test_a_member_that_loses_its_lease_cancels_its_reconcile_in_flight() -> None
 
         async def taken_over() -> bool:
             child = (await children(client)).get(f"{name}-child")
-            return child is not None and labels(child).get(SHARD) == "a"
+            return child is not None and await reconciled(a, name)
 
         await until(taken_over)
-        assert await reconciled(a, name)
         until_now = loop.time()
         found = [*a.reconciler.ledger.intervals(until=until_now),
                  *b.reconciler.ledger.intervals(until=until_now)]  # fmt: skip

@@ -1,16 +1,21 @@
-"""Ring membership: when the assigner takes a member for gone, measured on its own
-clock; a member that cannot renew gives up after its renew deadline (virtual time)."""
+"""Ring membership: when the assigner takes a member for gone (a Lease seen for the
+first time by its own renew time, then on the assigner's clock); a member that
+cannot renew gives up after its renew deadline (virtual time); a member's Lease
+carries its claims; a process never takes over a Lease another one still holds."""
 
 from __future__ import annotations
 
 import asyncio
+import datetime
+import time
 from typing import Any
 
 import pytest
 
 from opgen import runtime as rt
 from opgen.runtime.errors import TransportError
-from opgen.runtime.sharding.membership import MemberLease, Members
+from opgen.runtime.sharding.assignment import Holder, MemberState
+from opgen.runtime.sharding.membership import HeldElsewhere, MemberLease, Members
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 
 OPTIONS = rt.ShardingOptions(
@@ -18,9 +23,23 @@ OPTIONS = rt.ShardingOptions(
 )
 
 
-def lease(name: str, holder: str | None, renew: str = "t0") -> dict[str, Any]:
+WALL = 1_700_000_000.0
+
+
+def stamp(seconds: float) -> str:
+    """A renewTime, `seconds` after WALL."""
+    moment = datetime.datetime.fromtimestamp(WALL + seconds, datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def lease(
+    name: str,
+    holder: str | None,
+    renew: str = "t0",
+    annotations: dict[str, str] | None = None,
+) -> dict[str, Any]:
     return {
-        "metadata": {"name": name},
+        "metadata": {"name": name, "annotations": annotations or {}},
         "spec": {
             "holderIdentity": holder,
             "leaseDurationSeconds": 15,
@@ -37,51 +56,91 @@ class Clock:
         return self.now
 
 
-def members(clock: Clock) -> Members:
-    return Members(None, OPTIONS, "default", clock=clock)  # type: ignore[arg-type]
+def members(clock: Clock, wall: float = WALL) -> Members:
+    return Members(
+        None, OPTIONS, "default", clock=clock, wall=lambda: wall  # type: ignore[arg-type]
+    )
+
+
+def live(view: Members, leases: list[dict[str, Any]]) -> set[str]:
+    return set(view.observe(leases))
 
 
 def test_a_member_is_live_until_its_lease_has_not_changed_for_its_duration() -> None:
     clock = Clock()
     view = members(clock)
-    assert view.observe([lease("widgets-a", "a")]) == {"a"}
+    assert live(view, [lease("widgets-a", "a")]) == {"a"}
     clock.now = 14.9
-    assert view.observe([lease("widgets-a", "a")]) == {"a"}
+    assert live(view, [lease("widgets-a", "a")]) == {"a"}
     clock.now = 15.0
-    assert view.observe([lease("widgets-a", "a")]) == frozenset()
+    assert live(view, [lease("widgets-a", "a")]) == frozenset()
 
 
 def test_a_renewal_keeps_a_member_live_for_another_duration() -> None:
     clock = Clock()
     view = members(clock)
-    view.observe([lease("widgets-a", "a", "t0")])
+    live(view, [lease("widgets-a", "a", "t0")])
     clock.now = 10.0
-    assert view.observe([lease("widgets-a", "a", "t1")]) == {"a"}
+    assert live(view, [lease("widgets-a", "a", "t1")]) == {"a"}
     clock.now = 24.9
-    assert view.observe([lease("widgets-a", "a", "t1")]) == {"a"}
+    assert live(view, [lease("widgets-a", "a", "t1")]) == {"a"}
     clock.now = 25.0
-    assert view.observe([lease("widgets-a", "a", "t1")]) == frozenset()
+    assert live(view, [lease("widgets-a", "a", "t1")]) == frozenset()
 
 
-def test_a_lease_first_seen_late_counts_from_when_it_was_seen() -> None:
-    """The renew time another machine wrote is never compared with this clock."""
+def test_a_lease_first_seen_is_judged_by_its_own_renew_time() -> None:
+    """A newly elected assigner does not trust a dead member's Lease for a whole
+    duration from when it first sees it."""
     clock = Clock()
     clock.now = 1000.0
-    view = members(clock)
-    assert view.observe([lease("widgets-a", "a", "long ago")]) == {"a"}
-    clock.now = 1014.0
-    assert view.observe([lease("widgets-a", "a", "long ago")]) == {"a"}
+    view = members(clock, wall=WALL + 20.0)
+    assert live(view, [lease("widgets-a", "a", stamp(0.0))]) == set()
+    assert live(view, [lease("widgets-b", "b", stamp(10.0))]) == {"b"}
+    clock.now = 1004.9  # renewed 10 s before it was first seen: 5 s left
+    assert live(view, [lease("widgets-b", "b", stamp(10.0))]) == {"b"}
+    clock.now = 1005.0
+    assert live(view, [lease("widgets-b", "b", stamp(10.0))]) == set()
+
+
+def test_after_the_first_sight_a_renewal_counts_on_the_assigners_clock() -> None:
+    """Whatever the other machine's clock wrote: a renewTime ahead of this wall
+    clock counts from when it was seen, and later ones from when they changed."""
+    clock = Clock()
+    view = members(clock, wall=WALL)
+    assert live(view, [lease("widgets-a", "a", stamp(600.0))]) == {"a"}
+    clock.now = 14.9
+    assert live(view, [lease("widgets-a", "a", stamp(600.0))]) == {"a"}
+    clock.now = 15.0
+    assert live(view, [lease("widgets-a", "a", stamp(600.0))]) == set()
+
+
+def test_the_assigner_reads_each_members_process_claims_and_generation() -> None:
+    view = members(Clock())
+    found = view.observe(
+        [
+            lease(
+                "widgets-a",
+                "a",
+                annotations={
+                    "sharding.opgen.dev/incarnation": "p1",
+                    "sharding.opgen.dev/slots": "0-2,5",
+                    "sharding.opgen.dev/generation": "7",
+                },
+            )
+        ]
+    )
+    assert found == {"a": MemberState(Holder("a", "p1"), frozenset({0, 1, 2, 5}), 7)}
 
 
 def test_a_released_or_deleted_lease_is_no_member_at_once() -> None:
     clock = Clock()
     view = members(clock)
-    assert view.observe([lease("widgets-a", "a"), lease("widgets-b", "b")]) == {
+    assert live(view, [lease("widgets-a", "a"), lease("widgets-b", "b")]) == {
         "a",
         "b",
     }
-    assert view.observe([lease("widgets-a", None), lease("widgets-b", "b")]) == {"b"}
-    assert view.observe([lease("widgets-b", "b")]) == {"b"}
+    assert live(view, [lease("widgets-a", None), lease("widgets-b", "b")]) == {"b"}
+    assert live(view, [lease("widgets-b", "b")]) == {"b"}
 
 
 def test_the_assigner_knows_when_the_first_live_lease_expires() -> None:
@@ -89,7 +148,7 @@ def test_the_assigner_knows_when_the_first_live_lease_expires() -> None:
     clock = Clock()
     view = members(clock)
     assert view.until_next_expiry() is None
-    view.observe([lease("widgets-a", "a", "t0")])
+    live(view, [lease("widgets-a", "a", "t0")])
     clock.now = 6.0
     view.observe([lease("widgets-a", "a", "t0"), lease("widgets-b", "b", "t0")])
     clock.now = 10.0
@@ -179,5 +238,34 @@ def test_a_member_whose_renewal_hangs_gives_up_at_its_renew_deadline() -> None:
         # the renewal begun at 6 never answers; the deadline is 4 + 10
         assert loop.time() == pytest.approx(14.0)
         assert not member.is_member
+
+    run_virtual(main)
+
+
+def test_a_member_publishes_its_claims_and_a_new_process_waits_for_the_old() -> None:
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = FlakyServer()
+        first = MemberLease(
+            server, server, OPTIONS, shard="a", namespace="default"  # type: ignore[arg-type]
+        )
+        await first.join()
+        await first.publish(frozenset({1, 2, 3}), 4)
+        assert server.lease is not None
+        annotations = server.lease.metadata.annotations or {}  # type: ignore[attr-defined]
+        assert annotations["sharding.opgen.dev/slots"] == "1-3"
+        assert annotations["sharding.opgen.dev/generation"] == "4"
+        assert annotations["sharding.opgen.dev/incarnation"] == first.incarnation
+        second = MemberLease(
+            server, server, OPTIONS, shard="a", namespace="default"  # type: ignore[arg-type]
+        )
+        with pytest.raises(HeldElsewhere):
+            await second.renew()
+        assert not second.is_member
+        later = MemberLease(
+            server, server, OPTIONS, shard="a", namespace="default",  # type: ignore[arg-type]
+            wall=lambda: time.time() + OPTIONS.lease_duration + 1,
+        )  # fmt: skip
+        await later.renew()  # the first one's Lease has expired by then
+        assert later.is_member
 
     run_virtual(main)

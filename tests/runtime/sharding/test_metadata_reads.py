@@ -1,6 +1,7 @@
 """The assigner reads metadata only: its lists and its watch ask for
 `PartialObjectMetadata`, so no object's spec, status or data reaches the leader;
-against a server that sends the objects whole it assigns all the same."""
+against a server that sends the objects whole it labels all the same. It writes
+each slot label once, only on objects of the ring."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
 from opgen.runtime.seams import Answer, Stream
 from opgen.runtime.sharding.assigner import Assigner
+from opgen.runtime.sharding.assignment import MemberState
 from opgen.runtime.sharding.membership import Members
+from opgen.runtime.sharding.protocol import slot_of
 from opgen.testing.memory import MemoryApiServer, MemoryTransport
 from tests.runtime.kinds import Widget, WidgetSpec
-from tests.runtime.sharding.inprocess import NS, RING, SHARD, until
+from tests.runtime.sharding.inprocess import NS, RING, SLOT, until
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 from tests.testing.memory.crds import served_kinds
 
@@ -94,12 +97,12 @@ class _Recording:
         await self.inner.aclose()
 
 
-class _OneMember(Members):
-    """A ring whose one live member is `a` (the assigner's reads of objects are
-    what these tests look at, not the Leases')."""
+class _NoMember(Members):
+    """A ring without members (the assigner's reads of objects are what these
+    tests look at, not the Leases')."""
 
-    async def read(self) -> frozenset[str]:
-        return frozenset({"a"})
+    async def read(self) -> dict[str, MemberState]:
+        return {}
 
     def until_next_expiry(self) -> float | None:
         return None
@@ -120,11 +123,30 @@ async def _create(client: rt.Client, name: str) -> None:
     await client.create(child)
 
 
-async def _assigned(client: rt.Client) -> dict[str, str | None]:
-    return {
-        w.metadata.name or "": (w.metadata.labels or {}).get(SHARD)
+async def _labelled(client: rt.Client) -> dict[str, str | None]:
+    found: dict[str, str | None] = {
+        w.metadata.name or "": (w.metadata.labels or {}).get(SLOT)
         for w in await client.uncached.list(Widget, NS)
     }
+    for c in await client.uncached.list(ConfigMap, NS):
+        found[c.metadata.name or ""] = (c.metadata.labels or {}).get(SLOT)
+    return found
+
+
+def _assigner(transport: Any, client: rt.Client, page_size: int = 500) -> Assigner:
+    options = rt.ShardingOptions(ring=RING)
+    return Assigner(
+        RestClient(transport),
+        _NoMember(client.uncached, options, NS),
+        client.uncached,
+        client,
+        options,
+        namespace=NS,
+        primaries=[resource_type(Widget)],
+        children=[resource_type(ConfigMap)],
+        namespaces=[NS],
+        page_size=page_size,
+    )
 
 
 async def _assign(whole: bool) -> _Recording:
@@ -133,35 +155,21 @@ async def _assign(whole: bool) -> _Recording:
     client = rt.Client(RestClient(server.transport()))
     for i in range(3):
         await _create(client, f"before-{i}")
-    options = rt.ShardingOptions(ring=RING, sweep_period=30.0)
-    assigner = Assigner(
-        RestClient(recording),
-        _OneMember(client.uncached, options, NS),
-        options,
-        primaries=[resource_type(Widget)],
-        children=[resource_type(ConfigMap)],
-        namespaces=[NS],
-        page_size=2,
-    )
+    assigner = _assigner(recording, client, page_size=2)
     running = asyncio.create_task(assigner.run())
     try:
 
-        async def all_assigned(count: int) -> bool:
-            held = await _assigned(client)
-            return len(held) == count and set(held.values()) == {"a"}
+        async def all_labelled(count: int) -> bool:
+            held = await _labelled(client)
+            return len(held) == count and None not in held.values()
 
-        await until(lambda: all_assigned(3))
-        await _create(client, "after")  # seen by the watch of unassigned objects
-        await until(lambda: all_assigned(4))
-        await until(lambda: _passes(assigner, 2))  # a second full pass lists again
+        await until(lambda: all_labelled(6))
+        await _create(client, "after")  # seen by the watch of unlabelled objects
+        await until(lambda: all_labelled(8))
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
     return recording
-
-
-async def _passes(assigner: Assigner, count: int) -> bool:
-    return assigner.passes >= count
 
 
 def test_the_assigners_lists_and_watch_ask_for_metadata_only() -> None:
@@ -186,7 +194,7 @@ def test_the_assigners_lists_and_watch_ask_for_metadata_only() -> None:
     assert {"before-0", "after", "before-0-child"} <= names
 
 
-def test_a_server_that_sends_whole_objects_is_assigned_from_them() -> None:
+def test_a_server_that_sends_whole_objects_is_labelled_from_them() -> None:
     async def main(loop: VirtualTimeLoop) -> _Recording:
         return await _assign(whole=True)
 
@@ -194,25 +202,54 @@ def test_a_server_that_sends_whole_objects_is_assigned_from_them() -> None:
     assert {obj.get("kind") for obj in recording.received} >= {"Widget"}
 
 
-def test_a_full_pass_over_kinds_without_objects_completes() -> None:
-    """kube-apiserver's empty `PartialObjectMetadataList` has `items: null`."""
+def test_a_child_takes_its_owners_slot_and_foreign_objects_get_none() -> None:
+    """A child's slot is its owner's, worked out from its owner reference alone;
+    a ConfigMap no Widget controls is no part of the ring; each label is written
+    once; the previous protocol's shard label goes in the same write."""
 
     async def main(loop: VirtualTimeLoop) -> None:
         server = MemoryApiServer(served_kinds())
-        options = rt.ShardingOptions(ring=RING, sweep_period=30.0)
-        assigner = Assigner(
-            RestClient(server.transport()),
-            _OneMember(rt.Client(RestClient(server.transport())).uncached, options, NS),
-            options,
-            primaries=[resource_type(Widget)],
-            children=[resource_type(ConfigMap)],
-            namespaces=[NS],
+        recording = _Recording(server.transport(), whole=False)
+        client = rt.Client(RestClient(server.transport()))
+        old = {"shard.sharding.opgen.dev/widgets": "gone"}
+        widget = await client.create(
+            Widget(
+                metadata=ObjectMeta(name="w", namespace=NS, labels=old),
+                spec=WidgetSpec(),
+            )
         )
-        running = asyncio.create_task(assigner.run())
+        child = ConfigMap(metadata=ObjectMeta(name="w-child", namespace=NS))
+        rt.owner.set_controller_reference(widget, child)
+        await client.create(child)
+        await client.create(ConfigMap(metadata=ObjectMeta(name="mine", namespace=NS)))
+        running = asyncio.create_task(_assigner(recording, client).run())
         try:
-            await until(lambda: _passes(assigner, 1))
+
+            async def labelled() -> bool:
+                found = await _labelled(client)
+                return found["w"] is not None and found["w-child"] is not None
+
+            await until(labelled)
+            await asyncio.sleep(5.0)
         finally:
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
+        found = await _labelled(client)
+        options = rt.ShardingOptions(ring=RING)
+        assert (
+            found["w"]
+            == found["w-child"]
+            == str(slot_of({"uid": widget.metadata.uid}, options))
+        )
+        assert found["mine"] is None
+        stored = await client.uncached.get(Widget, "w", NS)
+        assert stored.metadata.labels == {SLOT: found["w"]}
+        patches = [path for verb, path, _ in recording.accepts if verb == "PATCH"]
+        assert sorted(patches) == sorted(
+            [
+                f"/api/v1/namespaces/{NS}/configmaps/w-child",
+                f"/apis/test.opgen.dev/v1/namespaces/{NS}/widgets/w",
+            ]
+        )
 
     run_virtual(main)

@@ -5,9 +5,9 @@ about 3 minutes on two cores with a load average of 6; 1,000 for a quicker local
 Every replica appends each reconcile's start and end to its ledger; the test
 asserts outcomes and their order, never speed (the times it measures are
 printed, for the report): no object is ever reconciled by two replicas at once,
-the split is within ±20 %, a SIGKILLed replica's objects are reassigned and
-reconciled by the others, scaling 3 → 4 → 2 loses and duplicates no child, and
-once the ring has settled, a full pass of the assigner writes nothing."""
+the split is within ±20 %, a SIGKILLed replica's slots are reassigned and their
+objects reconciled by the others, scaling 3 → 4 → 2 loses and duplicates no
+child, and once the ring has settled, no object is written again."""
 
 from __future__ import annotations
 
@@ -20,15 +20,21 @@ from typing import Any
 
 import pytest
 
-from opgen import runtime as rt
 from opgen.api.k8s import ConfigMap
+from opgen.api.k8s.coordination_v1 import Lease
 from opgen.runtime.rest import RestClient
-from opgen.runtime.sharding.ring import HashRing
+from opgen.runtime.sharding.assignment import Assignment
+from opgen.runtime.sharding.protocol import (
+    ANNOTATION_ASSIGNMENT,
+    ANNOTATION_GENERATION,
+    ANNOTATION_SLOTS,
+    parse_slots,
+)
 from opgen.testing import Environment
 from tests.runtime.kinds import Widget
-from tests.runtime.sharding.inprocess import DRAIN, SHARD
+from tests.runtime.sharding.inprocess import SLOT
 from tests.runtime.sharding.ledger import overlaps, read_ledger
-from tests.runtime.sharding.operator import LEASE_DURATION, SWEEP_PERIOD
+from tests.runtime.sharding.operator import LEASE_DURATION, RETRY_PERIOD, SLOTS
 from tests.runtime.sharding.processes import ReplicaProcess, create_widgets, list_all
 from tests.waiting import GUARD
 
@@ -56,6 +62,37 @@ class Cluster:
         self.namespace = namespace
         self.folder = folder
 
+    async def holders(self, members: set[str]) -> dict[int, str] | None:
+        """Slot → its member, once the assignment gives every slot to one of
+        `members`, evenly, and each member's Lease claims exactly its slots
+        (None until then)."""
+        leases = {
+            lease["metadata"]["name"]: lease
+            for lease in await list_all(self.rest, Lease, self.namespace)
+        }
+        ring = leases.get("widgets.slots")
+        if ring is None:
+            return None
+        notes = ring["metadata"].get("annotations") or {}
+        assignment = Assignment.decode(
+            int(notes.get(ANNOTATION_GENERATION) or 0), notes.get(ANNOTATION_ASSIGNMENT)
+        )
+        holders = {k: h.name for k, h in assignment.slots.items()}
+        counts = Counter(holders.values())
+        if len(holders) != SLOTS or set(counts) != members:
+            return None
+        if max(counts.values()) - min(counts.values()) > 1:
+            return None
+        for member in members:
+            lease = leases.get(f"widgets-{member}") or {}
+            claims = (lease.get("metadata", {}).get("annotations") or {}).get(
+                ANNOTATION_SLOTS
+            )
+            mine = frozenset(k for k, h in holders.items() if h == member)
+            if claims is None or parse_slots(claims) != mine:
+                return None
+        return holders
+
     async def state(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         widgets = await list_all(self.rest, Widget, self.namespace)
         configs = await list_all(self.rest, ConfigMap, self.namespace)
@@ -73,10 +110,12 @@ class Cluster:
     async def converged(
         self, members: set[str], since: float, fresh: frozenset[str]
     ) -> bool:
-        """Every Widget held by the member of `members` the ring places it on, not
-        draining, its one child with it, and reconciled by its holder (those in
-        `fresh`: after `since`)."""
-        ring = HashRing(members, rt.ShardingOptions(ring="widgets").virtual_nodes)
+        """Every slot held by one of `members` (evenly, claims as assigned), every
+        Widget in its slot with its one child, and reconciled by its slot's holder
+        (those in `fresh`: after `since`)."""
+        holders = await self.holders(members)
+        if holders is None:
+            return False
         widgets, children = await self.state()
         if len(widgets) != OBJECTS:
             return False
@@ -84,18 +123,21 @@ class Cluster:
         ever = self.reconciled_since(0.0)
         recent = self.reconciled_since(since)
         for widget in widgets:
-            held = labels(widget)
-            holder = held.get(SHARD)
+            slot = labels(widget).get(SLOT)
             child = by_owner.get(widget["metadata"]["uid"])
-            placed = ring.owner(widget["metadata"]["uid"])
-            if holder != placed or DRAIN in held or child is None:
+            if slot is None or child is None or labels(child).get(SLOT) != slot:
                 return False
+            holder = holders[int(slot)]
             done = recent if name(widget) in fresh else ever
-            if labels(child).get(SHARD) != holder:
-                return False
-            if holder is None or name(widget) not in done.get(holder, ()):
+            if name(widget) not in done.get(holder, ()):
                 return False
         return True
+
+    async def split(self, members: set[str]) -> Counter[str]:
+        holders = await self.holders(members)
+        assert holders is not None
+        widgets, _ = await self.state()
+        return Counter(holders[int(labels(w)[SLOT])] for w in widgets)
 
     async def until_converged(
         self,
@@ -160,14 +202,18 @@ async def test_three_replicas_share_the_widgets_and_hand_them_over_safely(
         await cluster.until_converged(three, "3 replicas")
 
         widgets, children = await cluster.state()
-        split = Counter(labels(w)[SHARD] for w in widgets)
+        split = await cluster.split(three)
         print(f"split over 3 replicas: {dict(sorted(split.items()))}")
         for count in split.values():
             assert abs(count - OBJECTS / 3) <= BALANCE * OBJECTS / 3, split
 
-        # SIGKILL: no shutdown, no Lease deleted; the others take its objects
+        # SIGKILL: no shutdown, no Lease deleted; the others take its slots
         killed = replicas[2]
-        of_killed = {name(w) for w in widgets if labels(w)[SHARD] == killed.shard}
+        holders = await cluster.holders(three)
+        assert holders is not None
+        of_killed = {
+            name(w) for w in widgets if holders[int(labels(w)[SLOT])] == killed.shard
+        }
         kill_time = time.time()
         killed.kill(kill_time)
         await cluster.until_converged(
@@ -195,8 +241,7 @@ async def test_three_replicas_share_the_widgets_and_hand_them_over_safely(
         moved = {n for r, names in cluster.reconciled_since(since).items()
                  if r in ("shard-3", "shard-4") for n in names}  # fmt: skip
         assert moved, "the new replicas took no object"
-        widgets, _ = await cluster.state()
-        split = Counter(labels(w)[SHARD] for w in widgets)
+        split = await cluster.split(four)
         print(f"split over 4 replicas: {dict(sorted(split.items()))}")
 
         # the leader (shard-0, the first to start) and a new one leave
@@ -210,10 +255,11 @@ async def test_three_replicas_share_the_widgets_and_hand_them_over_safely(
         assert len(children) == OBJECTS and set(owners.values()) == {1}
         assert {w["metadata"]["uid"] for w in widgets} == set(owners)
 
-        # settled: a full pass of the assigner (and every reconcile) writes nothing
+        # settled: nothing writes any object again (the relists' reconciles find
+        # them converged)
         before = {o["metadata"]["uid"]: o["metadata"]["resourceVersion"]
                   for o in [*widgets, *children]}  # fmt: skip
-        await asyncio.sleep(2 * SWEEP_PERIOD + LEASE_DURATION)
+        await asyncio.sleep(10 * RETRY_PERIOD + LEASE_DURATION)
         widgets, children = await cluster.state()
         after = {o["metadata"]["uid"]: o["metadata"]["resourceVersion"]
                  for o in [*widgets, *children]}  # fmt: skip
