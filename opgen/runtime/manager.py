@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -406,7 +407,16 @@ class Manager:
     async def run(self, *, install_signal_handlers: bool = True) -> None:
         """Run until `stop()` or SIGTERM/SIGINT; raises `LeaderElectionLost` if leadership
         is lost, `ShardMembershipLost` if this replica's ring Lease is."""
-        await self._run(install_signal_handlers)
+        # What exists now (modules, classes, the manager and its options) lives as
+        # long as the process: frozen, the cyclic collector never walks it again,
+        # which took about 40 ms of CPU until the caches synced (1000 objects).
+        # Thawed on return, so a process that runs managers one after another
+        # (tests) can collect them.
+        gc.freeze()
+        try:
+            await self._run(install_signal_handlers)
+        finally:
+            gc.unfreeze()
         if self._failure is not None:
             raise self._failure
         if self._membership_lost:

@@ -4,6 +4,7 @@ and create_or_update reading from its cache."""
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import aiohttp
 import pytest
@@ -67,6 +68,16 @@ async def test_run_closes_the_client_however_it_ends(
     with pytest.raises(RuntimeError, match="the runnable broke"):
         await asyncio.wait_for(failing.run(install_signal_handlers=False), 30)
     assert failing.rest.transport.closed
+
+
+async def test_run_freezes_what_start_up_made_and_thaws_it_after(
+    envtest: Environment, namespace: str
+) -> None:
+    manager = manager_for(envtest, namespace)
+    assert gc.get_freeze_count() == 0
+    async with running(manager):
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
 
 
 async def test_create_or_update_of_a_converged_object_costs_no_request(
