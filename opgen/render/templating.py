@@ -6,7 +6,7 @@ include or leave out text; every decision is made in Python before rendering,
 and code text is written in the templates, never assembled in Python. Generated Python goes through
 black so that a generated project passes `black --check` as generated.
 
-Black's output is kept in opgen's cache directory (`opgen.write.cachedir`), in
+Black's output is kept in opgen's cache directory (`opgen.cachedir`), in
 a file named by a hash of the source, the line length and the installed black
 (its module file, size and time): `opgen generate` in a project whose
 generated Python did not change formats nothing, and never imports black (a
@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import os
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from opgen.write.cachedir import cache_dir, write_atomically
+from opgen.cachedir import cache_dir, installed, write_atomically
 
 CHART_TEMPLATES = "chart/"
 """The Helm chart's templates: Helm's own `{{ ... }}` must pass through them, so
@@ -116,11 +114,11 @@ def _format_statement(text: str) -> str:
 
 def format_python(source: str, *, line_length: int = 88) -> str:
     """Black-format Python source (black's defaults, Python 3.10 target)."""
-    kept = _formatted_dir()
-    if kept is None:
+    black = _installed_black()
+    if black is None:
         return _black(source, line_length)
     key = hashlib.sha256(f"{line_length}\0{source}".encode()).hexdigest()
-    path = kept / key[:2] / key
+    path = cache_dir(os.environ) / "black" / black / key[:2] / key
     try:
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
@@ -143,19 +141,10 @@ _FORMAT = 1
 
 
 @functools.cache
-def _formatted_dir() -> Path | None:
-    """Where black's output is kept for the installed black, or None when black's
-    module cannot be found without importing it."""
-    spec = importlib.util.find_spec("black")
-    if spec is None or spec.origin is None:
-        return None
-    try:
-        status = os.stat(spec.origin)
-    except OSError:
-        return None
-    installed = f"{_FORMAT}\0{spec.origin}\0{status.st_size}\0{status.st_mtime_ns}"
-    digest = hashlib.sha256(installed.encode()).hexdigest()[:16]
-    return cache_dir(os.environ) / "black" / digest
+def _installed_black() -> str | None:
+    """A fingerprint of the installed black and of what is asked of it."""
+    black = installed("black")
+    return None if black is None else f"{black}-{_FORMAT}"
 
 
 def format_python_lines(source: str, indent: str = "") -> str:

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from opgen.cachedir import CACHE_ENV, cache_dir
 from opgen.engine.naming import to_camel
 from opgen.openapi.kubernetes import KNOWN
 from opgen.openapi.parse import SchemaNode
-from opgen.write.cachedir import CACHE_ENV, cache_dir
 
 __all__ = ["CACHE_ENV", "TypeCatalogue", "cache_file", "type_catalogue"]
 

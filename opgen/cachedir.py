@@ -9,12 +9,14 @@ only costs the time.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import importlib.util
 import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "cache_dir", "write_atomically"]
+__all__ = ["CACHE_ENV", "cache_dir", "installed", "write_atomically"]
 
 CACHE_ENV = "OPGEN_CACHE_DIR"
 """Overrides where opgen keeps what it builds once (tests set it)."""
@@ -45,3 +47,18 @@ def write_atomically(path: Path, data: bytes) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
     return False
+
+
+def installed(package: str) -> str | None:
+    """A fingerprint of the installed `package` (the path, size and time of its
+    module file), found without importing it; None when it is not installed.
+    What the package made is kept under it: another install makes anew."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        status = os.stat(spec.origin)
+    except OSError:
+        return None
+    made_by = f"{spec.origin}\0{status.st_size}\0{status.st_mtime_ns}"
+    return hashlib.sha256(made_by.encode()).hexdigest()[:16]
