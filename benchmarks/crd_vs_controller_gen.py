@@ -20,7 +20,9 @@ process of
 - `controller-gen crd paths=./... output:crd:dir=DIR` (controller-gen
   `gobuild.CONTROLLER_TOOLS_VERSION`, built from the Go module proxy and cached),
 
-after one untimed warm-up of each (Go's build cache, Python's bytecode).
+after one untimed warm-up of each (Go's build cache, Python's bytecode, and
+opgen's cache directory: each types file's attribute docstrings, black's output,
+compiled templates; what a user's earlier runs leave there).
 Figures are medians over the runs with the min-max beside them. The benchmark
 then checks that both wrote the same CRDs apart from `DIFFERENCES`, and fails
 loudly otherwise.

@@ -6,8 +6,9 @@ finds each class's source anew as the class is created (a walk of the call
 stack, then a parse of the class), which cost about half of importing a types
 file, at every operator start-up too. The schema stage asks
 `field_docstring` instead, which reads them from one `ast` parse per file and
-keeps them, by class, in the run's `RunContext`; nothing changes any model's
-Pydantic settings.
+keeps them, by class, in the run's `RunContext`, and across runs in opgen's
+cache directory (`opgen.cachedir`), by a hash of the file's bytes and
+the Python version; nothing changes any model's Pydantic settings.
 
 Which fields get one follows the models' settings, which nothing changes
 while a run loads them: a model of `op.Model` whose `use_attribute_docstrings`
@@ -24,14 +25,19 @@ the docstring of the class that declares (annotates) it.
 from __future__ import annotations
 
 import ast
+import hashlib
 import inspect
 import itertools
+import marshal
+import os
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from opgen.api import Model
+from opgen.cachedir import cache_dir, write_atomically
 from opgen.load.context import ClassDefinition, RunContext
 from opgen.model.kinds import source_file
 
@@ -116,10 +122,45 @@ def _parsed(file: Path, run: RunContext) -> dict[str, list[ClassDefinition]]:
     stamp = (status.st_mtime_ns, status.st_size)
     cached = run.class_definitions.get(file)
     if cached is None or cached[0] != stamp:
-        tree = ast.parse(file.read_bytes(), filename=str(file))
-        cached = (stamp, _classes(tree))
+        cached = (stamp, _definitions(file.read_bytes(), file))
         run.class_definitions[file] = cached
     return cached[1]
+
+
+_FORMAT = 1
+"""Bumped when what `_classes` reads, or how it is kept, changes."""
+
+
+def _definitions(source: bytes, file: Path) -> dict[str, list[ClassDefinition]]:
+    """The class statements of `source`: as kept in opgen's cache directory for
+    this source and Python version, else parsed (and kept). A parse is most of
+    the schema stage's time per types file, for the same answer every run."""
+    key = hashlib.sha256(f"{_FORMAT} {sys.version}\0".encode() + source).hexdigest()
+    kept = cache_dir(os.environ) / "docstrings" / key[:2] / key
+    try:
+        found = marshal.loads(kept.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        found = None
+    if _well_formed(found):
+        return found  # type: ignore[no-any-return]
+    definitions = _classes(ast.parse(source, filename=str(file)))
+    write_atomically(kept, marshal.dumps(definitions))
+    return definitions
+
+
+def _well_formed(found: object) -> bool:
+    return isinstance(found, dict) and all(
+        isinstance(name, str)
+        and isinstance(statements, list)
+        and all(
+            isinstance(statement, tuple)
+            and len(statement) == 2
+            and isinstance(statement[0], tuple)
+            and isinstance(statement[1], dict)
+            for statement in statements
+        )
+        for name, statements in found.items()
+    )
 
 
 def _for_class(cls: type[Any], run: RunContext) -> Mapping[str, str]:

@@ -5,13 +5,15 @@ adds (user-owned); `webhook_files` what one `create webhook` adds (the
 webhook module and its test, with the new parts to insert into them when
 they exist, and the project's webhook config on the first run);
 `injected_files` re-renders every file that holds scaffold markers, which the
-writer splices into existing files; `project_file` is PROJECT itself. Every
+writer splices into existing files (the whole new-file content is rendered
+only for a file that is missing); `project_file` is PROJECT itself. Every
 template's data comes from `opgen.render.views`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -190,7 +192,8 @@ def injected_files(project: Project) -> list[File]:
             for region in regions
         }
         template, views = templates[path]
-        content = render(template, project=view, **views, **slots)
+        # Rendered (and formatted) only if read: when the file is missing.
+        content = functools.partial(render, template, project=view, **views, **slots)
         spliced = tuple(
             (
                 r

@@ -33,14 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from opgen.cachedir import CACHE_ENV, cache_dir
 from opgen.engine.naming import to_camel
 from opgen.openapi.kubernetes import KNOWN
 from opgen.openapi.parse import SchemaNode
 
 __all__ = ["CACHE_ENV", "TypeCatalogue", "cache_file", "type_catalogue"]
-
-CACHE_ENV = "OPGEN_CACHE_DIR"
-"""Overrides where opgen keeps what it builds once per release (tests set it)."""
 
 _VALUE_TYPES = frozenset(KNOWN.values()) - {"ObjectMeta"}
 _OUTSIDE_K8S_API = frozenset({"apiextensions_v1", "apiregistration_v1"})
@@ -93,14 +91,7 @@ def type_catalogue() -> TypeCatalogue:
 
 def cache_file(env: Mapping[str, str]) -> Path:
     """Where this version's catalogue is kept."""
-    configured = env.get(CACHE_ENV)
-    if configured:
-        base = Path(configured).expanduser()
-    else:
-        xdg = env.get("XDG_CACHE_HOME")
-        home = Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".cache"
-        base = home / "opgen"
-    return (base / "import" / f"catalogue-{_fingerprint()}.marshal").absolute()
+    return cache_dir(env) / "import" / f"catalogue-{_fingerprint()}.marshal"
 
 
 @functools.cache

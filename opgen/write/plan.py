@@ -243,10 +243,11 @@ def _change_for(file: File, root: Path, *, force: bool) -> Change:
     if not target.exists():
         return Change(file.path, Action.CREATE, file.ownership, None, file.content)
     old = target.read_text(encoding="utf-8")
-    new = file.content
     if file.ownership is Ownership.INJECTED:
         new = splice(old, file.regions, path=str(file.path))
         new = insert(new, file.insertions, path=str(file.path))
+    else:
+        new = file.content
     if old == new:
         return Change(file.path, Action.UNCHANGED, file.ownership, old, new)
     if file.ownership is Ownership.USER and not force:

@@ -13,9 +13,12 @@ import sys
 import textwrap
 from pathlib import Path, PurePosixPath
 
+import pytest
+
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.load import LoadedKinds, RunContext, load_kinds
+from opgen.cachedir import CACHE_ENV
+from opgen.load import LoadedKinds, RunContext, docstrings, load_kinds
 from opgen.load.discover import discover
 from opgen.load.merge import merge_kinds
 from opgen.pipeline import crds
@@ -154,3 +157,26 @@ def test_loading_changes_no_model_s_pydantic_settings(tmp_path: Path) -> None:
     assert spec.annotation is not None
     plain = spec.annotation.model_fields["plain"]
     assert plain.description is None  # the CRD has it; Pydantic did not read it
+
+
+def test_a_types_file_is_parsed_once_across_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The class statements of a file's source are kept in the cache directory:
+    a second run reads them instead of parsing, and writes the same CRD."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    path = tmp_path / "doc_kept_types.py"
+    path.write_text(TYPES, encoding="utf-8")
+    first = RunContext()
+    parsed = crds_of(load_kinds([path], first), first)
+
+    def no_parse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(docstrings.ast, "parse", no_parse)
+    second = RunContext()
+    assert crds_of(load_kinds([path], second), second) == parsed
+
+    path.write_text(TYPES.replace("The first Twice.", "Edited."), encoding="utf-8")
+    with pytest.raises(AssertionError, match="parsed again"):
+        docstrings._definitions(path.read_bytes(), path)

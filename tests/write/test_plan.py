@@ -216,3 +216,32 @@ def test_generated_hashes_are_those_of_generated_files_as_written() -> None:
         "b.yaml": content_hash("b\n"),
         "a.py": content_hash("a\n"),
     }
+
+
+def test_an_injected_file_s_new_content_is_made_only_to_create_it(
+    tmp_path: Path,
+) -> None:
+    made: list[str] = []
+
+    def new_file() -> str:
+        made.append("made")
+        return "# +opgen:scaffold:imports\nimport a\n# +opgen:scaffold:imports:end\n"
+
+    regions = (Region("imports", "import b\n"),)
+    existing = tmp_path / "main.py"
+    existing.write_text(
+        "x = 1\n# +opgen:scaffold:imports\nimport a\n# +opgen:scaffold:imports:end\n"
+    )
+    injected = File(PurePosixPath("main.py"), new_file, Ownership.INJECTED, regions)
+    [change] = plan([injected], tmp_path).changes
+    assert change.action is Action.UPDATE
+    assert change.new == (
+        "x = 1\n# +opgen:scaffold:imports\nimport b\n# +opgen:scaffold:imports:end\n"
+    )
+    assert made == []
+
+    existing.unlink()
+    [change] = plan([injected], tmp_path).changes
+    assert change.action is Action.CREATE
+    assert injected.content == change.new
+    assert made == ["made"]  # once: the content is kept
