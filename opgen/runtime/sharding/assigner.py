@@ -172,7 +172,7 @@ class _Unassigned(Informer):
         self.decoder = _KeepRaw(self.rtype)
 
     def entry(self, data: dict[str, Any]) -> Entry:
-        return entry_from_dict(metadata_only(data), self.decoder.prepare)
+        return entry_from_dict(metadata_only(data))
 
 
 @dataclass(frozen=True)
