@@ -6,12 +6,15 @@ under an older CRD schema, converted between versions, kept under
 can hold values the operator's current model refuses. Decoding is therefore a
 step with an outcome of its own:
 
-- `Decoder.prepare(raw)` runs once per stored version, when the informer stores
-  it. A user model (Pydantic) is validated then and kept as a pickle of the
+- `Decoder.prepare(raw)` runs at most once per stored version: at its first read
+  (`Decoder.read(entry)`, which keeps the outcome in the store's entry), not
+  when the informer stores it, so a version nothing reads (a status change the
+  predicates filter out, one replaced before a reconcile) is never validated.
+  A user model (Pydantic) is validated then and kept as a pickle of the
   validated object; an object that does not fit is kept as its problems
   (`Undecodable`). CEL rules (`op.Rule`) are not evaluated again: the server
   judged the object when it was written (`rules_skipped`).
-- `Decoder.fresh(entry)` runs on every cached read. A valid object is unpickled:
+- `Decoder.fresh(raw, prepared)` runs on every cached read. A valid object is unpickled:
   a fresh, mutable tree (reconcilers may change what they read), built without
   validating again — several times cheaper than `model_validate_json`
   (`python -m benchmarks cached_read` prints the figures). An object that does
@@ -45,6 +48,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from opgen.engine.cel.rules import rules_skipped
 from opgen.runtime import resources
 from opgen.runtime.resources import ResourceType
+from opgen.runtime.store import UNREAD, Entry
 
 __all__ = [
     "DecodeError",
@@ -257,7 +261,8 @@ class _Kept:
 
 
 class Decoder(Generic[T]):
-    """Decodes one kind's stored objects: validated once when stored, copied on read."""
+    """Decodes one kind's stored objects: validated at the first read of each
+    stored version, copied on every read."""
 
     def __init__(self, rtype: ResourceType[T]) -> None:
         self.rtype = rtype
@@ -280,6 +285,15 @@ class Decoder(Generic[T]):
             except (pickle.PicklingError, TypeError, AttributeError):
                 self._picklable = False
         return _Kept(obj)
+
+    def read(self, entry: Entry) -> T:
+        """A new object for a read of `entry`; its first read prepares it and keeps
+        that in the entry. `DecodeError` when it does not fit."""
+        prepared = entry.decoded
+        if prepared is UNREAD:
+            prepared = self.prepare(entry.raw)
+            entry.keep(prepared)
+        return self.fresh(entry.raw, prepared)
 
     def fresh(self, raw: bytes, prepared: object) -> T:
         """A new object for a read of the entry (`raw`, and what `prepare` made of

@@ -17,11 +17,13 @@ A hung watch is caught twice: the HTTP read timeout, and a watchdog that
 restarts any watch silent (no event, no bookmark) for `idle_timeout`.
 `opgen_watch_staleness_seconds{kind}` exports the silence.
 
-Every object is decoded once, when its version is stored (`decoding.Decoder`):
-reads copy the result instead of validating again, and an object that does not
-fit the kind's model is found here — it stays in the store (its metadata still
-drives handlers, predicates and indexes), reads of it raise `DecodeError`, and
-`opgen_cache_undecodable_objects{kind}` counts such objects.
+Storing a version decodes nothing into the kind's model: its first read does,
+once (`decoding.Decoder.read`), and later reads copy the result instead of
+validating again. An object that does not fit the kind's model is found then —
+it stays in the store (its metadata still drives handlers, predicates and
+indexes), reads of it raise `DecodeError`, and
+`opgen_cache_undecodable_objects{kind}` counts the stored objects whose current
+version a read found not to fit (a version nobody read is not judged).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import Any, Literal
 import msgspec
 
 from opgen.runtime import errors, selectors
-from opgen.runtime.decoding import Decoder, Undecodable
+from opgen.runtime.decoding import DecodeError, Decoder, Undecodable
 from opgen.runtime.resources import ResourceType
 from opgen.runtime.rest import RestClient
 from opgen.runtime.store import Entry, Key, Store, entry_from_dict
@@ -130,11 +132,20 @@ class Informer:
 
     def fresh(self, entry: Entry) -> Any:
         """A new object of the kind for `entry` (raises `DecodeError` if it does not fit)."""
-        return self.decoder.fresh(entry.raw, entry.decoded)
+        try:
+            return self.decoder.read(entry)
+        except DecodeError:
+            if (
+                isinstance(entry.decoded, Undecodable)
+                and self.store.get(entry.key) is entry
+            ):
+                self._undecodable.add(entry.key)
+            raise
 
     def entry(self, data: dict[str, Any]) -> Entry:
-        """The store's entry for an object the server sent (its wire form, decoded)."""
-        return entry_from_dict(self.rtype.with_kind(data), self.decoder.prepare)
+        """The store's entry for an object the server sent (its wire form, not yet
+        decoded into the kind's model)."""
+        return entry_from_dict(self.rtype.with_kind(data))
 
     @property
     def undecodable(self) -> int:
@@ -142,10 +153,7 @@ class Informer:
         return len(self._undecodable)
 
     def _upsert(self, entry: Entry) -> Entry | None:
-        if isinstance(entry.decoded, Undecodable):
-            self._undecodable.add(entry.key)
-        else:
-            self._undecodable.discard(entry.key)
+        self._undecodable.discard(entry.key)  # a new version: judged when first read
         return self.store.upsert(entry)
 
     def _delete(self, key: Key) -> Entry | None:

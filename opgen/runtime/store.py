@@ -1,12 +1,15 @@
 """The informer's store: one compact entry per object, plus indexes.
 
-An entry keeps the object's JSON bytes (without `managedFields`), the few
-metadata fields predicates, handlers and indexes need, and what the kind's
-decoder made of it when it was stored (`decoded`: for a user model, a pickle of
-the validated object, or the problems when it does not fit; see `decoding`).
-Every read builds a fresh object from that, so a reconciler may mutate what it
-read without corrupting the cache, and cached objects cost bytes, not a tree
-of Python objects.
+An entry keeps the object's JSON bytes (without `managedFields`) and the few
+metadata fields predicates, handlers and indexes need: storing a version decodes
+nothing into the kind's model. The first read of the entry does
+(`decoding.Decoder.read`) and keeps the outcome in it (`decoded`: for a user
+model, a pickle of the validated object, or the problems when it does not fit),
+so each stored version is validated at most once, and only if something reads
+it: a version replaced before any read (a status change the predicates filter
+out, a burst of updates) costs its JSON alone. Every read builds a fresh object
+from that, so a reconciler may mutate what it read without corrupting the cache,
+and cached objects cost bytes, not a tree of Python objects.
 
 Indexes: by namespace and by controller-owner UID always; user-defined ones
 (`add_index(name, fn)`) map an object to any number of string values.
@@ -15,7 +18,7 @@ Indexes: by namespace and by controller-owner UID always; user-defined ones
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -23,6 +26,7 @@ import msgspec
 __all__ = [
     "NAMESPACE_INDEX",
     "OWNER_INDEX",
+    "UNREAD",
     "Entry",
     "Key",
     "Store",
@@ -32,6 +36,9 @@ __all__ = [
 Key = tuple[str, str]  # (namespace or "", name)
 NAMESPACE_INDEX = "namespace"
 OWNER_INDEX = "controller-owner-uid"
+
+UNREAD: object = object()
+"""An entry's `decoded` before its first read."""
 
 _decode = msgspec.json.decode
 _encode = msgspec.json.encode
@@ -52,8 +59,9 @@ class Entry:
     finalizers: tuple[str, ...]
     deletion_timestamp: str | None
     raw: bytes
-    decoded: object = None
-    """What `decoding.Decoder.prepare` made of `raw` (None: decode `raw` on read)."""
+    decoded: object = field(default=UNREAD, compare=False, repr=False)
+    """What `decoding.Decoder.prepare` made of `raw` (None: decode `raw` on each
+    read), set at the entry's first read (`keep`)."""
 
     @property
     def key(self) -> Key:
@@ -69,12 +77,16 @@ class Entry:
     def to_dict(self) -> dict[str, Any]:
         return dict(_decode(self.raw))
 
+    def keep(self, decoded: object) -> None:
+        """Remember what the first read made of `raw`. The one field set after
+        construction: it belongs to this version, so a newer entry replacing this
+        one in the store starts unread while readers of this one keep theirs."""
+        object.__setattr__(self, "decoded", decoded)
 
-def entry_from_dict(
-    data: dict[str, Any], prepare: Callable[[bytes], object] | None = None
-) -> Entry:
-    """Build an entry from a decoded object, dropping `metadata.managedFields` in place;
-    `prepare(raw)` gives its `decoded` (the kind's decoder)."""
+
+def entry_from_dict(data: dict[str, Any]) -> Entry:
+    """Build an entry from a decoded object, dropping `metadata.managedFields` in
+    place; its model is decoded at its first read, not here."""
     meta = data.get("metadata") or {}
     meta.pop("managedFields", None)
     raw = _encode(data)
@@ -90,7 +102,6 @@ def entry_from_dict(
         finalizers=tuple(meta.get("finalizers") or ()),
         deletion_timestamp=meta.get("deletionTimestamp"),
         raw=raw,
-        decoded=prepare(raw) if prepare is not None else None,
     )
 
 

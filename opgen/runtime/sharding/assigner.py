@@ -98,7 +98,7 @@ class _Unlabelled(Informer):
         self.decoder = _KeepRaw(self.rtype)
 
     def entry(self, data: dict[str, Any]) -> Entry:
-        return entry_from_dict(metadata_only(data), self.decoder.prepare)
+        return entry_from_dict(metadata_only(data))
 
 
 class Assigner:
