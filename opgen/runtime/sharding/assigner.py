@@ -32,7 +32,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from opgen.runtime import errors
-from opgen.runtime.decoding import Decoder
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.leaderelection import _lease
 from opgen.runtime.metrics import Metrics
@@ -79,23 +78,15 @@ def metadata_only(item: dict[str, Any]) -> dict[str, Any]:
     return {"metadata": {k: meta[k] for k in KEPT_METADATA if k in meta}}
 
 
-class _KeepRaw(Decoder[Any]):
-    def prepare(self, raw: bytes) -> object:
-        return None
-
-
 class _Unlabelled(Informer):
     """The objects waiting for a slot label, metadata only: the server sends nothing
     else (`PartialObjectMetadata`), its store keeps only what places an object
     (`metadata_only`, which also cuts down the whole objects of a server that cannot
-    send metadata alone) and decodes nothing into the kind's model."""
+    send metadata alone); nothing reads them as the kind's model, and a stored entry
+    is decoded only when read (`decoding`)."""
 
     list_accept = METADATA_LIST_ACCEPT
     watch_accept = METADATA_ACCEPT
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.decoder = _KeepRaw(self.rtype)
 
     def entry(self, data: dict[str, Any]) -> Entry:
         return entry_from_dict(metadata_only(data))
