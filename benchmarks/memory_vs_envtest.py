@@ -34,8 +34,10 @@ with their range:
 
 `--before TREE` (another checkout of opgen, such as `git worktree add
 /tmp/main main`) adds a third series, the same tests on the memory server of
-that checkout, run in the same rounds (the order of the three turns every
-round), and prints it beside this checkout's: a change to the memory server,
+that checkout, run in the same rounds (`rounds`: envtest first, then the
+two memory series in an order that flips every round, so each follows
+envtest's teardown, which still takes CPU, as often as the other: take an
+even RUNS), and prints it beside this checkout's: a change to the memory server,
 paired before and after on one machine at one load. Every run is timed by
 this checkout's plugin (`_suite_timings`, loaded from a folder of its own).
 
@@ -310,20 +312,28 @@ def _arguments(argv: list[str]) -> tuple[int, Path | None]:
     return (int(words[0]) if words else 3), before
 
 
+def rounds(count: int, before: Path | None) -> list[tuple[str, Path | None]]:
+    """The runs in order, (backend, checkout): each round envtest, then memory;
+    with `before`, the two memory series, in turns first after envtest."""
+    memories: list[tuple[str, Path | None]] = [("memory", None)]
+    if before is not None:
+        memories.append(("memory", before))
+    order: list[tuple[str, Path | None]] = []
+    for round_ in range(count):
+        turned = memories[::-1] if round_ % 2 else memories
+        order += [("envtest", None), *turned]
+    return order
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: `[RUNS] [--before TREE]` (default 3 runs)."""
     runs_per_backend, before = _arguments(argv or [])
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     tests, envtest_only = collect()
-    plan: list[tuple[str, Path | None]] = [(b, None) for b in BACKENDS]
-    if before is not None:
-        plan.append(("memory", before))
     runs: list[Run] = []
-    for round_ in range(runs_per_backend):
-        turn = round_ % len(plan)
-        for backend, tree in plan[turn:] + plan[:turn]:
-            runs.append(run_once(backend, tests, tree))
-            print(f"  {runs[-1].backend:8} {runs[-1].wall:6.1f} s", flush=True)
+    for backend, tree in rounds(runs_per_backend, before):
+        runs.append(run_once(backend, tests, tree))
+        print(f"  {runs[-1].backend:8} {runs[-1].wall:6.1f} s", flush=True)
     for line in report(runs, envtest_only):
         print(line)
     print(

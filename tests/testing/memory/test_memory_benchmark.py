@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.memory_vs_envtest import ROOT, Run, _arguments, report
+from benchmarks.memory_vs_envtest import ROOT, Run, _arguments, report, rounds
 
 
 def _run(
@@ -118,3 +118,18 @@ def test_the_arguments_are_the_runs_and_another_checkout() -> None:
     assert _arguments(["5", "--before", str(ROOT)]) == (5, ROOT)
     with pytest.raises(SystemExit, match="not a checkout of opgen"):
         _arguments(["--before", str(Path(__file__).parent)])
+
+
+def test_each_memory_series_follows_envtest_as_often_as_the_other() -> None:
+    """envtest's teardown still takes CPU when the next run starts: the series
+    right after it pays for that, so the two memory series take turns there."""
+    before = Path("/tmp/main")
+    assert rounds(2, before) == [
+        ("envtest", None),
+        ("memory", None),
+        ("memory", before),
+        ("envtest", None),
+        ("memory", before),
+        ("memory", None),
+    ]
+    assert rounds(2, None) == [("envtest", None), ("memory", None)] * 2
