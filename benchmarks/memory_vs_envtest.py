@@ -1,6 +1,6 @@
 """The example's controller tests on the memory API server and on envtest.
 
-    .venv/bin/python -m benchmarks memory_vs_envtest [-- RUNS]
+    .venv/bin/python -m benchmarks memory_vs_envtest [-- RUNS [--before TREE]]
 
 Collects `examples/generated/tests/controller` once with
 `--api-server=memory` to learn which tests run on the memory server (those
@@ -27,6 +27,20 @@ with their range:
   and kube-apiserver on envtest), imports and collection included: what one
   `pytest` of these tests costs.
 
+- **memory's CPU by part**: of the CPU on memory, the memory server's own
+  handling of requests, the project's webhook handlers it calls, the cyclic
+  garbage collector, and the rest (the tests' own work, the same on both
+  backends: the reconciler, the client, pytest).
+
+`--before TREE` (another checkout of opgen, such as `git worktree add
+/tmp/main main`) adds a third series, the same tests on the memory server of
+that checkout, run in the same rounds (`rounds`: envtest first, then the
+two memory series in an order that flips every round, so each follows
+envtest's teardown, which still takes CPU, as often as the other: take an
+even RUNS), and prints it beside this checkout's: a change to the memory server,
+paired before and after on one machine at one load. Every run is timed by
+this checkout's plugin (`_suite_timings`, loaded from a folder of its own).
+
 The pytest processes cache bytecode (`PYTHONDONTWRITEBYTECODE` is dropped for
 them): without it every run compiles and assertion-rewrites all of opgen
 again, a cost neither backend has on a developer's machine. The tests must
@@ -38,6 +52,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -52,6 +67,15 @@ EXAMPLE = ROOT / "examples" / "generated"
 TESTS = "tests/controller"
 GOAL = 20.0
 BACKENDS = ("envtest", "memory")
+BEFORE = "before"
+"""The series of `--before TREE`: the memory server of another checkout."""
+TIMINGS = Path(__file__).with_name("_suite_timings.py")
+PLUGIN = "_opgen_suite_timings"
+PARTS = (
+    ("server", "the memory server"),
+    ("webhooks", "the webhook handlers"),
+    ("gc", "the garbage collector"),
+)
 
 
 @dataclass(frozen=True)
@@ -67,6 +91,12 @@ class Run:
         """The test process's CPU seconds in the tests in `names`, less start-up."""
         return sum(float(t["cpu"]) for t in self.tests if t["name"] in names)
 
+    def part_cpu(self, names: set[str], part: str) -> float:
+        """CPU seconds of `part` (`PARTS`) in the tests in `names`."""
+        return sum(
+            float(t.get(f"{part}_cpu", 0.0)) for t in self.tests if t["name"] in names
+        )
+
     def on_memory(self, names: set[str]) -> float:
         """Seconds the tests in `names` took, less the backend's start-up."""
         return sum(
@@ -81,19 +111,31 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _environment(**extra: str) -> dict[str, str]:
-    """The pytest processes' environment: this checkout importable, and bytecode
-    cached (as on a developer's machine: without it every run compiles, and
-    assertion-rewrites, all of opgen again)."""
+def _environment(folder: str, tree: Path = ROOT, **extra: str) -> dict[str, str]:
+    """The pytest processes' environment: the checkout `tree` importable, the
+    timing plugin (copied into `folder`) too, and bytecode cached (as on a
+    developer's machine: without it every run compiles, and assertion-rewrites,
+    all of opgen again)."""
+    shutil.copyfile(TIMINGS, Path(folder, f"{PLUGIN}.py"))
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT), environ.get("PYTHONPATH", "")) if p
+        p for p in (str(tree), folder, environ.get("PYTHONPATH", "")) if p
     )
     return {**environ, **extra}
 
 
 def _pytest(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        PLUGIN,
+        *args,
+    ]
 
 
 def collect() -> tuple[list[str], int]:
@@ -103,15 +145,9 @@ def collect() -> tuple[list[str], int]:
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as folder:
         collected = Path(folder, "collected.json")
         done = subprocess.run(
-            _pytest(
-                "--collect-only",
-                "-p",
-                "benchmarks._suite_timings",
-                "--api-server=memory",
-                TESTS,
-            ),
+            _pytest("--collect-only", "--api-server=memory", TESTS),
             cwd=EXAMPLE,
-            env=_environment(OPGEN_SUITE_COLLECTED=str(collected)),
+            env=_environment(folder, OPGEN_SUITE_COLLECTED=str(collected)),
             capture_output=True,
             text=True,
             check=False,
@@ -123,13 +159,13 @@ def collect() -> tuple[list[str], int]:
     return memory, len(tests) - len(memory)
 
 
-def run_once(backend: str, tests: list[str]) -> Run:
+def run_once(backend: str, tests: list[str], tree: Path | None = None) -> Run:
+    """One pytest process of `tests` on `backend`; with `tree`, on the memory
+    server of that checkout (the series `before`)."""
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as folder:
         timings = Path(folder, "timings.json")
-        environ = _environment(OPGEN_SUITE_TIMINGS=str(timings))
-        command = _pytest(
-            "-p", "benchmarks._suite_timings", f"--api-server={backend}", *tests
-        )
+        environ = _environment(folder, tree or ROOT, OPGEN_SUITE_TIMINGS=str(timings))
+        command = _pytest(f"--api-server={backend}", *tests)
         cpu_before = _children_cpu()
         began = time.perf_counter()
         done = subprocess.run(
@@ -147,7 +183,7 @@ def run_once(backend: str, tests: list[str]) -> Run:
                 f"the controller tests failed on {backend}:\n{done.stdout[-4000:]}"
             )
         timed = json.loads(timings.read_text())["tests"]
-    return Run(backend, wall, cpu, timed)
+    return Run(BEFORE if tree else backend, wall, cpu, timed)
 
 
 def _spread(samples: list[float]) -> str:
@@ -158,37 +194,44 @@ def _spread(samples: list[float]) -> str:
 
 def report(runs: list[Run], envtest_only: int = 0) -> list[str]:
     """The table, the ratios and the verdict on the goal (`envtest_only`: the
-    tests left out, which ask for envtest itself)."""
-    by = {b: [r for r in runs if r.backend == b] for b in BACKENDS}
+    tests left out, which ask for envtest itself); with runs of `--before`,
+    their column and the memory server's gain beside it."""
+    series = [*BACKENDS, *([BEFORE] if any(r.backend == BEFORE for r in runs) else [])]
+    by = {b: [r for r in runs if r.backend == b] for b in series}
     names = {t["name"] for t in by["memory"][0].tests if t["memory"]}
     total = len(by["memory"][0].tests) + envtest_only
     columns = {
         f"{len(names)} of {total} tests on memory, no start-up": {
-            b: [r.on_memory(names) for r in by[b]] for b in BACKENDS
+            b: [r.on_memory(names) for r in by[b]] for b in series
         },
         "the same, CPU of the test process only": {
-            b: [r.cpu_on_memory(names) for r in by[b]] for b in BACKENDS
+            b: [r.cpu_on_memory(names) for r in by[b]] for b in series
         },
         "their whole run, wall, with start-up": {
-            b: [r.wall for r in by[b]] for b in BACKENDS
+            b: [r.wall for r in by[b]] for b in series
         },
         "their whole run, CPU, with start-up": {
-            b: [r.cpu for r in by[b]] for b in BACKENDS
+            b: [r.cpu for r in by[b]] for b in series
         },
     }
+    heading = f"{'':44} {'envtest':>24} {'memory':>24} {'ratio':>8}"
+    if BEFORE in by:
+        heading += f" {'memory, before':>24} {'gain':>6}"
     lines = [
         f"examples/generated/{TESTS}: {len(by['envtest'])} runs per backend, "
         f"interleaved; medians (min-max)",
-        f"{'':44} {'envtest':>24} {'memory':>24} {'ratio':>8}",
+        heading,
     ]
     ratios: dict[str, float] = {}
     for column, samples in columns.items():
         envtest, memory = samples["envtest"], samples["memory"]
-        ratio = statistics.median(envtest) / max(statistics.median(memory), 1e-9)
+        ratio = _ratio(envtest, memory)
         ratios[column] = ratio
-        lines.append(
-            f"{column:44} {_spread(envtest):>24} {_spread(memory):>24} {ratio:7.1f}x"
-        )
+        line = f"{column:44} {_spread(envtest):>24} {_spread(memory):>24} {ratio:7.1f}x"
+        if BEFORE in by:
+            before = samples[BEFORE]
+            line += f" {_spread(before):>24} {_ratio(before, memory):5.2f}x"
+        lines.append(line)
     judged = next(iter(columns))
     met = ratios[judged] >= GOAL
     lines.append(
@@ -198,7 +241,29 @@ def report(runs: list[Run], envtest_only: int = 0) -> list[str]:
     lines.append(
         f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
-    return lines + per_test(by, names)
+    return lines + parts(by, names) + per_test(by, names)
+
+
+def _ratio(slower: list[float], faster: list[float]) -> float:
+    return statistics.median(slower) / max(statistics.median(faster), 1e-9)
+
+
+def parts(by: dict[str, list[Run]], names: set[str]) -> list[str]:
+    """Where memory's CPU went in the measured tests (`PARTS`, and the rest:
+    the tests' own work), medians over the runs, for each memory series."""
+    lines = ["memory's CPU by part, medians (min-max)"]
+    for series in (s for s in ("memory", BEFORE) if s in by):
+        runs = by[series]
+        samples = {
+            label: [r.part_cpu(names, part) for r in runs] for part, label in PARTS
+        }
+        samples["the rest (the tests' own work)"] = [
+            r.cpu_on_memory(names) - sum(r.part_cpu(names, p) for p, _ in PARTS)
+            for r in runs
+        ]
+        for label, values in samples.items():
+            lines.append(f"  {series:7} {label:36} {_spread(values):>24}")
+    return lines
 
 
 def per_test(by: dict[str, list[Run]], names: set[str]) -> list[str]:
@@ -232,16 +297,43 @@ def per_test(by: dict[str, list[Run]], names: set[str]) -> list[str]:
     return lines
 
 
+def _arguments(argv: list[str]) -> tuple[int, Path | None]:
+    """`[RUNS] [--before TREE]`: the runs per series (default 3), the other checkout."""
+    words = list(argv)
+    before = None
+    if "--before" in words:
+        at = words.index("--before")
+        if at + 1 >= len(words):
+            raise SystemExit("--before needs a checkout of opgen: --before TREE")
+        before = Path(words[at + 1]).resolve()
+        del words[at : at + 2]
+        if not (before / "opgen" / "testing" / "memory").is_dir():
+            raise SystemExit(f"--before {before}: not a checkout of opgen")
+    return (int(words[0]) if words else 3), before
+
+
+def rounds(count: int, before: Path | None) -> list[tuple[str, Path | None]]:
+    """The runs in order, (backend, checkout): each round envtest, then memory;
+    with `before`, the two memory series, in turns first after envtest."""
+    memories: list[tuple[str, Path | None]] = [("memory", None)]
+    if before is not None:
+        memories.append(("memory", before))
+    order: list[tuple[str, Path | None]] = []
+    for round_ in range(count):
+        turned = memories[::-1] if round_ % 2 else memories
+        order += [("envtest", None), *turned]
+    return order
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: `[RUNS]` (default 3)."""
-    runs_per_backend = int(argv[0]) if argv else 3
+    """Entry point: `[RUNS] [--before TREE]` (default 3 runs)."""
+    runs_per_backend, before = _arguments(argv or [])
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     tests, envtest_only = collect()
     runs: list[Run] = []
-    for _ in range(runs_per_backend):
-        for backend in BACKENDS:
-            runs.append(run_once(backend, tests))
-            print(f"  {backend:8} {runs[-1].wall:6.1f} s", flush=True)
+    for backend, tree in rounds(runs_per_backend, before):
+        runs.append(run_once(backend, tests, tree))
+        print(f"  {runs[-1].backend:8} {runs[-1].wall:6.1f} s", flush=True)
     for line in report(runs, envtest_only):
         print(line)
     print(

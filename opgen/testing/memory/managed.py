@@ -171,12 +171,36 @@ def write_entries(entries: list[Entry]) -> list[dict[str, Any]]:
     return [entry.document() for entry in ordered]
 
 
+_UNSET = object()
+
+
+def _differing(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The top-level fields whose values differ between `old` and `new`: a
+    field's paths lie under it alone, so the others add, change and remove
+    nothing, and are not walked (compared whole, in C, instead)."""
+    return [
+        key for key in {**old, **new} if old.get(key, _UNSET) != new.get(key, _UNSET)
+    ]
+
+
+def _walked(part: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+    """The fields `keys` of `part`; `metadata` without `managedFields`, whose
+    paths are all the server's (`_server_set`), which no write records."""
+    walked = {key: part[key] for key in keys if key in part}
+    meta = walked.get("metadata")
+    if isinstance(meta, dict) and "managedFields" in meta:
+        walked["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+    return walked
+
+
 def _changes(
     write: Write, old: dict[str, Any], new: dict[str, Any]
 ) -> tuple[set[Path], set[Path]]:
     """The paths `new` adds or changes, and those it removes, from `old`."""
-    before = members(write.part(old), write.schema, every_node=True)
-    after = members(write.part(new), write.schema, every_node=True)
+    old_part, new_part = write.part(old), write.part(new)
+    keys = _differing(old_part, new_part)
+    before = members(_walked(old_part, keys), write.schema, every_node=True)
+    after = members(_walked(new_part, keys), write.schema, every_node=True)
     parents = {path[:n] for path in after for n in range(1, len(path))}
     changed = {
         path

@@ -314,15 +314,14 @@ class Writes(Reads):
             stored["metadata"]["generation"] = (
                 current["metadata"].get("generation", 0) + 1
             )
-        if entries is None and not read_entries(current["metadata"]):
-            entries = []  # an object nobody manages stays so until an apply
         if entries is None:
-            entries = record_update(
-                read_entries(current["metadata"]),
-                current,
-                self._requested(stored),
-                self._writer(kind, route),
-            )
+            managed = read_entries(current["metadata"])
+            if managed:
+                entries = record_update(
+                    managed, current, self._requested(stored), self._writer(kind, route)
+                )
+            else:
+                entries = []  # an object nobody manages stays so until an apply
         set_managed_fields(stored, entries)
         if current["metadata"].get("deletionTimestamp") and not stored["metadata"].get(
             "finalizers"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import opgen.api as op
@@ -16,7 +17,7 @@ from opgen.api.k8s import ConfigMap
 from opgen.load.handlers import webhooks_of
 from opgen.render.webhook import webhook_documents
 from opgen.testing import eventually
-from opgen.testing.memory import Kinds, MemoryApiServer
+from opgen.testing.memory import Kinds, MemoryApiServer, MemoryTransport
 from tests.webhook import handlers, kinds_v1
 
 LOCKS = "/apis/webhook.opgen.dev/v1/namespaces/default/locks"
@@ -57,22 +58,33 @@ def _lock(name: str) -> bytes:
     return json.dumps(document).encode()
 
 
-async def test_a_cached_read_in_a_handler_follows_the_servers_writes() -> None:
+def _guarded(setup: Callable[[rt.Manager], None] = _setup) -> MemoryApiServer:
+    """A memory server of the test CRDs whose Locks `LockGuard` reviews,
+    registered by `setup`."""
     kinds = Kinds()
     kinds.add_crds(handlers.generated_crds())
     server = MemoryApiServer(kinds)
-    server.use_webhooks(webhook_documents(webhooks_of([LockGuard]).admission), _setup)
+    server.use_webhooks(webhook_documents(webhooks_of([LockGuard]).admission), setup)
+    return server
+
+
+async def _closed_after_a_lock(transport: MemoryTransport) -> None:
+    """A Lock made while the namespace is open, then the ConfigMap closing it."""
+    first = await transport.send("POST", LOCKS, body=_lock("a"))
+    assert first.status == 201, first.body
+    made = await transport.send(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        body=json.dumps({"metadata": {"name": "closed"}}).encode(),
+    )
+    assert made.status == 201, made.body
+
+
+async def test_a_cached_read_in_a_handler_follows_the_servers_writes() -> None:
+    server = _guarded()
     transport = server.transport()
     try:
-        first = await transport.send("POST", LOCKS, body=_lock("a"))
-        assert first.status == 201, first.body
-        closed = {"metadata": {"name": "closed"}}
-        made = await transport.send(
-            "POST",
-            "/api/v1/namespaces/default/configmaps",
-            body=json.dumps(closed).encode(),
-        )
-        assert made.status == 201
+        await _closed_after_a_lock(transport)
         attempts = iter(range(1000))
 
         async def refused() -> dict[str, Any] | None:
@@ -106,20 +118,10 @@ async def test_a_review_runs_in_the_writers_thread_and_sees_the_writes_before_it
         threads.append(threading.current_thread())
         _setup(manager)
 
-    kinds = Kinds()
-    kinds.add_crds(handlers.generated_crds())
-    server = MemoryApiServer(kinds)
-    server.use_webhooks(webhook_documents(webhooks_of([LockGuard]).admission), setup)
+    server = _guarded(setup)
     transport = server.transport()
     try:
-        first = await transport.send("POST", LOCKS, body=_lock("a"))
-        assert first.status == 201, first.body
-        made = await transport.send(
-            "POST",
-            "/api/v1/namespaces/default/configmaps",
-            body=json.dumps({"metadata": {"name": "closed"}}).encode(),
-        )
-        assert made.status == 201
+        await _closed_after_a_lock(transport)
         refused = await transport.send("POST", LOCKS, body=_lock("b"))
         assert refused.status == 403, refused.body
         assert CLOSED in json.loads(refused.body)["message"]

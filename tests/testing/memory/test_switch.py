@@ -121,3 +121,25 @@ def test_the_memory_server_collects_garbage_when_envtest_would(
         tmp_path, ini, "--api-server=memory", "-s", tests=COLLECTION_TESTS
     )
     assert "children: []" in collecting.stdout, collecting.stdout + collecting.stderr
+
+
+FROZEN_TESTS = """\
+import gc
+
+
+def test_start_up_is_out_of_the_collectors_way(memory_session) -> None:
+    kinds, _ = memory_session
+    walked = {id(o) for o in gc.get_objects()}
+    print("frozen:", gc.get_freeze_count() > 0, "kinds walked:", id(kinds) in walked)
+"""
+
+
+def test_the_memory_backends_start_up_is_frozen_for_the_session(
+    tmp_path: Path,
+) -> None:
+    """What start-up made lives as long as the session: the cyclic collector
+    no longer walks it during the tests (`gc.freeze`)."""
+    done = _session(
+        tmp_path, PYTEST_INI, "--api-server=memory", "-s", tests=FROZEN_TESTS
+    )
+    assert "frozen: True kinds walked: False" in done.stdout, done.stdout + done.stderr
