@@ -160,6 +160,21 @@ def test_values_opgens_checks_would_refuse_are_read_as_the_server_holds_them() -
     assert [e.value for e in obj.spec.template.spec.containers[0].env] == ["1", "2"]
 
 
+def test_a_read_skips_the_checks_of_nested_classes_already_used_alone() -> None:
+    # Built alone (here, by making one), a class has its own validator, checks
+    # and all, which pydantic-core would reuse for the class's place in another
+    # class's validator: the unchecked one must not.
+    op.k8s.Container(name="ray")
+    assert op.k8s.Container.__pydantic_complete__
+    data = copy.deepcopy(DEPLOYMENT)
+    container = data["spec"]["template"]["spec"]["containers"][0]
+    container["env"] = [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]
+    obj = construct.unchecked(op.k8s.Deployment).validate_json(
+        msgspec.json.encode(data)
+    )
+    assert [e.value for e in obj.spec.template.spec.containers[0].env] == ["1", "2"]
+
+
 def test_base64_data_is_still_decoded() -> None:
     secret = read(
         op.k8s.Secret,
