@@ -36,7 +36,8 @@ lightkube is the baseline only, not an opgen dependency: install it with
 machine cannot disturb: it runs the Deployment decodes and the two reconciles
 under valgrind's callgrind (which must be installed), with instrumentation
 switched on only around `--objects / 10` rounds of each, and prints the
-instructions per call.
+instructions per call, and those of each phase of the two reconciles (read,
+build, compare) run alone.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ import pickle
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 import msgspec
@@ -295,7 +297,13 @@ _COUNTED = {
     "k8s-validated": "Deployment decode, op.k8s validated",
     "lightkube-reconcile": "converged reconcile, lightkube (before)",
     "k8s-reconcile": "converged reconcile, op.k8s (now)",
+    **{
+        f"{side}-{phase}": f"  {phase}, {name}"
+        for phase in ("read", "build", "compare")
+        for side, name in (("lightkube", "lightkube"), ("k8s", "op.k8s"))
+    },
 }
+"""Callgrind dumps by name, and what each counts."""
 
 
 def _instructions(rounds: int) -> None:
@@ -338,6 +346,8 @@ def _instructions(rounds: int) -> None:
                 counts[name] = total
     print(f"Instructions per call (callgrind, {rounds} rounds each):")
     for name, label in _COUNTED.items():
+        if name == "lightkube-read":
+            print("  the reconcile's phases, each alone:")
         print(f"  {label:<46} {counts[name] / rounds / 1000:8.0f} k")
     ratio = counts["k8s-reconcile"] / counts["lightkube-reconcile"]
     print(f"  converged reconcile, op.k8s / lightkube      {ratio:8.2f}x")
@@ -356,15 +366,17 @@ def _count(rounds: int) -> None:
 
     raw = msgspec.json.encode(DEPLOYMENT)
     rtype = resource_type(op.k8s.Deployment)
-    lightkube_reconcile, k8s_reconcile, _ = _reconciles()
+    lightkube, k8s, _ = _reconciles()
     calls: dict[str, Callable[[], Any]] = {
         "lightkube-decode": lambda: msgspec.json.decode(
             raw, type=lightkube_apps.Deployment
         ),
         "k8s-decode": lambda: rtype.decode_json(raw),
         "k8s-validated": lambda: op.k8s.Deployment.model_validate_json(raw),
-        "lightkube-reconcile": lightkube_reconcile,
-        "k8s-reconcile": k8s_reconcile,
+        "lightkube-reconcile": lightkube,
+        "k8s-reconcile": k8s,
+        **{f"lightkube-{phase}": call for phase, call in lightkube.phases()},
+        **{f"k8s-{phase}": call for phase, call in k8s.phases()},
     }
     pid = str(os.getpid())
 
@@ -405,10 +417,12 @@ def _reconcile_work(repeats: int, rounds: int) -> None:
     )
 
 
-def _reconciles() -> tuple[Callable[[], None], Callable[[], None], int]:
+def _reconciles() -> tuple[_Reconcile, _Reconcile, int]:
     """The converged reconcile of the example's head Deployment, both ways: read
-    the live child as the cache keeps it (without managedFields), build the
-    desired one from the cluster's spec, stamp it, and compare. The op.k8s column
+    the live child as the cache keeps it (without managedFields; the op.k8s
+    column reads the informer's store entry through `Decoder.read`, as every
+    cached read does), build the desired one from the cluster's spec, stamp it,
+    and compare. The op.k8s column
     runs `rt.apply_if_changed` itself, which finds nothing to write and so never
     awaits. The lightkube column is the example before issue 20 (lightkube's
     classes, the pod template converted with `model_dump` and `from_dict`),
@@ -425,7 +439,8 @@ def _reconciles() -> tuple[Callable[[], None], Callable[[], None], int]:
     from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
     from lightkube.resources.apps_v1 import Deployment
 
-    from opgen.runtime import applied
+    from opgen.runtime import applied, store
+    from opgen.runtime.decoding import Decoder
     from opgen.runtime.resources import resource_type
 
     example = Path(__file__).parents[1] / "examples" / "generated"
@@ -500,15 +515,11 @@ def _reconciles() -> tuple[Callable[[], None], Callable[[], None], int]:
     lightkube_stamp(lightkube_applied)
     lightkube_raw = served(lightkube_applied.to_dict())
 
-    def lightkube_reconcile() -> None:
-        live = msgspec.json.decode(lightkube_raw, type=Deployment)
-        want = lightkube_desired()
+    def lightkube_compare(live: Any, want: Any) -> None:
         lightkube_stamp(want)
         assert lightkube_up_to_date(live, want)
 
-    def k8s_reconcile() -> None:
-        live = rtype.decode_json(raw)
-        want = children.head_deployment(cluster, 1)
+    def k8s_compare(live: Any, want: Any) -> None:
         call = rt.apply_if_changed(
             cast("rt.Client", None), want, annotation=APPLIED_HASH, live=live
         )
@@ -519,4 +530,40 @@ def _reconciles() -> tuple[Callable[[], None], Callable[[], None], int]:
         else:
             raise AssertionError("apply_if_changed would write a converged child")
 
-    return lightkube_reconcile, k8s_reconcile, len(raw)
+    # the informer's entry of the served object, read as the cache reads it
+    entry = store.entry_from_dict(msgspec.json.decode(raw))
+    decoder = Decoder(rtype)
+    lightkube = _Reconcile(
+        read=lambda: msgspec.json.decode(lightkube_raw, type=Deployment),
+        build=lightkube_desired,
+        compare=lightkube_compare,
+    )
+    k8s = _Reconcile(
+        read=lambda: decoder.read(entry),
+        build=lambda: children.head_deployment(cluster, 1),
+        compare=k8s_compare,
+    )
+    return lightkube, k8s, len(raw)
+
+
+@dataclass(frozen=True)
+class _Reconcile:
+    """One side's converged reconcile: `read` the live child, `build` the desired
+    one, `compare` them (stamp the desired one, find nothing to apply)."""
+
+    read: Callable[[], Any]
+    build: Callable[[], Any]
+    compare: Callable[[Any, Any], None]
+
+    def __call__(self) -> None:
+        self.compare(self.read(), self.build())
+
+    def phases(self) -> list[tuple[str, Callable[[], Any]]]:
+        """Each phase alone, to be called repeatedly (compare: on one read and one
+        build; stamping again gives the same stamp)."""
+        live, want = self.read(), self.build()
+        return [
+            ("read", self.read),
+            ("build", self.build),
+            ("compare", lambda: self.compare(live, want)),
+        ]

@@ -13,8 +13,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
-from pydantic_core import PydanticUndefined
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, model_validator
+from pydantic_core import CoreSchema, PydanticUndefined
 from typing_extensions import Self
 
 from opgen.api._cel import enforce_rules, rules_empty
@@ -50,8 +50,7 @@ class Model(BaseModel):
         unchecked = cls.__dict__.get(_UNCHECKED)
         if unchecked is None:
             # most models (a pod template's dozens) have nothing to enforce: found once
-            unchecked = model_plan_empty(cls) and rules_empty(cls)
-            type.__setattr__(cls, _UNCHECKED, unchecked)
+            unchecked = _nothing_to_enforce(cls)
         if not unchecked:
             enforce_model(self)
             enforce_rules(self)
@@ -83,6 +82,13 @@ class Model(BaseModel):
             )
         setattr_(duplicate, "__pydantic_private__", private)
         return duplicate
+
+
+def _nothing_to_enforce(cls: type) -> bool:
+    """Whether `cls` has no model-level marker and no CEL rule; kept on the class."""
+    unchecked = model_plan_empty(cls) and rules_empty(cls)
+    type.__setattr__(cls, _UNCHECKED, unchecked)
+    return unchecked
 
 
 _ATOMS = frozenset({str, int, float, bool, bytes, type(None)})
@@ -145,6 +151,36 @@ class BuiltinModel(Model):
     Those modules define about a thousand classes, and importing them is most
     of an operator's start-up. So Pydantic builds each class's validator when
     the class is first used.
+
+    By then the class is whole, its decorators applied: a class with nothing
+    to enforce (most of them, a pod template's dozens) is built without
+    `_opgen_markers`, which would be called for every instance made and every
+    model instance passed to one, to do nothing. A user's model keeps it: its
+    validator is built when its class statement runs, before the decorators
+    that give it markers and rules.
     """
 
     model_config = ConfigDict(defer_build=True)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        if source is cls:
+            _drop_empty_check(cls)
+        return handler(source)
+
+
+def _drop_empty_check(cls: type[BaseModel]) -> None:
+    """Leave `_opgen_markers` out of `cls`'s validator when it has nothing to
+    enforce. Its subclasses still get it, from `Model`'s decorators."""
+    validators = cls.__pydantic_decorators__.model_validators
+    if "_opgen_markers" not in validators:
+        return
+    unchecked = cls.__dict__.get(_UNCHECKED)
+    if unchecked is None:
+        if not cls.__pydantic_fields_complete__:
+            return  # its markers are not all known yet: decided at its first instance
+        unchecked = _nothing_to_enforce(cls)
+    if unchecked:
+        del validators["_opgen_markers"]

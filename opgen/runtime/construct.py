@@ -167,7 +167,8 @@ def unchecked(cls: type[BaseModel]) -> SchemaValidator:
     if getattr(cls, "__pydantic_complete__", True) is False:
         cls.model_rebuild(raise_errors=False)
     schema = cast("CoreSchema", _without_checks(cls.__pydantic_core_schema__))
-    return SchemaValidator(schema)
+    # not the nested classes' own validators, which pydantic-core reuses when built
+    return SchemaValidator(schema, _use_prebuilt=False)
 
 
 _CHECKS = (

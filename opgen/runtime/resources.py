@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import SchemaValidator
 
 from opgen.engine.builtin import BuiltinResource, builtin_info, builtin_resource
+from opgen.engine.cel.rules import rules_skipped
 from opgen.engine.reading import ResourceInfo, is_custom_resource, resource_info
 from opgen.runtime import construct
 
@@ -179,7 +180,8 @@ def _encoder(api_version: str, kind: str) -> Encoder[Any]:
 
 
 def _builtin_type(cls: type[BaseModel], facts: BuiltinResource) -> ResourceType[Any]:
-    # The API server validated what it sends of a built-in kind (construct.py).
+    # The API server validated what it sends of a built-in kind (construct.py):
+    # its decoders evaluate no CEL rule, without `rules_skipped` around them.
     @functools.cache
     def validator() -> SchemaValidator:
         return construct.unchecked(cls)
@@ -188,13 +190,15 @@ def _builtin_type(cls: type[BaseModel], facts: BuiltinResource) -> ResourceType[
         try:
             return validator().validate_json(raw)
         except ValidationError:
-            return construct.builder(cls)(msgspec.json.decode(raw))
+            with rules_skipped():  # the builder validates some fields with Pydantic
+                return construct.builder(cls)(msgspec.json.decode(raw))
 
     def decode_dict(data: Mapping[str, Any]) -> Any:
         try:
             return validator().validate_python(data)
         except ValidationError:
-            return construct.builder(cls)(data)
+            with rules_skipped():
+                return construct.builder(cls)(data)
 
     info = builtin_info(cls, facts)
     return ResourceType(

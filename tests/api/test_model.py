@@ -142,3 +142,30 @@ def test_a_deep_copy_shares_nothing_mutable_and_keeps_shared_references() -> Non
     assert shared == ["a", "b"]
     assert copied.args[1] == ["a", "b", "c"]  # one list twice stays one list
     assert copy.deepcopy(tree) == tree
+
+
+def test_a_built_in_class_with_nothing_to_enforce_is_built_without_the_check() -> None:
+    # `_opgen_markers` would run for every instance and do nothing; a class
+    # with markers keeps it.
+    port = op.k8s.ContainerPort(name="gcs", container_port=6379)
+    assert port.container_port == 6379
+    assert "_opgen_markers" not in (
+        op.k8s.ContainerPort.__pydantic_decorators__.model_validators
+    )
+    with pytest.raises(ValidationError, match="Duplicate value"):
+        op.k8s.Container(name="ray", env=[{"name": "A"}, {"name": "A"}])
+
+
+def test_a_subclass_of_a_built_in_class_built_without_the_check_keeps_its_own() -> None:
+    op.k8s.LabelSelector(match_labels={"a": "b"})  # built, without the check
+    assert "_opgen_markers" not in (
+        op.k8s.LabelSelector.__pydantic_decorators__.model_validators
+    )
+
+    @op.MinProperties(1)
+    class Selector(op.k8s.LabelSelector):
+        pass
+
+    Selector(match_labels={"a": "b"})
+    with pytest.raises(ValidationError, match="at least 1 properties"):
+        Selector()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 import opgen.api as op
 from opgen.api import ObjectMeta
@@ -27,6 +28,16 @@ def test_sets_a_controller_reference_once() -> None:
         "test.opgen.dev/v1", "Widget", "p", "uid-p", True, True,
     )  # fmt: skip
     assert owner.controller_of(child) is not None
+    validated = op.OwnerReference.model_validate(ref.model_dump())
+    assert ref == validated and ref.model_fields_set == validated.model_fields_set
+
+
+def test_a_reference_to_an_owner_without_a_name_is_refused() -> None:
+    parent = widget("p", "a")
+    parent.metadata.uid = "uid-p"
+    parent.metadata.name = None
+    with pytest.raises(ValidationError):
+        owner.set_controller_reference(parent, cm())
 
 
 def test_refusals() -> None:
