@@ -14,7 +14,8 @@ step with an outcome of its own:
   validated object; an object that does not fit is kept as its problems
   (`Undecodable`). CEL rules (`op.Rule`) are not evaluated again: the server
   judged the object when it was written (`rules_skipped`).
-- `Decoder.fresh(raw, prepared)` runs on every cached read. A valid object is unpickled:
+- `Decoder.fresh(raw, prepared)` runs on every later cached read (the first hands
+  out the object it validated, whose pickle was taken before). A valid object is unpickled:
   a fresh, mutable tree (reconcilers may change what they read), built without
   validating again — several times cheaper than `model_validate_json`
   (`python -m benchmarks cached_read` prints the figures). An object that does
@@ -276,27 +277,36 @@ class Decoder(Generic[T]):
         """What a store entry keeps to hand out copies: a pickle of the validated
         object, None (a built-in kind, built from `raw` on read), or an
         `Undecodable` with the problems."""
+        return self._validate(raw)[0]
+
+    def _validate(self, raw: bytes) -> tuple[object, T | None]:
+        """What `prepare` keeps, and the validated object it was made from (None:
+        a built-in kind, or one that does not fit)."""
         if self.rtype.builtin:
-            return None
+            return None, None
         try:
             with rules_skipped():
                 obj = self.rtype.decode_json(raw)
         except Exception as error:  # a model's own validator may raise anything
-            return Undecodable(problems_of(error))
+            return Undecodable(problems_of(error)), None
         if self._picklable:
             try:
-                return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+                return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), obj
             except (pickle.PicklingError, TypeError, AttributeError):
                 self._picklable = False
-        return _Kept(obj)
+        return _Kept(copy.deepcopy(obj)), obj
 
     def read(self, entry: Entry) -> T:
         """A new object for a read of `entry`; its first read prepares it and keeps
         that in the entry. `DecodeError` when it does not fit."""
         prepared = entry.decoded
         if prepared is UNREAD:
-            prepared = self.prepare(entry.raw)
+            prepared, obj = self._validate(entry.raw)
             entry.keep(prepared)
+            if obj is not None:
+                # what was kept is a copy taken before anyone saw `obj`: the first
+                # reader gets `obj` itself, without unpickling the copy again
+                return obj
         return self.fresh(entry.raw, prepared)
 
     def fresh(self, raw: bytes, prepared: object) -> T:

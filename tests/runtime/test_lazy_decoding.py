@@ -17,6 +17,7 @@ from typing_extensions import Self
 
 import opgen.api as op
 from opgen import runtime as rt
+from opgen.runtime import decoding
 from opgen.runtime.decoding import DecodeError, FieldProblem
 from opgen.runtime.informer import Informer
 from opgen.runtime.resources import resource_type
@@ -88,6 +89,44 @@ async def test_only_a_read_validates_a_stored_version_and_only_once() -> None:
         assert VALIDATED == ["11"]
         assert first is not second and first == second
         assert first.spec.replicas == 3
+
+
+async def test_the_first_read_hands_out_the_validated_object_and_keeps_a_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    unpickled: list[bytes] = []
+    loads = decoding.pickle.loads
+
+    def counted(data: bytes) -> Any:
+        unpickled.append(data)
+        return loads(data)
+
+    monkeypatch.setattr(decoding.pickle, "loads", counted)
+    api = ScriptedApi(widget("a", replicas=1))
+    async with synced(api, Widget) as informer:
+        entry = await modified(api, informer, "11", replicas=3)
+        first = informer.fresh(entry)
+        assert unpickled == [], "the first read unpickles nothing"
+        first.spec.replicas = 7  # a reconciler may change what it read
+        second = informer.fresh(entry)
+        assert len(unpickled) == 1
+        assert second.spec.replicas == 3 and second is not first
+
+
+async def test_a_kind_that_cannot_be_pickled_hands_out_copies_too() -> None:
+    @op.kind(group="test.opgen.dev", version="v1")
+    @op.subresource_status()
+    class Widget(op.CustomResource[WidgetSpec, WidgetStatus]):
+        """Defined inside a function: pickle cannot find the class by its name."""
+
+    api = ScriptedApi(widget("a", replicas=1))
+    async with synced(api, Widget) as informer:
+        entry = await modified(api, informer, "11", replicas=3)
+        first = informer.fresh(entry)
+        first.spec.replicas = 7
+        second = informer.fresh(entry)
+        second.spec.replicas = 8
+        assert informer.fresh(entry).spec.replicas == 3
 
 
 async def test_an_object_that_does_not_fit_is_found_at_its_first_read() -> None:
