@@ -96,6 +96,7 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
             header=_header(source, module.name),
             base="BuiltinModel",
             base_from="opgen.api._model",
+            evaluated_annotations=True,
         )
         files.append(File(path=_DIRECTORY / f"{leaf}.py", content=text))
         for name in [m.name for m in module.models] + [a.name for a in module.aliases]:

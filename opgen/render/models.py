@@ -2,7 +2,8 @@
 
 `render_module(module, models, header=...)` writes one module: a
 `TypeAliasType` for each documented named scalar, then one class per model,
-in name order, and last the kinds (models with a `resource`: `op.CustomResource`
+in name order (with `evaluated_annotations`, each after the classes it refers
+to), and last the kinds (models with a `resource`: `op.CustomResource`
 subclasses with `@op.kind` and the other kind-level decorators, whose type
 parameters are their `spec` and `status`); each
 schema fact becomes the opgen marker that writes it back (`maxLength` →
@@ -45,6 +46,7 @@ from opgen.model.openapi import (
     Scalar,
     Shape,
     Untyped,
+    walk,
 )
 from opgen.render.spelling import BY_KEYWORD, exclusive_flags, markers_for, spell
 from opgen.render.templating import render, render_statement
@@ -99,10 +101,17 @@ class _Module:
     uses_literal: bool = False
     uses_field: bool = False
     uses_type_alias: bool = False
+    defined: set[str] | None = None
+    """With evaluated annotations, the keys of this module's classes defined
+    so far: a reference to another is a forward one (None: postponed)."""
+    forward: bool = False
+    """Whether a reference since this was last cleared was a forward one."""
 
     def reference(self, key: str) -> str:
         target = self.models.named(key)
         if target.module == self.name:
+            if self.defined is not None and isinstance(target, ModelDecl):
+                self.forward |= target.key not in self.defined
             return target.name
         package, _, leaf = target.module.rpartition(".")
         self.imports.setdefault(package, set()).add(leaf)
@@ -122,22 +131,34 @@ def render_module(
     header: str,
     base: str = "op.Model",
     base_from: str | None = None,
+    evaluated_annotations: bool = False,
 ) -> str:
     """The black-formatted source of `module` (its models reference `models`);
-    `base` is imported from the module `base_from` when one is given."""
+    `base` is imported from the module `base_from` when one is given.
+
+    With `evaluated_annotations`, the module does without `from __future__
+    import annotations`: each class follows the classes it refers to, and only
+    a field that refers to a class defined further down (a cycle) has its
+    annotation written as a string. Pydantic then has no string to evaluate
+    for the others when it makes the class, which is most of what importing
+    a large module of models costs."""
     state = _Module(module.name, models)
     if base_from is not None:
         state.imports.setdefault(base_from, set()).add(base)
     aliases = [_alias_view(alias, state) for alias in module.aliases]
     ordered = sorted(module.models, key=lambda m: m.resource is not None)
-    classes = [
-        (
+    if evaluated_annotations:
+        ordered = _definition_order(ordered)
+        state.defined = set()
+    classes = []
+    for model in ordered:
+        classes.append(
             _class_view(model, state, base)
             if model.resource is None
             else _kind_view(model, model.resource, state)
         )
-        for model in ordered
-    ]
+        if state.defined is not None:
+            state.defined.add(model.key)
     names = {c.name for c in classes} | {a.name for a in aliases}
     for reserved in (
         "op",
@@ -161,6 +182,7 @@ def render_module(
     )
     view = ModelsModuleView(
         docstring=module_docstring(module.doc, header),
+        postponed_annotations=not evaluated_annotations,
         typing_names=typing_names,
         uses_field=state.uses_field,
         uses_type_alias=state.uses_type_alias,
@@ -174,6 +196,28 @@ def render_module(
         render_statement("models/alias.py.j2", module=alias) for alias in aliases
     ] + [render_statement("models/class.py.j2", module=cls) for cls in classes]
     return head + "".join(f"\n\n{statement}" for statement in statements)
+
+
+def _definition_order(ordered: list[ModelDecl]) -> list[ModelDecl]:
+    """`ordered`, each model moved after the models of the module its fields
+    refer to (depth first, in field order), as far as cycles allow."""
+    module = {model.key: model for model in ordered}
+    placed: list[ModelDecl] = []
+    seen: set[str] = set()
+
+    def place(model: ModelDecl) -> None:
+        seen.add(model.key)
+        for item in model.fields:
+            for node in walk(item.node):
+                key = node.shape.key if isinstance(node.shape, ModelRef) else None
+                if key in module and key not in seen:
+                    place(module[key])
+        placed.append(model)
+
+    for model in ordered:
+        if model.key not in seen:
+            place(model)
+    return placed
 
 
 def module_docstring(summary: str, text: str) -> str:
@@ -344,7 +388,9 @@ def _kind_decorators(resource: ResourceDecl) -> list[str]:
 def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> ModelFieldView:
     where = f"{model.key}.{item.wire_name}"
     node = item.node
+    state.forward = False
     expression, markers = _type_of(node, state, where=where)
+    forward = state.forward
     default = node.default
     if default is not NO_DEFAULT and (
         default in _EMPTY or _holds_classes(node, default)
@@ -378,7 +424,7 @@ def _field_view(model: ModelDecl, item: FieldDecl, state: _Module) -> ModelField
         value = f"Field({', '.join(arguments)})"
     return ModelFieldView(
         name=item.name,
-        annotation=expression,
+        annotation=repr(expression) if forward else expression,
         default=value,
         docstring=_docstring(node.description, "    "),
     )

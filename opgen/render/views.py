@@ -442,6 +442,8 @@ class ModelsModuleView:
     """One module of models read from OpenAPI (`opgen.api.k8s.core_v1`, ...)."""
 
     docstring: str
+    postponed_annotations: bool
+    """Whether it starts with `from __future__ import annotations`."""
     typing_names: str
     """What to import from `typing` (`Annotated, Literal`), or ""."""
     uses_field: bool

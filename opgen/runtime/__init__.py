@@ -67,6 +67,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from opgen.engine.importing import collector_paused
+
 if TYPE_CHECKING:
     from opgen.runtime import (
         conditions,
@@ -195,12 +197,16 @@ if not TYPE_CHECKING:
     # too, as Any. They read the imports above instead.
 
     def __getattr__(name: str) -> object:
+        # The collector paused: a first name loads much of the runtime and
+        # aiohttp, which it would walk midway (opgen.engine.importing).
         if name in _SUBMODULES:
-            return importlib.import_module(f"{__name__}.{name}")
+            with collector_paused():
+                return importlib.import_module(f"{__name__}.{name}")
         module = _EXPORTS.get(name)
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        with collector_paused():
+            value = getattr(importlib.import_module(module), name)
         globals()[name] = value
         return value
 

@@ -16,7 +16,17 @@ import pytest
 
 import opgen.api as op
 from opgen.errors import SchemaError
-from opgen.model.openapi import KnownType, ListOf, MapOf, ModelRef, Scalar
+from opgen.model.openapi import (
+    FieldDecl,
+    KnownType,
+    ListOf,
+    MapOf,
+    ModelDecl,
+    ModelRef,
+    ModelSet,
+    Node,
+    Scalar,
+)
 from opgen.openapi import Placement, read_components, read_schema, snake_case
 from opgen.render.models import render_module
 from opgen.schema import build_version_schema
@@ -285,3 +295,55 @@ def test_a_keyword_without_a_marker_is_refused() -> None:
     (module,) = models.modules()
     with pytest.raises(SchemaError, match="no opgen marker writes 'x-unknown'"):
         render_module(module, models, header="")
+
+
+def _tree_models() -> ModelSet:
+    """`Tree` refers to `Leaf` and to itself; `Apple` refers to `Tree`."""
+
+    def model(name: str, **fields: Node) -> ModelDecl:
+        return ModelDecl(
+            key=name,
+            name=name,
+            module="trees_v1",
+            fields=tuple(
+                FieldDecl(name=wire, wire_name=wire, node=node)
+                for wire, node in fields.items()
+            ),
+        )
+
+    apple = model("Apple", tree=Node(ModelRef("Tree")))
+    tree = model(
+        "Tree",
+        leaves=Node(ListOf(Node(ModelRef("Leaf")))),
+        branches=Node(ListOf(Node(ModelRef("Tree")))),
+    )
+    leaf = model("Leaf", color=Node(Scalar("string")))
+    return ModelSet(models={m.key: m for m in (apple, tree, leaf)})
+
+
+def test_evaluated_annotations_define_each_class_after_those_it_refers_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = _tree_models()
+    (module,) = models.modules()
+    source = render_module(module, models, header="", evaluated_annotations=True)
+
+    assert "from __future__ import annotations" not in source
+    classes = [line.split("(")[0] for line in source.splitlines() if "class " in line]
+    assert classes == ["class Leaf", "class Tree", "class Apple"]
+    # Only the cycle is a string, which Pydantic evaluates once the class exists.
+    assert '    branches: "list[Tree] | None" = None' in source
+    assert "    leaves: list[Leaf] | None = None" in source
+    trees = _load(source, tmp_path, monkeypatch)
+    apple = trees.Apple.model_validate({"tree": {"branches": [{"leaves": [{}]}]}})
+    assert isinstance(apple.tree.branches[0].leaves[0], trees.Leaf)
+
+
+def test_postponed_annotations_keep_the_name_order() -> None:
+    models = _tree_models()
+    (module,) = models.modules()
+    source = render_module(module, models, header="")
+
+    assert "from __future__ import annotations" in source
+    classes = [line.split("(")[0] for line in source.splitlines() if "class " in line]
+    assert classes == ["class Apple", "class Leaf", "class Tree"]

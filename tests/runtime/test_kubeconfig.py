@@ -10,6 +10,7 @@ import base64
 import datetime
 import json
 import ssl
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,24 @@ def test_in_cluster_the_service_account(tmp_path: Path, host: str, server: str) 
     assert config.user.token_file == account / "token"
     assert config.namespace == "team"
     assert config.fname is None, "no kubeconfig file: check_cluster leaves it alone"
+
+
+def test_in_cluster_no_yaml_is_imported(tmp_path: Path) -> None:
+    """An operator in a pod reads no kubeconfig file: PyYAML stays unloaded."""
+    account = service_account(tmp_path / "sa")
+    program = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from opgen.runtime.kubeconfig import KubeConfig\n"
+        f"environ = {SERVICE_HOST!r}\n"
+        f"KubeConfig.from_env(environ=environ, service_account=Path({str(account)!r}),"
+        f" home=Path({str(tmp_path)!r})).get()\n"
+        "print('yaml' in sys.modules)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert ran.stdout.strip() == "False"
 
 
 def test_the_environments_order(tmp_path: Path) -> None:

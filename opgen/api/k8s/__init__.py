@@ -53,6 +53,7 @@ from opgen.api import (
     RawExtension,
     Time,
 )
+from opgen.engine.importing import collector_paused
 
 if TYPE_CHECKING:
     from opgen.api.k8s import (
@@ -1280,94 +1281,97 @@ _MODULES = frozenset(
 
 
 def _module(home: str) -> ModuleType:
-    if home == "admissionregistration_v1":
-        import opgen.api.k8s.admissionregistration_v1
+    # The cyclic collector paused: it would walk a module's hundreds of classes
+    # midway through making them (opgen.engine.importing).
+    with collector_paused():
+        if home == "admissionregistration_v1":
+            import opgen.api.k8s.admissionregistration_v1
 
-        return opgen.api.k8s.admissionregistration_v1
-    if home == "apiextensions_v1":
-        import opgen.api.k8s.apiextensions_v1
+            return opgen.api.k8s.admissionregistration_v1
+        if home == "apiextensions_v1":
+            import opgen.api.k8s.apiextensions_v1
 
-        return opgen.api.k8s.apiextensions_v1
-    if home == "apiregistration_v1":
-        import opgen.api.k8s.apiregistration_v1
+            return opgen.api.k8s.apiextensions_v1
+        if home == "apiregistration_v1":
+            import opgen.api.k8s.apiregistration_v1
 
-        return opgen.api.k8s.apiregistration_v1
-    if home == "apps_v1":
-        import opgen.api.k8s.apps_v1
+            return opgen.api.k8s.apiregistration_v1
+        if home == "apps_v1":
+            import opgen.api.k8s.apps_v1
 
-        return opgen.api.k8s.apps_v1
-    if home == "authentication_v1":
-        import opgen.api.k8s.authentication_v1
+            return opgen.api.k8s.apps_v1
+        if home == "authentication_v1":
+            import opgen.api.k8s.authentication_v1
 
-        return opgen.api.k8s.authentication_v1
-    if home == "authorization_v1":
-        import opgen.api.k8s.authorization_v1
+            return opgen.api.k8s.authentication_v1
+        if home == "authorization_v1":
+            import opgen.api.k8s.authorization_v1
 
-        return opgen.api.k8s.authorization_v1
-    if home == "autoscaling_v2":
-        import opgen.api.k8s.autoscaling_v2
+            return opgen.api.k8s.authorization_v1
+        if home == "autoscaling_v2":
+            import opgen.api.k8s.autoscaling_v2
 
-        return opgen.api.k8s.autoscaling_v2
-    if home == "batch_v1":
-        import opgen.api.k8s.batch_v1
+            return opgen.api.k8s.autoscaling_v2
+        if home == "batch_v1":
+            import opgen.api.k8s.batch_v1
 
-        return opgen.api.k8s.batch_v1
-    if home == "certificates_v1":
-        import opgen.api.k8s.certificates_v1
+            return opgen.api.k8s.batch_v1
+        if home == "certificates_v1":
+            import opgen.api.k8s.certificates_v1
 
-        return opgen.api.k8s.certificates_v1
-    if home == "coordination_v1":
-        import opgen.api.k8s.coordination_v1
+            return opgen.api.k8s.certificates_v1
+        if home == "coordination_v1":
+            import opgen.api.k8s.coordination_v1
 
-        return opgen.api.k8s.coordination_v1
-    if home == "core_v1":
-        import opgen.api.k8s.core_v1
+            return opgen.api.k8s.coordination_v1
+        if home == "core_v1":
+            import opgen.api.k8s.core_v1
 
-        return opgen.api.k8s.core_v1
-    if home == "discovery_v1":
-        import opgen.api.k8s.discovery_v1
+            return opgen.api.k8s.core_v1
+        if home == "discovery_v1":
+            import opgen.api.k8s.discovery_v1
 
-        return opgen.api.k8s.discovery_v1
-    if home == "events_v1":
-        import opgen.api.k8s.events_v1
+            return opgen.api.k8s.discovery_v1
+        if home == "events_v1":
+            import opgen.api.k8s.events_v1
 
-        return opgen.api.k8s.events_v1
-    if home == "flowcontrol_v1":
-        import opgen.api.k8s.flowcontrol_v1
+            return opgen.api.k8s.events_v1
+        if home == "flowcontrol_v1":
+            import opgen.api.k8s.flowcontrol_v1
 
-        return opgen.api.k8s.flowcontrol_v1
-    if home == "meta_v1":
-        import opgen.api.k8s.meta_v1
+            return opgen.api.k8s.flowcontrol_v1
+        if home == "meta_v1":
+            import opgen.api.k8s.meta_v1
 
-        return opgen.api.k8s.meta_v1
-    if home == "networking_v1":
-        import opgen.api.k8s.networking_v1
+            return opgen.api.k8s.meta_v1
+        if home == "networking_v1":
+            import opgen.api.k8s.networking_v1
 
-        return opgen.api.k8s.networking_v1
-    if home == "node_v1":
-        import opgen.api.k8s.node_v1
+            return opgen.api.k8s.networking_v1
+        if home == "node_v1":
+            import opgen.api.k8s.node_v1
 
-        return opgen.api.k8s.node_v1
-    if home == "policy_v1":
-        import opgen.api.k8s.policy_v1
+            return opgen.api.k8s.node_v1
+        if home == "policy_v1":
+            import opgen.api.k8s.policy_v1
 
-        return opgen.api.k8s.policy_v1
-    if home == "rbac_v1":
-        import opgen.api.k8s.rbac_v1
+            return opgen.api.k8s.policy_v1
+        if home == "rbac_v1":
+            import opgen.api.k8s.rbac_v1
 
-        return opgen.api.k8s.rbac_v1
-    if home == "resource_v1":
-        import opgen.api.k8s.resource_v1
+            return opgen.api.k8s.rbac_v1
+        if home == "resource_v1":
+            import opgen.api.k8s.resource_v1
 
-        return opgen.api.k8s.resource_v1
-    if home == "scheduling_v1":
-        import opgen.api.k8s.scheduling_v1
+            return opgen.api.k8s.resource_v1
+        if home == "scheduling_v1":
+            import opgen.api.k8s.scheduling_v1
 
-        return opgen.api.k8s.scheduling_v1
-    if home == "storage_v1":
-        import opgen.api.k8s.storage_v1
+            return opgen.api.k8s.scheduling_v1
+        if home == "storage_v1":
+            import opgen.api.k8s.storage_v1
 
-        return opgen.api.k8s.storage_v1
+            return opgen.api.k8s.storage_v1
     raise AttributeError(f"module 'opgen.api.k8s' has no module {home!r}")
 
 

@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -291,6 +289,31 @@ class MatchCondition(BuiltinModel):
 
 
 @op.StructType("atomic")
+class NamedRuleWithOperations(BuiltinModel):
+    """NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames."""
+
+    api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
+    """apiGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required."""
+    api_versions: Annotated[list[str], op.ListType("atomic")] | None = None
+    """apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required."""
+    operations: Annotated[list[OperationType], op.ListType("atomic")] | None = None
+    """operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required."""
+    resource_names: Annotated[list[str], op.ListType("atomic")] | None = None
+    """resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed."""
+    resources: Annotated[list[str], op.ListType("atomic")] | None = None
+    """resources is a list of resources this rule applies to.
+
+    For example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.
+
+    If wildcard is present, the validation rule will ensure resources do not overlap with each other.
+
+    Depending on the enclosing object, subresources might not be allowed. Required."""
+    scope: ScopeType | None = None
+    """scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+"""
+
+
+@op.StructType("atomic")
 class MatchResources(BuiltinModel):
     """MatchResources decides whether to run the admission control policy on an object based on whether it meets the match criteria. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)"""
 
@@ -346,58 +369,36 @@ class MatchResources(BuiltinModel):
     """resourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches. The policy cares about an operation if it matches _any_ Rule."""
 
 
-@resource(
-    group="admissionregistration.k8s.io",
-    version="v1",
-    plural="mutatingadmissionpolicies",
-    scope="Cluster",
-)
-class MutatingAdmissionPolicy(BuiltinModel):
-    """MutatingAdmissionPolicy describes the definition of an admission mutation policy that mutates the object coming into admission chain."""
+class Mutation(BuiltinModel):
+    """Mutation specifies the CEL expression which is used to apply the Mutation."""
+
+    apply_configuration: ApplyConfiguration | None = None
+    """applyConfiguration defines the desired configuration values of an object. The configuration is applied to the admission object using [structured merge diff](https://github.com/kubernetes-sigs/structured-merge-diff). A CEL expression is used to create apply configuration."""
+    json_patch: JSONPatch | None = None
+    """jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch."""
+    patch_type: PatchType
+    """patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
+"""
+
+
+@op.StructType("atomic")
+class ParamKind(BuiltinModel):
+    """ParamKind is a tuple of Group Kind and Version."""
 
     api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    """apiVersion is the API group version the resources belong to. In format of "group/version". Required."""
     kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata."""
-    spec: MutatingAdmissionPolicySpec | None = None
-    """spec defines the desired behavior of the MutatingAdmissionPolicy."""
+    """kind is the API kind the resources belong to. Required."""
 
 
-@resource(
-    group="admissionregistration.k8s.io",
-    version="v1",
-    plural="mutatingadmissionpolicybindings",
-    scope="Cluster",
-)
-class MutatingAdmissionPolicyBinding(BuiltinModel):
-    """MutatingAdmissionPolicyBinding binds the MutatingAdmissionPolicy with parametrized resources. MutatingAdmissionPolicyBinding and the optional parameter resource together define how cluster administrators configure policies for clusters.
+@op.StructType("atomic")
+class Variable(BuiltinModel):
+    """Variable is the definition of a variable that is used for composition. A variable is defined as a named expression."""
 
-    For a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don't use params, otherwise N is the number of parameters selected by the binding. Each evaluation is constrained by a [runtime cost budget](https://kubernetes.io/docs/reference/using-api/cel/#runtime-cost-budget).
-
-    Adding/removing policies, bindings, or params can not affect whether a given (policy, binding, param) combination is within its own CEL budget.
-    """
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata."""
-    spec: MutatingAdmissionPolicyBindingSpec | None = None
-    """spec defines the desired behavior of the MutatingAdmissionPolicyBinding."""
-
-
-class MutatingAdmissionPolicyBindingSpec(BuiltinModel):
-    """MutatingAdmissionPolicyBindingSpec defines the specification of the MutatingAdmissionPolicyBinding."""
-
-    match_resources: MatchResources | None = None
-    """matchResources limits what resources match this binding and may be mutated by it. Note that if matchResources matches a resource, the resource must also match a policy's matchConstraints and matchConditions before the resource may be mutated. When matchResources is unset, it does not constrain resource matching, and only the policy's matchConstraints and matchConditions must match for the resource to be mutated. Additionally, matchResources.resourceRules are optional and do not constraint matching when unset. Note that this is differs from MutatingAdmissionPolicy matchConstraints, where resourceRules are required. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT."""
-    param_ref: ParamRef | None = None
-    """paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in spec.ParamKind of the bound MutatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the MutatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param."""
-    policy_name: str | None = None
-    """policyName references a MutatingAdmissionPolicy name which the MutatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required."""
+    expression: str
+    """expression is the expression that will be evaluated as the value of the variable. The CEL expression has access to the same identifiers as the CEL expressions in Validation."""
+    name: str
+    """name is the name of the variable. The name must be a valid CEL identifier and unique among all variables. The variable can be accessed in other expressions through `variables` For example, if name is "foo", the variable will be available as `variables.foo`"""
 
 
 class MutatingAdmissionPolicySpec(BuiltinModel):
@@ -441,6 +442,150 @@ class MutatingAdmissionPolicySpec(BuiltinModel):
     """variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
 
     The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic."""
+
+
+@resource(
+    group="admissionregistration.k8s.io",
+    version="v1",
+    plural="mutatingadmissionpolicies",
+    scope="Cluster",
+)
+class MutatingAdmissionPolicy(BuiltinModel):
+    """MutatingAdmissionPolicy describes the definition of an admission mutation policy that mutates the object coming into admission chain."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata."""
+    spec: MutatingAdmissionPolicySpec | None = None
+    """spec defines the desired behavior of the MutatingAdmissionPolicy."""
+
+
+@op.StructType("atomic")
+class ParamRef(BuiltinModel):
+    """ParamRef describes how to locate the params to be used as input to expressions of rules applied by a policy binding."""
+
+    name: str | None = None
+    """name is the name of the resource being referenced.
+
+    One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.
+
+    A single parameter used for all admission requests can be configured by setting the `name` field, leaving `selector` blank, and setting namespace if `paramKind` is namespace-scoped."""
+    namespace: str | None = None
+    """namespace is the namespace of the referenced resource. Allows limiting the search for params to a specific namespace. Applies to both `name` and `selector` fields.
+
+    A per-namespace parameter may be used by specifying a namespace-scoped `paramKind` in the policy and leaving this field empty.
+
+    - If `paramKind` is cluster-scoped, this field MUST be unset. Setting this field results in a configuration error.
+
+    - If `paramKind` is namespace-scoped, the namespace of the object being evaluated for admission will be used when this field is left unset. Take care that if this is left empty the binding must not match any cluster-scoped resources, which will result in an error."""
+    parameter_not_found_action: ParameterNotFoundActionType | None = None
+    """parameterNotFoundAction controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding. If the value is set to `Allow`, then no matched parameters will be treated as successful validation by the binding. If set to `Deny`, then no matched parameters will be subject to the `failurePolicy` of the policy.
+
+    Allowed values are `Allow` or `Deny`
+
+    Required"""
+    selector: meta_v1.LabelSelector | None = None
+    """selector can be used to match multiple param objects based on their labels. Supply selector: {} to match all resources of the ParamKind.
+
+    If multiple params are found, they are all evaluated with the policy expressions and the results are ANDed together.
+
+    One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset."""
+
+
+class MutatingAdmissionPolicyBindingSpec(BuiltinModel):
+    """MutatingAdmissionPolicyBindingSpec defines the specification of the MutatingAdmissionPolicyBinding."""
+
+    match_resources: MatchResources | None = None
+    """matchResources limits what resources match this binding and may be mutated by it. Note that if matchResources matches a resource, the resource must also match a policy's matchConstraints and matchConditions before the resource may be mutated. When matchResources is unset, it does not constrain resource matching, and only the policy's matchConstraints and matchConditions must match for the resource to be mutated. Additionally, matchResources.resourceRules are optional and do not constraint matching when unset. Note that this is differs from MutatingAdmissionPolicy matchConstraints, where resourceRules are required. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT."""
+    param_ref: ParamRef | None = None
+    """paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in spec.ParamKind of the bound MutatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the MutatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param."""
+    policy_name: str | None = None
+    """policyName references a MutatingAdmissionPolicy name which the MutatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required."""
+
+
+@resource(
+    group="admissionregistration.k8s.io",
+    version="v1",
+    plural="mutatingadmissionpolicybindings",
+    scope="Cluster",
+)
+class MutatingAdmissionPolicyBinding(BuiltinModel):
+    """MutatingAdmissionPolicyBinding binds the MutatingAdmissionPolicy with parametrized resources. MutatingAdmissionPolicyBinding and the optional parameter resource together define how cluster administrators configure policies for clusters.
+
+    For a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don't use params, otherwise N is the number of parameters selected by the binding. Each evaluation is constrained by a [runtime cost budget](https://kubernetes.io/docs/reference/using-api/cel/#runtime-cost-budget).
+
+    Adding/removing policies, bindings, or params can not affect whether a given (policy, binding, param) combination is within its own CEL budget.
+    """
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata."""
+    spec: MutatingAdmissionPolicyBindingSpec | None = None
+    """spec defines the desired behavior of the MutatingAdmissionPolicyBinding."""
+
+
+class ServiceReference(BuiltinModel):
+    """ServiceReference holds a reference to Service.legacy.k8s.io"""
+
+    name: str
+    """name is the name of the service. Required"""
+    namespace: str
+    """namespace is the namespace of the service. Required"""
+    path: str | None = None
+    """path is an optional URL path which will be sent in any request to this service."""
+    port: Annotated[int, op.Format("int32")] | None = None
+    """port is the port on the service that hosts the webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."""
+
+
+class WebhookClientConfig(BuiltinModel):
+    """WebhookClientConfig contains the information to make a TLS connection with the webhook"""
+
+    ca_bundle: op.Bytes | None = None
+    """caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used."""
+    service: ServiceReference | None = None
+    """service is a reference to the service for this webhook. Either `service` or `url` must be specified.
+
+    If the webhook is running within the cluster, then you should use `service`."""
+    url: str | None = None
+    """url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
+
+    The `host` should not refer to a service running in the cluster; use the `service` field instead. The host might be resolved via external DNS in some apiservers (e.g., `kube-apiserver` cannot resolve in-cluster DNS as that would be a layering violation). `host` may also be an IP address.
+
+    Please note that using `localhost` or `127.0.0.1` as a `host` is risky unless you take great care to run this webhook on all hosts which run an apiserver which might need to make calls to this webhook. Such installs are likely to be non-portable, i.e., not easy to turn up in a new cluster.
+
+    The scheme must be "https"; the URL must begin with "https://".
+
+    A path is optional, and if present may be any string permissible in a URL. You may use the path to pass an arbitrary string to the webhook, for example, a cluster identifier.
+
+    Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either."""
+
+
+class RuleWithOperations(BuiltinModel):
+    """RuleWithOperations is a tuple of Operations and Resources. It is recommended to make sure that all the tuple expansions are valid."""
+
+    api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
+    """apiGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required."""
+    api_versions: Annotated[list[str], op.ListType("atomic")] | None = None
+    """apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required."""
+    operations: Annotated[list[OperationType], op.ListType("atomic")] | None = None
+    """operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required."""
+    resources: Annotated[list[str], op.ListType("atomic")] | None = None
+    """resources is a list of resources this rule applies to.
+
+    For example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.
+
+    If wildcard is present, the validation rule will ensure resources do not overlap with each other.
+
+    Depending on the enclosing object, subresources might not be allowed. Required."""
+    scope: ScopeType | None = None
+    """scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+"""
 
 
 class MutatingWebhook(BuiltinModel):
@@ -546,120 +691,6 @@ class MutatingWebhookConfiguration(BuiltinModel):
     """webhooks is a list of webhooks and the affected resources and operations."""
 
 
-class Mutation(BuiltinModel):
-    """Mutation specifies the CEL expression which is used to apply the Mutation."""
-
-    apply_configuration: ApplyConfiguration | None = None
-    """applyConfiguration defines the desired configuration values of an object. The configuration is applied to the admission object using [structured merge diff](https://github.com/kubernetes-sigs/structured-merge-diff). A CEL expression is used to create apply configuration."""
-    json_patch: JSONPatch | None = None
-    """jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch."""
-    patch_type: PatchType
-    """patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
-"""
-
-
-@op.StructType("atomic")
-class NamedRuleWithOperations(BuiltinModel):
-    """NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames."""
-
-    api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
-    """apiGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required."""
-    api_versions: Annotated[list[str], op.ListType("atomic")] | None = None
-    """apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required."""
-    operations: Annotated[list[OperationType], op.ListType("atomic")] | None = None
-    """operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required."""
-    resource_names: Annotated[list[str], op.ListType("atomic")] | None = None
-    """resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed."""
-    resources: Annotated[list[str], op.ListType("atomic")] | None = None
-    """resources is a list of resources this rule applies to.
-
-    For example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.
-
-    If wildcard is present, the validation rule will ensure resources do not overlap with each other.
-
-    Depending on the enclosing object, subresources might not be allowed. Required."""
-    scope: ScopeType | None = None
-    """scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
-"""
-
-
-@op.StructType("atomic")
-class ParamKind(BuiltinModel):
-    """ParamKind is a tuple of Group Kind and Version."""
-
-    api_version: str | None = None
-    """apiVersion is the API group version the resources belong to. In format of "group/version". Required."""
-    kind: str | None = None
-    """kind is the API kind the resources belong to. Required."""
-
-
-@op.StructType("atomic")
-class ParamRef(BuiltinModel):
-    """ParamRef describes how to locate the params to be used as input to expressions of rules applied by a policy binding."""
-
-    name: str | None = None
-    """name is the name of the resource being referenced.
-
-    One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.
-
-    A single parameter used for all admission requests can be configured by setting the `name` field, leaving `selector` blank, and setting namespace if `paramKind` is namespace-scoped."""
-    namespace: str | None = None
-    """namespace is the namespace of the referenced resource. Allows limiting the search for params to a specific namespace. Applies to both `name` and `selector` fields.
-
-    A per-namespace parameter may be used by specifying a namespace-scoped `paramKind` in the policy and leaving this field empty.
-
-    - If `paramKind` is cluster-scoped, this field MUST be unset. Setting this field results in a configuration error.
-
-    - If `paramKind` is namespace-scoped, the namespace of the object being evaluated for admission will be used when this field is left unset. Take care that if this is left empty the binding must not match any cluster-scoped resources, which will result in an error."""
-    parameter_not_found_action: ParameterNotFoundActionType | None = None
-    """parameterNotFoundAction controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding. If the value is set to `Allow`, then no matched parameters will be treated as successful validation by the binding. If set to `Deny`, then no matched parameters will be subject to the `failurePolicy` of the policy.
-
-    Allowed values are `Allow` or `Deny`
-
-    Required"""
-    selector: meta_v1.LabelSelector | None = None
-    """selector can be used to match multiple param objects based on their labels. Supply selector: {} to match all resources of the ParamKind.
-
-    If multiple params are found, they are all evaluated with the policy expressions and the results are ANDed together.
-
-    One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset."""
-
-
-class RuleWithOperations(BuiltinModel):
-    """RuleWithOperations is a tuple of Operations and Resources. It is recommended to make sure that all the tuple expansions are valid."""
-
-    api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
-    """apiGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required."""
-    api_versions: Annotated[list[str], op.ListType("atomic")] | None = None
-    """apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required."""
-    operations: Annotated[list[OperationType], op.ListType("atomic")] | None = None
-    """operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required."""
-    resources: Annotated[list[str], op.ListType("atomic")] | None = None
-    """resources is a list of resources this rule applies to.
-
-    For example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.
-
-    If wildcard is present, the validation rule will ensure resources do not overlap with each other.
-
-    Depending on the enclosing object, subresources might not be allowed. Required."""
-    scope: ScopeType | None = None
-    """scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
-"""
-
-
-class ServiceReference(BuiltinModel):
-    """ServiceReference holds a reference to Service.legacy.k8s.io"""
-
-    name: str
-    """name is the name of the service. Required"""
-    namespace: str
-    """namespace is the namespace of the service. Required"""
-    path: str | None = None
-    """path is an optional URL path which will be sent in any request to this service."""
-    port: Annotated[int, op.Format("int32")] | None = None
-    """port is the port on the service that hosts the webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."""
-
-
 class TypeChecking(BuiltinModel):
     """TypeChecking contains results of type checking the expressions in the ValidatingAdmissionPolicy"""
 
@@ -669,81 +700,42 @@ class TypeChecking(BuiltinModel):
     """expressionWarnings contains the type checking warnings for each expression."""
 
 
-@resource(
-    group="admissionregistration.k8s.io",
-    version="v1",
-    plural="validatingadmissionpolicies",
-    scope="Cluster",
-    subresources=("status",),
-)
-class ValidatingAdmissionPolicy(BuiltinModel):
-    """ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it."""
+class Validation(BuiltinModel):
+    """Validation specifies the CEL expression which is used to apply the validation."""
 
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata."""
-    spec: ValidatingAdmissionPolicySpec | None = None
-    """spec defines the desired behavior of the ValidatingAdmissionPolicy."""
-    status: ValidatingAdmissionPolicyStatus | None = None
-    """status represents the current status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only."""
+    expression: str
+    """expression represents the expression which will be evaluated by CEL. ref: https://github.com/google/cel-spec CEL expressions have access to the contents of the API request/response, organized into CEL variables as well as some other useful variables:
 
+    - 'object' - The object from the incoming request. The value is null for DELETE requests. - 'oldObject' - The existing object. The value is null for CREATE requests. - 'request' - Attributes of the API request([ref](/pkg/apis/admission/types.go#AdmissionRequest)). - 'params' - Parameter resource referred to by the policy binding being evaluated. Only populated if the policy has a ParamKind. - 'namespaceObject' - The namespace object that the incoming object belongs to. The value is null for cluster-scoped resources. - 'variables' - Map of composited variables, from its name to its lazily evaluated value.
+      For example, a variable named 'foo' can be accessed as 'variables.foo'.
+    - 'authorizer' - A CEL Authorizer. May be used to perform authorization checks for the principal (user or service account) of the request.
+      See https://pkg.go.dev/k8s.io/apiserver/pkg/cel/library#Authz
+    - 'authorizer.requestResource' - A CEL ResourceCheck constructed from the 'authorizer' and configured with the
+      request resource.
 
-@resource(
-    group="admissionregistration.k8s.io",
-    version="v1",
-    plural="validatingadmissionpolicybindings",
-    scope="Cluster",
-)
-class ValidatingAdmissionPolicyBinding(BuiltinModel):
-    """ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.
+    The `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` are always accessible from the root of the object. No other metadata properties are accessible.
 
-    For a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don't use params, otherwise N is the number of parameters selected by the binding.
+    Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Accessible property names are escaped according to the following rules when accessed in the expression: - '__' escapes to '__underscores__' - '.' escapes to '__dot__' - '-' escapes to '__dash__' - '/' escapes to '__slash__' - Property names that exactly match a CEL RESERVED keyword escape to '__{keyword}__'. The keywords are:
+    \t  "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
+    \t  "import", "let", "loop", "package", "namespace", "return".
+    Examples:
+      - Expression accessing a property named "namespace": {"Expression": "object.__namespace__ > 0"}
+      - Expression accessing a property named "x-prop": {"Expression": "object.x__dash__prop > 0"}
+      - Expression accessing a property named "redact__d": {"Expression": "object.redact__underscores__d > 0"}
 
-    The CEL expressions of a policy must have a computed CEL cost below the maximum CEL budget. Each evaluation of the policy is given an independent CEL cost budget. Adding/removing policies, bindings, or params can not affect whether a given (policy, binding, param) combination is within its own CEL budget.
-    """
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata."""
-    spec: ValidatingAdmissionPolicyBindingSpec
-    """spec defines the desired behavior of the ValidatingAdmissionPolicyBinding."""
-
-
-class ValidatingAdmissionPolicyBindingSpec(BuiltinModel):
-    """ValidatingAdmissionPolicyBindingSpec is the specification of the ValidatingAdmissionPolicyBinding."""
-
-    match_resources: MatchResources | None = None
-    """matchResources declares what resources match this binding and will be validated by it. Note that this is intersected with the policy's matchConstraints, so only requests that are matched by the policy can be selected by this. If this is unset, all resources matched by the policy are validated by this binding When resourceRules is unset, it does not constrain resource matching. If a resource is matched by the other fields of this object, it will be validated. Note that this is differs from ValidatingAdmissionPolicy matchConstraints, where resourceRules are required."""
-    param_ref: ParamRef | None = None
-    """paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in ParamKind of the bound ValidatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the ValidatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param."""
-    policy_name: str
-    """policyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required."""
-    validation_actions: Annotated[list[ValidationAction], op.ListType("set")]
-    """validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced. If a validation evaluates to false it is always enforced according to these actions.
-
-    Failures defined by the ValidatingAdmissionPolicy's FailurePolicy are enforced according to these actions only if the FailurePolicy is set to Fail, otherwise the failures are ignored. This includes compilation errors, runtime errors and misconfigurations of the policy.
-
-    validationActions is declared as a set of action values. Order does not matter. validationActions may not contain duplicates of the same action.
-
-    The supported actions values are:
-
-    "Deny" specifies that a validation failure results in a denied request.
-
-    "Warn" specifies that a validation failure is reported to the request client in HTTP Warning headers, with a warning code of 299. Warnings can be sent both for allowed or denied admission responses.
-
-    "Audit" specifies that a validation failure is included in the published audit event for the request. The audit event will contain a `validation.policy.admission.k8s.io/validation_failure` audit annotation with a value containing the details of the validation failures, formatted as a JSON list of objects, each with the following fields: - message: The validation failure message string - policy: The resource name of the ValidatingAdmissionPolicy - binding: The resource name of the ValidatingAdmissionPolicyBinding - expressionIndex: The index of the failed validations in the ValidatingAdmissionPolicy - validationActions: The enforcement actions enacted for the validation failure Example audit annotation: `"validation.policy.admission.k8s.io/validation_failure": "[{\\"message\\": \\"Invalid value\\", {\\"policy\\": \\"policy.example.com\\", {\\"binding\\": \\"policybinding.example.com\\", {\\"expressionIndex\\": \\"1\\", {\\"validationActions\\": [\\"Audit\\"]}]"`
-
-    Clients should expect to handle additional values by ignoring any values not recognized.
-
-    "Deny" and "Warn" may not be used together since this combination needlessly duplicates the validation failure both in the API response body and the HTTP warning headers.
-
+    Equality on arrays with list type of 'set' or 'map' ignores element order, i.e. [1, 2] == [2, 1]. Concatenation on arrays with x-kubernetes-list-type use the semantics of the list type:
+      - 'set': `X + Y` performs a union where the array positions of all elements in `X` are preserved and
+        non-intersecting elements in `Y` are appended, retaining their partial order.
+      - 'map': `X + Y` performs a merge where the array positions of all keys in `X` are preserved but the values
+        are overwritten by values in `Y` when the key sets of `X` and `Y` intersect. Elements in `Y` with
+        non-intersecting keys are appended, retaining their partial order.
     Required."""
+    message: str | None = None
+    """message represents the message displayed when validation fails. The message is required if the Expression contains line breaks. The message must not contain line breaks. If unset, the message is "failed rule: {Rule}". e.g. "must be a URL with the host matching spec.host" If the Expression contains line breaks. Message is required. The message must not contain line breaks. If unset, the message is "failed Expression: {Expression}"."""
+    message_expression: str | None = None
+    """messageExpression declares a CEL expression that evaluates to the validation failure message that is returned when this rule fails. Since messageExpression is used as a failure message, it must evaluate to a string. If both message and messageExpression are present on a validation, then messageExpression will be used if validation fails. If messageExpression results in a runtime error, the runtime error is logged, and the validation failure message is produced as if the messageExpression field were unset. If messageExpression evaluates to an empty string, a string with only spaces, or a string that contains line breaks, then the validation failure message will also be produced as if the messageExpression field were unset, and the fact that messageExpression produced an empty string/string with only spaces/string with line breaks will be logged. messageExpression has access to all the same variables as the `expression` except for 'authorizer' and 'authorizer.requestResource'. Example: "object.x must be less than max ("+string(params.max)+")\""""
+    reason: str | None = None
+    """reason represents a machine-readable description of why this validation failed. If this is the first validation in the list to fail, this reason, as well as the corresponding HTTP response code, are used in the HTTP response to the client. The currently supported reasons are: "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge". If not set, StatusReasonInvalid is used in the response to the client."""
 
 
 class ValidatingAdmissionPolicySpec(BuiltinModel):
@@ -802,6 +794,83 @@ class ValidatingAdmissionPolicyStatus(BuiltinModel):
     """observedGeneration is the generation observed by the controller."""
     type_checking: TypeChecking | None = None
     """typeChecking contains the results of type checking for each expression. Presence of this field indicates the completion of the type checking."""
+
+
+@resource(
+    group="admissionregistration.k8s.io",
+    version="v1",
+    plural="validatingadmissionpolicies",
+    scope="Cluster",
+    subresources=("status",),
+)
+class ValidatingAdmissionPolicy(BuiltinModel):
+    """ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata."""
+    spec: ValidatingAdmissionPolicySpec | None = None
+    """spec defines the desired behavior of the ValidatingAdmissionPolicy."""
+    status: ValidatingAdmissionPolicyStatus | None = None
+    """status represents the current status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only."""
+
+
+class ValidatingAdmissionPolicyBindingSpec(BuiltinModel):
+    """ValidatingAdmissionPolicyBindingSpec is the specification of the ValidatingAdmissionPolicyBinding."""
+
+    match_resources: MatchResources | None = None
+    """matchResources declares what resources match this binding and will be validated by it. Note that this is intersected with the policy's matchConstraints, so only requests that are matched by the policy can be selected by this. If this is unset, all resources matched by the policy are validated by this binding When resourceRules is unset, it does not constrain resource matching. If a resource is matched by the other fields of this object, it will be validated. Note that this is differs from ValidatingAdmissionPolicy matchConstraints, where resourceRules are required."""
+    param_ref: ParamRef | None = None
+    """paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in ParamKind of the bound ValidatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the ValidatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param."""
+    policy_name: str
+    """policyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required."""
+    validation_actions: Annotated[list[ValidationAction], op.ListType("set")]
+    """validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced. If a validation evaluates to false it is always enforced according to these actions.
+
+    Failures defined by the ValidatingAdmissionPolicy's FailurePolicy are enforced according to these actions only if the FailurePolicy is set to Fail, otherwise the failures are ignored. This includes compilation errors, runtime errors and misconfigurations of the policy.
+
+    validationActions is declared as a set of action values. Order does not matter. validationActions may not contain duplicates of the same action.
+
+    The supported actions values are:
+
+    "Deny" specifies that a validation failure results in a denied request.
+
+    "Warn" specifies that a validation failure is reported to the request client in HTTP Warning headers, with a warning code of 299. Warnings can be sent both for allowed or denied admission responses.
+
+    "Audit" specifies that a validation failure is included in the published audit event for the request. The audit event will contain a `validation.policy.admission.k8s.io/validation_failure` audit annotation with a value containing the details of the validation failures, formatted as a JSON list of objects, each with the following fields: - message: The validation failure message string - policy: The resource name of the ValidatingAdmissionPolicy - binding: The resource name of the ValidatingAdmissionPolicyBinding - expressionIndex: The index of the failed validations in the ValidatingAdmissionPolicy - validationActions: The enforcement actions enacted for the validation failure Example audit annotation: `"validation.policy.admission.k8s.io/validation_failure": "[{\\"message\\": \\"Invalid value\\", {\\"policy\\": \\"policy.example.com\\", {\\"binding\\": \\"policybinding.example.com\\", {\\"expressionIndex\\": \\"1\\", {\\"validationActions\\": [\\"Audit\\"]}]"`
+
+    Clients should expect to handle additional values by ignoring any values not recognized.
+
+    "Deny" and "Warn" may not be used together since this combination needlessly duplicates the validation failure both in the API response body and the HTTP warning headers.
+
+    Required."""
+
+
+@resource(
+    group="admissionregistration.k8s.io",
+    version="v1",
+    plural="validatingadmissionpolicybindings",
+    scope="Cluster",
+)
+class ValidatingAdmissionPolicyBinding(BuiltinModel):
+    """ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.
+
+    For a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don't use params, otherwise N is the number of parameters selected by the binding.
+
+    The CEL expressions of a policy must have a computed CEL cost below the maximum CEL budget. Each evaluation of the policy is given an independent CEL cost budget. Adding/removing policies, bindings, or params can not affect whether a given (policy, binding, param) combination is within its own CEL budget.
+    """
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata."""
+    spec: ValidatingAdmissionPolicyBindingSpec
+    """spec defines the desired behavior of the ValidatingAdmissionPolicyBinding."""
 
 
 class ValidatingWebhook(BuiltinModel):
@@ -897,74 +966,3 @@ class ValidatingWebhookConfiguration(BuiltinModel):
         | None
     ) = None
     """webhooks is a list of webhooks and the affected resources and operations."""
-
-
-class Validation(BuiltinModel):
-    """Validation specifies the CEL expression which is used to apply the validation."""
-
-    expression: str
-    """expression represents the expression which will be evaluated by CEL. ref: https://github.com/google/cel-spec CEL expressions have access to the contents of the API request/response, organized into CEL variables as well as some other useful variables:
-
-    - 'object' - The object from the incoming request. The value is null for DELETE requests. - 'oldObject' - The existing object. The value is null for CREATE requests. - 'request' - Attributes of the API request([ref](/pkg/apis/admission/types.go#AdmissionRequest)). - 'params' - Parameter resource referred to by the policy binding being evaluated. Only populated if the policy has a ParamKind. - 'namespaceObject' - The namespace object that the incoming object belongs to. The value is null for cluster-scoped resources. - 'variables' - Map of composited variables, from its name to its lazily evaluated value.
-      For example, a variable named 'foo' can be accessed as 'variables.foo'.
-    - 'authorizer' - A CEL Authorizer. May be used to perform authorization checks for the principal (user or service account) of the request.
-      See https://pkg.go.dev/k8s.io/apiserver/pkg/cel/library#Authz
-    - 'authorizer.requestResource' - A CEL ResourceCheck constructed from the 'authorizer' and configured with the
-      request resource.
-
-    The `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` are always accessible from the root of the object. No other metadata properties are accessible.
-
-    Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Accessible property names are escaped according to the following rules when accessed in the expression: - '__' escapes to '__underscores__' - '.' escapes to '__dot__' - '-' escapes to '__dash__' - '/' escapes to '__slash__' - Property names that exactly match a CEL RESERVED keyword escape to '__{keyword}__'. The keywords are:
-    \t  "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
-    \t  "import", "let", "loop", "package", "namespace", "return".
-    Examples:
-      - Expression accessing a property named "namespace": {"Expression": "object.__namespace__ > 0"}
-      - Expression accessing a property named "x-prop": {"Expression": "object.x__dash__prop > 0"}
-      - Expression accessing a property named "redact__d": {"Expression": "object.redact__underscores__d > 0"}
-
-    Equality on arrays with list type of 'set' or 'map' ignores element order, i.e. [1, 2] == [2, 1]. Concatenation on arrays with x-kubernetes-list-type use the semantics of the list type:
-      - 'set': `X + Y` performs a union where the array positions of all elements in `X` are preserved and
-        non-intersecting elements in `Y` are appended, retaining their partial order.
-      - 'map': `X + Y` performs a merge where the array positions of all keys in `X` are preserved but the values
-        are overwritten by values in `Y` when the key sets of `X` and `Y` intersect. Elements in `Y` with
-        non-intersecting keys are appended, retaining their partial order.
-    Required."""
-    message: str | None = None
-    """message represents the message displayed when validation fails. The message is required if the Expression contains line breaks. The message must not contain line breaks. If unset, the message is "failed rule: {Rule}". e.g. "must be a URL with the host matching spec.host" If the Expression contains line breaks. Message is required. The message must not contain line breaks. If unset, the message is "failed Expression: {Expression}"."""
-    message_expression: str | None = None
-    """messageExpression declares a CEL expression that evaluates to the validation failure message that is returned when this rule fails. Since messageExpression is used as a failure message, it must evaluate to a string. If both message and messageExpression are present on a validation, then messageExpression will be used if validation fails. If messageExpression results in a runtime error, the runtime error is logged, and the validation failure message is produced as if the messageExpression field were unset. If messageExpression evaluates to an empty string, a string with only spaces, or a string that contains line breaks, then the validation failure message will also be produced as if the messageExpression field were unset, and the fact that messageExpression produced an empty string/string with only spaces/string with line breaks will be logged. messageExpression has access to all the same variables as the `expression` except for 'authorizer' and 'authorizer.requestResource'. Example: "object.x must be less than max ("+string(params.max)+")\""""
-    reason: str | None = None
-    """reason represents a machine-readable description of why this validation failed. If this is the first validation in the list to fail, this reason, as well as the corresponding HTTP response code, are used in the HTTP response to the client. The currently supported reasons are: "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge". If not set, StatusReasonInvalid is used in the response to the client."""
-
-
-@op.StructType("atomic")
-class Variable(BuiltinModel):
-    """Variable is the definition of a variable that is used for composition. A variable is defined as a named expression."""
-
-    expression: str
-    """expression is the expression that will be evaluated as the value of the variable. The CEL expression has access to the same identifiers as the CEL expressions in Validation."""
-    name: str
-    """name is the name of the variable. The name must be a valid CEL identifier and unique among all variables. The variable can be accessed in other expressions through `variables` For example, if name is "foo", the variable will be available as `variables.foo`"""
-
-
-class WebhookClientConfig(BuiltinModel):
-    """WebhookClientConfig contains the information to make a TLS connection with the webhook"""
-
-    ca_bundle: op.Bytes | None = None
-    """caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used."""
-    service: ServiceReference | None = None
-    """service is a reference to the service for this webhook. Either `service` or `url` must be specified.
-
-    If the webhook is running within the cluster, then you should use `service`."""
-    url: str | None = None
-    """url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
-
-    The `host` should not refer to a service running in the cluster; use the `service` field instead. The host might be resolved via external DNS in some apiservers (e.g., `kube-apiserver` cannot resolve in-cluster DNS as that would be a layering violation). `host` may also be an IP address.
-
-    Please note that using `localhost` or `127.0.0.1` as a `host` is risky unless you take great care to run this webhook on all hosts which run an apiserver which might need to make calls to this webhook. Such installs are likely to be non-portable, i.e., not easy to turn up in a new cluster.
-
-    The scheme must be "https"; the URL must begin with "https://".
-
-    A path is optional, and if present may be any string permissible in a URL. You may use the path to pass an arbitrary string to the webhook, for example, a cluster identifier.
-
-    Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either."""

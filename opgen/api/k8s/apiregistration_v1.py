@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -53,41 +51,15 @@ ConditionStatus = TypeAliasType(
 )
 
 
-@resource(
-    group="apiregistration.k8s.io",
-    version="v1",
-    plural="apiservices",
-    scope="Cluster",
-    subresources=("status",),
-)
-class APIService(BuiltinModel):
-    """APIService represents a server for a particular GroupVersion. Name must be "version.group"."""
+class ServiceReference(BuiltinModel):
+    """ServiceReference holds a reference to Service.legacy.k8s.io"""
 
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: APIServiceSpec | None = None
-    """Spec contains information for locating and communicating with a server"""
-    status: APIServiceStatus | None = None
-    """Status contains derived information about an API server"""
-
-
-class APIServiceCondition(BuiltinModel):
-    """APIServiceCondition describes the state of an APIService at a particular point"""
-
-    last_transition_time: op.Time | None = None
-    """Last time the condition transitioned from one status to another."""
-    message: str | None = None
-    """Human-readable message indicating details about last transition."""
-    reason: str | None = None
-    """Unique, one-word, CamelCase reason for the condition's last transition."""
-    status: ConditionStatus
-    """Status is the status of the condition. Can be True, False, Unknown."""
-    type: APIServiceConditionType
-    """Type is the type of the condition."""
+    name: str | None = None
+    """Name is the name of the service"""
+    namespace: str | None = None
+    """Namespace is the namespace of the service"""
+    port: Annotated[int, op.Format("int32")] | None = None
+    """If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."""
 
 
 class APIServiceSpec(BuiltinModel):
@@ -109,6 +81,21 @@ class APIServiceSpec(BuiltinModel):
     """VersionPriority controls the ordering of this API version inside of its group.  Must be greater than zero. The primary sort is based on VersionPriority, ordered highest to lowest (20 before 10). Since it's inside of a group, the number can be small, probably in the 10s. In case of equal version priorities, the version string will be used to compute the order inside a group. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10."""
 
 
+class APIServiceCondition(BuiltinModel):
+    """APIServiceCondition describes the state of an APIService at a particular point"""
+
+    last_transition_time: op.Time | None = None
+    """Last time the condition transitioned from one status to another."""
+    message: str | None = None
+    """Human-readable message indicating details about last transition."""
+    reason: str | None = None
+    """Unique, one-word, CamelCase reason for the condition's last transition."""
+    status: ConditionStatus
+    """Status is the status of the condition. Can be True, False, Unknown."""
+    type: APIServiceConditionType
+    """Type is the type of the condition."""
+
+
 class APIServiceStatus(BuiltinModel):
     """APIServiceStatus contains derived information about an API server"""
 
@@ -119,12 +106,23 @@ class APIServiceStatus(BuiltinModel):
     """Current service state of apiService."""
 
 
-class ServiceReference(BuiltinModel):
-    """ServiceReference holds a reference to Service.legacy.k8s.io"""
+@resource(
+    group="apiregistration.k8s.io",
+    version="v1",
+    plural="apiservices",
+    scope="Cluster",
+    subresources=("status",),
+)
+class APIService(BuiltinModel):
+    """APIService represents a server for a particular GroupVersion. Name must be "version.group"."""
 
-    name: str | None = None
-    """Name is the name of the service"""
-    namespace: str | None = None
-    """Namespace is the namespace of the service"""
-    port: Annotated[int, op.Format("int32")] | None = None
-    """If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: APIServiceSpec | None = None
+    """Spec contains information for locating and communicating with a server"""
+    status: APIServiceStatus | None = None
+    """Status contains derived information about an API server"""

@@ -9,8 +9,6 @@ into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -102,35 +100,22 @@ class ControllerRevision(BuiltinModel):
     """Revision indicates the revision of the state represented by Data."""
 
 
-@resource(group="apps", version="v1", plural="daemonsets", subresources=("status",))
-class DaemonSet(BuiltinModel):
-    """DaemonSet represents the configuration of a daemon set."""
+class RollingUpdateDaemonSet(BuiltinModel):
+    """Spec to control the desired behavior of daemon set rolling update."""
 
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: DaemonSetSpec | None = None
-    """The desired behavior of this daemon set. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-    status: DaemonSetStatus | None = None
-    """The current status of this daemon set. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    max_surge: op.IntOrString | None = None
+    """The maximum number of nodes with an existing available DaemonSet pod that can have an updated DaemonSet pod during during an update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up to a minimum of 1. Default value is 0. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their a new pod created before the old pod is marked as deleted. The update starts by launching new pods on 30% of nodes. Once an updated pod is available (Ready for at least minReadySeconds) the old DaemonSet pod on that node is marked deleted. If the old pod becomes unavailable for any reason (Ready transitions to false, is evicted, or is drained) an updated pod is immediately created on that node without considering surge limits. Allowing surge implies the possibility that the resources consumed by the daemonset on any given node can double if the readiness check fails, and so resource intensive daemonsets should take into account that they may cause evictions during disruption."""
+    max_unavailable: op.IntOrString | None = None
+    """The maximum number of DaemonSet pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of total number of DaemonSet pods at the start of the update (ex: 10%). Absolute number is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is 0 Default value is 1. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their pods stopped for an update at any given time. The update starts by stopping at most 30% of those DaemonSet pods and then brings up new DaemonSet pods in their place. Once the new pods are available, it then proceeds onto other DaemonSet pods, thus ensuring that at least 70% of original number of DaemonSet pods are available at all times during the update."""
 
 
-class DaemonSetCondition(BuiltinModel):
-    """DaemonSetCondition describes the state of a DaemonSet at a certain point."""
+class DaemonSetUpdateStrategy(BuiltinModel):
+    """DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet."""
 
-    last_transition_time: op.Time | None = None
-    """Last time the condition transitioned from one status to another."""
-    message: str | None = None
-    """A human readable message indicating details about the transition."""
-    reason: str | None = None
-    """The reason for the condition's last transition."""
-    status: str
-    """Status of the condition, one of True, False, Unknown."""
-    type: str
-    """Type of DaemonSet condition."""
+    rolling_update: RollingUpdateDaemonSet | None = None
+    """Rolling update config params. Present only if type = "RollingUpdate"."""
+    type: str | None = None
+    """Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate."""
 
 
 class DaemonSetSpec(BuiltinModel):
@@ -146,6 +131,21 @@ class DaemonSetSpec(BuiltinModel):
     """An object that describes the pod that will be created. The DaemonSet will create exactly one copy of this pod on every node that matches the template's node selector (or on every node if no node selector is specified). The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
     update_strategy: DaemonSetUpdateStrategy | None = None
     """An update strategy to replace existing DaemonSet pods with new pods."""
+
+
+class DaemonSetCondition(BuiltinModel):
+    """DaemonSetCondition describes the state of a DaemonSet at a certain point."""
+
+    last_transition_time: op.Time | None = None
+    """Last time the condition transitioned from one status to another."""
+    message: str | None = None
+    """A human readable message indicating details about the transition."""
+    reason: str | None = None
+    """The reason for the condition's last transition."""
+    status: str
+    """Status of the condition, one of True, False, Unknown."""
+    type: str
+    """Type of DaemonSet condition."""
 
 
 class DaemonSetStatus(BuiltinModel):
@@ -176,26 +176,9 @@ class DaemonSetStatus(BuiltinModel):
     """The total number of nodes that are running updated daemon pod"""
 
 
-class DaemonSetUpdateStrategy(BuiltinModel):
-    """DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet."""
-
-    rolling_update: RollingUpdateDaemonSet | None = None
-    """Rolling update config params. Present only if type = "RollingUpdate"."""
-    type: str | None = None
-    """Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate."""
-
-
-@resource(
-    group="apps",
-    version="v1",
-    plural="deployments",
-    subresources=(
-        "scale",
-        "status",
-    ),
-)
-class Deployment(BuiltinModel):
-    """Deployment enables declarative updates for Pods and ReplicaSets."""
+@resource(group="apps", version="v1", plural="daemonsets", subresources=("status",))
+class DaemonSet(BuiltinModel):
+    """DaemonSet represents the configuration of a daemon set."""
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
@@ -203,27 +186,28 @@ class Deployment(BuiltinModel):
     """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
     """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: DeploymentSpec | None = None
-    """Specification of the desired behavior of the Deployment."""
-    status: DeploymentStatus | None = None
-    """Most recently observed status of the Deployment."""
+    spec: DaemonSetSpec | None = None
+    """The desired behavior of this daemon set. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    status: DaemonSetStatus | None = None
+    """The current status of this daemon set. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class DeploymentCondition(BuiltinModel):
-    """DeploymentCondition describes the state of a deployment at a certain point."""
+class RollingUpdateDeployment(BuiltinModel):
+    """Spec to control the desired behavior of rolling update."""
 
-    last_transition_time: op.Time | None = None
-    """Last time the condition transitioned from one status to another."""
-    last_update_time: op.Time | None = None
-    """The last time this condition was updated."""
-    message: str | None = None
-    """A human readable message indicating details about the transition."""
-    reason: str | None = None
-    """The reason for the condition's last transition."""
-    status: str
-    """Status of the condition, one of True, False, Unknown."""
-    type: str
-    """Type of deployment condition."""
+    max_surge: op.IntOrString | None = None
+    """The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up. Defaults to 25%. Example: when this is set to 30%, the new ReplicaSet can be scaled up immediately when the rolling update starts, such that the total number of old and new pods do not exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet can be scaled up further, ensuring that total number of pods running at any time during the update is at most 130% of desired pods."""
+    max_unavailable: op.IntOrString | None = None
+    """The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new ReplicaSet, ensuring that the total number of pods available at all times during the update is at least 70% of desired pods."""
+
+
+class DeploymentStrategy(BuiltinModel):
+    """DeploymentStrategy describes how to replace existing pods with new ones."""
+
+    rolling_update: RollingUpdateDeployment | None = None
+    """Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate."""
+    type: str | None = None
+    """Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate."""
 
 
 class DeploymentSpec(BuiltinModel):
@@ -245,6 +229,23 @@ class DeploymentSpec(BuiltinModel):
     """The deployment strategy to use to replace existing pods with new ones."""
     template: core_v1.PodTemplateSpec
     """Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always"."""
+
+
+class DeploymentCondition(BuiltinModel):
+    """DeploymentCondition describes the state of a deployment at a certain point."""
+
+    last_transition_time: op.Time | None = None
+    """Last time the condition transitioned from one status to another."""
+    last_update_time: op.Time | None = None
+    """The last time this condition was updated."""
+    message: str | None = None
+    """A human readable message indicating details about the transition."""
+    reason: str | None = None
+    """The reason for the condition's last transition."""
+    status: str
+    """Status of the condition, one of True, False, Unknown."""
+    type: str
+    """Type of deployment condition."""
 
 
 class DeploymentStatus(BuiltinModel):
@@ -275,37 +276,41 @@ class DeploymentStatus(BuiltinModel):
     """Total number of non-terminating pods targeted by this deployment that have the desired template spec."""
 
 
-class DeploymentStrategy(BuiltinModel):
-    """DeploymentStrategy describes how to replace existing pods with new ones."""
-
-    rolling_update: RollingUpdateDeployment | None = None
-    """Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate."""
-    type: str | None = None
-    """Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate."""
-
-
 @resource(
     group="apps",
     version="v1",
-    plural="replicasets",
+    plural="deployments",
     subresources=(
         "scale",
         "status",
     ),
 )
-class ReplicaSet(BuiltinModel):
-    """ReplicaSet ensures that a specified number of pod replicas are running at any given time."""
+class Deployment(BuiltinModel):
+    """Deployment enables declarative updates for Pods and ReplicaSets."""
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """If the Labels of a ReplicaSet are empty, they are defaulted to be the same as the Pod(s) that the ReplicaSet manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: ReplicaSetSpec | None = None
-    """Spec defines the specification of the desired behavior of the ReplicaSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-    status: ReplicaSetStatus | None = None
-    """Status is the most recently observed status of the ReplicaSet. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: DeploymentSpec | None = None
+    """Specification of the desired behavior of the Deployment."""
+    status: DeploymentStatus | None = None
+    """Most recently observed status of the Deployment."""
+
+
+class ReplicaSetSpec(BuiltinModel):
+    """ReplicaSetSpec is the specification of a ReplicaSet."""
+
+    min_ready_seconds: Annotated[int, op.Format("int32")] | None = None
+    """Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)"""
+    replicas: Annotated[int, op.Format("int32")] | None = None
+    """Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"""
+    selector: meta_v1.LabelSelector
+    """Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
+    template: core_v1.PodTemplateSpec | None = None
+    """Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template"""
 
 
 class ReplicaSetCondition(BuiltinModel):
@@ -321,19 +326,6 @@ class ReplicaSetCondition(BuiltinModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str
     """Type of replica set condition."""
-
-
-class ReplicaSetSpec(BuiltinModel):
-    """ReplicaSetSpec is the specification of a ReplicaSet."""
-
-    min_ready_seconds: Annotated[int, op.Format("int32")] | None = None
-    """Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)"""
-    replicas: Annotated[int, op.Format("int32")] | None = None
-    """Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"""
-    selector: meta_v1.LabelSelector
-    """Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
-    template: core_v1.PodTemplateSpec | None = None
-    """Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template"""
 
 
 class ReplicaSetStatus(BuiltinModel):
@@ -360,22 +352,28 @@ class ReplicaSetStatus(BuiltinModel):
     This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default)."""
 
 
-class RollingUpdateDaemonSet(BuiltinModel):
-    """Spec to control the desired behavior of daemon set rolling update."""
+@resource(
+    group="apps",
+    version="v1",
+    plural="replicasets",
+    subresources=(
+        "scale",
+        "status",
+    ),
+)
+class ReplicaSet(BuiltinModel):
+    """ReplicaSet ensures that a specified number of pod replicas are running at any given time."""
 
-    max_surge: op.IntOrString | None = None
-    """The maximum number of nodes with an existing available DaemonSet pod that can have an updated DaemonSet pod during during an update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up to a minimum of 1. Default value is 0. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their a new pod created before the old pod is marked as deleted. The update starts by launching new pods on 30% of nodes. Once an updated pod is available (Ready for at least minReadySeconds) the old DaemonSet pod on that node is marked deleted. If the old pod becomes unavailable for any reason (Ready transitions to false, is evicted, or is drained) an updated pod is immediately created on that node without considering surge limits. Allowing surge implies the possibility that the resources consumed by the daemonset on any given node can double if the readiness check fails, and so resource intensive daemonsets should take into account that they may cause evictions during disruption."""
-    max_unavailable: op.IntOrString | None = None
-    """The maximum number of DaemonSet pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of total number of DaemonSet pods at the start of the update (ex: 10%). Absolute number is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is 0 Default value is 1. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their pods stopped for an update at any given time. The update starts by stopping at most 30% of those DaemonSet pods and then brings up new DaemonSet pods in their place. Once the new pods are available, it then proceeds onto other DaemonSet pods, thus ensuring that at least 70% of original number of DaemonSet pods are available at all times during the update."""
-
-
-class RollingUpdateDeployment(BuiltinModel):
-    """Spec to control the desired behavior of rolling update."""
-
-    max_surge: op.IntOrString | None = None
-    """The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up. Defaults to 25%. Example: when this is set to 30%, the new ReplicaSet can be scaled up immediately when the rolling update starts, such that the total number of old and new pods do not exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet can be scaled up further, ensuring that total number of pods running at any time during the update is at most 130% of desired pods."""
-    max_unavailable: op.IntOrString | None = None
-    """The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new ReplicaSet, ensuring that the total number of pods available at all times during the update is at least 70% of desired pods."""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """If the Labels of a ReplicaSet are empty, they are defaulted to be the same as the Pod(s) that the ReplicaSet manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: ReplicaSetSpec | None = None
+    """Spec defines the specification of the desired behavior of the ReplicaSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    status: ReplicaSetStatus | None = None
+    """Status is the most recently observed status of the ReplicaSet. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
 class RollingUpdateStatefulSetStrategy(BuiltinModel):
@@ -385,50 +383,6 @@ class RollingUpdateStatefulSetStrategy(BuiltinModel):
     """The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding up. This can not be 0. Defaults to 1. This field is beta-level and is enabled by default. The field applies to all pods in the range 0 to Replicas-1. That means if there is any unavailable pod in the range 0 to Replicas-1, it will be counted towards MaxUnavailable. This setting might not be effective for the OrderedReady podManagementPolicy. That policy ensures pods are created and become ready one at a time."""
     partition: Annotated[int, op.Format("int32")] | None = None
     """Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. During a rolling update, all pods from ordinal Replicas-1 to Partition are updated. All pods from ordinal Partition-1 to 0 remain untouched. This is helpful in being able to do a canary based deployment. The default value is 0."""
-
-
-@resource(
-    group="apps",
-    version="v1",
-    plural="statefulsets",
-    subresources=(
-        "scale",
-        "status",
-    ),
-)
-class StatefulSet(BuiltinModel):
-    """StatefulSet represents a set of pods with consistent identities. Identities are defined as:
-      - Network: A single stable DNS and hostname.
-      - Storage: As many VolumeClaims as requested.
-
-    The StatefulSet guarantees that a given network identity will always map to the same storage identity.
-    """
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: StatefulSetSpec | None = None
-    """Spec defines the desired identities of pods in this set."""
-    status: StatefulSetStatus | None = None
-    """Status is the current status of Pods in this StatefulSet. This data may be out of date by some window of time."""
-
-
-class StatefulSetCondition(BuiltinModel):
-    """StatefulSetCondition describes the state of a statefulset at a certain point."""
-
-    last_transition_time: op.Time | None = None
-    """Last time the condition transitioned from one status to another."""
-    message: str | None = None
-    """A human readable message indicating details about the transition."""
-    reason: str | None = None
-    """The reason for the condition's last transition."""
-    status: str
-    """Status of the condition, one of True, False, Unknown."""
-    type: str
-    """Type of statefulset condition."""
 
 
 class StatefulSetOrdinals(BuiltinModel):
@@ -448,6 +402,15 @@ class StatefulSetPersistentVolumeClaimRetentionPolicy(BuiltinModel):
     """WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete` policy causes those PVCs to be deleted."""
     when_scaled: PersistentVolumeClaimRetentionPolicyType | None = None
     """WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be deleted."""
+
+
+class StatefulSetUpdateStrategy(BuiltinModel):
+    """StatefulSetUpdateStrategy indicates the strategy that the StatefulSet controller will use to perform updates. It includes any additional parameters necessary to perform the update for the indicated strategy."""
+
+    rolling_update: RollingUpdateStatefulSetStrategy | None = None
+    """RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType."""
+    type: StatefulSetUpdateStrategyType | None = None
+    """Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate."""
 
 
 class StatefulSetSpec(BuiltinModel):
@@ -481,6 +444,21 @@ class StatefulSetSpec(BuiltinModel):
     """volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name."""
 
 
+class StatefulSetCondition(BuiltinModel):
+    """StatefulSetCondition describes the state of a statefulset at a certain point."""
+
+    last_transition_time: op.Time | None = None
+    """Last time the condition transitioned from one status to another."""
+    message: str | None = None
+    """A human readable message indicating details about the transition."""
+    reason: str | None = None
+    """The reason for the condition's last transition."""
+    status: str
+    """Status of the condition, one of True, False, Unknown."""
+    type: str
+    """Type of statefulset condition."""
+
+
 class StatefulSetStatus(BuiltinModel):
     """StatefulSetStatus represents the current state of a StatefulSet."""
 
@@ -509,10 +487,30 @@ class StatefulSetStatus(BuiltinModel):
     """updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision."""
 
 
-class StatefulSetUpdateStrategy(BuiltinModel):
-    """StatefulSetUpdateStrategy indicates the strategy that the StatefulSet controller will use to perform updates. It includes any additional parameters necessary to perform the update for the indicated strategy."""
+@resource(
+    group="apps",
+    version="v1",
+    plural="statefulsets",
+    subresources=(
+        "scale",
+        "status",
+    ),
+)
+class StatefulSet(BuiltinModel):
+    """StatefulSet represents a set of pods with consistent identities. Identities are defined as:
+      - Network: A single stable DNS and hostname.
+      - Storage: As many VolumeClaims as requested.
 
-    rolling_update: RollingUpdateStatefulSetStrategy | None = None
-    """RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType."""
-    type: StatefulSetUpdateStrategyType | None = None
-    """Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate."""
+    The StatefulSet guarantees that a given network identity will always map to the same storage identity.
+    """
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: StatefulSetSpec | None = None
+    """Spec defines the desired identities of pods in this set."""
+    status: StatefulSetStatus | None = None
+    """Status is the current status of Pods in this StatefulSet. This data may be out of date by some window of time."""

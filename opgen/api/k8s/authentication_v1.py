@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -27,6 +25,26 @@ __all__ = [
     "TokenReviewStatus",
     "UserInfo",
 ]
+
+
+class UserInfo(BuiltinModel):
+    """UserInfo holds the information about the user needed to implement the user.Info interface."""
+
+    extra: dict[str, list[str]] | None = None
+    """extra is any additional information provided by the authenticator."""
+    groups: Annotated[list[str], op.ListType("atomic")] | None = None
+    """groups is the names of groups this user is a part of."""
+    uid: str | None = None
+    """uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs."""
+    username: str | None = None
+    """username is the name that uniquely identifies this user among all active users."""
+
+
+class SelfSubjectReviewStatus(BuiltinModel):
+    """SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user."""
+
+    user_info: UserInfo | None = None
+    """userInfo is a set of attributes belonging to the user making this request."""
 
 
 @resource(
@@ -46,31 +64,6 @@ class SelfSubjectReview(BuiltinModel):
     """metadata is standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
     status: SelfSubjectReviewStatus | None = None
     """status is filled in by the server with the user attributes."""
-
-
-class SelfSubjectReviewStatus(BuiltinModel):
-    """SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user."""
-
-    user_info: UserInfo | None = None
-    """userInfo is a set of attributes belonging to the user making this request."""
-
-
-@resource(
-    group="authentication.k8s.io", version="v1", plural="tokenreviews", scope="Cluster"
-)
-class TokenReview(BuiltinModel):
-    """TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: TokenReviewSpec
-    """spec holds information about the request being evaluated"""
-    status: TokenReviewStatus | None = None
-    """status is filled in by the server and indicates whether the request can be authenticated."""
 
 
 class TokenReviewSpec(BuiltinModel):
@@ -95,14 +88,19 @@ class TokenReviewStatus(BuiltinModel):
     """user is the UserInfo associated with the provided token."""
 
 
-class UserInfo(BuiltinModel):
-    """UserInfo holds the information about the user needed to implement the user.Info interface."""
+@resource(
+    group="authentication.k8s.io", version="v1", plural="tokenreviews", scope="Cluster"
+)
+class TokenReview(BuiltinModel):
+    """TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver."""
 
-    extra: dict[str, list[str]] | None = None
-    """extra is any additional information provided by the authenticator."""
-    groups: Annotated[list[str], op.ListType("atomic")] | None = None
-    """groups is the names of groups this user is a part of."""
-    uid: str | None = None
-    """uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs."""
-    username: str | None = None
-    """username is the name that uniquely identifies this user among all active users."""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: TokenReviewSpec
+    """spec holds information about the request being evaluated"""
+    status: TokenReviewStatus | None = None
+    """status is filled in by the server and indicates whether the request can be authenticated."""

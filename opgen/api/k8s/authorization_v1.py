@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -61,24 +59,6 @@ class LabelSelectorAttributes(BuiltinModel):
     """requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood."""
 
 
-@resource(
-    group="authorization.k8s.io", version="v1", plural="localsubjectaccessreviews"
-)
-class LocalSubjectAccessReview(BuiltinModel):
-    """LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: SubjectAccessReviewSpec
-    """spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted."""
-    status: SubjectAccessReviewStatus | None = None
-    """status is filled in by the server and indicates whether the request is allowed or not"""
-
-
 class NonResourceAttributes(BuiltinModel):
     """NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface"""
 
@@ -86,17 +66,6 @@ class NonResourceAttributes(BuiltinModel):
     """path is the URL path of the request"""
     verb: str | None = None
     """verb is the standard HTTP verb"""
-
-
-class NonResourceRule(BuiltinModel):
-    """NonResourceRule holds information that describes a rule for the non-resource"""
-
-    non_resource_urls: Annotated[list[str], op.ListType("atomic")] | None = Field(
-        None, alias="nonResourceURLs"
-    )
-    """nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  "*" means all."""
-    verbs: Annotated[list[str], op.ListType("atomic")]
-    """verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all."""
 
 
 class ResourceAttributes(BuiltinModel):
@@ -120,99 +89,6 @@ class ResourceAttributes(BuiltinModel):
     """verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all."""
     version: str | None = None
     """version is the API Version of the Resource.  "*" means all."""
-
-
-class ResourceRule(BuiltinModel):
-    """ResourceRule is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete."""
-
-    api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
-    """apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all."""
-    resource_names: Annotated[list[str], op.ListType("atomic")] | None = None
-    """resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all."""
-    resources: Annotated[list[str], op.ListType("atomic")] | None = None
-    """resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.
-     "*/foo" represents the subresource 'foo' for all resources in the specified apiGroups."""
-    verbs: Annotated[list[str], op.ListType("atomic")]
-    """verbs is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all."""
-
-
-@resource(
-    group="authorization.k8s.io",
-    version="v1",
-    plural="selfsubjectaccessreviews",
-    scope="Cluster",
-)
-class SelfSubjectAccessReview(BuiltinModel):
-    """SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means "in all namespaces".  Self is a special case, because users should always be able to check whether they can perform an action"""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: SelfSubjectAccessReviewSpec
-    """spec holds information about the request being evaluated.  user and groups must be empty"""
-    status: SubjectAccessReviewStatus | None = None
-    """status is filled in by the server and indicates whether the request is allowed or not"""
-
-
-class SelfSubjectAccessReviewSpec(BuiltinModel):
-    """SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set"""
-
-    non_resource_attributes: NonResourceAttributes | None = None
-    """nonResourceAttributes describes information for a non-resource access request"""
-    resource_attributes: ResourceAttributes | None = None
-    """resourceAttributes describes information for a resource access request"""
-
-
-@resource(
-    group="authorization.k8s.io",
-    version="v1",
-    plural="selfsubjectrulesreviews",
-    scope="Cluster",
-)
-class SelfSubjectRulesReview(BuiltinModel):
-    """SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace. The returned list of actions may be incomplete depending on the server's authorization mode, and any errors experienced during the evaluation. SelfSubjectRulesReview should be used by UIs to show/hide actions, or to quickly let an end user reason about their permissions. It should NOT Be used by external systems to drive authorization decisions as this raises confused deputy, cache lifetime/revocation, and correctness concerns. SubjectAccessReview, and LocalAccessReview are the correct way to defer authorization decisions to the API server."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: SelfSubjectRulesReviewSpec
-    """spec holds information about the request being evaluated."""
-    status: SubjectRulesReviewStatus | None = None
-    """status is filled in by the server and indicates the set of actions a user can perform."""
-
-
-class SelfSubjectRulesReviewSpec(BuiltinModel):
-    """SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview."""
-
-    namespace: str | None = None
-    """namespace to evaluate rules for. Required."""
-
-
-@resource(
-    group="authorization.k8s.io",
-    version="v1",
-    plural="subjectaccessreviews",
-    scope="Cluster",
-)
-class SubjectAccessReview(BuiltinModel):
-    """SubjectAccessReview checks whether or not a user or group can perform an action."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: SubjectAccessReviewSpec
-    """spec holds information about the request being evaluated"""
-    status: SubjectAccessReviewStatus | None = None
-    """status is filled in by the server and indicates whether the request is allowed or not"""
 
 
 class SubjectAccessReviewSpec(BuiltinModel):
@@ -245,6 +121,86 @@ class SubjectAccessReviewStatus(BuiltinModel):
     """reason is optional.  It indicates why a request was allowed or denied."""
 
 
+@resource(
+    group="authorization.k8s.io", version="v1", plural="localsubjectaccessreviews"
+)
+class LocalSubjectAccessReview(BuiltinModel):
+    """LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: SubjectAccessReviewSpec
+    """spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted."""
+    status: SubjectAccessReviewStatus | None = None
+    """status is filled in by the server and indicates whether the request is allowed or not"""
+
+
+class NonResourceRule(BuiltinModel):
+    """NonResourceRule holds information that describes a rule for the non-resource"""
+
+    non_resource_urls: Annotated[list[str], op.ListType("atomic")] | None = Field(
+        None, alias="nonResourceURLs"
+    )
+    """nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  "*" means all."""
+    verbs: Annotated[list[str], op.ListType("atomic")]
+    """verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all."""
+
+
+class ResourceRule(BuiltinModel):
+    """ResourceRule is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete."""
+
+    api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
+    """apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all."""
+    resource_names: Annotated[list[str], op.ListType("atomic")] | None = None
+    """resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all."""
+    resources: Annotated[list[str], op.ListType("atomic")] | None = None
+    """resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.
+     "*/foo" represents the subresource 'foo' for all resources in the specified apiGroups."""
+    verbs: Annotated[list[str], op.ListType("atomic")]
+    """verbs is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all."""
+
+
+class SelfSubjectAccessReviewSpec(BuiltinModel):
+    """SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set"""
+
+    non_resource_attributes: NonResourceAttributes | None = None
+    """nonResourceAttributes describes information for a non-resource access request"""
+    resource_attributes: ResourceAttributes | None = None
+    """resourceAttributes describes information for a resource access request"""
+
+
+@resource(
+    group="authorization.k8s.io",
+    version="v1",
+    plural="selfsubjectaccessreviews",
+    scope="Cluster",
+)
+class SelfSubjectAccessReview(BuiltinModel):
+    """SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means "in all namespaces".  Self is a special case, because users should always be able to check whether they can perform an action"""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: SelfSubjectAccessReviewSpec
+    """spec holds information about the request being evaluated.  user and groups must be empty"""
+    status: SubjectAccessReviewStatus | None = None
+    """status is filled in by the server and indicates whether the request is allowed or not"""
+
+
+class SelfSubjectRulesReviewSpec(BuiltinModel):
+    """SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview."""
+
+    namespace: str | None = None
+    """namespace to evaluate rules for. Required."""
+
+
 class SubjectRulesReviewStatus(BuiltinModel):
     """SubjectRulesReviewStatus contains the result of a rules check. This check can be incomplete depending on the set of authorizers the server is configured with and any errors experienced during evaluation. Because authorization rules are additive, if a rule appears in a list it's safe to assume the subject has that permission, even if that list is incomplete."""
 
@@ -256,3 +212,45 @@ class SubjectRulesReviewStatus(BuiltinModel):
     """nonResourceRules is the list of actions the subject is allowed to perform on non-resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete."""
     resource_rules: Annotated[list[ResourceRule], op.ListType("atomic")]
     """resourceRules is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete."""
+
+
+@resource(
+    group="authorization.k8s.io",
+    version="v1",
+    plural="selfsubjectrulesreviews",
+    scope="Cluster",
+)
+class SelfSubjectRulesReview(BuiltinModel):
+    """SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace. The returned list of actions may be incomplete depending on the server's authorization mode, and any errors experienced during the evaluation. SelfSubjectRulesReview should be used by UIs to show/hide actions, or to quickly let an end user reason about their permissions. It should NOT Be used by external systems to drive authorization decisions as this raises confused deputy, cache lifetime/revocation, and correctness concerns. SubjectAccessReview, and LocalAccessReview are the correct way to defer authorization decisions to the API server."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: SelfSubjectRulesReviewSpec
+    """spec holds information about the request being evaluated."""
+    status: SubjectRulesReviewStatus | None = None
+    """status is filled in by the server and indicates the set of actions a user can perform."""
+
+
+@resource(
+    group="authorization.k8s.io",
+    version="v1",
+    plural="subjectaccessreviews",
+    scope="Cluster",
+)
+class SubjectAccessReview(BuiltinModel):
+    """SubjectAccessReview checks whether or not a user or group can perform an action."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: SubjectAccessReviewSpec
+    """spec holds information about the request being evaluated"""
+    status: SubjectAccessReviewStatus | None = None
+    """status is filled in by the server and indicates whether the request is allowed or not"""

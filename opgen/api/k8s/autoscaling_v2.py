@@ -9,8 +9,6 @@ into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -103,6 +101,19 @@ ScalingPolicySelect = TypeAliasType(
 )
 
 
+class MetricTarget(BuiltinModel):
+    """MetricTarget defines the target value, average value, or average utilization of a specific metric"""
+
+    average_utilization: Annotated[int, op.Format("int32")] | None = None
+    """averageUtilization is the target value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. Currently only valid for Resource metric source type"""
+    average_value: op.Quantity | None = None
+    """averageValue is the target value of the average of the metric across all relevant pods (as a quantity)"""
+    type: MetricTargetType
+    """type represents whether the metric type is Utilization, Value, or AverageValue"""
+    value: op.Quantity | None = None
+    """value is the target value of the metric (as a quantity)."""
+
+
 class ContainerResourceMetricSource(BuiltinModel):
     """ContainerResourceMetricSource indicates how to scale on a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  The values will be averaged together before being compared to the target.  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.  Only one "target" type should be set."""
 
@@ -112,6 +123,17 @@ class ContainerResourceMetricSource(BuiltinModel):
     """name is the name of the resource in question."""
     target: MetricTarget
     """target specifies the target value for the given metric"""
+
+
+class MetricValueStatus(BuiltinModel):
+    """MetricValueStatus holds the current value for a metric"""
+
+    average_utilization: Annotated[int, op.Format("int32")] | None = None
+    """currentAverageUtilization is the current value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods."""
+    average_value: op.Quantity | None = None
+    """averageValue is the current value of the average of the metric across all relevant pods (as a quantity)"""
+    value: op.Quantity | None = None
+    """value is the current value of the metric (as a quantity)."""
 
 
 class ContainerResourceMetricStatus(BuiltinModel):
@@ -134,6 +156,15 @@ class CrossVersionObjectReference(BuiltinModel):
     """kind is the kind of the referent; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     name: str
     """name is the name of the referent; More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+
+
+class MetricIdentifier(BuiltinModel):
+    """MetricIdentifier defines the name and optionally selector for a metric"""
+
+    name: str
+    """name is the name of the given metric"""
+    selector: meta_v1.LabelSelector | None = None
+    """selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics."""
 
 
 class ExternalMetricSource(BuiltinModel):
@@ -187,27 +218,6 @@ class HPAScalingRules(BuiltinModel):
     This is an beta field and requires the HPAConfigurableTolerance feature gate to be enabled."""
 
 
-@resource(
-    group="autoscaling",
-    version="v2",
-    plural="horizontalpodautoscalers",
-    subresources=("status",),
-)
-class HorizontalPodAutoscaler(BuiltinModel):
-    """HorizontalPodAutoscaler is the configuration for a horizontal pod autoscaler, which automatically manages the replica count of any resource implementing the scale subresource based on the metrics specified."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: HorizontalPodAutoscalerSpec
-    """spec is the specification for the behaviour of the autoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status."""
-    status: HorizontalPodAutoscalerStatus | None = None
-    """status is the current information about the autoscaler."""
-
-
 class HorizontalPodAutoscalerBehavior(BuiltinModel):
     """HorizontalPodAutoscalerBehavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively)."""
 
@@ -218,6 +228,67 @@ class HorizontalPodAutoscalerBehavior(BuiltinModel):
       * increase no more than 4 pods per 60 seconds
       * double the number of pods per 60 seconds
     No stabilization is used."""
+
+
+class ObjectMetricSource(BuiltinModel):
+    """ObjectMetricSource indicates how to scale on a metric describing a kubernetes object (for example, hits-per-second on an Ingress object)."""
+
+    described_object: CrossVersionObjectReference
+    """describedObject specifies the descriptions of a object,such as kind,name apiVersion"""
+    metric: MetricIdentifier
+    """metric identifies the target metric by name and selector"""
+    target: MetricTarget
+    """target specifies the target value for the given metric"""
+
+
+class PodsMetricSource(BuiltinModel):
+    """PodsMetricSource indicates how to scale on a metric describing each pod in the current scale target (for example, transactions-processed-per-second). The values will be averaged together before being compared to the target value."""
+
+    metric: MetricIdentifier
+    """metric identifies the target metric by name and selector"""
+    target: MetricTarget
+    """target specifies the target value for the given metric"""
+
+
+class ResourceMetricSource(BuiltinModel):
+    """ResourceMetricSource indicates how to scale on a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  The values will be averaged together before being compared to the target.  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.  Only one "target" type should be set."""
+
+    name: str
+    """name is the name of the resource in question."""
+    target: MetricTarget
+    """target specifies the target value for the given metric"""
+
+
+class MetricSpec(BuiltinModel):
+    """MetricSpec specifies how to scale based on a single metric (only `type` and one other matching field should be set at once)."""
+
+    container_resource: ContainerResourceMetricSource | None = None
+    """containerResource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod of the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
+    external: ExternalMetricSource | None = None
+    """external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster)."""
+    object: ObjectMetricSource | None = None
+    """object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object)."""
+    pods: PodsMetricSource | None = None
+    """pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value."""
+    resource: ResourceMetricSource | None = None
+    """resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
+    type: MetricSourceType
+    """type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object."""
+
+
+class HorizontalPodAutoscalerSpec(BuiltinModel):
+    """HorizontalPodAutoscalerSpec describes the desired functionality of the HorizontalPodAutoscaler."""
+
+    behavior: HorizontalPodAutoscalerBehavior | None = None
+    """behavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively). If not set, the default HPAScalingRules for scale up and scale down are used."""
+    max_replicas: Annotated[int, op.Format("int32")]
+    """maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas."""
+    metrics: Annotated[list[MetricSpec], op.ListType("atomic")] | None = None
+    """metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization."""
+    min_replicas: Annotated[int, op.Format("int32")] | None = None
+    """minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available."""
+    scale_target_ref: CrossVersionObjectReference
+    """scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count."""
 
 
 class HorizontalPodAutoscalerCondition(BuiltinModel):
@@ -235,19 +306,50 @@ class HorizontalPodAutoscalerCondition(BuiltinModel):
     """type describes the current condition"""
 
 
-class HorizontalPodAutoscalerSpec(BuiltinModel):
-    """HorizontalPodAutoscalerSpec describes the desired functionality of the HorizontalPodAutoscaler."""
+class ObjectMetricStatus(BuiltinModel):
+    """ObjectMetricStatus indicates the current value of a metric describing a kubernetes object (for example, hits-per-second on an Ingress object)."""
 
-    behavior: HorizontalPodAutoscalerBehavior | None = None
-    """behavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively). If not set, the default HPAScalingRules for scale up and scale down are used."""
-    max_replicas: Annotated[int, op.Format("int32")]
-    """maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas."""
-    metrics: Annotated[list[MetricSpec], op.ListType("atomic")] | None = None
-    """metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization."""
-    min_replicas: Annotated[int, op.Format("int32")] | None = None
-    """minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available."""
-    scale_target_ref: CrossVersionObjectReference
-    """scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count."""
+    current: MetricValueStatus
+    """current contains the current value for the given metric"""
+    described_object: CrossVersionObjectReference
+    """DescribedObject specifies the descriptions of a object,such as kind,name apiVersion"""
+    metric: MetricIdentifier
+    """metric identifies the target metric by name and selector"""
+
+
+class PodsMetricStatus(BuiltinModel):
+    """PodsMetricStatus indicates the current value of a metric describing each pod in the current scale target (for example, transactions-processed-per-second)."""
+
+    current: MetricValueStatus
+    """current contains the current value for the given metric"""
+    metric: MetricIdentifier
+    """metric identifies the target metric by name and selector"""
+
+
+class ResourceMetricStatus(BuiltinModel):
+    """ResourceMetricStatus indicates the current value of a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
+
+    current: MetricValueStatus
+    """current contains the current value for the given metric"""
+    name: str
+    """name is the name of the resource in question."""
+
+
+class MetricStatus(BuiltinModel):
+    """MetricStatus describes the last-read state of a single metric."""
+
+    container_resource: ContainerResourceMetricStatus | None = None
+    """container resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
+    external: ExternalMetricStatus | None = None
+    """external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster)."""
+    object: ObjectMetricStatus | None = None
+    """object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object)."""
+    pods: PodsMetricStatus | None = None
+    """pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value."""
+    resource: ResourceMetricStatus | None = None
+    """resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
+    type: MetricSourceType
+    """type is the type of metric source.  It will be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each corresponds to a matching field in the object."""
 
 
 class HorizontalPodAutoscalerStatus(BuiltinModel):
@@ -274,126 +376,22 @@ class HorizontalPodAutoscalerStatus(BuiltinModel):
     """observedGeneration is the most recent generation observed by this autoscaler."""
 
 
-class MetricIdentifier(BuiltinModel):
-    """MetricIdentifier defines the name and optionally selector for a metric"""
+@resource(
+    group="autoscaling",
+    version="v2",
+    plural="horizontalpodautoscalers",
+    subresources=("status",),
+)
+class HorizontalPodAutoscaler(BuiltinModel):
+    """HorizontalPodAutoscaler is the configuration for a horizontal pod autoscaler, which automatically manages the replica count of any resource implementing the scale subresource based on the metrics specified."""
 
-    name: str
-    """name is the name of the given metric"""
-    selector: meta_v1.LabelSelector | None = None
-    """selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics."""
-
-
-class MetricSpec(BuiltinModel):
-    """MetricSpec specifies how to scale based on a single metric (only `type` and one other matching field should be set at once)."""
-
-    container_resource: ContainerResourceMetricSource | None = None
-    """containerResource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod of the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
-    external: ExternalMetricSource | None = None
-    """external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster)."""
-    object: ObjectMetricSource | None = None
-    """object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object)."""
-    pods: PodsMetricSource | None = None
-    """pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value."""
-    resource: ResourceMetricSource | None = None
-    """resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
-    type: MetricSourceType
-    """type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object."""
-
-
-class MetricStatus(BuiltinModel):
-    """MetricStatus describes the last-read state of a single metric."""
-
-    container_resource: ContainerResourceMetricStatus | None = None
-    """container resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
-    external: ExternalMetricStatus | None = None
-    """external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster)."""
-    object: ObjectMetricStatus | None = None
-    """object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object)."""
-    pods: PodsMetricStatus | None = None
-    """pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value."""
-    resource: ResourceMetricStatus | None = None
-    """resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
-    type: MetricSourceType
-    """type is the type of metric source.  It will be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each corresponds to a matching field in the object."""
-
-
-class MetricTarget(BuiltinModel):
-    """MetricTarget defines the target value, average value, or average utilization of a specific metric"""
-
-    average_utilization: Annotated[int, op.Format("int32")] | None = None
-    """averageUtilization is the target value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. Currently only valid for Resource metric source type"""
-    average_value: op.Quantity | None = None
-    """averageValue is the target value of the average of the metric across all relevant pods (as a quantity)"""
-    type: MetricTargetType
-    """type represents whether the metric type is Utilization, Value, or AverageValue"""
-    value: op.Quantity | None = None
-    """value is the target value of the metric (as a quantity)."""
-
-
-class MetricValueStatus(BuiltinModel):
-    """MetricValueStatus holds the current value for a metric"""
-
-    average_utilization: Annotated[int, op.Format("int32")] | None = None
-    """currentAverageUtilization is the current value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods."""
-    average_value: op.Quantity | None = None
-    """averageValue is the current value of the average of the metric across all relevant pods (as a quantity)"""
-    value: op.Quantity | None = None
-    """value is the current value of the metric (as a quantity)."""
-
-
-class ObjectMetricSource(BuiltinModel):
-    """ObjectMetricSource indicates how to scale on a metric describing a kubernetes object (for example, hits-per-second on an Ingress object)."""
-
-    described_object: CrossVersionObjectReference
-    """describedObject specifies the descriptions of a object,such as kind,name apiVersion"""
-    metric: MetricIdentifier
-    """metric identifies the target metric by name and selector"""
-    target: MetricTarget
-    """target specifies the target value for the given metric"""
-
-
-class ObjectMetricStatus(BuiltinModel):
-    """ObjectMetricStatus indicates the current value of a metric describing a kubernetes object (for example, hits-per-second on an Ingress object)."""
-
-    current: MetricValueStatus
-    """current contains the current value for the given metric"""
-    described_object: CrossVersionObjectReference
-    """DescribedObject specifies the descriptions of a object,such as kind,name apiVersion"""
-    metric: MetricIdentifier
-    """metric identifies the target metric by name and selector"""
-
-
-class PodsMetricSource(BuiltinModel):
-    """PodsMetricSource indicates how to scale on a metric describing each pod in the current scale target (for example, transactions-processed-per-second). The values will be averaged together before being compared to the target value."""
-
-    metric: MetricIdentifier
-    """metric identifies the target metric by name and selector"""
-    target: MetricTarget
-    """target specifies the target value for the given metric"""
-
-
-class PodsMetricStatus(BuiltinModel):
-    """PodsMetricStatus indicates the current value of a metric describing each pod in the current scale target (for example, transactions-processed-per-second)."""
-
-    current: MetricValueStatus
-    """current contains the current value for the given metric"""
-    metric: MetricIdentifier
-    """metric identifies the target metric by name and selector"""
-
-
-class ResourceMetricSource(BuiltinModel):
-    """ResourceMetricSource indicates how to scale on a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  The values will be averaged together before being compared to the target.  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.  Only one "target" type should be set."""
-
-    name: str
-    """name is the name of the resource in question."""
-    target: MetricTarget
-    """target specifies the target value for the given metric"""
-
-
-class ResourceMetricStatus(BuiltinModel):
-    """ResourceMetricStatus indicates the current value of a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source."""
-
-    current: MetricValueStatus
-    """current contains the current value for the given metric"""
-    name: str
-    """name is the name of the resource in question."""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: HorizontalPodAutoscalerSpec
+    """spec is the specification for the behaviour of the autoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status."""
+    status: HorizontalPodAutoscalerStatus | None = None
+    """status is the current information about the autoscaler."""

@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -50,64 +48,6 @@ RequestConditionType = TypeAliasType(
         ),
     ],
 )
-
-
-@resource(
-    group="certificates.k8s.io",
-    version="v1",
-    plural="certificatesigningrequests",
-    scope="Cluster",
-    subresources=(
-        "approval",
-        "status",
-    ),
-)
-class CertificateSigningRequest(BuiltinModel):
-    """CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.
-
-    Kubelets use this API to obtain:
-     1. client certificates to authenticate to kube-apiserver (with the "kubernetes.io/kube-apiserver-client-kubelet" signerName).
-     2. serving certificates for TLS endpoints kube-apiserver can connect to securely (with the "kubernetes.io/kubelet-serving" signerName).
-
-    This API can be used to request client certificates to authenticate to kube-apiserver (with the "kubernetes.io/kube-apiserver-client" signerName), or to obtain certificates from custom non-Kubernetes signers.
-    """
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    spec: CertificateSigningRequestSpec
-    """spec contains the certificate request, and is immutable after creation. Only the request, signerName, expirationSeconds, and usages fields can be set on creation. Other fields are derived by Kubernetes and cannot be modified by users."""
-    status: CertificateSigningRequestStatus | None = None
-    """status contains information about whether the request is approved or denied, and the certificate issued by the signer, or the failure condition indicating signer failure."""
-
-
-class CertificateSigningRequestCondition(BuiltinModel):
-    """CertificateSigningRequestCondition describes a condition of a CertificateSigningRequest object"""
-
-    last_transition_time: op.Time | None = None
-    """lastTransitionTime is the time the condition last transitioned from one status to another. If unset, when a new condition type is added or an existing condition's status is changed, the server defaults this to the current time."""
-    last_update_time: op.Time | None = None
-    """lastUpdateTime is the time of the last update to this condition"""
-    message: str | None = None
-    """message contains a human readable message with details about the request state"""
-    reason: str | None = None
-    """reason indicates a brief reason for the request state"""
-    status: str
-    """status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown"."""
-    type: RequestConditionType
-    """type of the condition. Known conditions are "Approved", "Denied", and "Failed".
-
-    An "Approved" condition is added via the /approval subresource, indicating the request was approved and should be issued by the signer.
-
-    A "Denied" condition is added via the /approval subresource, indicating the request was denied and should not be issued by the signer.
-
-    A "Failed" condition is added via the /status subresource, indicating the signer failed to issue the certificate.
-
-    Approved and Denied conditions are mutually exclusive. Approved, Denied, and Failed conditions cannot be removed once added.
-
-    Only one condition of a given type is allowed."""
 
 
 class CertificateSigningRequestSpec(BuiltinModel):
@@ -175,6 +115,33 @@ class CertificateSigningRequestSpec(BuiltinModel):
     """username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable."""
 
 
+class CertificateSigningRequestCondition(BuiltinModel):
+    """CertificateSigningRequestCondition describes a condition of a CertificateSigningRequest object"""
+
+    last_transition_time: op.Time | None = None
+    """lastTransitionTime is the time the condition last transitioned from one status to another. If unset, when a new condition type is added or an existing condition's status is changed, the server defaults this to the current time."""
+    last_update_time: op.Time | None = None
+    """lastUpdateTime is the time of the last update to this condition"""
+    message: str | None = None
+    """message contains a human readable message with details about the request state"""
+    reason: str | None = None
+    """reason indicates a brief reason for the request state"""
+    status: str
+    """status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown"."""
+    type: RequestConditionType
+    """type of the condition. Known conditions are "Approved", "Denied", and "Failed".
+
+    An "Approved" condition is added via the /approval subresource, indicating the request was approved and should be issued by the signer.
+
+    A "Denied" condition is added via the /approval subresource, indicating the request was denied and should not be issued by the signer.
+
+    A "Failed" condition is added via the /status subresource, indicating the signer failed to issue the certificate.
+
+    Approved and Denied conditions are mutually exclusive. Approved, Denied, and Failed conditions cannot be removed once added.
+
+    Only one condition of a given type is allowed."""
+
+
 class CertificateSigningRequestStatus(BuiltinModel):
     """CertificateSigningRequestStatus contains conditions used to indicate approved/denied/failed status of the request, and the issued certificate."""
 
@@ -210,3 +177,34 @@ class CertificateSigningRequestStatus(BuiltinModel):
         | None
     ) = None
     """conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed"."""
+
+
+@resource(
+    group="certificates.k8s.io",
+    version="v1",
+    plural="certificatesigningrequests",
+    scope="Cluster",
+    subresources=(
+        "approval",
+        "status",
+    ),
+)
+class CertificateSigningRequest(BuiltinModel):
+    """CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.
+
+    Kubelets use this API to obtain:
+     1. client certificates to authenticate to kube-apiserver (with the "kubernetes.io/kube-apiserver-client-kubelet" signerName).
+     2. serving certificates for TLS endpoints kube-apiserver can connect to securely (with the "kubernetes.io/kubelet-serving" signerName).
+
+    This API can be used to request client certificates to authenticate to kube-apiserver (with the "kubernetes.io/kube-apiserver-client" signerName), or to obtain certificates from custom non-Kubernetes signers.
+    """
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    spec: CertificateSigningRequestSpec
+    """spec contains the certificate request, and is immutable after creation. Only the request, signerName, expirationSeconds, and usages fields can be set on creation. Other fields are derived by Kubernetes and cannot be modified by users."""
+    status: CertificateSigningRequestStatus | None = None
+    """status contains information about whether the request is approved or denied, and the certificate issued by the signer, or the failure condition indicating signer failure."""

@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -23,20 +21,6 @@ __all__ = [
     "Lease",
     "LeaseSpec",
 ]
-
-
-@resource(group="coordination.k8s.io", version="v1", plural="leases")
-class Lease(BuiltinModel):
-    """Lease defines a lease concept."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: LeaseSpec | None = None
-    """spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
 class LeaseSpec(BuiltinModel):
@@ -56,3 +40,17 @@ class LeaseSpec(BuiltinModel):
     """renewTime is a time when the current holder of a lease has last updated the lease."""
     strategy: str | None = None
     """Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled."""
+
+
+@resource(group="coordination.k8s.io", version="v1", plural="leases")
+class Lease(BuiltinModel):
+    """Lease defines a lease concept."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: LeaseSpec | None = None
+    """spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""

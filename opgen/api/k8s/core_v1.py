@@ -9,8 +9,6 @@ into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -774,6 +772,111 @@ class AWSElasticBlockStoreVolumeSource(BuiltinModel):
     """volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
 
 
+class NodeSelectorRequirement(BuiltinModel):
+    """A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values."""
+
+    key: str
+    """The label key that the selector applies to."""
+    operator: NodeSelectorOperator
+    """Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt."""
+    values: Annotated[list[str], op.ListType("atomic")] | None = None
+    """An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch."""
+
+
+@op.StructType("atomic")
+class NodeSelectorTerm(BuiltinModel):
+    """A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm."""
+
+    match_expressions: (
+        Annotated[list[NodeSelectorRequirement], op.ListType("atomic")] | None
+    ) = None
+    """A list of node selector requirements by node's labels."""
+    match_fields: (
+        Annotated[list[NodeSelectorRequirement], op.ListType("atomic")] | None
+    ) = None
+    """A list of node selector requirements by node's fields."""
+
+
+class PreferredSchedulingTerm(BuiltinModel):
+    """An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op)."""
+
+    preference: NodeSelectorTerm
+    """A node selector term, associated with the corresponding weight."""
+    weight: Annotated[int, op.Format("int32")]
+    """Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100."""
+
+
+@op.StructType("atomic")
+class NodeSelector(BuiltinModel):
+    """A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms."""
+
+    node_selector_terms: Annotated[list[NodeSelectorTerm], op.ListType("atomic")]
+    """Required. A list of node selector terms. The terms are ORed."""
+
+
+class NodeAffinity(BuiltinModel):
+    """Node affinity is a group of node affinity scheduling rules."""
+
+    preferred_during_scheduling_ignored_during_execution: (
+        Annotated[list[PreferredSchedulingTerm], op.ListType("atomic")] | None
+    ) = None
+    """The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred."""
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    """If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node."""
+
+
+class PodAffinityTerm(BuiltinModel):
+    """Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running"""
+
+    label_selector: meta_v1.LabelSelector | None = None
+    """A label query over a set of resources, in this case pods. If it's null, this PodAffinityTerm matches with no Pods."""
+    match_label_keys: Annotated[list[str], op.ListType("atomic")] | None = None
+    """MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set."""
+    mismatch_label_keys: Annotated[list[str], op.ListType("atomic")] | None = None
+    """MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set."""
+    namespace_selector: meta_v1.LabelSelector | None = None
+    """A label query over the set of namespaces that the term applies to. The term is applied to the union of the namespaces selected by this field and the ones listed in the namespaces field. null selector and null or empty namespaces list means "this pod's namespace". An empty selector ({}) matches all namespaces."""
+    namespaces: Annotated[list[str], op.ListType("atomic")] | None = None
+    """namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means "this pod's namespace"."""
+    topology_key: str
+    """This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed."""
+
+
+class WeightedPodAffinityTerm(BuiltinModel):
+    """The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)"""
+
+    pod_affinity_term: PodAffinityTerm
+    """Required. A pod affinity term, associated with the corresponding weight."""
+    weight: Annotated[int, op.Format("int32")]
+    """weight associated with matching the corresponding podAffinityTerm, in the range 1-100."""
+
+
+class PodAffinity(BuiltinModel):
+    """Pod affinity is a group of inter pod affinity scheduling rules."""
+
+    preferred_during_scheduling_ignored_during_execution: (
+        Annotated[list[WeightedPodAffinityTerm], op.ListType("atomic")] | None
+    ) = None
+    """The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred."""
+    required_during_scheduling_ignored_during_execution: (
+        Annotated[list[PodAffinityTerm], op.ListType("atomic")] | None
+    ) = None
+    """If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied."""
+
+
+class PodAntiAffinity(BuiltinModel):
+    """Pod anti affinity is a group of inter pod anti affinity scheduling rules."""
+
+    preferred_during_scheduling_ignored_during_execution: (
+        Annotated[list[WeightedPodAffinityTerm], op.ListType("atomic")] | None
+    ) = None
+    """The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and subtracting "weight" from the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred."""
+    required_during_scheduling_ignored_during_execution: (
+        Annotated[list[PodAffinityTerm], op.ListType("atomic")] | None
+    ) = None
+    """If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied."""
+
+
 class Affinity(BuiltinModel):
     """Affinity is a group of affinity scheduling rules."""
 
@@ -859,6 +962,16 @@ class Binding(BuiltinModel):
     """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
     target: op.ObjectReference
     """The target object that you want to bind to the standard object."""
+
+
+@op.StructType("atomic")
+class SecretReference(BuiltinModel):
+    """SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"""
+
+    name: str | None = None
+    """name is unique within a namespace to reference a secret resource."""
+    namespace: str | None = None
+    """namespace defines the space within which the secret name must be unique."""
 
 
 class CSIPersistentVolumeSource(BuiltinModel):
@@ -1080,6 +1193,17 @@ class ConfigMapNodeConfigSource(BuiltinModel):
     """UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status."""
 
 
+class KeyToPath(BuiltinModel):
+    """Maps a string key to a path within a volume."""
+
+    key: str
+    """key is the key to project."""
+    mode: Annotated[int, op.Format("int32")] | None = None
+    """mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set."""
+    path: str
+    """path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'."""
+
+
 @op.StructType("atomic")
 class ConfigMapProjection(BuiltinModel):
     """Adapts a ConfigMap into a projected volume.
@@ -1110,6 +1234,388 @@ class ConfigMapVolumeSource(BuiltinModel):
     """Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     optional: bool | None = None
     """optional specify whether the ConfigMap or its keys must be defined"""
+
+
+@op.StructType("atomic")
+class ObjectFieldSelector(BuiltinModel):
+    """ObjectFieldSelector selects an APIVersioned field of an object."""
+
+    api_version: str | None = None
+    """Version of the schema the FieldPath is written in terms of, defaults to "v1"."""
+    field_path: str
+    """Path of the field to select in the specified API version."""
+
+
+@op.StructType("atomic")
+class FileKeySelector(BuiltinModel):
+    """FileKeySelector selects a key of the env file."""
+
+    key: str
+    """The key within the env file. An invalid key will prevent the pod from starting. The keys defined within a source may consist of any printable ASCII characters except '='. During Alpha stage of the EnvFiles feature gate, the key size is limited to 128 characters."""
+    optional: bool = False
+    """Specify whether the file or its key must be defined. If the file or key does not exist, then the env var is not published. If optional is set to true and the specified key does not exist, the environment variable will not be set in the Pod's containers.
+
+    If optional is set to false and the specified key does not exist, an error will be returned during Pod creation."""
+    path: str
+    """The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'."""
+    volume_name: str
+    """The name of the volume mount containing the env file."""
+
+
+@op.StructType("atomic")
+class ResourceFieldSelector(BuiltinModel):
+    """ResourceFieldSelector represents container resources (cpu, memory) and their output format"""
+
+    container_name: str | None = None
+    """Container name: required for volumes, optional for env vars"""
+    divisor: op.Quantity | None = None
+    """Specifies the output format of the exposed resources, defaults to "1\""""
+    resource: str
+    """Required: resource to select"""
+
+
+@op.StructType("atomic")
+class SecretKeySelector(BuiltinModel):
+    """SecretKeySelector selects a key of a Secret."""
+
+    key: str
+    """The key of the secret to select from.  Must be a valid secret key."""
+    name: Annotated[str, op.Default("")] = ""
+    """Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    optional: bool | None = None
+    """Specify whether the Secret or its key must be defined"""
+
+
+class EnvVarSource(BuiltinModel):
+    """EnvVarSource represents a source for the value of an EnvVar."""
+
+    config_map_key_ref: ConfigMapKeySelector | None = None
+    """Selects a key of a ConfigMap."""
+    field_ref: ObjectFieldSelector | None = None
+    """Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs."""
+    file_key_ref: FileKeySelector | None = None
+    """FileKeyRef selects a key of the env file. Requires the EnvFiles feature gate to be enabled."""
+    resource_field_ref: ResourceFieldSelector | None = None
+    """Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported."""
+    secret_key_ref: SecretKeySelector | None = None
+    """Selects a key of a secret in the pod's namespace"""
+
+
+class EnvVar(BuiltinModel):
+    """EnvVar represents an environment variable present in a Container."""
+
+    name: str
+    """Name of the environment variable. May consist of any printable ASCII characters except '='."""
+    value: str | None = None
+    """Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to ""."""
+    value_from: EnvVarSource | None = None
+    """Source for the environment variable's value. Cannot be used if value is not empty."""
+
+
+@op.StructType("atomic")
+class SecretEnvSource(BuiltinModel):
+    """SecretEnvSource selects a Secret to populate the environment variables with.
+
+    The contents of the target Secret's Data field will represent the key-value pairs as environment variables.
+    """
+
+    name: Annotated[str, op.Default("")] = ""
+    """Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    optional: bool | None = None
+    """Specify whether the Secret must be defined"""
+
+
+class EnvFromSource(BuiltinModel):
+    """EnvFromSource represents the source of a set of ConfigMaps or Secrets"""
+
+    config_map_ref: ConfigMapEnvSource | None = None
+    """The ConfigMap to select from"""
+    prefix: str | None = None
+    """Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='."""
+    secret_ref: SecretEnvSource | None = None
+    """The Secret to select from"""
+
+
+class ExecAction(BuiltinModel):
+    """ExecAction describes a "run in container" action."""
+
+    command: Annotated[list[str], op.ListType("atomic")] | None = None
+    """Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy."""
+
+
+class HTTPHeader(BuiltinModel):
+    """HTTPHeader describes a custom header to be used in HTTP probes"""
+
+    name: str
+    """The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header."""
+    value: str
+    """The header field value"""
+
+
+class HTTPGetAction(BuiltinModel):
+    """HTTPGetAction describes an action based on HTTP Get requests."""
+
+    host: str | None = None
+    """Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead."""
+    http_headers: Annotated[list[HTTPHeader], op.ListType("atomic")] | None = None
+    """Custom headers to set in the request. HTTP allows repeated headers."""
+    path: str | None = None
+    """Path to access on the HTTP server."""
+    port: op.IntOrString
+    """Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME."""
+    scheme: URIScheme | None = None
+    """Scheme to use for connecting to the host. Defaults to HTTP."""
+
+
+class SleepAction(BuiltinModel):
+    """SleepAction describes a "sleep" action."""
+
+    seconds: Annotated[int, op.Format("int64")]
+    """Seconds is the number of seconds to sleep."""
+
+
+class TCPSocketAction(BuiltinModel):
+    """TCPSocketAction describes an action based on opening a socket"""
+
+    host: str | None = None
+    """Optional: Host name to connect to, defaults to the pod IP."""
+    port: op.IntOrString
+    """Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME."""
+
+
+class LifecycleHandler(BuiltinModel):
+    """LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified."""
+
+    exec: ExecAction | None = None
+    """Exec specifies a command to execute in the container."""
+    http_get: HTTPGetAction | None = None
+    """HTTPGet specifies an HTTP GET request to perform."""
+    sleep: SleepAction | None = None
+    """Sleep represents a duration that the container should sleep."""
+    tcp_socket: TCPSocketAction | None = None
+    """Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for backward compatibility. There is no validation of this field and lifecycle hooks will fail at runtime when it is specified."""
+
+
+class Lifecycle(BuiltinModel):
+    """Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted."""
+
+    post_start: LifecycleHandler | None = None
+    """PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
+    pre_stop: LifecycleHandler | None = None
+    """PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
+    stop_signal: Signal | None = None
+    """StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name"""
+
+
+class GRPCAction(BuiltinModel):
+    """GRPCAction specifies an action involving a GRPC service."""
+
+    port: Annotated[int, op.Format("int32")]
+    """Port number of the gRPC service. Number must be in the range 1 to 65535."""
+    service: Annotated[str, op.Default("")] = ""
+    """Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
+
+    If this is not specified, the default behavior is defined by gRPC."""
+
+
+class Probe(BuiltinModel):
+    """Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."""
+
+    exec: ExecAction | None = None
+    """Exec specifies a command to execute in the container."""
+    failure_threshold: Annotated[int, op.Format("int32")] | None = None
+    """Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1."""
+    grpc: GRPCAction | None = None
+    """GRPC specifies a GRPC HealthCheckRequest."""
+    http_get: HTTPGetAction | None = None
+    """HTTPGet specifies an HTTP GET request to perform."""
+    initial_delay_seconds: Annotated[int, op.Format("int32")] | None = None
+    """Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
+    period_seconds: Annotated[int, op.Format("int32")] | None = None
+    """How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1."""
+    success_threshold: Annotated[int, op.Format("int32")] | None = None
+    """Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1."""
+    tcp_socket: TCPSocketAction | None = None
+    """TCPSocket specifies a connection to a TCP port."""
+    termination_grace_period_seconds: Annotated[int, op.Format("int64")] | None = None
+    """Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset."""
+    timeout_seconds: Annotated[int, op.Format("int32")] | None = None
+    """Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
+
+
+class ContainerPort(BuiltinModel):
+    """ContainerPort represents a network port in a single container."""
+
+    container_port: Annotated[int, op.Format("int32")]
+    """Number of port to expose on the pod's IP address. This must be a valid port number, 0 < x < 65536."""
+    host_ip: str | None = Field(None, alias="hostIP")
+    """What host IP to bind the external port to."""
+    host_port: Annotated[int, op.Format("int32")] | None = None
+    """Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this."""
+    name: str | None = None
+    """If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services."""
+    protocol: Protocol = "TCP"
+    """Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP"."""
+
+
+class ContainerResizePolicy(BuiltinModel):
+    """ContainerResizePolicy represents resource resize policy for the container."""
+
+    resource_name: ResourceName
+    """Name of the resource to which this resource resize policy applies. Supported values: cpu, memory."""
+    restart_policy: ResourceResizeRestartPolicy
+    """Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired."""
+
+
+class ResourceClaim(BuiltinModel):
+    """ResourceClaim references one entry in PodSpec.ResourceClaims."""
+
+    name: str
+    """Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used. It makes that resource available inside a container."""
+    request: str | None = None
+    """Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request."""
+
+
+class ResourceRequirements(BuiltinModel):
+    """ResourceRequirements describes the compute resource requirements."""
+
+    claims: (
+        Annotated[list[ResourceClaim], op.ListType("map"), op.ListMapKey("name")] | None
+    ) = None
+    """Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.
+
+    This field depends on the DynamicResourceAllocation feature gate.
+
+    This field is immutable. It can only be set for containers."""
+    limits: dict[str, op.Quantity] | None = None
+    """Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+    requests: dict[str, op.Quantity] | None = None
+    """Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+
+
+class ContainerRestartRuleOnExitCodes(BuiltinModel):
+    """ContainerRestartRuleOnExitCodes describes the condition for handling an exited container based on its exit codes."""
+
+    operator: ContainerRestartRuleOnExitCodesOperator
+    """Represents the relationship between the container exit code(s) and the specified values. Possible values are: - In: the requirement is satisfied if the container exit code is in the
+      set of specified values.
+    - NotIn: the requirement is satisfied if the container exit code is
+      not in the set of specified values."""
+    values: (
+        Annotated[list[Annotated[int, op.Format("int32")]], op.ListType("set")] | None
+    ) = None
+    """Specifies the set of values to check for container exit codes. At most 255 elements are allowed."""
+
+
+class ContainerRestartRule(BuiltinModel):
+    """ContainerRestartRule describes how a container exit is handled."""
+
+    action: ContainerRestartRuleAction
+    """Specifies the action taken on a container exit if the requirements are satisfied. The only possible value is "Restart" to restart the container."""
+    exit_codes: ContainerRestartRuleOnExitCodes | None = None
+    """Represents the exit codes to check on container exits."""
+
+
+class SELinuxOptions(BuiltinModel):
+    """SELinuxOptions are the labels to be applied to the container"""
+
+    level: str | None = None
+    """Level is SELinux level label that applies to the container."""
+    role: str | None = None
+    """Role is a SELinux role label that applies to the container."""
+    type: str | None = None
+    """Type is a SELinux type label that applies to the container."""
+    user: str | None = None
+    """User is a SELinux user label that applies to the container."""
+
+
+class SeccompProfile(BuiltinModel):
+    """SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set."""
+
+    localhost_profile: str | None = None
+    """localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is "Localhost". Must NOT be set for any other type."""
+    type: SeccompProfileType
+    """type indicates which kind of seccomp profile will be applied. Valid options are:
+
+    Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied."""
+
+
+class WindowsSecurityContextOptions(BuiltinModel):
+    """WindowsSecurityContextOptions contain Windows-specific options and credentials."""
+
+    gmsa_credential_spec: str | None = None
+    """GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field."""
+    gmsa_credential_spec_name: str | None = None
+    """GMSACredentialSpecName is the name of the GMSA credential spec to use."""
+    host_process: bool | None = None
+    """HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true."""
+    run_as_user_name: str | None = None
+    """The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence."""
+
+
+class SecurityContext(BuiltinModel):
+    """SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence."""
+
+    allow_privilege_escalation: bool | None = None
+    """AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows."""
+    app_armor_profile: AppArmorProfile | None = None
+    """appArmorProfile is the AppArmor options to use by this container. If set, this profile overrides the pod's appArmorProfile. Note that this field cannot be set when spec.os.name is windows."""
+    capabilities: Capabilities | None = None
+    """The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows."""
+    privileged: bool | None = None
+    """Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows."""
+    proc_mount: str | None = None
+    """procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. Note that this field cannot be set when spec.os.name is windows."""
+    read_only_root_filesystem: bool | None = None
+    """Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows."""
+    run_as_group: Annotated[int, op.Format("int64")] | None = None
+    """The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows."""
+    run_as_non_root: bool | None = None
+    """Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence."""
+    run_as_user: Annotated[int, op.Format("int64")] | None = None
+    """The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows."""
+    se_linux_options: SELinuxOptions | None = None
+    """The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows."""
+    seccomp_profile: SeccompProfile | None = None
+    """The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows."""
+    windows_options: WindowsSecurityContextOptions | None = None
+    """The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux."""
+
+
+class VolumeDevice(BuiltinModel):
+    """volumeDevice describes a mapping of a raw block device within a container."""
+
+    device_path: str
+    """devicePath is the path inside of the container that the device will be mapped to."""
+    name: str
+    """name must match the name of a persistentVolumeClaim in the pod"""
+
+
+class VolumeMount(BuiltinModel):
+    """VolumeMount describes a mounting of a Volume within a container."""
+
+    mount_path: str
+    """Path within the container at which the volume should be mounted.  Must not contain ':'."""
+    mount_propagation: MountPropagationMode | None = None
+    """mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None)."""
+    name: str
+    """This must match the Name of a Volume."""
+    read_only: bool | None = None
+    """Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false."""
+    recursive_read_only: RecursiveReadOnlyMode | None = None
+    """RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
+
+    If ReadOnly is false, this field has no meaning and must be unspecified.
+
+    If ReadOnly is true, and this field is set to Disabled, the mount is not made recursively read-only.  If this field is set to IfPossible, the mount is made recursively read-only, if it is supported by the container runtime.  If this field is set to Enabled, the mount is made recursively read-only if it is supported by the container runtime, otherwise the pod will not be started and an error will be generated to indicate the reason.
+
+    If this field is set to IfPossible or Enabled, MountPropagation must be set to None (or be unspecified, which defaults to None).
+
+    If this field is not specified, it is treated as an equivalent of Disabled."""
+    sub_path: str | None = None
+    """Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root)."""
+    sub_path_expr: str | None = None
+    """Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive."""
 
 
 class Container(BuiltinModel):
@@ -1207,64 +1713,6 @@ class ContainerImage(BuiltinModel):
     """The size of the image in bytes."""
 
 
-class ContainerPort(BuiltinModel):
-    """ContainerPort represents a network port in a single container."""
-
-    container_port: Annotated[int, op.Format("int32")]
-    """Number of port to expose on the pod's IP address. This must be a valid port number, 0 < x < 65536."""
-    host_ip: str | None = Field(None, alias="hostIP")
-    """What host IP to bind the external port to."""
-    host_port: Annotated[int, op.Format("int32")] | None = None
-    """Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this."""
-    name: str | None = None
-    """If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services."""
-    protocol: Protocol = "TCP"
-    """Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP"."""
-
-
-class ContainerResizePolicy(BuiltinModel):
-    """ContainerResizePolicy represents resource resize policy for the container."""
-
-    resource_name: ResourceName
-    """Name of the resource to which this resource resize policy applies. Supported values: cpu, memory."""
-    restart_policy: ResourceResizeRestartPolicy
-    """Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired."""
-
-
-class ContainerRestartRule(BuiltinModel):
-    """ContainerRestartRule describes how a container exit is handled."""
-
-    action: ContainerRestartRuleAction
-    """Specifies the action taken on a container exit if the requirements are satisfied. The only possible value is "Restart" to restart the container."""
-    exit_codes: ContainerRestartRuleOnExitCodes | None = None
-    """Represents the exit codes to check on container exits."""
-
-
-class ContainerRestartRuleOnExitCodes(BuiltinModel):
-    """ContainerRestartRuleOnExitCodes describes the condition for handling an exited container based on its exit codes."""
-
-    operator: ContainerRestartRuleOnExitCodesOperator
-    """Represents the relationship between the container exit code(s) and the specified values. Possible values are: - In: the requirement is satisfied if the container exit code is in the
-      set of specified values.
-    - NotIn: the requirement is satisfied if the container exit code is
-      not in the set of specified values."""
-    values: (
-        Annotated[list[Annotated[int, op.Format("int32")]], op.ListType("set")] | None
-    ) = None
-    """Specifies the set of values to check for container exit codes. At most 255 elements are allowed."""
-
-
-class ContainerState(BuiltinModel):
-    """ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting."""
-
-    running: ContainerStateRunning | None = None
-    """Details about a running container"""
-    terminated: ContainerStateTerminated | None = None
-    """Details about a terminated container"""
-    waiting: ContainerStateWaiting | None = None
-    """Details about a waiting container"""
-
-
 class ContainerStateRunning(BuiltinModel):
     """ContainerStateRunning is a running state of a container."""
 
@@ -1298,6 +1746,98 @@ class ContainerStateWaiting(BuiltinModel):
     """Message regarding why the container is not yet running."""
     reason: str | None = None
     """(brief) reason the container is not yet running."""
+
+
+class ContainerState(BuiltinModel):
+    """ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting."""
+
+    running: ContainerStateRunning | None = None
+    """Details about a running container"""
+    terminated: ContainerStateTerminated | None = None
+    """Details about a terminated container"""
+    waiting: ContainerStateWaiting | None = None
+    """Details about a waiting container"""
+
+
+class ResourceHealth(BuiltinModel):
+    """ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680."""
+
+    health: str | None = None
+    """Health of the resource. can be one of:
+     - Healthy: operates as normal
+     - Unhealthy: reported unhealthy. We consider this a temporary health issue
+                  since we do not have a mechanism today to distinguish
+                  temporary and permanent issues.
+     - Unknown: The status cannot be determined.
+                For example, Device Plugin got unregistered and hasn't been re-registered since.
+
+    In future we may want to introduce the PermanentlyUnhealthy Status."""
+    message: str | None = None
+    """Message provides human-readable context for Health (e.g. "ECC error count exceeded threshold"). This field is populated by the kubelet when ResourceHealthStatusMessage is enabled if the DRA plugin returns a message, and is null otherwise."""
+    resource_id: ResourceID = Field(alias="resourceID")
+    """ResourceID is the unique identifier of the resource. See the ResourceID type for more information."""
+
+
+class ResourceStatus(BuiltinModel):
+    """ResourceStatus represents the status of a single resource allocated to a Pod."""
+
+    name: ResourceName
+    """Name of the resource. Must be unique within the pod and in case of non-DRA resource, match one of the resources from the pod spec. For DRA resources, the value must be "claim:<claim_name>/<request>". When this status is reported about a container, the "claim_name" and "request" must match one of the claims of this container."""
+    resources: (
+        Annotated[list[ResourceHealth], op.ListType("map"), op.ListMapKey("resourceID")]
+        | None
+    ) = None
+    """List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases."""
+
+
+class LinuxContainerUser(BuiltinModel):
+    """LinuxContainerUser represents user identity information in Linux containers"""
+
+    gid: Annotated[int, op.Format("int64")]
+    """GID is the primary gid initially attached to the first process in the container"""
+    supplemental_groups: (
+        Annotated[list[Annotated[int, op.Format("int64")]], op.ListType("atomic")]
+        | None
+    ) = None
+    """SupplementalGroups are the supplemental groups initially attached to the first process in the container"""
+    uid: Annotated[int, op.Format("int64")]
+    """UID is the primary uid initially attached to the first process in the container"""
+
+
+class ContainerUser(BuiltinModel):
+    """ContainerUser represents user identity information"""
+
+    linux: LinuxContainerUser | None = None
+    """Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so."""
+
+
+class ImageVolumeStatus(BuiltinModel):
+    """ImageVolumeStatus represents the image-based volume status."""
+
+    image_ref: Annotated[str, op.MaxLength(256)]
+    """ImageRef is the digest of the image used for this volume. It should have a value that's similar to the pod's status.containerStatuses[i].imageID. The ImageRef length should not exceed 256 characters."""
+
+
+class VolumeStatus(BuiltinModel):
+    """VolumeStatus represents the status of a mounted volume. At most one of its members must be specified."""
+
+    image: ImageVolumeStatus | None = None
+    """image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine."""
+
+
+class VolumeMountStatus(BuiltinModel):
+    """VolumeMountStatus shows status of volume mounts."""
+
+    mount_path: str
+    """MountPath corresponds to the original VolumeMount."""
+    name: str
+    """Name corresponds to the name of the original VolumeMount."""
+    read_only: bool | None = None
+    """ReadOnly corresponds to the original VolumeMount."""
+    recursive_read_only: RecursiveReadOnlyMode | None = None
+    """RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result."""
+    volume_status: VolumeStatus | None = None
+    """volumeStatus represents volume-type-specific status about the mounted volume."""
 
 
 class ContainerStatus(BuiltinModel):
@@ -1345,25 +1885,11 @@ class ContainerStatus(BuiltinModel):
     """Status of volume mounts."""
 
 
-class ContainerUser(BuiltinModel):
-    """ContainerUser represents user identity information"""
-
-    linux: LinuxContainerUser | None = None
-    """Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so."""
-
-
 class DaemonEndpoint(BuiltinModel):
     """DaemonEndpoint contains information about a single Daemon endpoint."""
 
     port: Annotated[int, op.Format("int32")] = Field(alias="Port")
     """Port number of the given endpoint."""
-
-
-class DownwardAPIProjection(BuiltinModel):
-    """Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode."""
-
-    items: Annotated[list[DownwardAPIVolumeFile], op.ListType("atomic")] | None = None
-    """Items is a list of DownwardAPIVolume file"""
 
 
 class DownwardAPIVolumeFile(BuiltinModel):
@@ -1377,6 +1903,13 @@ class DownwardAPIVolumeFile(BuiltinModel):
     """Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'"""
     resource_field_ref: ResourceFieldSelector | None = None
     """Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported."""
+
+
+class DownwardAPIProjection(BuiltinModel):
+    """Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode."""
+
+    items: Annotated[list[DownwardAPIVolumeFile], op.ListType("atomic")] | None = None
+    """Items is a list of DownwardAPIVolume file"""
 
 
 class DownwardAPIVolumeSource(BuiltinModel):
@@ -1489,43 +2022,6 @@ class Endpoints(BuiltinModel):
     """The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service."""
 
 
-class EnvFromSource(BuiltinModel):
-    """EnvFromSource represents the source of a set of ConfigMaps or Secrets"""
-
-    config_map_ref: ConfigMapEnvSource | None = None
-    """The ConfigMap to select from"""
-    prefix: str | None = None
-    """Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='."""
-    secret_ref: SecretEnvSource | None = None
-    """The Secret to select from"""
-
-
-class EnvVar(BuiltinModel):
-    """EnvVar represents an environment variable present in a Container."""
-
-    name: str
-    """Name of the environment variable. May consist of any printable ASCII characters except '='."""
-    value: str | None = None
-    """Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to ""."""
-    value_from: EnvVarSource | None = None
-    """Source for the environment variable's value. Cannot be used if value is not empty."""
-
-
-class EnvVarSource(BuiltinModel):
-    """EnvVarSource represents a source for the value of an EnvVar."""
-
-    config_map_key_ref: ConfigMapKeySelector | None = None
-    """Selects a key of a ConfigMap."""
-    field_ref: ObjectFieldSelector | None = None
-    """Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs."""
-    file_key_ref: FileKeySelector | None = None
-    """FileKeyRef selects a key of the env file. Requires the EnvFiles feature gate to be enabled."""
-    resource_field_ref: ResourceFieldSelector | None = None
-    """Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported."""
-    secret_key_ref: SecretKeySelector | None = None
-    """Selects a key of a secret in the pod's namespace"""
-
-
 class EphemeralContainer(BuiltinModel):
     """An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.
 
@@ -1608,6 +2104,79 @@ class EphemeralContainer(BuiltinModel):
     """Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated."""
 
 
+@op.StructType("atomic")
+class TypedLocalObjectReference(BuiltinModel):
+    """TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace."""
+
+    api_group: str | None = None
+    """APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required."""
+    kind: str
+    """Kind is the type of resource being referenced"""
+    name: str
+    """Name is the name of resource being referenced"""
+
+
+class TypedObjectReference(BuiltinModel):
+    """TypedObjectReference contains enough information to let you locate the typed referenced object"""
+
+    api_group: str | None = None
+    """APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required."""
+    kind: str
+    """Kind is the type of resource being referenced"""
+    name: str
+    """Name is the name of resource being referenced"""
+    namespace: str | None = None
+    """Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
+
+
+class VolumeResourceRequirements(BuiltinModel):
+    """VolumeResourceRequirements describes the storage resource requirements for a volume."""
+
+    limits: dict[str, op.Quantity] | None = None
+    """Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+    requests: dict[str, op.Quantity] | None = None
+    """Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+
+
+class PersistentVolumeClaimSpec(BuiltinModel):
+    """PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes"""
+
+    access_modes: Annotated[list[str], op.ListType("atomic")] | None = None
+    """accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
+    data_source: TypedLocalObjectReference | None = None
+    """dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource."""
+    data_source_ref: TypedObjectReference | None = None
+    """dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef
+      allows any non-core object, as well as PersistentVolumeClaim objects.
+    * While dataSource ignores disallowed values (dropping them), dataSourceRef
+      preserves all values, and generates an error if a disallowed value is
+      specified.
+    * While dataSource only allows local objects, dataSourceRef allows objects
+      in any namespaces.
+    (Beta) Using this field requires the AnyVolumeDataSource feature gate to be enabled. (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
+    resources: VolumeResourceRequirements | None = None
+    """resources represents the minimum resources the volume should have. Users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources"""
+    selector: meta_v1.LabelSelector | None = None
+    """selector is a label query over volumes to consider for binding."""
+    storage_class_name: str | None = None
+    """storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1"""
+    volume_attributes_class_name: str | None = None
+    """volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/"""
+    volume_mode: PersistentVolumeMode | None = None
+    """volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec."""
+    volume_name: str | None = None
+    """volumeName is the binding reference to the PersistentVolume backing this claim."""
+
+
+class PersistentVolumeClaimTemplate(BuiltinModel):
+    """PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource."""
+
+    metadata: op.ObjectMeta | None = None
+    """May contain labels and annotations that will be copied into the PVC when creating it. No other fields are allowed and will be rejected during validation."""
+    spec: PersistentVolumeClaimSpec
+    """The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here."""
+
+
 class EphemeralVolumeSource(BuiltinModel):
     """Represents an ephemeral volume that is handled by a normal storage driver."""
 
@@ -1619,6 +2188,24 @@ class EphemeralVolumeSource(BuiltinModel):
     This field is read-only and no changes will be made by Kubernetes to the PVC after it has been created.
 
     Required, must not be nil."""
+
+
+class EventSeries(BuiltinModel):
+    """EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time."""
+
+    count: Annotated[int, op.Format("int32")] | None = None
+    """Number of occurrences in this series up to the last heartbeat time"""
+    last_observed_time: op.MicroTime | None = None
+    """Time of the last occurrence observed"""
+
+
+class EventSource(BuiltinModel):
+    """EventSource contains information for an event."""
+
+    component: str | None = None
+    """Component from which the event is generated."""
+    host: str | None = None
+    """Node name on which the event is generated."""
 
 
 @resource(group="", version="v1", plural="events")
@@ -1661,31 +2248,6 @@ class Event(BuiltinModel):
     """Type of this event (Normal, Warning), new types could be added in the future"""
 
 
-class EventSeries(BuiltinModel):
-    """EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time."""
-
-    count: Annotated[int, op.Format("int32")] | None = None
-    """Number of occurrences in this series up to the last heartbeat time"""
-    last_observed_time: op.MicroTime | None = None
-    """Time of the last occurrence observed"""
-
-
-class EventSource(BuiltinModel):
-    """EventSource contains information for an event."""
-
-    component: str | None = None
-    """Component from which the event is generated."""
-    host: str | None = None
-    """Node name on which the event is generated."""
-
-
-class ExecAction(BuiltinModel):
-    """ExecAction describes a "run in container" action."""
-
-    command: Annotated[list[str], op.ListType("atomic")] | None = None
-    """Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy."""
-
-
 class FCVolumeSource(BuiltinModel):
     """Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling."""
 
@@ -1701,22 +2263,6 @@ class FCVolumeSource(BuiltinModel):
     """targetWWNs is Optional: FC target worldwide names (WWNs)"""
     wwids: Annotated[list[str], op.ListType("atomic")] | None = None
     """wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously."""
-
-
-@op.StructType("atomic")
-class FileKeySelector(BuiltinModel):
-    """FileKeySelector selects a key of the env file."""
-
-    key: str
-    """The key within the env file. An invalid key will prevent the pod from starting. The keys defined within a source may consist of any printable ASCII characters except '='. During Alpha stage of the EnvFiles feature gate, the key size is limited to 128 characters."""
-    optional: bool = False
-    """Specify whether the file or its key must be defined. If the file or key does not exist, then the env var is not published. If optional is set to true and the specified key does not exist, the environment variable will not be set in the Pod's containers.
-
-    If optional is set to false and the specified key does not exist, an error will be returned during Pod creation."""
-    path: str
-    """The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'."""
-    volume_name: str
-    """The name of the volume mount containing the env file."""
 
 
 class FlexPersistentVolumeSource(BuiltinModel):
@@ -1774,17 +2320,6 @@ class GCEPersistentDiskVolumeSource(BuiltinModel):
     """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
 
 
-class GRPCAction(BuiltinModel):
-    """GRPCAction specifies an action involving a GRPC service."""
-
-    port: Annotated[int, op.Format("int32")]
-    """Port number of the gRPC service. Number must be in the range 1 to 65535."""
-    service: Annotated[str, op.Default("")] = ""
-    """Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
-
-    If this is not specified, the default behavior is defined by gRPC."""
-
-
 class GitRepoVolumeSource(BuiltinModel):
     """Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.
 
@@ -1821,30 +2356,6 @@ class GlusterfsVolumeSource(BuiltinModel):
     """path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
     read_only: bool | None = None
     """readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
-
-
-class HTTPGetAction(BuiltinModel):
-    """HTTPGetAction describes an action based on HTTP Get requests."""
-
-    host: str | None = None
-    """Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead."""
-    http_headers: Annotated[list[HTTPHeader], op.ListType("atomic")] | None = None
-    """Custom headers to set in the request. HTTP allows repeated headers."""
-    path: str | None = None
-    """Path to access on the HTTP server."""
-    port: op.IntOrString
-    """Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME."""
-    scheme: URIScheme | None = None
-    """Scheme to use for connecting to the host. Defaults to HTTP."""
-
-
-class HTTPHeader(BuiltinModel):
-    """HTTPHeader describes a custom header to be used in HTTP probes"""
-
-    name: str
-    """The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header."""
-    value: str
-    """The header field value"""
 
 
 class HostAlias(BuiltinModel):
@@ -1935,62 +2446,6 @@ class ImageVolumeSource(BuiltinModel):
     """Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets."""
 
 
-class ImageVolumeStatus(BuiltinModel):
-    """ImageVolumeStatus represents the image-based volume status."""
-
-    image_ref: Annotated[str, op.MaxLength(256)]
-    """ImageRef is the digest of the image used for this volume. It should have a value that's similar to the pod's status.containerStatuses[i].imageID. The ImageRef length should not exceed 256 characters."""
-
-
-class KeyToPath(BuiltinModel):
-    """Maps a string key to a path within a volume."""
-
-    key: str
-    """key is the key to project."""
-    mode: Annotated[int, op.Format("int32")] | None = None
-    """mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set."""
-    path: str
-    """path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'."""
-
-
-class Lifecycle(BuiltinModel):
-    """Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted."""
-
-    post_start: LifecycleHandler | None = None
-    """PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
-    pre_stop: LifecycleHandler | None = None
-    """PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
-    stop_signal: Signal | None = None
-    """StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name"""
-
-
-class LifecycleHandler(BuiltinModel):
-    """LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified."""
-
-    exec: ExecAction | None = None
-    """Exec specifies a command to execute in the container."""
-    http_get: HTTPGetAction | None = None
-    """HTTPGet specifies an HTTP GET request to perform."""
-    sleep: SleepAction | None = None
-    """Sleep represents a duration that the container should sleep."""
-    tcp_socket: TCPSocketAction | None = None
-    """Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for backward compatibility. There is no validation of this field and lifecycle hooks will fail at runtime when it is specified."""
-
-
-@resource(group="", version="v1", plural="limitranges")
-class LimitRange(BuiltinModel):
-    """LimitRange sets resource usage limits for each kind of resource in a Namespace."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: LimitRangeSpec | None = None
-    """Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-
 class LimitRangeItem(BuiltinModel):
     """LimitRangeItem defines a min/max usage limit for any resource that matches on kind."""
 
@@ -2015,18 +2470,38 @@ class LimitRangeSpec(BuiltinModel):
     """Limits is the list of LimitRangeItem objects that are enforced."""
 
 
-class LinuxContainerUser(BuiltinModel):
-    """LinuxContainerUser represents user identity information in Linux containers"""
+@resource(group="", version="v1", plural="limitranges")
+class LimitRange(BuiltinModel):
+    """LimitRange sets resource usage limits for each kind of resource in a Namespace."""
 
-    gid: Annotated[int, op.Format("int64")]
-    """GID is the primary gid initially attached to the first process in the container"""
-    supplemental_groups: (
-        Annotated[list[Annotated[int, op.Format("int64")]], op.ListType("atomic")]
-        | None
-    ) = None
-    """SupplementalGroups are the supplemental groups initially attached to the first process in the container"""
-    uid: Annotated[int, op.Format("int64")]
-    """UID is the primary uid initially attached to the first process in the container"""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: LimitRangeSpec | None = None
+    """Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+
+
+class PortStatus(BuiltinModel):
+    """PortStatus represents the error condition of a service port"""
+
+    error: Annotated[
+        str,
+        op.MaxLength(316),
+        op.Pattern(
+            r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+        ),
+    ]
+    """Error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use
+      CamelCase names
+    - cloud provider specific error values must have names that comply with the
+      format foo.example.com/CamelCase."""
+    port: Annotated[int, op.Format("int32")]
+    """Port is the port number of the service port of which status is recorded here"""
+    protocol: Protocol
+    """Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP\""""
 
 
 class LoadBalancerIngress(BuiltinModel):
@@ -2087,6 +2562,40 @@ class NFSVolumeSource(BuiltinModel):
     """server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
 
 
+class NamespaceSpec(BuiltinModel):
+    """NamespaceSpec describes the attributes on a Namespace."""
+
+    finalizers: Annotated[list[FinalizerName], op.ListType("atomic")] | None = None
+    """Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
+
+
+class NamespaceCondition(BuiltinModel):
+    """NamespaceCondition contains details about state of namespace."""
+
+    last_transition_time: op.Time | None = None
+    """Last time the condition transitioned from one status to another."""
+    message: str | None = None
+    """Human-readable message indicating details about last transition."""
+    reason: str | None = None
+    """Unique, one-word, CamelCase reason for the condition's last transition."""
+    status: str
+    """Status of the condition, one of True, False, Unknown."""
+    type: str
+    """Type of namespace controller condition."""
+
+
+class NamespaceStatus(BuiltinModel):
+    """NamespaceStatus is information about the current status of a Namespace."""
+
+    conditions: (
+        Annotated[list[NamespaceCondition], op.ListType("map"), op.ListMapKey("type")]
+        | None
+    ) = None
+    """Represents the latest available observations of a namespace's current state."""
+    phase: str | None = None
+    """Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
+
+
 @resource(
     group="",
     version="v1",
@@ -2112,63 +2621,45 @@ class Namespace(BuiltinModel):
     """Status describes the current status of a Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class NamespaceCondition(BuiltinModel):
-    """NamespaceCondition contains details about state of namespace."""
+class NodeConfigSource(BuiltinModel):
+    """NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22"""
 
-    last_transition_time: op.Time | None = None
-    """Last time the condition transitioned from one status to another."""
-    message: str | None = None
-    """Human-readable message indicating details about last transition."""
-    reason: str | None = None
-    """Unique, one-word, CamelCase reason for the condition's last transition."""
-    status: str
-    """Status of the condition, one of True, False, Unknown."""
-    type: str
-    """Type of namespace controller condition."""
+    config_map: ConfigMapNodeConfigSource | None = None
+    """ConfigMap is a reference to a Node's ConfigMap"""
 
 
-class NamespaceSpec(BuiltinModel):
-    """NamespaceSpec describes the attributes on a Namespace."""
+class Taint(BuiltinModel):
+    """The node this Taint is attached to has the "effect" on any pod that does not tolerate the Taint."""
 
-    finalizers: Annotated[list[FinalizerName], op.ListType("atomic")] | None = None
-    """Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
-
-
-class NamespaceStatus(BuiltinModel):
-    """NamespaceStatus is information about the current status of a Namespace."""
-
-    conditions: (
-        Annotated[list[NamespaceCondition], op.ListType("map"), op.ListMapKey("type")]
-        | None
-    ) = None
-    """Represents the latest available observations of a namespace's current state."""
-    phase: str | None = None
-    """Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
+    effect: str
+    """Required. The effect of the taint on pods that do not tolerate the taint. Valid effects are NoSchedule, PreferNoSchedule and NoExecute."""
+    key: str
+    """Required. The taint key to be applied to a node."""
+    time_added: op.Time | None = None
+    """TimeAdded represents the time at which the taint was added."""
+    value: str | None = None
+    """The taint value corresponding to the taint key."""
 
 
-@resource(
-    group="",
-    version="v1",
-    plural="nodes",
-    scope="Cluster",
-    subresources=(
-        "proxy",
-        "status",
-    ),
-)
-class Node(BuiltinModel):
-    """Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd)."""
+class NodeSpec(BuiltinModel):
+    """NodeSpec describes the attributes that a node is created with."""
 
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: NodeSpec | None = None
-    """Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-    status: NodeStatus | None = None
-    """Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    config_source: NodeConfigSource | None = None
+    """Deprecated: Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature. This feature is removed."""
+    external_id: str | None = Field(None, alias="externalID")
+    """Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966"""
+    pod_cidr: str | None = Field(None, alias="podCIDR")
+    """PodCIDR represents the pod IP range assigned to the node."""
+    pod_cidrs: Annotated[list[str], op.ListType("set")] | None = Field(
+        None, alias="podCIDRs"
+    )
+    """podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6."""
+    provider_id: str | None = Field(None, alias="providerID")
+    """ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>"""
+    taints: Annotated[list[Taint], op.ListType("atomic")] | None = None
+    """If specified, the node's taints."""
+    unschedulable: bool | None = None
+    """Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration"""
 
 
 class NodeAddress(BuiltinModel):
@@ -2178,28 +2669,6 @@ class NodeAddress(BuiltinModel):
     """The node address."""
     type: str
     """Node address type, one of Hostname, ExternalIP or InternalIP."""
-
-
-class NodeAffinity(BuiltinModel):
-    """Node affinity is a group of node affinity scheduling rules."""
-
-    preferred_during_scheduling_ignored_during_execution: (
-        Annotated[list[PreferredSchedulingTerm], op.ListType("atomic")] | None
-    ) = None
-    """The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred."""
-    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
-    """If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node."""
-
-
-class NodeAllocatableResourceClaimStatus(BuiltinModel):
-    """NodeAllocatableResourceClaimStatus describes the status of node allocatable resources allocated via DRA."""
-
-    containers: Annotated[list[str], op.ListType("set")] | None = None
-    """Containers lists the names of all containers in this pod that reference the claim."""
-    resource_claim_name: str
-    """ResourceClaimName is the resource claim referenced by the pod that resulted in this node allocatable resource allocation."""
-    resources: dict[str, op.Quantity]
-    """Resources is a map of the node-allocatable resource name to the aggregate quantity allocated to the claim."""
 
 
 class NodeCondition(BuiltinModel):
@@ -2217,13 +2686,6 @@ class NodeCondition(BuiltinModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str
     """Type of node condition."""
-
-
-class NodeConfigSource(BuiltinModel):
-    """NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22"""
-
-    config_map: ConfigMapNodeConfigSource | None = None
-    """ConfigMap is a reference to a Node's ConfigMap"""
 
 
 class NodeConfigStatus(BuiltinModel):
@@ -2253,13 +2715,38 @@ class NodeFeatures(BuiltinModel):
     """SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser."""
 
 
-class NodeRuntimeHandler(BuiltinModel):
-    """NodeRuntimeHandler is a set of runtime handler information."""
+class NodeSwapStatus(BuiltinModel):
+    """NodeSwapStatus represents swap memory information."""
 
-    features: NodeRuntimeHandlerFeatures | None = None
-    """Supported features."""
-    name: str | None = None
-    """Runtime handler name. Empty for the default runtime handler."""
+    capacity: Annotated[int, op.Format("int64")] | None = None
+    """Total amount of swap memory in bytes."""
+
+
+class NodeSystemInfo(BuiltinModel):
+    """NodeSystemInfo is a set of ids/uuids to uniquely identify the node."""
+
+    architecture: str
+    """The Architecture reported by the node"""
+    boot_id: str = Field(alias="bootID")
+    """Boot ID reported by the node."""
+    container_runtime_version: str
+    """ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2)."""
+    kernel_version: str
+    """Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."""
+    kube_proxy_version: str
+    """Deprecated: KubeProxy Version reported by the node."""
+    kubelet_version: str
+    """Kubelet Version reported by the node."""
+    machine_id: str = Field(alias="machineID")
+    """MachineID reported by the node. For unique machine identification in the cluster this field is preferred. Learn more from man(5) machine-id: http://man7.org/linux/man-pages/man5/machine-id.5.html"""
+    operating_system: str
+    """The Operating System reported by the node"""
+    os_image: str
+    """OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."""
+    swap: NodeSwapStatus | None = None
+    """Swap Info reported by the node."""
+    system_uuid: str = Field(alias="systemUUID")
+    """SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid"""
 
 
 class NodeRuntimeHandlerFeatures(BuiltinModel):
@@ -2271,58 +2758,13 @@ class NodeRuntimeHandlerFeatures(BuiltinModel):
     """UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes."""
 
 
-@op.StructType("atomic")
-class NodeSelector(BuiltinModel):
-    """A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms."""
+class NodeRuntimeHandler(BuiltinModel):
+    """NodeRuntimeHandler is a set of runtime handler information."""
 
-    node_selector_terms: Annotated[list[NodeSelectorTerm], op.ListType("atomic")]
-    """Required. A list of node selector terms. The terms are ORed."""
-
-
-class NodeSelectorRequirement(BuiltinModel):
-    """A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values."""
-
-    key: str
-    """The label key that the selector applies to."""
-    operator: NodeSelectorOperator
-    """Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt."""
-    values: Annotated[list[str], op.ListType("atomic")] | None = None
-    """An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch."""
-
-
-@op.StructType("atomic")
-class NodeSelectorTerm(BuiltinModel):
-    """A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm."""
-
-    match_expressions: (
-        Annotated[list[NodeSelectorRequirement], op.ListType("atomic")] | None
-    ) = None
-    """A list of node selector requirements by node's labels."""
-    match_fields: (
-        Annotated[list[NodeSelectorRequirement], op.ListType("atomic")] | None
-    ) = None
-    """A list of node selector requirements by node's fields."""
-
-
-class NodeSpec(BuiltinModel):
-    """NodeSpec describes the attributes that a node is created with."""
-
-    config_source: NodeConfigSource | None = None
-    """Deprecated: Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature. This feature is removed."""
-    external_id: str | None = Field(None, alias="externalID")
-    """Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966"""
-    pod_cidr: str | None = Field(None, alias="podCIDR")
-    """PodCIDR represents the pod IP range assigned to the node."""
-    pod_cidrs: Annotated[list[str], op.ListType("set")] | None = Field(
-        None, alias="podCIDRs"
-    )
-    """podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6."""
-    provider_id: str | None = Field(None, alias="providerID")
-    """ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>"""
-    taints: Annotated[list[Taint], op.ListType("atomic")] | None = None
-    """If specified, the node's taints."""
-    unschedulable: bool | None = None
-    """Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration"""
+    features: NodeRuntimeHandlerFeatures | None = None
+    """Supported features."""
+    name: str | None = None
+    """Runtime handler name. Empty for the default runtime handler."""
 
 
 class NodeStatus(BuiltinModel):
@@ -2366,59 +2808,18 @@ class NodeStatus(BuiltinModel):
     """List of attachable volumes in use (mounted) by the node."""
 
 
-class NodeSwapStatus(BuiltinModel):
-    """NodeSwapStatus represents swap memory information."""
-
-    capacity: Annotated[int, op.Format("int64")] | None = None
-    """Total amount of swap memory in bytes."""
-
-
-class NodeSystemInfo(BuiltinModel):
-    """NodeSystemInfo is a set of ids/uuids to uniquely identify the node."""
-
-    architecture: str
-    """The Architecture reported by the node"""
-    boot_id: str = Field(alias="bootID")
-    """Boot ID reported by the node."""
-    container_runtime_version: str
-    """ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2)."""
-    kernel_version: str
-    """Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."""
-    kube_proxy_version: str
-    """Deprecated: KubeProxy Version reported by the node."""
-    kubelet_version: str
-    """Kubelet Version reported by the node."""
-    machine_id: str = Field(alias="machineID")
-    """MachineID reported by the node. For unique machine identification in the cluster this field is preferred. Learn more from man(5) machine-id: http://man7.org/linux/man-pages/man5/machine-id.5.html"""
-    operating_system: str
-    """The Operating System reported by the node"""
-    os_image: str
-    """OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."""
-    swap: NodeSwapStatus | None = None
-    """Swap Info reported by the node."""
-    system_uuid: str = Field(alias="systemUUID")
-    """SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid"""
-
-
-@op.StructType("atomic")
-class ObjectFieldSelector(BuiltinModel):
-    """ObjectFieldSelector selects an APIVersioned field of an object."""
-
-    api_version: str | None = None
-    """Version of the schema the FieldPath is written in terms of, defaults to "v1"."""
-    field_path: str
-    """Path of the field to select in the specified API version."""
-
-
 @resource(
     group="",
     version="v1",
-    plural="persistentvolumes",
+    plural="nodes",
     scope="Cluster",
-    subresources=("status",),
+    subresources=(
+        "proxy",
+        "status",
+    ),
 )
-class PersistentVolume(BuiltinModel):
-    """PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes"""
+class Node(BuiltinModel):
+    """Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd)."""
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
@@ -2426,158 +2827,139 @@ class PersistentVolume(BuiltinModel):
     """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
     """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: PersistentVolumeSpec | None = None
-    """spec defines a specification of a persistent volume owned by the cluster. Provisioned by an administrator. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
-    status: PersistentVolumeStatus | None = None
-    """status represents the current information/status for the persistent volume. Populated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
+    spec: NodeSpec | None = None
+    """Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    status: NodeStatus | None = None
+    """Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-@resource(
-    group="", version="v1", plural="persistentvolumeclaims", subresources=("status",)
-)
-class PersistentVolumeClaim(BuiltinModel):
-    """PersistentVolumeClaim is a user's request for and claim to a persistent volume"""
+class NodeAllocatableResourceClaimStatus(BuiltinModel):
+    """NodeAllocatableResourceClaimStatus describes the status of node allocatable resources allocated via DRA."""
 
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: PersistentVolumeClaimSpec | None = None
-    """spec defines the desired characteristics of a volume requested by a pod author. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
-    status: PersistentVolumeClaimStatus | None = None
-    """status represents the current information/status of a persistent volume claim. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    containers: Annotated[list[str], op.ListType("set")] | None = None
+    """Containers lists the names of all containers in this pod that reference the claim."""
+    resource_claim_name: str
+    """ResourceClaimName is the resource claim referenced by the pod that resulted in this node allocatable resource allocation."""
+    resources: dict[str, op.Quantity]
+    """Resources is a map of the node-allocatable resource name to the aggregate quantity allocated to the claim."""
 
 
-class PersistentVolumeClaimCondition(BuiltinModel):
-    """PersistentVolumeClaimCondition contains details about state of pvc"""
+class VolumeNodeAffinity(BuiltinModel):
+    """VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from."""
 
-    last_probe_time: op.Time | None = None
-    """lastProbeTime is the time we probed the condition."""
-    last_transition_time: op.Time | None = None
-    """lastTransitionTime is the time the condition transitioned from one status to another."""
-    message: str | None = None
-    """message is the human-readable message indicating details about last transition."""
-    reason: str | None = None
-    """reason is a unique, this should be a short, machine understandable string that gives the reason for condition's last transition. If it reports "Resizing" that means the underlying persistent volume is being resized."""
-    status: str
-    """Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required"""
-    type: PersistentVolumeClaimConditionType
-    """Type is the type of the condition. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about"""
+    required: NodeSelector | None = None
+    """required specifies hard node constraints that must be met."""
 
 
-class PersistentVolumeClaimSpec(BuiltinModel):
-    """PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes"""
+class PhotonPersistentDiskVolumeSource(BuiltinModel):
+    """Represents a Photon Controller persistent disk resource."""
 
-    access_modes: Annotated[list[str], op.ListType("atomic")] | None = None
-    """accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
-    data_source: TypedLocalObjectReference | None = None
-    """dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource."""
-    data_source_ref: TypedObjectReference | None = None
-    """dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef
-      allows any non-core object, as well as PersistentVolumeClaim objects.
-    * While dataSource ignores disallowed values (dropping them), dataSourceRef
-      preserves all values, and generates an error if a disallowed value is
-      specified.
-    * While dataSource only allows local objects, dataSourceRef allows objects
-      in any namespaces.
-    (Beta) Using this field requires the AnyVolumeDataSource feature gate to be enabled. (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
-    resources: VolumeResourceRequirements | None = None
-    """resources represents the minimum resources the volume should have. Users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources"""
-    selector: meta_v1.LabelSelector | None = None
-    """selector is a label query over volumes to consider for binding."""
-    storage_class_name: str | None = None
-    """storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1"""
-    volume_attributes_class_name: str | None = None
-    """volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/"""
-    volume_mode: PersistentVolumeMode | None = None
-    """volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec."""
-    volume_name: str | None = None
-    """volumeName is the binding reference to the PersistentVolume backing this claim."""
+    fs_type: str | None = None
+    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified."""
+    pd_id: str = Field(alias="pdID")
+    """pdID is the ID that identifies Photon Controller persistent disk"""
 
 
-class PersistentVolumeClaimStatus(BuiltinModel):
-    """PersistentVolumeClaimStatus is the current status of a persistent volume claim."""
+class PortworxVolumeSource(BuiltinModel):
+    """PortworxVolumeSource represents a Portworx volume resource."""
 
-    access_modes: Annotated[list[str], op.ListType("atomic")] | None = None
-    """accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
-    allocated_resource_statuses: (
-        Annotated[dict[str, ClaimResourceStatus], op.MapType("granular")] | None
-    ) = None
-    """allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
-    \t* Un-prefixed keys:
-    \t\t- storage - the capacity of the volume.
-    \t* Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource"
-    Apart from above values - keys that are unprefixed or have kubernetes.io prefix are considered reserved and hence may not be used.
-
-    ClaimResourceStatus can be in any of following states:
-    \t- ControllerResizeInProgress:
-    \t\tState set when resize controller starts resizing the volume in control-plane.
-    \t- ControllerResizeFailed:
-    \t\tState set when resize has failed in resize controller with a terminal error.
-    \t- NodeResizePending:
-    \t\tState set when resize controller has finished resizing the volume but further resizing of
-    \t\tvolume is needed on the node.
-    \t- NodeResizeInProgress:
-    \t\tState set when kubelet starts resizing the volume.
-    \t- NodeResizeFailed:
-    \t\tState set when resizing has failed in kubelet with a terminal error. Transient errors don't set
-    \t\tNodeResizeFailed.
-    For example: if expanding a PVC for more capacity - this field can be one of the following states:
-    \t- pvc.status.allocatedResourceStatus['storage'] = "ControllerResizeInProgress"
-         - pvc.status.allocatedResourceStatus['storage'] = "ControllerResizeFailed"
-         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizePending"
-         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeInProgress"
-         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeFailed"
-    When this field is not set, it means that no resize operation is in progress for the given PVC.
-
-    A controller that receives PVC update with previously unknown resourceName or ClaimResourceStatus should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC."""
-    allocated_resources: dict[str, op.Quantity] | None = None
-    """allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either:
-    \t* Un-prefixed keys:
-    \t\t- storage - the capacity of the volume.
-    \t* Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource"
-    Apart from above values - keys that are unprefixed or have kubernetes.io prefix are considered reserved and hence may not be used.
-
-    Capacity reported here may be larger than the actual capacity when a volume expansion operation is requested. For storage quota, the larger value from allocatedResources and PVC.spec.resources is used. If allocatedResources is not set, PVC.spec.resources alone is used for quota calculation. If a volume expansion capacity request is lowered, allocatedResources is only lowered if there are no expansion operations in progress and if the actual volume capacity is equal or lower than the requested capacity.
-
-    A controller that receives PVC update with previously unknown resourceName should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC."""
-    capacity: dict[str, op.Quantity] | None = None
-    """capacity represents the actual resources of the underlying volume."""
-    conditions: (
-        Annotated[
-            list[PersistentVolumeClaimCondition],
-            op.ListType("map"),
-            op.ListMapKey("type"),
-        ]
-        | None
-    ) = None
-    """conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'."""
-    current_volume_attributes_class_name: str | None = None
-    """currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim"""
-    modify_volume_status: ModifyVolumeStatus | None = None
-    """ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted."""
-    phase: str | None = None
-    """phase represents the current phase of PersistentVolumeClaim."""
-
-
-class PersistentVolumeClaimTemplate(BuiltinModel):
-    """PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource."""
-
-    metadata: op.ObjectMeta | None = None
-    """May contain labels and annotations that will be copied into the PVC when creating it. No other fields are allowed and will be rejected during validation."""
-    spec: PersistentVolumeClaimSpec
-    """The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here."""
-
-
-class PersistentVolumeClaimVolumeSource(BuiltinModel):
-    """PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system)."""
-
-    claim_name: str
-    """claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    fs_type: str | None = None
+    """fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified."""
     read_only: bool | None = None
-    """readOnly Will force the ReadOnly setting in VolumeMounts. Default false."""
+    """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
+    volume_id: str = Field(alias="volumeID")
+    """volumeID uniquely identifies a Portworx volume"""
+
+
+class QuobyteVolumeSource(BuiltinModel):
+    """Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling."""
+
+    group: str | None = None
+    """group to map volume access to Default is no group"""
+    read_only: bool | None = None
+    """readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false."""
+    registry: str
+    """registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes"""
+    tenant: str | None = None
+    """tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin"""
+    user: str | None = None
+    """user to map volume access to Defaults to serivceaccount user"""
+    volume: str
+    """volume is a string that references an already created Quobyte volume by name."""
+
+
+class RBDPersistentVolumeSource(BuiltinModel):
+    """Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling."""
+
+    fs_type: str | None = None
+    """fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd"""
+    image: str
+    """image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    keyring: str = "/etc/ceph/keyring"
+    """keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    monitors: Annotated[list[str], op.ListType("atomic")]
+    """monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    pool: str = "rbd"
+    """pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    read_only: bool | None = None
+    """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    secret_ref: SecretReference | None = None
+    """secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    user: str = "admin"
+    """user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+
+
+class ScaleIOPersistentVolumeSource(BuiltinModel):
+    """ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume"""
+
+    fs_type: str = "xfs"
+    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs\""""
+    gateway: str
+    """gateway is the host address of the ScaleIO API Gateway."""
+    protection_domain: str | None = None
+    """protectionDomain is the name of the ScaleIO Protection Domain for the configured storage."""
+    read_only: bool | None = None
+    """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
+    secret_ref: SecretReference
+    """secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail."""
+    ssl_enabled: bool | None = None
+    """sslEnabled is the flag to enable/disable SSL communication with Gateway, default false"""
+    storage_mode: str = "ThinProvisioned"
+    """storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned."""
+    storage_pool: str | None = None
+    """storagePool is the ScaleIO Storage Pool associated with the protection domain."""
+    system: str
+    """system is the name of the storage system as configured in ScaleIO."""
+    volume_name: str | None = None
+    """volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source."""
+
+
+class StorageOSPersistentVolumeSource(BuiltinModel):
+    """Represents a StorageOS persistent volume resource."""
+
+    fs_type: str | None = None
+    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified."""
+    read_only: bool | None = None
+    """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
+    secret_ref: op.ObjectReference | None = None
+    """secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted."""
+    volume_name: str | None = None
+    """volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace."""
+    volume_namespace: str | None = None
+    """volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created."""
+
+
+class VsphereVirtualDiskVolumeSource(BuiltinModel):
+    """Represents a vSphere volume resource."""
+
+    fs_type: str | None = None
+    """fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified."""
+    storage_policy_id: str | None = Field(None, alias="storagePolicyID")
+    """storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName."""
+    storage_policy_name: str | None = None
+    """storagePolicyName is the storage Policy Based Management (SPBM) profile name."""
+    volume_path: str
+    """volumePath is the path that identifies vSphere volume vmdk"""
 
 
 class PersistentVolumeSpec(BuiltinModel):
@@ -2660,34 +3042,15 @@ class PersistentVolumeStatus(BuiltinModel):
     """reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI."""
 
 
-class PhotonPersistentDiskVolumeSource(BuiltinModel):
-    """Represents a Photon Controller persistent disk resource."""
-
-    fs_type: str | None = None
-    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified."""
-    pd_id: str = Field(alias="pdID")
-    """pdID is the ID that identifies Photon Controller persistent disk"""
-
-
 @resource(
     group="",
     version="v1",
-    plural="pods",
-    subresources=(
-        "attach",
-        "binding",
-        "ephemeralcontainers",
-        "eviction",
-        "exec",
-        "log",
-        "portforward",
-        "proxy",
-        "resize",
-        "status",
-    ),
+    plural="persistentvolumes",
+    scope="Cluster",
+    subresources=("status",),
 )
-class Pod(BuiltinModel):
-    """Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts."""
+class PersistentVolume(BuiltinModel):
+    """PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes"""
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
@@ -2695,126 +3058,119 @@ class Pod(BuiltinModel):
     """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
     """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: PodSpec | None = None
-    """Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-    status: PodStatus | None = None
-    """Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    spec: PersistentVolumeSpec | None = None
+    """spec defines a specification of a persistent volume owned by the cluster. Provisioned by an administrator. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
+    status: PersistentVolumeStatus | None = None
+    """status represents the current information/status for the persistent volume. Populated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
 
 
-class PodAffinity(BuiltinModel):
-    """Pod affinity is a group of inter pod affinity scheduling rules."""
-
-    preferred_during_scheduling_ignored_during_execution: (
-        Annotated[list[WeightedPodAffinityTerm], op.ListType("atomic")] | None
-    ) = None
-    """The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred."""
-    required_during_scheduling_ignored_during_execution: (
-        Annotated[list[PodAffinityTerm], op.ListType("atomic")] | None
-    ) = None
-    """If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied."""
-
-
-class PodAffinityTerm(BuiltinModel):
-    """Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running"""
-
-    label_selector: meta_v1.LabelSelector | None = None
-    """A label query over a set of resources, in this case pods. If it's null, this PodAffinityTerm matches with no Pods."""
-    match_label_keys: Annotated[list[str], op.ListType("atomic")] | None = None
-    """MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set."""
-    mismatch_label_keys: Annotated[list[str], op.ListType("atomic")] | None = None
-    """MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set."""
-    namespace_selector: meta_v1.LabelSelector | None = None
-    """A label query over the set of namespaces that the term applies to. The term is applied to the union of the namespaces selected by this field and the ones listed in the namespaces field. null selector and null or empty namespaces list means "this pod's namespace". An empty selector ({}) matches all namespaces."""
-    namespaces: Annotated[list[str], op.ListType("atomic")] | None = None
-    """namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means "this pod's namespace"."""
-    topology_key: str
-    """This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed."""
-
-
-class PodAntiAffinity(BuiltinModel):
-    """Pod anti affinity is a group of inter pod anti affinity scheduling rules."""
-
-    preferred_during_scheduling_ignored_during_execution: (
-        Annotated[list[WeightedPodAffinityTerm], op.ListType("atomic")] | None
-    ) = None
-    """The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and subtracting "weight" from the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred."""
-    required_during_scheduling_ignored_during_execution: (
-        Annotated[list[PodAffinityTerm], op.ListType("atomic")] | None
-    ) = None
-    """If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied."""
-
-
-class PodCertificateProjection(BuiltinModel):
-    """PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem."""
-
-    certificate_chain_path: str | None = None
-    """Write the certificate chain at this path in the projected volume.
-
-    Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation."""
-    credential_bundle_path: str | None = None
-    """Write the credential bundle at this path in the projected volume.
-
-    The credential bundle is a single file that contains multiple PEM blocks. The first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
-
-    The remaining blocks are CERTIFICATE blocks, containing the issued certificate chain from the signer (leaf and any intermediates).
-
-    Using credentialBundlePath lets your Pod's application code make a single atomic read that retrieves a consistent key and certificate chain.  If you project them to separate files, your application code will need to additionally check that the leaf certificate was issued to the key."""
-    key_path: str | None = None
-    """Write the key at this path in the projected volume.
-
-    Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation."""
-    key_type: str
-    """The type of keypair Kubelet will generate for the pod.
-
-    Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", and "ED25519"."""
-    max_expiration_seconds: Annotated[int, op.Format("int32")] | None = None
-    """maxExpirationSeconds is the maximum lifetime permitted for the certificate.
-
-    Kubelet copies this value verbatim into the PodCertificateRequests it generates for this projection.
-
-    If omitted, kube-apiserver will set it to 86400(24 hours). kube-apiserver will reject values shorter than 3600 (1 hour).  The maximum allowable value is 7862400 (91 days).
-
-    The signer implementation is then free to issue a certificate with any lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io` signers will never issue certificates with a lifetime longer than 24 hours."""
-    signer_name: str
-    """Kubelet's generated CSRs will be addressed to this signer."""
-    user_annotations: dict[str, str] | None = None
-    """userAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
-
-    These values are copied verbatim into the `spec.unverifiedUserAnnotations` field of the PodCertificateRequest objects that Kubelet creates.
-
-    Entries are subject to the same validation as object metadata annotations, with the addition that all keys must be domain-prefixed. No restrictions are placed on values, except an overall size limitation on the entire field.
-
-    Signers should document the keys and values they support. Signers should deny requests that contain keys they do not recognize."""
-
-
-class PodCondition(BuiltinModel):
-    """PodCondition contains details for the current condition of this pod."""
+class PersistentVolumeClaimCondition(BuiltinModel):
+    """PersistentVolumeClaimCondition contains details about state of pvc"""
 
     last_probe_time: op.Time | None = None
-    """Last time we probed the condition."""
+    """lastProbeTime is the time we probed the condition."""
     last_transition_time: op.Time | None = None
-    """Last time the condition transitioned from one status to another."""
+    """lastTransitionTime is the time the condition transitioned from one status to another."""
     message: str | None = None
-    """Human-readable message indicating details about last transition."""
-    observed_generation: Annotated[int, op.Format("int64")] | None = None
-    """If set, this represents the .metadata.generation that the pod condition was set based upon."""
+    """message is the human-readable message indicating details about last transition."""
     reason: str | None = None
-    """Unique, one-word, CamelCase reason for the condition's last transition."""
+    """reason is a unique, this should be a short, machine understandable string that gives the reason for condition's last transition. If it reports "Resizing" that means the underlying persistent volume is being resized."""
     status: str
-    """Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
-    type: PodConditionType
-    """Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
+    """Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required"""
+    type: PersistentVolumeClaimConditionType
+    """Type is the type of the condition. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about"""
 
 
-class PodDNSConfig(BuiltinModel):
-    """PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy."""
+class PersistentVolumeClaimStatus(BuiltinModel):
+    """PersistentVolumeClaimStatus is the current status of a persistent volume claim."""
 
-    nameservers: Annotated[list[str], op.ListType("atomic")] | None = None
-    """A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed."""
-    options: Annotated[list[PodDNSConfigOption], op.ListType("atomic")] | None = None
-    """A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy."""
-    searches: Annotated[list[str], op.ListType("atomic")] | None = None
-    """A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed."""
+    access_modes: Annotated[list[str], op.ListType("atomic")] | None = None
+    """accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
+    allocated_resource_statuses: (
+        Annotated[dict[str, ClaimResourceStatus], op.MapType("granular")] | None
+    ) = None
+    """allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
+    \t* Un-prefixed keys:
+    \t\t- storage - the capacity of the volume.
+    \t* Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource"
+    Apart from above values - keys that are unprefixed or have kubernetes.io prefix are considered reserved and hence may not be used.
+
+    ClaimResourceStatus can be in any of following states:
+    \t- ControllerResizeInProgress:
+    \t\tState set when resize controller starts resizing the volume in control-plane.
+    \t- ControllerResizeFailed:
+    \t\tState set when resize has failed in resize controller with a terminal error.
+    \t- NodeResizePending:
+    \t\tState set when resize controller has finished resizing the volume but further resizing of
+    \t\tvolume is needed on the node.
+    \t- NodeResizeInProgress:
+    \t\tState set when kubelet starts resizing the volume.
+    \t- NodeResizeFailed:
+    \t\tState set when resizing has failed in kubelet with a terminal error. Transient errors don't set
+    \t\tNodeResizeFailed.
+    For example: if expanding a PVC for more capacity - this field can be one of the following states:
+    \t- pvc.status.allocatedResourceStatus['storage'] = "ControllerResizeInProgress"
+         - pvc.status.allocatedResourceStatus['storage'] = "ControllerResizeFailed"
+         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizePending"
+         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeInProgress"
+         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeFailed"
+    When this field is not set, it means that no resize operation is in progress for the given PVC.
+
+    A controller that receives PVC update with previously unknown resourceName or ClaimResourceStatus should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC."""
+    allocated_resources: dict[str, op.Quantity] | None = None
+    """allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either:
+    \t* Un-prefixed keys:
+    \t\t- storage - the capacity of the volume.
+    \t* Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource"
+    Apart from above values - keys that are unprefixed or have kubernetes.io prefix are considered reserved and hence may not be used.
+
+    Capacity reported here may be larger than the actual capacity when a volume expansion operation is requested. For storage quota, the larger value from allocatedResources and PVC.spec.resources is used. If allocatedResources is not set, PVC.spec.resources alone is used for quota calculation. If a volume expansion capacity request is lowered, allocatedResources is only lowered if there are no expansion operations in progress and if the actual volume capacity is equal or lower than the requested capacity.
+
+    A controller that receives PVC update with previously unknown resourceName should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC."""
+    capacity: dict[str, op.Quantity] | None = None
+    """capacity represents the actual resources of the underlying volume."""
+    conditions: (
+        Annotated[
+            list[PersistentVolumeClaimCondition],
+            op.ListType("map"),
+            op.ListMapKey("type"),
+        ]
+        | None
+    ) = None
+    """conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'."""
+    current_volume_attributes_class_name: str | None = None
+    """currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim"""
+    modify_volume_status: ModifyVolumeStatus | None = None
+    """ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted."""
+    phase: str | None = None
+    """phase represents the current phase of PersistentVolumeClaim."""
+
+
+@resource(
+    group="", version="v1", plural="persistentvolumeclaims", subresources=("status",)
+)
+class PersistentVolumeClaim(BuiltinModel):
+    """PersistentVolumeClaim is a user's request for and claim to a persistent volume"""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: PersistentVolumeClaimSpec | None = None
+    """spec defines the desired characteristics of a volume requested by a pod author. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    status: PersistentVolumeClaimStatus | None = None
+    """status represents the current information/status of a persistent volume claim. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+
+
+class PersistentVolumeClaimVolumeSource(BuiltinModel):
+    """PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system)."""
+
+    claim_name: str
+    """claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    read_only: bool | None = None
+    """readOnly Will force the ReadOnly setting in VolumeMounts. Default false."""
 
 
 class PodDNSConfigOption(BuiltinModel):
@@ -2826,22 +3182,15 @@ class PodDNSConfigOption(BuiltinModel):
     """Value is this DNS resolver option's value."""
 
 
-class PodExtendedResourceClaimStatus(BuiltinModel):
-    """PodExtendedResourceClaimStatus is stored in the PodStatus for the extended resource requests backed by DRA. It stores the generated name for the corresponding special ResourceClaim created by the scheduler."""
+class PodDNSConfig(BuiltinModel):
+    """PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy."""
 
-    request_mappings: Annotated[
-        list[ContainerExtendedResourceRequest], op.ListType("atomic")
-    ]
-    """RequestMappings identifies the mapping of <container, extended resource backed by DRA> to  device request in the generated ResourceClaim."""
-    resource_claim_name: str
-    """ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod."""
-
-
-class PodIP(BuiltinModel):
-    """PodIP represents a single IP address allocated to the pod."""
-
-    ip: str
-    """IP is the IP address assigned to the pod"""
+    nameservers: Annotated[list[str], op.ListType("atomic")] | None = None
+    """A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed."""
+    options: Annotated[list[PodDNSConfigOption], op.ListType("atomic")] | None = None
+    """A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy."""
+    searches: Annotated[list[str], op.ListType("atomic")] | None = None
+    """A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed."""
 
 
 class PodOS(BuiltinModel):
@@ -2884,19 +3233,6 @@ class PodResourceClaim(BuiltinModel):
     Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set."""
 
 
-class PodResourceClaimStatus(BuiltinModel):
-    """PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim."""
-
-    name: str
-    """Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL."""
-    resource_claim_name: str | None = None
-    """ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod.
-
-    When the DRAWorkloadResourceClaims feature is enabled and the corresponding PodResourceClaim matches a PodGroupResourceClaim made by the Pod's PodGroup, then this is the name of the ResourceClaim generated and reserved for the PodGroup.
-
-    If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case."""
-
-
 class PodSchedulingGate(BuiltinModel):
     """PodSchedulingGate is associated to a Pod to guard its scheduling."""
 
@@ -2909,6 +3245,15 @@ class PodSchedulingGroup(BuiltinModel):
 
     pod_group_name: str | None = None
     """PodGroupName specifies the name of the standalone PodGroup object that represents the runtime instance of this group. Must be a DNS subdomain."""
+
+
+class Sysctl(BuiltinModel):
+    """Sysctl defines a kernel parameter to be set"""
+
+    name: str
+    """Name of a property to set"""
+    value: str
+    """Value of a property to set"""
 
 
 class PodSecurityContext(BuiltinModel):
@@ -2957,6 +3302,327 @@ class PodSecurityContext(BuiltinModel):
     """Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows."""
     windows_options: WindowsSecurityContextOptions | None = None
     """The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux."""
+
+
+class Toleration(BuiltinModel):
+    """The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>."""
+
+    effect: str | None = None
+    """Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute."""
+    key: str | None = None
+    """Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys."""
+    operator: TolerationOperator | None = None
+    """Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators)."""
+    toleration_seconds: Annotated[int, op.Format("int64")] | None = None
+    """TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system."""
+    value: str | None = None
+    """Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string."""
+
+
+class TopologySpreadConstraint(BuiltinModel):
+    """TopologySpreadConstraint specifies how to spread matching pods among the given topology."""
+
+    label_selector: meta_v1.LabelSelector | None = None
+    """LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain."""
+    match_label_keys: Annotated[list[str], op.ListType("atomic")] | None = None
+    """MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.
+
+    This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default)."""
+    max_skew: Annotated[int, op.Format("int32")]
+    """MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed."""
+    min_domains: Annotated[int, op.Format("int32")] | None = None
+    """MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats "global minimum" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.
+
+    For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so "global minimum" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew."""
+    node_affinity_policy: NodeInclusionPolicy | None = None
+    """NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
+
+    If this value is nil, the behavior is equivalent to the Honor policy."""
+    node_taints_policy: NodeInclusionPolicy | None = None
+    """NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
+
+    If this value is nil, the behavior is equivalent to the Ignore policy."""
+    topology_key: str
+    """TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field."""
+    when_unsatisfiable: str
+    """WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,
+      but giving higher precedence to topologies that would help reduce the
+      skew.
+    A constraint is considered "Unsatisfiable" for an incoming pod if and only if every possible node assignment for that pod would violate "MaxSkew" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field."""
+
+
+class PodCertificateProjection(BuiltinModel):
+    """PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem."""
+
+    certificate_chain_path: str | None = None
+    """Write the certificate chain at this path in the projected volume.
+
+    Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation."""
+    credential_bundle_path: str | None = None
+    """Write the credential bundle at this path in the projected volume.
+
+    The credential bundle is a single file that contains multiple PEM blocks. The first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
+
+    The remaining blocks are CERTIFICATE blocks, containing the issued certificate chain from the signer (leaf and any intermediates).
+
+    Using credentialBundlePath lets your Pod's application code make a single atomic read that retrieves a consistent key and certificate chain.  If you project them to separate files, your application code will need to additionally check that the leaf certificate was issued to the key."""
+    key_path: str | None = None
+    """Write the key at this path in the projected volume.
+
+    Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation."""
+    key_type: str
+    """The type of keypair Kubelet will generate for the pod.
+
+    Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", and "ED25519"."""
+    max_expiration_seconds: Annotated[int, op.Format("int32")] | None = None
+    """maxExpirationSeconds is the maximum lifetime permitted for the certificate.
+
+    Kubelet copies this value verbatim into the PodCertificateRequests it generates for this projection.
+
+    If omitted, kube-apiserver will set it to 86400(24 hours). kube-apiserver will reject values shorter than 3600 (1 hour).  The maximum allowable value is 7862400 (91 days).
+
+    The signer implementation is then free to issue a certificate with any lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io` signers will never issue certificates with a lifetime longer than 24 hours."""
+    signer_name: str
+    """Kubelet's generated CSRs will be addressed to this signer."""
+    user_annotations: dict[str, str] | None = None
+    """userAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
+
+    These values are copied verbatim into the `spec.unverifiedUserAnnotations` field of the PodCertificateRequest objects that Kubelet creates.
+
+    Entries are subject to the same validation as object metadata annotations, with the addition that all keys must be domain-prefixed. No restrictions are placed on values, except an overall size limitation on the entire field.
+
+    Signers should document the keys and values they support. Signers should deny requests that contain keys they do not recognize."""
+
+
+@op.StructType("atomic")
+class SecretProjection(BuiltinModel):
+    """Adapts a secret into a projected volume.
+
+    The contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode.
+    """
+
+    items: Annotated[list[KeyToPath], op.ListType("atomic")] | None = None
+    """items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'."""
+    name: Annotated[str, op.Default("")] = ""
+    """Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    optional: bool | None = None
+    """optional field specify whether the Secret or its key must be defined"""
+
+
+class ServiceAccountTokenProjection(BuiltinModel):
+    """ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise)."""
+
+    audience: str | None = None
+    """audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver."""
+    expiration_seconds: Annotated[int, op.Format("int64")] | None = None
+    """expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes."""
+    path: str
+    """path is the path relative to the mount point of the file to project the token into."""
+
+
+class VolumeProjection(BuiltinModel):
+    """Projection that may be projected along with other supported volume types. Exactly one of these fields must be set."""
+
+    cluster_trust_bundle: ClusterTrustBundleProjection | None = None
+    """ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of ClusterTrustBundle objects in an auto-updating file.
+
+    Alpha, gated by the ClusterTrustBundleProjection feature gate.
+
+    ClusterTrustBundle objects can either be selected by name, or by the combination of signer name and a label selector.
+
+    Kubelet performs aggressive normalization of the PEM contents written into the pod filesystem.  Esoteric PEM features such as inter-block comments and block headers are stripped.  Certificates are deduplicated. The ordering of certificates within the file is arbitrary, and Kubelet may change the order over time."""
+    config_map: ConfigMapProjection | None = None
+    """configMap information about the configMap data to project"""
+    downward_api: DownwardAPIProjection | None = Field(None, alias="downwardAPI")
+    """downwardAPI information about the downwardAPI data to project"""
+    pod_certificate: PodCertificateProjection | None = None
+    """Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
+
+    Kubelet generates a private key and uses it to send a PodCertificateRequest to the named signer.  Once the signer approves the request and issues a certificate chain, Kubelet writes the key and certificate chain to the pod filesystem.  The pod does not start until certificates have been issued for each podCertificate projected volume source in its spec.
+
+    Kubelet will begin trying to rotate the certificate at the time indicated by the signer using the PodCertificateRequest.Status.BeginRefreshAt timestamp.
+
+    Kubelet can write a single file, indicated by the credentialBundlePath field, or separate files, indicated by the keyPath and certificateChainPath fields.
+
+    The credential bundle is a single file in PEM format.  The first PEM entry is the private key (in PKCS#8 format), and the remaining PEM entries are the certificate chain issued by the signer (typically, signers will return their certificate chain in leaf-to-root order).
+
+    Prefer using the credential bundle format, since your application code can read it atomically.  If you use keyPath and certificateChainPath, your application must make two separate file reads. If these coincide with a certificate rotation, it is possible that the private key and leaf certificate you read may not correspond to each other.  Your application will need to check for this condition, and re-read until they are consistent.
+
+    The named signer controls chooses the format of the certificate it issues; consult the signer implementation's documentation to learn how to use the certificates it issues."""
+    secret: SecretProjection | None = None
+    """secret information about the secret data to project"""
+    service_account_token: ServiceAccountTokenProjection | None = None
+    """serviceAccountToken is information about the serviceAccountToken data to project"""
+
+
+class ProjectedVolumeSource(BuiltinModel):
+    """Represents a projected volume source"""
+
+    default_mode: Annotated[int, op.Format("int32")] | None = None
+    """defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set."""
+    sources: Annotated[list[VolumeProjection], op.ListType("atomic")] | None = None
+    """sources is the list of volume projections. Each entry in this list handles one source."""
+
+
+class RBDVolumeSource(BuiltinModel):
+    """Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling."""
+
+    fs_type: str | None = None
+    """fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd"""
+    image: str
+    """image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    keyring: str = "/etc/ceph/keyring"
+    """keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    monitors: Annotated[list[str], op.ListType("atomic")]
+    """monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    pool: str = "rbd"
+    """pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    read_only: bool | None = None
+    """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    secret_ref: op.LocalObjectReference | None = None
+    """secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    user: str = "admin"
+    """user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+
+
+class ScaleIOVolumeSource(BuiltinModel):
+    """ScaleIOVolumeSource represents a persistent ScaleIO volume"""
+
+    fs_type: str = "xfs"
+    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs"."""
+    gateway: str
+    """gateway is the host address of the ScaleIO API Gateway."""
+    protection_domain: str | None = None
+    """protectionDomain is the name of the ScaleIO Protection Domain for the configured storage."""
+    read_only: bool | None = None
+    """readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
+    secret_ref: op.LocalObjectReference
+    """secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail."""
+    ssl_enabled: bool | None = None
+    """sslEnabled Flag enable/disable SSL communication with Gateway, default false"""
+    storage_mode: str = "ThinProvisioned"
+    """storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned."""
+    storage_pool: str | None = None
+    """storagePool is the ScaleIO Storage Pool associated with the protection domain."""
+    system: str
+    """system is the name of the storage system as configured in ScaleIO."""
+    volume_name: str | None = None
+    """volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source."""
+
+
+class SecretVolumeSource(BuiltinModel):
+    """Adapts a Secret into a volume.
+
+    The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling.
+    """
+
+    default_mode: Annotated[int, op.Format("int32")] | None = None
+    """defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set."""
+    items: Annotated[list[KeyToPath], op.ListType("atomic")] | None = None
+    """items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'."""
+    optional: bool | None = None
+    """optional field specify whether the Secret or its keys must be defined"""
+    secret_name: str | None = None
+    """secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret"""
+
+
+class StorageOSVolumeSource(BuiltinModel):
+    """Represents a StorageOS persistent volume resource."""
+
+    fs_type: str | None = None
+    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified."""
+    read_only: bool | None = None
+    """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
+    secret_ref: op.LocalObjectReference | None = None
+    """secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted."""
+    volume_name: str | None = None
+    """volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace."""
+    volume_namespace: str | None = None
+    """volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created."""
+
+
+class Volume(BuiltinModel):
+    """Volume represents a named volume in a pod that may be accessed by any container in the pod."""
+
+    aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
+    """awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
+    azure_disk: AzureDiskVolumeSource | None = None
+    """azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver."""
+    azure_file: AzureFileVolumeSource | None = None
+    """azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver."""
+    cephfs: CephFSVolumeSource | None = None
+    """cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported."""
+    cinder: CinderVolumeSource | None = None
+    """cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    config_map: ConfigMapVolumeSource | None = None
+    """configMap represents a configMap that should populate this volume"""
+    csi: CSIVolumeSource | None = None
+    """csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers."""
+    downward_api: DownwardAPIVolumeSource | None = Field(None, alias="downwardAPI")
+    """downwardAPI represents downward API about the pod that should populate this volume"""
+    empty_dir: EmptyDirVolumeSource | None = None
+    """emptyDir represents a temporary directory that shares a pod's lifetime. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
+    ephemeral: EphemeralVolumeSource | None = None
+    """ephemeral represents a volume that is handled by a cluster storage driver. The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts, and deleted when the pod is removed.
+
+    Use this if: a) the volume is only needed while the pod runs, b) features of normal volumes like restoring from snapshot or capacity
+       tracking are needed,
+    c) the storage driver is specified through a storage class, and d) the storage driver supports dynamic volume provisioning through
+       a PersistentVolumeClaim (see EphemeralVolumeSource for more
+       information on the connection between this volume type
+       and PersistentVolumeClaim).
+
+    Use PersistentVolumeClaim or one of the vendor-specific APIs for volumes that persist for longer than the lifecycle of an individual pod.
+
+    Use CSI for light-weight local ephemeral volumes if the CSI driver is meant to be used that way - see the documentation of the driver for more information.
+
+    A pod can use both types of ephemeral volumes and persistent volumes at the same time."""
+    fc: FCVolumeSource | None = None
+    """fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod."""
+    flex_volume: FlexVolumeSource | None = None
+    """flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead."""
+    flocker: FlockerVolumeSource | None = None
+    """flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported."""
+    gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
+    """gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
+    git_repo: GitRepoVolumeSource | None = None
+    """gitRepo represents a git repository at a particular revision. Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container."""
+    glusterfs: GlusterfsVolumeSource | None = None
+    """glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported."""
+    host_path: HostPathVolumeSource | None = None
+    """hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container. This is generally used for system agents or other privileged things that are allowed to see the host machine. Most containers will NOT need this. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
+    image: ImageVolumeSource | None = None
+    """image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine. The volume is resolved at pod startup depending on which PullPolicy value is provided:
+
+    - Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. - Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. - IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails.
+
+    The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation. A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message. The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field. The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images. The volume will be mounted read-only (ro). Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type."""
+    iscsi: ISCSIVolumeSource | None = None
+    """iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi"""
+    name: str
+    """name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    nfs: NFSVolumeSource | None = None
+    """nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
+    persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = None
+    """persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    photon_persistent_disk: PhotonPersistentDiskVolumeSource | None = None
+    """photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported."""
+    portworx_volume: PortworxVolumeSource | None = None
+    """portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver."""
+    projected: ProjectedVolumeSource | None = None
+    """projected items for all in one resources secrets, configmaps, and downward API"""
+    quobyte: QuobyteVolumeSource | None = None
+    """quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported."""
+    rbd: RBDVolumeSource | None = None
+    """rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported."""
+    scale_io: ScaleIOVolumeSource | None = Field(None, alias="scaleIO")
+    """scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported."""
+    secret: SecretVolumeSource | None = None
+    """secret represents a secret that should populate this volume. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret"""
+    storageos: StorageOSVolumeSource | None = None
+    """storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported."""
+    vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
+    """vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver."""
 
 
 class PodSpec(BuiltinModel):
@@ -3094,6 +3760,56 @@ class PodSpec(BuiltinModel):
     """List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes"""
 
 
+class PodCondition(BuiltinModel):
+    """PodCondition contains details for the current condition of this pod."""
+
+    last_probe_time: op.Time | None = None
+    """Last time we probed the condition."""
+    last_transition_time: op.Time | None = None
+    """Last time the condition transitioned from one status to another."""
+    message: str | None = None
+    """Human-readable message indicating details about last transition."""
+    observed_generation: Annotated[int, op.Format("int64")] | None = None
+    """If set, this represents the .metadata.generation that the pod condition was set based upon."""
+    reason: str | None = None
+    """Unique, one-word, CamelCase reason for the condition's last transition."""
+    status: str
+    """Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
+    type: PodConditionType
+    """Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
+
+
+class PodExtendedResourceClaimStatus(BuiltinModel):
+    """PodExtendedResourceClaimStatus is stored in the PodStatus for the extended resource requests backed by DRA. It stores the generated name for the corresponding special ResourceClaim created by the scheduler."""
+
+    request_mappings: Annotated[
+        list[ContainerExtendedResourceRequest], op.ListType("atomic")
+    ]
+    """RequestMappings identifies the mapping of <container, extended resource backed by DRA> to  device request in the generated ResourceClaim."""
+    resource_claim_name: str
+    """ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod."""
+
+
+class PodIP(BuiltinModel):
+    """PodIP represents a single IP address allocated to the pod."""
+
+    ip: str
+    """IP is the IP address assigned to the pod"""
+
+
+class PodResourceClaimStatus(BuiltinModel):
+    """PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim."""
+
+    name: str
+    """Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL."""
+    resource_claim_name: str | None = None
+    """ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod.
+
+    When the DRAWorkloadResourceClaims feature is enabled and the corresponding PodResourceClaim matches a PodGroupResourceClaim made by the Pod's PodGroup, then this is the name of the ResourceClaim generated and reserved for the PodGroup.
+
+    If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case."""
+
+
 class PodStatus(BuiltinModel):
     """PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane."""
 
@@ -3165,6 +3881,47 @@ class PodStatus(BuiltinModel):
     """RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod."""
 
 
+@resource(
+    group="",
+    version="v1",
+    plural="pods",
+    subresources=(
+        "attach",
+        "binding",
+        "ephemeralcontainers",
+        "eviction",
+        "exec",
+        "log",
+        "portforward",
+        "proxy",
+        "resize",
+        "status",
+    ),
+)
+class Pod(BuiltinModel):
+    """Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: PodSpec | None = None
+    """Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    status: PodStatus | None = None
+    """Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+
+
+class PodTemplateSpec(BuiltinModel):
+    """PodTemplateSpec describes the data a pod should have when created from a template"""
+
+    metadata: op.ObjectMeta | None = None
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: PodSpec | None = None
+    """Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+
+
 @resource(group="", version="v1", plural="podtemplates")
 class PodTemplate(BuiltinModel):
     """PodTemplate describes a template for creating copies of a predefined pod."""
@@ -3179,170 +3936,17 @@ class PodTemplate(BuiltinModel):
     """Template defines the pods that will be created from this pod template. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class PodTemplateSpec(BuiltinModel):
-    """PodTemplateSpec describes the data a pod should have when created from a template"""
+class ReplicationControllerSpec(BuiltinModel):
+    """ReplicationControllerSpec is the specification of a replication controller."""
 
-    metadata: op.ObjectMeta | None = None
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: PodSpec | None = None
-    """Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-
-class PortStatus(BuiltinModel):
-    """PortStatus represents the error condition of a service port"""
-
-    error: Annotated[
-        str,
-        op.MaxLength(316),
-        op.Pattern(
-            r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-        ),
-    ]
-    """Error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use
-      CamelCase names
-    - cloud provider specific error values must have names that comply with the
-      format foo.example.com/CamelCase."""
-    port: Annotated[int, op.Format("int32")]
-    """Port is the port number of the service port of which status is recorded here"""
-    protocol: Protocol
-    """Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP\""""
-
-
-class PortworxVolumeSource(BuiltinModel):
-    """PortworxVolumeSource represents a Portworx volume resource."""
-
-    fs_type: str | None = None
-    """fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified."""
-    read_only: bool | None = None
-    """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
-    volume_id: str = Field(alias="volumeID")
-    """volumeID uniquely identifies a Portworx volume"""
-
-
-class PreferredSchedulingTerm(BuiltinModel):
-    """An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op)."""
-
-    preference: NodeSelectorTerm
-    """A node selector term, associated with the corresponding weight."""
-    weight: Annotated[int, op.Format("int32")]
-    """Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100."""
-
-
-class Probe(BuiltinModel):
-    """Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."""
-
-    exec: ExecAction | None = None
-    """Exec specifies a command to execute in the container."""
-    failure_threshold: Annotated[int, op.Format("int32")] | None = None
-    """Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1."""
-    grpc: GRPCAction | None = None
-    """GRPC specifies a GRPC HealthCheckRequest."""
-    http_get: HTTPGetAction | None = None
-    """HTTPGet specifies an HTTP GET request to perform."""
-    initial_delay_seconds: Annotated[int, op.Format("int32")] | None = None
-    """Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
-    period_seconds: Annotated[int, op.Format("int32")] | None = None
-    """How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1."""
-    success_threshold: Annotated[int, op.Format("int32")] | None = None
-    """Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1."""
-    tcp_socket: TCPSocketAction | None = None
-    """TCPSocket specifies a connection to a TCP port."""
-    termination_grace_period_seconds: Annotated[int, op.Format("int64")] | None = None
-    """Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset."""
-    timeout_seconds: Annotated[int, op.Format("int32")] | None = None
-    """Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
-
-
-class ProjectedVolumeSource(BuiltinModel):
-    """Represents a projected volume source"""
-
-    default_mode: Annotated[int, op.Format("int32")] | None = None
-    """defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set."""
-    sources: Annotated[list[VolumeProjection], op.ListType("atomic")] | None = None
-    """sources is the list of volume projections. Each entry in this list handles one source."""
-
-
-class QuobyteVolumeSource(BuiltinModel):
-    """Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling."""
-
-    group: str | None = None
-    """group to map volume access to Default is no group"""
-    read_only: bool | None = None
-    """readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false."""
-    registry: str
-    """registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes"""
-    tenant: str | None = None
-    """tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin"""
-    user: str | None = None
-    """user to map volume access to Defaults to serivceaccount user"""
-    volume: str
-    """volume is a string that references an already created Quobyte volume by name."""
-
-
-class RBDPersistentVolumeSource(BuiltinModel):
-    """Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling."""
-
-    fs_type: str | None = None
-    """fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd"""
-    image: str
-    """image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    keyring: str = "/etc/ceph/keyring"
-    """keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    monitors: Annotated[list[str], op.ListType("atomic")]
-    """monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    pool: str = "rbd"
-    """pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    read_only: bool | None = None
-    """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    secret_ref: SecretReference | None = None
-    """secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    user: str = "admin"
-    """user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-
-
-class RBDVolumeSource(BuiltinModel):
-    """Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling."""
-
-    fs_type: str | None = None
-    """fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd"""
-    image: str
-    """image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    keyring: str = "/etc/ceph/keyring"
-    """keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    monitors: Annotated[list[str], op.ListType("atomic")]
-    """monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    pool: str = "rbd"
-    """pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    read_only: bool | None = None
-    """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    secret_ref: op.LocalObjectReference | None = None
-    """secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-    user: str = "admin"
-    """user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
-
-
-@resource(
-    group="",
-    version="v1",
-    plural="replicationcontrollers",
-    subresources=(
-        "scale",
-        "status",
-    ),
-)
-class ReplicationController(BuiltinModel):
-    """ReplicationController represents the configuration of a replication controller."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """If the Labels of a ReplicationController are empty, they are defaulted to be the same as the Pod(s) that the replication controller manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: ReplicationControllerSpec | None = None
-    """Spec defines the specification of the desired behavior of the replication controller. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-    status: ReplicationControllerStatus | None = None
-    """Status is the most recently observed status of the replication controller. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    min_ready_seconds: Annotated[int, op.Format("int32")] = 0
+    """Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)"""
+    replicas: Annotated[int, op.Format("int32")] = 1
+    """Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
+    selector: Annotated[dict[str, str], op.MapType("atomic")] | None = None
+    """Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
+    template: PodTemplateSpec | None = None
+    """Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
 
 
 class ReplicationControllerCondition(BuiltinModel):
@@ -3358,19 +3962,6 @@ class ReplicationControllerCondition(BuiltinModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str
     """Type of replication controller condition."""
-
-
-class ReplicationControllerSpec(BuiltinModel):
-    """ReplicationControllerSpec is the specification of a replication controller."""
-
-    min_ready_seconds: Annotated[int, op.Format("int32")] = 0
-    """Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)"""
-    replicas: Annotated[int, op.Format("int32")] = 1
-    """Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
-    selector: Annotated[dict[str, str], op.MapType("atomic")] | None = None
-    """Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
-    template: PodTemplateSpec | None = None
-    """Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
 
 
 class ReplicationControllerStatus(BuiltinModel):
@@ -3397,60 +3988,49 @@ class ReplicationControllerStatus(BuiltinModel):
     """Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
 
 
-class ResourceClaim(BuiltinModel):
-    """ResourceClaim references one entry in PodSpec.ResourceClaims."""
-
-    name: str
-    """Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used. It makes that resource available inside a container."""
-    request: str | None = None
-    """Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request."""
-
-
-@op.StructType("atomic")
-class ResourceFieldSelector(BuiltinModel):
-    """ResourceFieldSelector represents container resources (cpu, memory) and their output format"""
-
-    container_name: str | None = None
-    """Container name: required for volumes, optional for env vars"""
-    divisor: op.Quantity | None = None
-    """Specifies the output format of the exposed resources, defaults to "1\""""
-    resource: str
-    """Required: resource to select"""
-
-
-class ResourceHealth(BuiltinModel):
-    """ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680."""
-
-    health: str | None = None
-    """Health of the resource. can be one of:
-     - Healthy: operates as normal
-     - Unhealthy: reported unhealthy. We consider this a temporary health issue
-                  since we do not have a mechanism today to distinguish
-                  temporary and permanent issues.
-     - Unknown: The status cannot be determined.
-                For example, Device Plugin got unregistered and hasn't been re-registered since.
-
-    In future we may want to introduce the PermanentlyUnhealthy Status."""
-    message: str | None = None
-    """Message provides human-readable context for Health (e.g. "ECC error count exceeded threshold"). This field is populated by the kubelet when ResourceHealthStatusMessage is enabled if the DRA plugin returns a message, and is null otherwise."""
-    resource_id: ResourceID = Field(alias="resourceID")
-    """ResourceID is the unique identifier of the resource. See the ResourceID type for more information."""
-
-
-@resource(group="", version="v1", plural="resourcequotas", subresources=("status",))
-class ResourceQuota(BuiltinModel):
-    """ResourceQuota sets aggregate quota restrictions enforced per namespace"""
+@resource(
+    group="",
+    version="v1",
+    plural="replicationcontrollers",
+    subresources=(
+        "scale",
+        "status",
+    ),
+)
+class ReplicationController(BuiltinModel):
+    """ReplicationController represents the configuration of a replication controller."""
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: ResourceQuotaSpec | None = None
-    """Spec defines the desired quota. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-    status: ResourceQuotaStatus | None = None
-    """Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    """If the Labels of a ReplicationController are empty, they are defaulted to be the same as the Pod(s) that the replication controller manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: ReplicationControllerSpec | None = None
+    """Spec defines the specification of the desired behavior of the replication controller. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    status: ReplicationControllerStatus | None = None
+    """Status is the most recently observed status of the replication controller. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+
+
+class ScopedResourceSelectorRequirement(BuiltinModel):
+    """A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator that relates the scope name and values."""
+
+    operator: ScopeSelectorOperator
+    """Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist."""
+    scope_name: ResourceQuotaScope
+    """The name of the scope that the selector applies to."""
+    values: Annotated[list[str], op.ListType("atomic")] | None = None
+    """An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch."""
+
+
+@op.StructType("atomic")
+class ScopeSelector(BuiltinModel):
+    """A scope selector represents the AND of the selectors represented by the scoped-resource selector requirements."""
+
+    match_expressions: (
+        Annotated[list[ScopedResourceSelectorRequirement], op.ListType("atomic")] | None
+    ) = None
+    """A list of scope selector requirements by scope of the resources."""
 
 
 class ResourceQuotaSpec(BuiltinModel):
@@ -3473,128 +4053,20 @@ class ResourceQuotaStatus(BuiltinModel):
     """Used is the current observed total usage of the resource in the namespace."""
 
 
-class ResourceRequirements(BuiltinModel):
-    """ResourceRequirements describes the compute resource requirements."""
+@resource(group="", version="v1", plural="resourcequotas", subresources=("status",))
+class ResourceQuota(BuiltinModel):
+    """ResourceQuota sets aggregate quota restrictions enforced per namespace"""
 
-    claims: (
-        Annotated[list[ResourceClaim], op.ListType("map"), op.ListMapKey("name")] | None
-    ) = None
-    """Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.
-
-    This field depends on the DynamicResourceAllocation feature gate.
-
-    This field is immutable. It can only be set for containers."""
-    limits: dict[str, op.Quantity] | None = None
-    """Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
-    requests: dict[str, op.Quantity] | None = None
-    """Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
-
-
-class ResourceStatus(BuiltinModel):
-    """ResourceStatus represents the status of a single resource allocated to a Pod."""
-
-    name: ResourceName
-    """Name of the resource. Must be unique within the pod and in case of non-DRA resource, match one of the resources from the pod spec. For DRA resources, the value must be "claim:<claim_name>/<request>". When this status is reported about a container, the "claim_name" and "request" must match one of the claims of this container."""
-    resources: (
-        Annotated[list[ResourceHealth], op.ListType("map"), op.ListMapKey("resourceID")]
-        | None
-    ) = None
-    """List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases."""
-
-
-class SELinuxOptions(BuiltinModel):
-    """SELinuxOptions are the labels to be applied to the container"""
-
-    level: str | None = None
-    """Level is SELinux level label that applies to the container."""
-    role: str | None = None
-    """Role is a SELinux role label that applies to the container."""
-    type: str | None = None
-    """Type is a SELinux type label that applies to the container."""
-    user: str | None = None
-    """User is a SELinux user label that applies to the container."""
-
-
-class ScaleIOPersistentVolumeSource(BuiltinModel):
-    """ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume"""
-
-    fs_type: str = "xfs"
-    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs\""""
-    gateway: str
-    """gateway is the host address of the ScaleIO API Gateway."""
-    protection_domain: str | None = None
-    """protectionDomain is the name of the ScaleIO Protection Domain for the configured storage."""
-    read_only: bool | None = None
-    """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
-    secret_ref: SecretReference
-    """secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail."""
-    ssl_enabled: bool | None = None
-    """sslEnabled is the flag to enable/disable SSL communication with Gateway, default false"""
-    storage_mode: str = "ThinProvisioned"
-    """storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned."""
-    storage_pool: str | None = None
-    """storagePool is the ScaleIO Storage Pool associated with the protection domain."""
-    system: str
-    """system is the name of the storage system as configured in ScaleIO."""
-    volume_name: str | None = None
-    """volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source."""
-
-
-class ScaleIOVolumeSource(BuiltinModel):
-    """ScaleIOVolumeSource represents a persistent ScaleIO volume"""
-
-    fs_type: str = "xfs"
-    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs"."""
-    gateway: str
-    """gateway is the host address of the ScaleIO API Gateway."""
-    protection_domain: str | None = None
-    """protectionDomain is the name of the ScaleIO Protection Domain for the configured storage."""
-    read_only: bool | None = None
-    """readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
-    secret_ref: op.LocalObjectReference
-    """secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail."""
-    ssl_enabled: bool | None = None
-    """sslEnabled Flag enable/disable SSL communication with Gateway, default false"""
-    storage_mode: str = "ThinProvisioned"
-    """storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned."""
-    storage_pool: str | None = None
-    """storagePool is the ScaleIO Storage Pool associated with the protection domain."""
-    system: str
-    """system is the name of the storage system as configured in ScaleIO."""
-    volume_name: str | None = None
-    """volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source."""
-
-
-@op.StructType("atomic")
-class ScopeSelector(BuiltinModel):
-    """A scope selector represents the AND of the selectors represented by the scoped-resource selector requirements."""
-
-    match_expressions: (
-        Annotated[list[ScopedResourceSelectorRequirement], op.ListType("atomic")] | None
-    ) = None
-    """A list of scope selector requirements by scope of the resources."""
-
-
-class ScopedResourceSelectorRequirement(BuiltinModel):
-    """A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator that relates the scope name and values."""
-
-    operator: ScopeSelectorOperator
-    """Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist."""
-    scope_name: ResourceQuotaScope
-    """The name of the scope that the selector applies to."""
-    values: Annotated[list[str], op.ListType("atomic")] | None = None
-    """An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch."""
-
-
-class SeccompProfile(BuiltinModel):
-    """SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set."""
-
-    localhost_profile: str | None = None
-    """localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is "Localhost". Must NOT be set for any other type."""
-    type: SeccompProfileType
-    """type indicates which kind of seccomp profile will be applied. Valid options are:
-
-    Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied."""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: ResourceQuotaSpec | None = None
+    """Spec defines the desired quota. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    status: ResourceQuotaStatus | None = None
+    """Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
 @resource(group="", version="v1", plural="secrets")
@@ -3615,159 +4087,6 @@ class Secret(BuiltinModel):
     """stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API."""
     type: str | None = None
     """Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"""
-
-
-@op.StructType("atomic")
-class SecretEnvSource(BuiltinModel):
-    """SecretEnvSource selects a Secret to populate the environment variables with.
-
-    The contents of the target Secret's Data field will represent the key-value pairs as environment variables.
-    """
-
-    name: Annotated[str, op.Default("")] = ""
-    """Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
-    optional: bool | None = None
-    """Specify whether the Secret must be defined"""
-
-
-@op.StructType("atomic")
-class SecretKeySelector(BuiltinModel):
-    """SecretKeySelector selects a key of a Secret."""
-
-    key: str
-    """The key of the secret to select from.  Must be a valid secret key."""
-    name: Annotated[str, op.Default("")] = ""
-    """Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
-    optional: bool | None = None
-    """Specify whether the Secret or its key must be defined"""
-
-
-@op.StructType("atomic")
-class SecretProjection(BuiltinModel):
-    """Adapts a secret into a projected volume.
-
-    The contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode.
-    """
-
-    items: Annotated[list[KeyToPath], op.ListType("atomic")] | None = None
-    """items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'."""
-    name: Annotated[str, op.Default("")] = ""
-    """Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
-    optional: bool | None = None
-    """optional field specify whether the Secret or its key must be defined"""
-
-
-@op.StructType("atomic")
-class SecretReference(BuiltinModel):
-    """SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"""
-
-    name: str | None = None
-    """name is unique within a namespace to reference a secret resource."""
-    namespace: str | None = None
-    """namespace defines the space within which the secret name must be unique."""
-
-
-class SecretVolumeSource(BuiltinModel):
-    """Adapts a Secret into a volume.
-
-    The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling.
-    """
-
-    default_mode: Annotated[int, op.Format("int32")] | None = None
-    """defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set."""
-    items: Annotated[list[KeyToPath], op.ListType("atomic")] | None = None
-    """items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'."""
-    optional: bool | None = None
-    """optional field specify whether the Secret or its keys must be defined"""
-    secret_name: str | None = None
-    """secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret"""
-
-
-class SecurityContext(BuiltinModel):
-    """SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence."""
-
-    allow_privilege_escalation: bool | None = None
-    """AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows."""
-    app_armor_profile: AppArmorProfile | None = None
-    """appArmorProfile is the AppArmor options to use by this container. If set, this profile overrides the pod's appArmorProfile. Note that this field cannot be set when spec.os.name is windows."""
-    capabilities: Capabilities | None = None
-    """The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows."""
-    privileged: bool | None = None
-    """Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows."""
-    proc_mount: str | None = None
-    """procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. Note that this field cannot be set when spec.os.name is windows."""
-    read_only_root_filesystem: bool | None = None
-    """Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows."""
-    run_as_group: Annotated[int, op.Format("int64")] | None = None
-    """The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows."""
-    run_as_non_root: bool | None = None
-    """Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence."""
-    run_as_user: Annotated[int, op.Format("int64")] | None = None
-    """The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows."""
-    se_linux_options: SELinuxOptions | None = None
-    """The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows."""
-    seccomp_profile: SeccompProfile | None = None
-    """The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows."""
-    windows_options: WindowsSecurityContextOptions | None = None
-    """The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux."""
-
-
-@resource(
-    group="",
-    version="v1",
-    plural="services",
-    subresources=(
-        "proxy",
-        "status",
-    ),
-)
-class Service(BuiltinModel):
-    """Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: ServiceSpec | None = None
-    """Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-    status: ServiceStatus | None = None
-    """Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-
-@resource(group="", version="v1", plural="serviceaccounts", subresources=("token",))
-class ServiceAccount(BuiltinModel):
-    """ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets"""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    automount_service_account_token: bool | None = None
-    """AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level."""
-    image_pull_secrets: (
-        Annotated[list[op.LocalObjectReference], op.ListType("atomic")] | None
-    ) = None
-    """ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    secrets: (
-        Annotated[list[op.ObjectReference], op.ListType("map"), op.ListMapKey("name")]
-        | None
-    ) = None
-    """Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret"""
-
-
-class ServiceAccountTokenProjection(BuiltinModel):
-    """ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise)."""
-
-    audience: str | None = None
-    """audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver."""
-    expiration_seconds: Annotated[int, op.Format("int64")] | None = None
-    """expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes."""
-    path: str
-    """path is the path relative to the mount point of the file to project the token into."""
 
 
 class ServicePort(BuiltinModel):
@@ -3794,6 +4113,13 @@ class ServicePort(BuiltinModel):
     """The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP."""
     target_port: op.IntOrString | None = None
     """Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service"""
+
+
+class SessionAffinityConfig(BuiltinModel):
+    """SessionAffinityConfig represents the configurations of session affinity."""
+
+    client_ip: ClientIPConfig | None = Field(None, alias="clientIP")
+    """clientIP contains the configurations of Client IP based session affinity."""
 
 
 class ServiceSpec(BuiltinModel):
@@ -3870,94 +4196,51 @@ class ServiceStatus(BuiltinModel):
     """LoadBalancer contains the current status of the load-balancer, if one is present."""
 
 
-class SessionAffinityConfig(BuiltinModel):
-    """SessionAffinityConfig represents the configurations of session affinity."""
+@resource(
+    group="",
+    version="v1",
+    plural="services",
+    subresources=(
+        "proxy",
+        "status",
+    ),
+)
+class Service(BuiltinModel):
+    """Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy."""
 
-    client_ip: ClientIPConfig | None = Field(None, alias="clientIP")
-    """clientIP contains the configurations of Client IP based session affinity."""
-
-
-class SleepAction(BuiltinModel):
-    """SleepAction describes a "sleep" action."""
-
-    seconds: Annotated[int, op.Format("int64")]
-    """Seconds is the number of seconds to sleep."""
-
-
-class StorageOSPersistentVolumeSource(BuiltinModel):
-    """Represents a StorageOS persistent volume resource."""
-
-    fs_type: str | None = None
-    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified."""
-    read_only: bool | None = None
-    """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
-    secret_ref: op.ObjectReference | None = None
-    """secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted."""
-    volume_name: str | None = None
-    """volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace."""
-    volume_namespace: str | None = None
-    """volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created."""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: ServiceSpec | None = None
+    """Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    status: ServiceStatus | None = None
+    """Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class StorageOSVolumeSource(BuiltinModel):
-    """Represents a StorageOS persistent volume resource."""
+@resource(group="", version="v1", plural="serviceaccounts", subresources=("token",))
+class ServiceAccount(BuiltinModel):
+    """ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets"""
 
-    fs_type: str | None = None
-    """fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified."""
-    read_only: bool | None = None
-    """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."""
-    secret_ref: op.LocalObjectReference | None = None
-    """secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted."""
-    volume_name: str | None = None
-    """volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace."""
-    volume_namespace: str | None = None
-    """volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created."""
-
-
-class Sysctl(BuiltinModel):
-    """Sysctl defines a kernel parameter to be set"""
-
-    name: str
-    """Name of a property to set"""
-    value: str
-    """Value of a property to set"""
-
-
-class TCPSocketAction(BuiltinModel):
-    """TCPSocketAction describes an action based on opening a socket"""
-
-    host: str | None = None
-    """Optional: Host name to connect to, defaults to the pod IP."""
-    port: op.IntOrString
-    """Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME."""
-
-
-class Taint(BuiltinModel):
-    """The node this Taint is attached to has the "effect" on any pod that does not tolerate the Taint."""
-
-    effect: str
-    """Required. The effect of the taint on pods that do not tolerate the taint. Valid effects are NoSchedule, PreferNoSchedule and NoExecute."""
-    key: str
-    """Required. The taint key to be applied to a node."""
-    time_added: op.Time | None = None
-    """TimeAdded represents the time at which the taint was added."""
-    value: str | None = None
-    """The taint value corresponding to the taint key."""
-
-
-class Toleration(BuiltinModel):
-    """The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>."""
-
-    effect: str | None = None
-    """Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute."""
-    key: str | None = None
-    """Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys."""
-    operator: TolerationOperator | None = None
-    """Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators)."""
-    toleration_seconds: Annotated[int, op.Format("int64")] | None = None
-    """TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system."""
-    value: str | None = None
-    """Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string."""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    automount_service_account_token: bool | None = None
+    """AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level."""
+    image_pull_secrets: (
+        Annotated[list[op.LocalObjectReference], op.ListType("atomic")] | None
+    ) = None
+    """ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    secrets: (
+        Annotated[list[op.ObjectReference], op.ListType("map"), op.ListMapKey("name")]
+        | None
+    ) = None
+    """Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret"""
 
 
 class TopologySelectorLabelRequirement(BuiltinModel):
@@ -3977,288 +4260,3 @@ class TopologySelectorTerm(BuiltinModel):
         Annotated[list[TopologySelectorLabelRequirement], op.ListType("atomic")] | None
     ) = None
     """A list of topology selector requirements by labels."""
-
-
-class TopologySpreadConstraint(BuiltinModel):
-    """TopologySpreadConstraint specifies how to spread matching pods among the given topology."""
-
-    label_selector: meta_v1.LabelSelector | None = None
-    """LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain."""
-    match_label_keys: Annotated[list[str], op.ListType("atomic")] | None = None
-    """MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.
-
-    This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default)."""
-    max_skew: Annotated[int, op.Format("int32")]
-    """MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed."""
-    min_domains: Annotated[int, op.Format("int32")] | None = None
-    """MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats "global minimum" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.
-
-    For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so "global minimum" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew."""
-    node_affinity_policy: NodeInclusionPolicy | None = None
-    """NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
-
-    If this value is nil, the behavior is equivalent to the Honor policy."""
-    node_taints_policy: NodeInclusionPolicy | None = None
-    """NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
-
-    If this value is nil, the behavior is equivalent to the Ignore policy."""
-    topology_key: str
-    """TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field."""
-    when_unsatisfiable: str
-    """WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,
-      but giving higher precedence to topologies that would help reduce the
-      skew.
-    A constraint is considered "Unsatisfiable" for an incoming pod if and only if every possible node assignment for that pod would violate "MaxSkew" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field."""
-
-
-@op.StructType("atomic")
-class TypedLocalObjectReference(BuiltinModel):
-    """TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace."""
-
-    api_group: str | None = None
-    """APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required."""
-    kind: str
-    """Kind is the type of resource being referenced"""
-    name: str
-    """Name is the name of resource being referenced"""
-
-
-class TypedObjectReference(BuiltinModel):
-    """TypedObjectReference contains enough information to let you locate the typed referenced object"""
-
-    api_group: str | None = None
-    """APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required."""
-    kind: str
-    """Kind is the type of resource being referenced"""
-    name: str
-    """Name is the name of resource being referenced"""
-    namespace: str | None = None
-    """Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
-
-
-class Volume(BuiltinModel):
-    """Volume represents a named volume in a pod that may be accessed by any container in the pod."""
-
-    aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
-    """awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
-    azure_disk: AzureDiskVolumeSource | None = None
-    """azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver."""
-    azure_file: AzureFileVolumeSource | None = None
-    """azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver."""
-    cephfs: CephFSVolumeSource | None = None
-    """cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported."""
-    cinder: CinderVolumeSource | None = None
-    """cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md"""
-    config_map: ConfigMapVolumeSource | None = None
-    """configMap represents a configMap that should populate this volume"""
-    csi: CSIVolumeSource | None = None
-    """csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers."""
-    downward_api: DownwardAPIVolumeSource | None = Field(None, alias="downwardAPI")
-    """downwardAPI represents downward API about the pod that should populate this volume"""
-    empty_dir: EmptyDirVolumeSource | None = None
-    """emptyDir represents a temporary directory that shares a pod's lifetime. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
-    ephemeral: EphemeralVolumeSource | None = None
-    """ephemeral represents a volume that is handled by a cluster storage driver. The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts, and deleted when the pod is removed.
-
-    Use this if: a) the volume is only needed while the pod runs, b) features of normal volumes like restoring from snapshot or capacity
-       tracking are needed,
-    c) the storage driver is specified through a storage class, and d) the storage driver supports dynamic volume provisioning through
-       a PersistentVolumeClaim (see EphemeralVolumeSource for more
-       information on the connection between this volume type
-       and PersistentVolumeClaim).
-
-    Use PersistentVolumeClaim or one of the vendor-specific APIs for volumes that persist for longer than the lifecycle of an individual pod.
-
-    Use CSI for light-weight local ephemeral volumes if the CSI driver is meant to be used that way - see the documentation of the driver for more information.
-
-    A pod can use both types of ephemeral volumes and persistent volumes at the same time."""
-    fc: FCVolumeSource | None = None
-    """fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod."""
-    flex_volume: FlexVolumeSource | None = None
-    """flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead."""
-    flocker: FlockerVolumeSource | None = None
-    """flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported."""
-    gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
-    """gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
-    git_repo: GitRepoVolumeSource | None = None
-    """gitRepo represents a git repository at a particular revision. Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container."""
-    glusterfs: GlusterfsVolumeSource | None = None
-    """glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported."""
-    host_path: HostPathVolumeSource | None = None
-    """hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container. This is generally used for system agents or other privileged things that are allowed to see the host machine. Most containers will NOT need this. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
-    image: ImageVolumeSource | None = None
-    """image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine. The volume is resolved at pod startup depending on which PullPolicy value is provided:
-
-    - Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. - Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. - IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails.
-
-    The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation. A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message. The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field. The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images. The volume will be mounted read-only (ro). Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type."""
-    iscsi: ISCSIVolumeSource | None = None
-    """iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi"""
-    name: str
-    """name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
-    nfs: NFSVolumeSource | None = None
-    """nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
-    persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = None
-    """persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
-    photon_persistent_disk: PhotonPersistentDiskVolumeSource | None = None
-    """photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported."""
-    portworx_volume: PortworxVolumeSource | None = None
-    """portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver."""
-    projected: ProjectedVolumeSource | None = None
-    """projected items for all in one resources secrets, configmaps, and downward API"""
-    quobyte: QuobyteVolumeSource | None = None
-    """quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported."""
-    rbd: RBDVolumeSource | None = None
-    """rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported."""
-    scale_io: ScaleIOVolumeSource | None = Field(None, alias="scaleIO")
-    """scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported."""
-    secret: SecretVolumeSource | None = None
-    """secret represents a secret that should populate this volume. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret"""
-    storageos: StorageOSVolumeSource | None = None
-    """storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported."""
-    vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
-    """vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver."""
-
-
-class VolumeDevice(BuiltinModel):
-    """volumeDevice describes a mapping of a raw block device within a container."""
-
-    device_path: str
-    """devicePath is the path inside of the container that the device will be mapped to."""
-    name: str
-    """name must match the name of a persistentVolumeClaim in the pod"""
-
-
-class VolumeMount(BuiltinModel):
-    """VolumeMount describes a mounting of a Volume within a container."""
-
-    mount_path: str
-    """Path within the container at which the volume should be mounted.  Must not contain ':'."""
-    mount_propagation: MountPropagationMode | None = None
-    """mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None)."""
-    name: str
-    """This must match the Name of a Volume."""
-    read_only: bool | None = None
-    """Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false."""
-    recursive_read_only: RecursiveReadOnlyMode | None = None
-    """RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
-
-    If ReadOnly is false, this field has no meaning and must be unspecified.
-
-    If ReadOnly is true, and this field is set to Disabled, the mount is not made recursively read-only.  If this field is set to IfPossible, the mount is made recursively read-only, if it is supported by the container runtime.  If this field is set to Enabled, the mount is made recursively read-only if it is supported by the container runtime, otherwise the pod will not be started and an error will be generated to indicate the reason.
-
-    If this field is set to IfPossible or Enabled, MountPropagation must be set to None (or be unspecified, which defaults to None).
-
-    If this field is not specified, it is treated as an equivalent of Disabled."""
-    sub_path: str | None = None
-    """Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root)."""
-    sub_path_expr: str | None = None
-    """Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive."""
-
-
-class VolumeMountStatus(BuiltinModel):
-    """VolumeMountStatus shows status of volume mounts."""
-
-    mount_path: str
-    """MountPath corresponds to the original VolumeMount."""
-    name: str
-    """Name corresponds to the name of the original VolumeMount."""
-    read_only: bool | None = None
-    """ReadOnly corresponds to the original VolumeMount."""
-    recursive_read_only: RecursiveReadOnlyMode | None = None
-    """RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result."""
-    volume_status: VolumeStatus | None = None
-    """volumeStatus represents volume-type-specific status about the mounted volume."""
-
-
-class VolumeNodeAffinity(BuiltinModel):
-    """VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from."""
-
-    required: NodeSelector | None = None
-    """required specifies hard node constraints that must be met."""
-
-
-class VolumeProjection(BuiltinModel):
-    """Projection that may be projected along with other supported volume types. Exactly one of these fields must be set."""
-
-    cluster_trust_bundle: ClusterTrustBundleProjection | None = None
-    """ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of ClusterTrustBundle objects in an auto-updating file.
-
-    Alpha, gated by the ClusterTrustBundleProjection feature gate.
-
-    ClusterTrustBundle objects can either be selected by name, or by the combination of signer name and a label selector.
-
-    Kubelet performs aggressive normalization of the PEM contents written into the pod filesystem.  Esoteric PEM features such as inter-block comments and block headers are stripped.  Certificates are deduplicated. The ordering of certificates within the file is arbitrary, and Kubelet may change the order over time."""
-    config_map: ConfigMapProjection | None = None
-    """configMap information about the configMap data to project"""
-    downward_api: DownwardAPIProjection | None = Field(None, alias="downwardAPI")
-    """downwardAPI information about the downwardAPI data to project"""
-    pod_certificate: PodCertificateProjection | None = None
-    """Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
-
-    Kubelet generates a private key and uses it to send a PodCertificateRequest to the named signer.  Once the signer approves the request and issues a certificate chain, Kubelet writes the key and certificate chain to the pod filesystem.  The pod does not start until certificates have been issued for each podCertificate projected volume source in its spec.
-
-    Kubelet will begin trying to rotate the certificate at the time indicated by the signer using the PodCertificateRequest.Status.BeginRefreshAt timestamp.
-
-    Kubelet can write a single file, indicated by the credentialBundlePath field, or separate files, indicated by the keyPath and certificateChainPath fields.
-
-    The credential bundle is a single file in PEM format.  The first PEM entry is the private key (in PKCS#8 format), and the remaining PEM entries are the certificate chain issued by the signer (typically, signers will return their certificate chain in leaf-to-root order).
-
-    Prefer using the credential bundle format, since your application code can read it atomically.  If you use keyPath and certificateChainPath, your application must make two separate file reads. If these coincide with a certificate rotation, it is possible that the private key and leaf certificate you read may not correspond to each other.  Your application will need to check for this condition, and re-read until they are consistent.
-
-    The named signer controls chooses the format of the certificate it issues; consult the signer implementation's documentation to learn how to use the certificates it issues."""
-    secret: SecretProjection | None = None
-    """secret information about the secret data to project"""
-    service_account_token: ServiceAccountTokenProjection | None = None
-    """serviceAccountToken is information about the serviceAccountToken data to project"""
-
-
-class VolumeResourceRequirements(BuiltinModel):
-    """VolumeResourceRequirements describes the storage resource requirements for a volume."""
-
-    limits: dict[str, op.Quantity] | None = None
-    """Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
-    requests: dict[str, op.Quantity] | None = None
-    """Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
-
-
-class VolumeStatus(BuiltinModel):
-    """VolumeStatus represents the status of a mounted volume. At most one of its members must be specified."""
-
-    image: ImageVolumeStatus | None = None
-    """image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine."""
-
-
-class VsphereVirtualDiskVolumeSource(BuiltinModel):
-    """Represents a vSphere volume resource."""
-
-    fs_type: str | None = None
-    """fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified."""
-    storage_policy_id: str | None = Field(None, alias="storagePolicyID")
-    """storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName."""
-    storage_policy_name: str | None = None
-    """storagePolicyName is the storage Policy Based Management (SPBM) profile name."""
-    volume_path: str
-    """volumePath is the path that identifies vSphere volume vmdk"""
-
-
-class WeightedPodAffinityTerm(BuiltinModel):
-    """The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)"""
-
-    pod_affinity_term: PodAffinityTerm
-    """Required. A pod affinity term, associated with the corresponding weight."""
-    weight: Annotated[int, op.Format("int32")]
-    """weight associated with matching the corresponding podAffinityTerm, in the range 1-100."""
-
-
-class WindowsSecurityContextOptions(BuiltinModel):
-    """WindowsSecurityContextOptions contain Windows-specific options and credentials."""
-
-    gmsa_credential_spec: str | None = None
-    """GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field."""
-    gmsa_credential_spec_name: str | None = None
-    """GMSACredentialSpecName is the name of the GMSA credential spec to use."""
-    host_process: bool | None = None
-    """HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true."""
-    run_as_user_name: str | None = None
-    """The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence."""

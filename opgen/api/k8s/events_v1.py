@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -24,6 +22,15 @@ __all__ = [
     "Event",
     "EventSeries",
 ]
+
+
+class EventSeries(BuiltinModel):
+    """EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time. How often to update the EventSeries is up to the event reporters. The default event reporter in "k8s.io/client-go/tools/events/event_broadcaster.go" shows how this struct is updated on heartbeats and can guide customized reporter implementations."""
+
+    count: Annotated[int, op.Format("int32")]
+    """count is the number of occurrences in this series up to the last heartbeat time."""
+    last_observed_time: op.MicroTime
+    """lastObservedTime is the time when last Event from the series was seen before last heartbeat."""
 
 
 @resource(group="events.k8s.io", version="v1", plural="events")
@@ -64,12 +71,3 @@ class Event(BuiltinModel):
     """series is data about the Event series this event represents or nil if it's a singleton Event."""
     type: str | None = None
     """type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events."""
-
-
-class EventSeries(BuiltinModel):
-    """EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time. How often to update the EventSeries is up to the event reporters. The default event reporter in "k8s.io/client-go/tools/events/event_broadcaster.go" shows how this struct is updated on heartbeats and can guide customized reporter implementations."""
-
-    count: Annotated[int, op.Format("int32")]
-    """count is the number of occurrences in this series up to the last heartbeat time."""
-    last_observed_time: op.MicroTime
-    """lastObservedTime is the time when last Event from the series was seen before last heartbeat."""

@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -143,6 +141,134 @@ class FlowDistinguisherMethod(BuiltinModel):
     """`type` is the type of flow distinguisher method The supported types are "ByUser" and "ByNamespace". Required."""
 
 
+class PriorityLevelConfigurationReference(BuiltinModel):
+    """PriorityLevelConfigurationReference contains information that points to the "request-priority" being used."""
+
+    name: str
+    """`name` is the name of the priority level configuration being referenced Required."""
+
+
+class NonResourcePolicyRule(BuiltinModel):
+    """NonResourcePolicyRule is a predicate that matches non-resource requests according to their verb and the target non-resource URL. A NonResourcePolicyRule matches a request if and only if both (a) at least one member of verbs matches the request and (b) at least one member of nonResourceURLs matches the request."""
+
+    non_resource_urls: Annotated[list[str], op.ListType("set")] = Field(
+        alias="nonResourceURLs"
+    )
+    """`nonResourceURLs` is a set of url prefixes that a user should have access to and may not be empty. For example:
+      - "/healthz" is legal
+      - "/hea*" is illegal
+      - "/hea" is legal but matches nothing
+      - "/hea/*" also matches nothing
+      - "/healthz/*" matches all per-component health checks.
+    "*" matches all non-resource urls. if it is present, it must be the only entry. Required."""
+    verbs: Annotated[list[str], op.ListType("set")]
+    """`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs. If it is present, it must be the only entry. Required."""
+
+
+class ResourcePolicyRule(BuiltinModel):
+    """ResourcePolicyRule is a predicate that matches some resource requests, testing the request's verb and the target resource. A ResourcePolicyRule matches a resource request if and only if: (a) at least one member of verbs matches the request, (b) at least one member of apiGroups matches the request, (c) at least one member of resources matches the request, and (d) either (d1) the request does not specify a namespace (i.e., `Namespace==""`) and clusterScope is true or (d2) the request specifies a namespace and least one member of namespaces matches the request's namespace."""
+
+    api_groups: Annotated[list[str], op.ListType("set")]
+    """`apiGroups` is a list of matching API groups and may not be empty. "*" matches all API groups and, if present, must be the only entry. Required."""
+    cluster_scope: bool | None = None
+    """`clusterScope` indicates whether to match requests that do not specify a namespace (which happens either because the resource is not namespaced or the request targets all namespaces). If this field is omitted or false then the `namespaces` field must contain a non-empty list."""
+    namespaces: Annotated[list[str], op.ListType("set")] | None = None
+    """`namespaces` is a list of target namespaces that restricts matches.  A request that specifies a target namespace matches only if either (a) this list contains that target namespace or (b) this list contains "*".  Note that "*" matches any specified namespace but does not match a request that _does not specify_ a namespace (see the `clusterScope` field for that). This list may be empty, but only if `clusterScope` is true."""
+    resources: Annotated[list[str], op.ListType("set")]
+    """`resources` is a list of matching resources (i.e., lowercase and plural) with, if desired, subresource.  For example, [ "services", "nodes/status" ].  This list may not be empty. "*" matches all resources and, if present, must be the only entry. Required."""
+    verbs: Annotated[list[str], op.ListType("set")]
+    """`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs and, if present, must be the only entry. Required."""
+
+
+class GroupSubject(BuiltinModel):
+    """GroupSubject holds detailed information for group-kind subject."""
+
+    name: str
+    """name is the user group that matches, or "*" to match all user groups. See https://github.com/kubernetes/apiserver/blob/master/pkg/authentication/user/user.go for some well-known group names. Required."""
+
+
+class ServiceAccountSubject(BuiltinModel):
+    """ServiceAccountSubject holds detailed information for service-account-kind subject."""
+
+    name: str
+    """`name` is the name of matching ServiceAccount objects, or "*" to match regardless of name. Required."""
+    namespace: str
+    """`namespace` is the namespace of matching ServiceAccount objects. Required."""
+
+
+class UserSubject(BuiltinModel):
+    """UserSubject holds detailed information for user-kind subject."""
+
+    name: str
+    """`name` is the username that matches, or "*" to match all usernames. Required."""
+
+
+class Subject(BuiltinModel):
+    """Subject matches the originator of a request, as identified by the request authentication system. There are three ways of matching an originator; by user, group, or service account."""
+
+    group: GroupSubject | None = None
+    """`group` matches based on user group name."""
+    kind: SubjectKind
+    """`kind` indicates which one of the other fields is non-empty. Required"""
+    service_account: ServiceAccountSubject | None = None
+    """`serviceAccount` matches ServiceAccounts."""
+    user: UserSubject | None = None
+    """`user` matches based on username."""
+
+
+class PolicyRulesWithSubjects(BuiltinModel):
+    """PolicyRulesWithSubjects prescribes a test that applies to a request to an apiserver. The test considers the subject making the request, the verb being requested, and the resource to be acted upon. This PolicyRulesWithSubjects matches a request if and only if both (a) at least one member of subjects matches the request and (b) at least one member of resourceRules or nonResourceRules matches the request."""
+
+    non_resource_rules: (
+        Annotated[list[NonResourcePolicyRule], op.ListType("atomic")] | None
+    ) = None
+    """`nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests according to their verb and the target non-resource URL."""
+    resource_rules: (
+        Annotated[list[ResourcePolicyRule], op.ListType("atomic")] | None
+    ) = None
+    """`resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty."""
+    subjects: Annotated[list[Subject], op.ListType("atomic")]
+    """subjects is the list of normal user, serviceaccount, or group that this rule cares about. There must be at least one member in this slice. A slice that includes both the system:authenticated and system:unauthenticated user groups matches every request. Required."""
+
+
+class FlowSchemaSpec(BuiltinModel):
+    """FlowSchemaSpec describes how the FlowSchema's specification looks like."""
+
+    distinguisher_method: FlowDistinguisherMethod | None = None
+    """`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string."""
+    matching_precedence: Annotated[int, op.Format("int32")] | None = None
+    """`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default."""
+    priority_level_configuration: PriorityLevelConfigurationReference
+    """`priorityLevelConfiguration` should reference a PriorityLevelConfiguration in the cluster. If the reference cannot be resolved, the FlowSchema will be ignored and marked as invalid in its status. Required."""
+    rules: Annotated[list[PolicyRulesWithSubjects], op.ListType("atomic")] | None = None
+    """`rules` describes which requests will match this flow schema. This FlowSchema matches a request if and only if at least one member of rules matches the request. if it is an empty slice, there will be no requests matching the FlowSchema."""
+
+
+class FlowSchemaCondition(BuiltinModel):
+    """FlowSchemaCondition describes conditions for a FlowSchema."""
+
+    last_transition_time: op.Time | None = None
+    """`lastTransitionTime` is the last time the condition transitioned from one status to another."""
+    message: str | None = None
+    """`message` is a human-readable message indicating details about last transition."""
+    reason: str | None = None
+    """`reason` is a unique, one-word, CamelCase reason for the condition's last transition."""
+    status: ConditionStatus | None = None
+    """`status` is the status of the condition. Can be True, False, Unknown. Required."""
+    type: FlowSchemaConditionType | None = None
+    """`type` is the type of the condition. Required."""
+
+
+class FlowSchemaStatus(BuiltinModel):
+    """FlowSchemaStatus represents the current state of a FlowSchema."""
+
+    conditions: (
+        Annotated[list[FlowSchemaCondition], op.ListType("map"), op.ListMapKey("type")]
+        | None
+    ) = None
+    """`conditions` is a list of the current states of FlowSchema."""
+
+
 @resource(
     group="flowcontrol.apiserver.k8s.io",
     version="v1",
@@ -165,49 +291,15 @@ class FlowSchema(BuiltinModel):
     """`status` is the current status of a FlowSchema. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class FlowSchemaCondition(BuiltinModel):
-    """FlowSchemaCondition describes conditions for a FlowSchema."""
+class QueuingConfiguration(BuiltinModel):
+    """QueuingConfiguration holds the configuration parameters for queuing"""
 
-    last_transition_time: op.Time | None = None
-    """`lastTransitionTime` is the last time the condition transitioned from one status to another."""
-    message: str | None = None
-    """`message` is a human-readable message indicating details about last transition."""
-    reason: str | None = None
-    """`reason` is a unique, one-word, CamelCase reason for the condition's last transition."""
-    status: ConditionStatus | None = None
-    """`status` is the status of the condition. Can be True, False, Unknown. Required."""
-    type: FlowSchemaConditionType | None = None
-    """`type` is the type of the condition. Required."""
-
-
-class FlowSchemaSpec(BuiltinModel):
-    """FlowSchemaSpec describes how the FlowSchema's specification looks like."""
-
-    distinguisher_method: FlowDistinguisherMethod | None = None
-    """`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string."""
-    matching_precedence: Annotated[int, op.Format("int32")] | None = None
-    """`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default."""
-    priority_level_configuration: PriorityLevelConfigurationReference
-    """`priorityLevelConfiguration` should reference a PriorityLevelConfiguration in the cluster. If the reference cannot be resolved, the FlowSchema will be ignored and marked as invalid in its status. Required."""
-    rules: Annotated[list[PolicyRulesWithSubjects], op.ListType("atomic")] | None = None
-    """`rules` describes which requests will match this flow schema. This FlowSchema matches a request if and only if at least one member of rules matches the request. if it is an empty slice, there will be no requests matching the FlowSchema."""
-
-
-class FlowSchemaStatus(BuiltinModel):
-    """FlowSchemaStatus represents the current state of a FlowSchema."""
-
-    conditions: (
-        Annotated[list[FlowSchemaCondition], op.ListType("map"), op.ListMapKey("type")]
-        | None
-    ) = None
-    """`conditions` is a list of the current states of FlowSchema."""
-
-
-class GroupSubject(BuiltinModel):
-    """GroupSubject holds detailed information for group-kind subject."""
-
-    name: str
-    """name is the user group that matches, or "*" to match all user groups. See https://github.com/kubernetes/apiserver/blob/master/pkg/authentication/user/user.go for some well-known group names. Required."""
+    hand_size: Annotated[int, op.Format("int32")] | None = None
+    """`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8."""
+    queue_length_limit: Annotated[int, op.Format("int32")] | None = None
+    """`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50."""
+    queues: Annotated[int, op.Format("int32")] | None = None
+    """`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64."""
 
 
 class LimitResponse(BuiltinModel):
@@ -248,36 +340,44 @@ class LimitedPriorityLevelConfiguration(BuiltinModel):
     Setting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)"""
 
 
-class NonResourcePolicyRule(BuiltinModel):
-    """NonResourcePolicyRule is a predicate that matches non-resource requests according to their verb and the target non-resource URL. A NonResourcePolicyRule matches a request if and only if both (a) at least one member of verbs matches the request and (b) at least one member of nonResourceURLs matches the request."""
+class PriorityLevelConfigurationSpec(BuiltinModel):
+    """PriorityLevelConfigurationSpec specifies the configuration of a priority level."""
 
-    non_resource_urls: Annotated[list[str], op.ListType("set")] = Field(
-        alias="nonResourceURLs"
-    )
-    """`nonResourceURLs` is a set of url prefixes that a user should have access to and may not be empty. For example:
-      - "/healthz" is legal
-      - "/hea*" is illegal
-      - "/hea" is legal but matches nothing
-      - "/hea/*" also matches nothing
-      - "/healthz/*" matches all per-component health checks.
-    "*" matches all non-resource urls. if it is present, it must be the only entry. Required."""
-    verbs: Annotated[list[str], op.ListType("set")]
-    """`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs. If it is present, it must be the only entry. Required."""
+    exempt: ExemptPriorityLevelConfiguration | None = None
+    """`exempt` specifies how requests are handled for an exempt priority level. This field MUST be empty if `type` is `"Limited"`. This field MAY be non-empty if `type` is `"Exempt"`. If empty and `type` is `"Exempt"` then the default values for `ExemptPriorityLevelConfiguration` apply."""
+    limited: LimitedPriorityLevelConfiguration | None = None
+    """`limited` specifies how requests are handled for a Limited priority level. This field must be non-empty if and only if `type` is `"Limited"`."""
+    type: PriorityLevelEnablement
+    """`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required."""
 
 
-class PolicyRulesWithSubjects(BuiltinModel):
-    """PolicyRulesWithSubjects prescribes a test that applies to a request to an apiserver. The test considers the subject making the request, the verb being requested, and the resource to be acted upon. This PolicyRulesWithSubjects matches a request if and only if both (a) at least one member of subjects matches the request and (b) at least one member of resourceRules or nonResourceRules matches the request."""
+class PriorityLevelConfigurationCondition(BuiltinModel):
+    """PriorityLevelConfigurationCondition defines the condition of priority level."""
 
-    non_resource_rules: (
-        Annotated[list[NonResourcePolicyRule], op.ListType("atomic")] | None
+    last_transition_time: op.Time | None = None
+    """`lastTransitionTime` is the last time the condition transitioned from one status to another."""
+    message: str | None = None
+    """`message` is a human-readable message indicating details about last transition."""
+    reason: str | None = None
+    """`reason` is a unique, one-word, CamelCase reason for the condition's last transition."""
+    status: ConditionStatus | None = None
+    """`status` is the status of the condition. Can be True, False, Unknown. Required."""
+    type: PriorityLevelConfigurationConditionType | None = None
+    """`type` is the type of the condition. Required."""
+
+
+class PriorityLevelConfigurationStatus(BuiltinModel):
+    """PriorityLevelConfigurationStatus represents the current state of a "request-priority"."""
+
+    conditions: (
+        Annotated[
+            list[PriorityLevelConfigurationCondition],
+            op.ListType("map"),
+            op.ListMapKey("type"),
+        ]
+        | None
     ) = None
-    """`nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests according to their verb and the target non-resource URL."""
-    resource_rules: (
-        Annotated[list[ResourcePolicyRule], op.ListType("atomic")] | None
-    ) = None
-    """`resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty."""
-    subjects: Annotated[list[Subject], op.ListType("atomic")]
-    """subjects is the list of normal user, serviceaccount, or group that this rule cares about. There must be at least one member in this slice. A slice that includes both the system:authenticated and system:unauthenticated user groups matches every request. Required."""
+    """`conditions` is the current state of "request-priority"."""
 
 
 @resource(
@@ -300,105 +400,3 @@ class PriorityLevelConfiguration(BuiltinModel):
     """`spec` is the specification of the desired behavior of a "request-priority". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: PriorityLevelConfigurationStatus | None = None
     """`status` is the current status of a "request-priority". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-
-class PriorityLevelConfigurationCondition(BuiltinModel):
-    """PriorityLevelConfigurationCondition defines the condition of priority level."""
-
-    last_transition_time: op.Time | None = None
-    """`lastTransitionTime` is the last time the condition transitioned from one status to another."""
-    message: str | None = None
-    """`message` is a human-readable message indicating details about last transition."""
-    reason: str | None = None
-    """`reason` is a unique, one-word, CamelCase reason for the condition's last transition."""
-    status: ConditionStatus | None = None
-    """`status` is the status of the condition. Can be True, False, Unknown. Required."""
-    type: PriorityLevelConfigurationConditionType | None = None
-    """`type` is the type of the condition. Required."""
-
-
-class PriorityLevelConfigurationReference(BuiltinModel):
-    """PriorityLevelConfigurationReference contains information that points to the "request-priority" being used."""
-
-    name: str
-    """`name` is the name of the priority level configuration being referenced Required."""
-
-
-class PriorityLevelConfigurationSpec(BuiltinModel):
-    """PriorityLevelConfigurationSpec specifies the configuration of a priority level."""
-
-    exempt: ExemptPriorityLevelConfiguration | None = None
-    """`exempt` specifies how requests are handled for an exempt priority level. This field MUST be empty if `type` is `"Limited"`. This field MAY be non-empty if `type` is `"Exempt"`. If empty and `type` is `"Exempt"` then the default values for `ExemptPriorityLevelConfiguration` apply."""
-    limited: LimitedPriorityLevelConfiguration | None = None
-    """`limited` specifies how requests are handled for a Limited priority level. This field must be non-empty if and only if `type` is `"Limited"`."""
-    type: PriorityLevelEnablement
-    """`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required."""
-
-
-class PriorityLevelConfigurationStatus(BuiltinModel):
-    """PriorityLevelConfigurationStatus represents the current state of a "request-priority"."""
-
-    conditions: (
-        Annotated[
-            list[PriorityLevelConfigurationCondition],
-            op.ListType("map"),
-            op.ListMapKey("type"),
-        ]
-        | None
-    ) = None
-    """`conditions` is the current state of "request-priority"."""
-
-
-class QueuingConfiguration(BuiltinModel):
-    """QueuingConfiguration holds the configuration parameters for queuing"""
-
-    hand_size: Annotated[int, op.Format("int32")] | None = None
-    """`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8."""
-    queue_length_limit: Annotated[int, op.Format("int32")] | None = None
-    """`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50."""
-    queues: Annotated[int, op.Format("int32")] | None = None
-    """`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64."""
-
-
-class ResourcePolicyRule(BuiltinModel):
-    """ResourcePolicyRule is a predicate that matches some resource requests, testing the request's verb and the target resource. A ResourcePolicyRule matches a resource request if and only if: (a) at least one member of verbs matches the request, (b) at least one member of apiGroups matches the request, (c) at least one member of resources matches the request, and (d) either (d1) the request does not specify a namespace (i.e., `Namespace==""`) and clusterScope is true or (d2) the request specifies a namespace and least one member of namespaces matches the request's namespace."""
-
-    api_groups: Annotated[list[str], op.ListType("set")]
-    """`apiGroups` is a list of matching API groups and may not be empty. "*" matches all API groups and, if present, must be the only entry. Required."""
-    cluster_scope: bool | None = None
-    """`clusterScope` indicates whether to match requests that do not specify a namespace (which happens either because the resource is not namespaced or the request targets all namespaces). If this field is omitted or false then the `namespaces` field must contain a non-empty list."""
-    namespaces: Annotated[list[str], op.ListType("set")] | None = None
-    """`namespaces` is a list of target namespaces that restricts matches.  A request that specifies a target namespace matches only if either (a) this list contains that target namespace or (b) this list contains "*".  Note that "*" matches any specified namespace but does not match a request that _does not specify_ a namespace (see the `clusterScope` field for that). This list may be empty, but only if `clusterScope` is true."""
-    resources: Annotated[list[str], op.ListType("set")]
-    """`resources` is a list of matching resources (i.e., lowercase and plural) with, if desired, subresource.  For example, [ "services", "nodes/status" ].  This list may not be empty. "*" matches all resources and, if present, must be the only entry. Required."""
-    verbs: Annotated[list[str], op.ListType("set")]
-    """`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs and, if present, must be the only entry. Required."""
-
-
-class ServiceAccountSubject(BuiltinModel):
-    """ServiceAccountSubject holds detailed information for service-account-kind subject."""
-
-    name: str
-    """`name` is the name of matching ServiceAccount objects, or "*" to match regardless of name. Required."""
-    namespace: str
-    """`namespace` is the namespace of matching ServiceAccount objects. Required."""
-
-
-class Subject(BuiltinModel):
-    """Subject matches the originator of a request, as identified by the request authentication system. There are three ways of matching an originator; by user, group, or service account."""
-
-    group: GroupSubject | None = None
-    """`group` matches based on user group name."""
-    kind: SubjectKind
-    """`kind` indicates which one of the other fields is non-empty. Required"""
-    service_account: ServiceAccountSubject | None = None
-    """`serviceAccount` matches ServiceAccounts."""
-    user: UserSubject | None = None
-    """`user` matches based on username."""
-
-
-class UserSubject(BuiltinModel):
-    """UserSubject holds detailed information for user-kind subject."""
-
-    name: str
-    """`name` is the username that matches, or "*" to match all usernames. Required."""

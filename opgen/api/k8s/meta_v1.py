@@ -21,8 +21,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -73,6 +71,17 @@ class FieldSelectorRequirement(BuiltinModel):
     """values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty."""
 
 
+class LabelSelectorRequirement(BuiltinModel):
+    """A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values."""
+
+    key: str
+    """key is the label key that the selector applies to."""
+    operator: LabelSelectorOperator
+    """operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."""
+    values: Annotated[list[str], op.ListType("atomic")] | None = None
+    """values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch."""
+
+
 @op.StructType("atomic")
 class LabelSelector(BuiltinModel):
     """A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."""
@@ -83,14 +92,3 @@ class LabelSelector(BuiltinModel):
     """matchExpressions is a list of label selector requirements. The requirements are ANDed."""
     match_labels: dict[str, str] | None = None
     """matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed."""
-
-
-class LabelSelectorRequirement(BuiltinModel):
-    """A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values."""
-
-    key: str
-    """key is the label key that the selector applies to."""
-    operator: LabelSelectorOperator
-    """operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."""
-    values: Annotated[list[str], op.ListType("atomic")] | None = None
-    """values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch."""

@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -78,6 +76,34 @@ PolicyType = TypeAliasType(
 )
 
 
+@op.StructType("atomic")
+class ServiceBackendPort(BuiltinModel):
+    """ServiceBackendPort is the service port being referenced."""
+
+    name: str | None = None
+    """name is the name of the port on the Service. This is a mutually exclusive setting with "Number"."""
+    number: Annotated[int, op.Format("int32")] | None = None
+    """number is the numerical port number (e.g. 80) on the Service. This is a mutually exclusive setting with "Name"."""
+
+
+class IngressServiceBackend(BuiltinModel):
+    """IngressServiceBackend references a Kubernetes Service as a Backend."""
+
+    name: str
+    """name is the referenced service. The service must exist in the same namespace as the Ingress object."""
+    port: ServiceBackendPort | None = None
+    """port of the referenced service. A port name or port number is required for a IngressServiceBackend."""
+
+
+class IngressBackend(BuiltinModel):
+    """IngressBackend describes all endpoints for a given service and port."""
+
+    resource: core_v1.TypedLocalObjectReference | None = None
+    """resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress object. If resource is specified, a service.Name and service.Port must not be specified. This is a mutually exclusive setting with "Service"."""
+    service: IngressServiceBackend | None = None
+    """service references a service as a backend. This is a mutually exclusive setting with "Resource"."""
+
+
 class HTTPIngressPath(BuiltinModel):
     """HTTPIngressPath associates a path with a backend. Incoming urls matching the path are forwarded to the backend."""
 
@@ -106,6 +132,26 @@ class HTTPIngressRuleValue(BuiltinModel):
     """paths is a collection of paths that map requests to backends."""
 
 
+class ParentReference(BuiltinModel):
+    """ParentReference describes a reference to a parent object."""
+
+    group: str | None = None
+    """Group is the group of the object being referenced."""
+    name: str
+    """Name is the name of the object being referenced."""
+    namespace: str | None = None
+    """Namespace is the namespace of the object being referenced."""
+    resource: str
+    """Resource is the resource of the object being referenced."""
+
+
+class IPAddressSpec(BuiltinModel):
+    """IPAddressSpec describe the attributes in an IP Address."""
+
+    parent_ref: ParentReference
+    """ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object."""
+
+
 @resource(
     group="networking.k8s.io", version="v1", plural="ipaddresses", scope="Cluster"
 )
@@ -122,13 +168,6 @@ class IPAddress(BuiltinModel):
     """spec is the desired state of the IPAddress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
-class IPAddressSpec(BuiltinModel):
-    """IPAddressSpec describe the attributes in an IP Address."""
-
-    parent_ref: ParentReference
-    """ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object."""
-
-
 class IPBlock(BuiltinModel):
     """IPBlock describes a particular CIDR (Ex. "192.168.1.0/24","2001:db8::/64") that is allowed to the pods matched by a NetworkPolicySpec's podSelector. The except entry describes CIDRs that should not be included within this rule."""
 
@@ -138,6 +177,90 @@ class IPBlock(BuiltinModel):
         None, alias="except"
     )
     """except is a slice of CIDRs that should not be included within an IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside the cidr range"""
+
+
+class IngressRule(BuiltinModel):
+    """IngressRule represents the rules mapping the paths under a specified host to the related backend services. Incoming requests are first evaluated for a host match, then routed to the backend associated with the matching IngressRuleValue."""
+
+    host: str | None = None
+    """host is the fully qualified domain name of a network host, as defined by RFC 3986. Note the following deviations from the "host" part of the URI as defined in RFC 3986: 1. IPs are not allowed. Currently an IngressRuleValue can only apply to
+       the IP in the Spec of the parent Ingress.
+    2. The `:` delimiter is not respected because ports are not allowed.
+    \t  Currently the port of an Ingress is implicitly :80 for http and
+    \t  :443 for https.
+    Both these may change in the future. Incoming requests are matched against the host before the IngressRuleValue. If the host is unspecified, the Ingress routes all traffic based on the specified IngressRuleValue.
+
+    host can be "precise" which is a domain name without the terminating dot of a network host (e.g. "foo.bar.com") or "wildcard", which is a domain name prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard character '*' must appear by itself as the first DNS label and matches only a single label. You cannot have a wildcard label by itself (e.g. Host == "*"). Requests will be matched against the Host field in the following way: 1. If host is precise, the request matches this rule if the http host header is equal to Host. 2. If host is a wildcard, then the request matches this rule if the http host header is to equal to the suffix (removing the first label) of the wildcard rule."""
+    http: HTTPIngressRuleValue | None = None
+
+
+class IngressTLS(BuiltinModel):
+    """IngressTLS describes the transport layer security associated with an ingress."""
+
+    hosts: Annotated[list[str], op.ListType("atomic")] | None = None
+    """hosts is a list of hosts included in the TLS certificate. The values in this list must match the name/s used in the tlsSecret. Defaults to the wildcard host setting for the loadbalancer controller fulfilling this Ingress, if left unspecified."""
+    secret_name: str | None = None
+    """secretName is the name of the secret used to terminate TLS traffic on port 443. Field is left optional to allow TLS routing based on SNI hostname alone. If the SNI host in a listener conflicts with the "Host" header field used by an IngressRule, the SNI host is used for termination and value of the "Host" header is used for routing."""
+
+
+class IngressSpec(BuiltinModel):
+    """IngressSpec describes the Ingress the user wishes to exist."""
+
+    default_backend: IngressBackend | None = None
+    """defaultBackend is the backend that should handle requests that don't match any rule. If Rules are not specified, DefaultBackend must be specified. If DefaultBackend is not set, the handling of requests that do not match any of the rules will be up to the Ingress controller."""
+    ingress_class_name: str | None = None
+    """ingressClassName is the name of an IngressClass cluster resource. Ingress controller implementations use this field to know whether they should be serving this Ingress resource, by a transitive connection (controller -> IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class` annotation (simple constant name) was never formally defined, it was widely supported by Ingress controllers to create a direct binding between Ingress controller and Ingress resources. Newly created Ingress resources should prefer using the field. However, even though the annotation is officially deprecated, for backwards compatibility reasons, ingress controllers should still honor that annotation if present."""
+    rules: Annotated[list[IngressRule], op.ListType("atomic")] | None = None
+    """rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend."""
+    tls: Annotated[list[IngressTLS], op.ListType("atomic")] | None = None
+    """tls represents the TLS configuration. Currently the Ingress only supports a single TLS port, 443. If multiple members of this list specify different hosts, they will be multiplexed on the same port according to the hostname specified through the SNI TLS extension, if the ingress controller fulfilling the ingress supports SNI."""
+
+
+class IngressPortStatus(BuiltinModel):
+    """IngressPortStatus represents the error condition of a service port"""
+
+    error: Annotated[
+        str,
+        op.MaxLength(316),
+        op.Pattern(
+            r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+        ),
+    ]
+    """error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use
+      CamelCase names
+    - cloud provider specific error values must have names that comply with the
+      format foo.example.com/CamelCase."""
+    port: Annotated[int, op.Format("int32")]
+    """port is the port number of the ingress port."""
+    protocol: str
+    """protocol is the protocol of the ingress port. The supported values are: "TCP", "UDP", "SCTP\""""
+
+
+class IngressLoadBalancerIngress(BuiltinModel):
+    """IngressLoadBalancerIngress represents the status of a load-balancer ingress point."""
+
+    hostname: str | None = None
+    """hostname is set for load-balancer ingress points that are DNS based."""
+    ip: str | None = None
+    """ip is set for load-balancer ingress points that are IP based."""
+    ports: Annotated[list[IngressPortStatus], op.ListType("atomic")] | None = None
+    """ports provides information about the ports exposed by this LoadBalancer."""
+
+
+class IngressLoadBalancerStatus(BuiltinModel):
+    """IngressLoadBalancerStatus represents the status of a load-balancer."""
+
+    ingress: (
+        Annotated[list[IngressLoadBalancerIngress], op.ListType("atomic")] | None
+    ) = None
+    """ingress is a list containing ingress points for the load-balancer."""
+
+
+class IngressStatus(BuiltinModel):
+    """IngressStatus describe the current state of the Ingress."""
+
+    load_balancer: IngressLoadBalancerStatus | None = None
+    """loadBalancer contains the current status of the load-balancer."""
 
 
 @resource(
@@ -159,31 +282,6 @@ class Ingress(BuiltinModel):
     """spec is the desired state of the Ingress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: IngressStatus | None = None
     """status is the current state of the Ingress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-
-class IngressBackend(BuiltinModel):
-    """IngressBackend describes all endpoints for a given service and port."""
-
-    resource: core_v1.TypedLocalObjectReference | None = None
-    """resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress object. If resource is specified, a service.Name and service.Port must not be specified. This is a mutually exclusive setting with "Service"."""
-    service: IngressServiceBackend | None = None
-    """service references a service as a backend. This is a mutually exclusive setting with "Resource"."""
-
-
-@resource(
-    group="networking.k8s.io", version="v1", plural="ingressclasses", scope="Cluster"
-)
-class IngressClass(BuiltinModel):
-    """IngressClass represents the class of the Ingress, referenced by the Ingress Spec. The `ingressclass.kubernetes.io/is-default-class` annotation can be used to indicate that an IngressClass should be considered default. When a single IngressClass resource has this annotation set to true, new Ingress resources without a class specified will be assigned this default class."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: IngressClassSpec | None = None
-    """spec is the desired state of the IngressClass. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
 
 class IngressClassParametersReference(BuiltinModel):
@@ -210,102 +308,11 @@ class IngressClassSpec(BuiltinModel):
     """parameters is a link to a custom resource containing additional configuration for the controller. This is optional if the controller does not require extra parameters."""
 
 
-class IngressLoadBalancerIngress(BuiltinModel):
-    """IngressLoadBalancerIngress represents the status of a load-balancer ingress point."""
-
-    hostname: str | None = None
-    """hostname is set for load-balancer ingress points that are DNS based."""
-    ip: str | None = None
-    """ip is set for load-balancer ingress points that are IP based."""
-    ports: Annotated[list[IngressPortStatus], op.ListType("atomic")] | None = None
-    """ports provides information about the ports exposed by this LoadBalancer."""
-
-
-class IngressLoadBalancerStatus(BuiltinModel):
-    """IngressLoadBalancerStatus represents the status of a load-balancer."""
-
-    ingress: (
-        Annotated[list[IngressLoadBalancerIngress], op.ListType("atomic")] | None
-    ) = None
-    """ingress is a list containing ingress points for the load-balancer."""
-
-
-class IngressPortStatus(BuiltinModel):
-    """IngressPortStatus represents the error condition of a service port"""
-
-    error: Annotated[
-        str,
-        op.MaxLength(316),
-        op.Pattern(
-            r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-        ),
-    ]
-    """error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use
-      CamelCase names
-    - cloud provider specific error values must have names that comply with the
-      format foo.example.com/CamelCase."""
-    port: Annotated[int, op.Format("int32")]
-    """port is the port number of the ingress port."""
-    protocol: str
-    """protocol is the protocol of the ingress port. The supported values are: "TCP", "UDP", "SCTP\""""
-
-
-class IngressRule(BuiltinModel):
-    """IngressRule represents the rules mapping the paths under a specified host to the related backend services. Incoming requests are first evaluated for a host match, then routed to the backend associated with the matching IngressRuleValue."""
-
-    host: str | None = None
-    """host is the fully qualified domain name of a network host, as defined by RFC 3986. Note the following deviations from the "host" part of the URI as defined in RFC 3986: 1. IPs are not allowed. Currently an IngressRuleValue can only apply to
-       the IP in the Spec of the parent Ingress.
-    2. The `:` delimiter is not respected because ports are not allowed.
-    \t  Currently the port of an Ingress is implicitly :80 for http and
-    \t  :443 for https.
-    Both these may change in the future. Incoming requests are matched against the host before the IngressRuleValue. If the host is unspecified, the Ingress routes all traffic based on the specified IngressRuleValue.
-
-    host can be "precise" which is a domain name without the terminating dot of a network host (e.g. "foo.bar.com") or "wildcard", which is a domain name prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard character '*' must appear by itself as the first DNS label and matches only a single label. You cannot have a wildcard label by itself (e.g. Host == "*"). Requests will be matched against the Host field in the following way: 1. If host is precise, the request matches this rule if the http host header is equal to Host. 2. If host is a wildcard, then the request matches this rule if the http host header is to equal to the suffix (removing the first label) of the wildcard rule."""
-    http: HTTPIngressRuleValue | None = None
-
-
-class IngressServiceBackend(BuiltinModel):
-    """IngressServiceBackend references a Kubernetes Service as a Backend."""
-
-    name: str
-    """name is the referenced service. The service must exist in the same namespace as the Ingress object."""
-    port: ServiceBackendPort | None = None
-    """port of the referenced service. A port name or port number is required for a IngressServiceBackend."""
-
-
-class IngressSpec(BuiltinModel):
-    """IngressSpec describes the Ingress the user wishes to exist."""
-
-    default_backend: IngressBackend | None = None
-    """defaultBackend is the backend that should handle requests that don't match any rule. If Rules are not specified, DefaultBackend must be specified. If DefaultBackend is not set, the handling of requests that do not match any of the rules will be up to the Ingress controller."""
-    ingress_class_name: str | None = None
-    """ingressClassName is the name of an IngressClass cluster resource. Ingress controller implementations use this field to know whether they should be serving this Ingress resource, by a transitive connection (controller -> IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class` annotation (simple constant name) was never formally defined, it was widely supported by Ingress controllers to create a direct binding between Ingress controller and Ingress resources. Newly created Ingress resources should prefer using the field. However, even though the annotation is officially deprecated, for backwards compatibility reasons, ingress controllers should still honor that annotation if present."""
-    rules: Annotated[list[IngressRule], op.ListType("atomic")] | None = None
-    """rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend."""
-    tls: Annotated[list[IngressTLS], op.ListType("atomic")] | None = None
-    """tls represents the TLS configuration. Currently the Ingress only supports a single TLS port, 443. If multiple members of this list specify different hosts, they will be multiplexed on the same port according to the hostname specified through the SNI TLS extension, if the ingress controller fulfilling the ingress supports SNI."""
-
-
-class IngressStatus(BuiltinModel):
-    """IngressStatus describe the current state of the Ingress."""
-
-    load_balancer: IngressLoadBalancerStatus | None = None
-    """loadBalancer contains the current status of the load-balancer."""
-
-
-class IngressTLS(BuiltinModel):
-    """IngressTLS describes the transport layer security associated with an ingress."""
-
-    hosts: Annotated[list[str], op.ListType("atomic")] | None = None
-    """hosts is a list of hosts included in the TLS certificate. The values in this list must match the name/s used in the tlsSecret. Defaults to the wildcard host setting for the loadbalancer controller fulfilling this Ingress, if left unspecified."""
-    secret_name: str | None = None
-    """secretName is the name of the secret used to terminate TLS traffic on port 443. Field is left optional to allow TLS routing based on SNI hostname alone. If the SNI host in a listener conflicts with the "Host" header field used by an IngressRule, the SNI host is used for termination and value of the "Host" header is used for routing."""
-
-
-@resource(group="networking.k8s.io", version="v1", plural="networkpolicies")
-class NetworkPolicy(BuiltinModel):
-    """NetworkPolicy describes what network traffic is allowed for a set of Pods"""
+@resource(
+    group="networking.k8s.io", version="v1", plural="ingressclasses", scope="Cluster"
+)
+class IngressClass(BuiltinModel):
+    """IngressClass represents the class of the Ingress, referenced by the Ingress Spec. The `ingressclass.kubernetes.io/is-default-class` annotation can be used to indicate that an IngressClass should be considered default. When a single IngressClass resource has this annotation set to true, new Ingress resources without a class specified will be assigned this default class."""
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
@@ -313,8 +320,34 @@ class NetworkPolicy(BuiltinModel):
     """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
     """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: NetworkPolicySpec | None = None
-    """spec represents the specification of the desired behavior for this NetworkPolicy."""
+    spec: IngressClassSpec | None = None
+    """spec is the desired state of the IngressClass. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+
+
+class NetworkPolicyPort(BuiltinModel):
+    """NetworkPolicyPort describes a port to allow traffic on"""
+
+    end_port: Annotated[int, op.Format("int32")] | None = None
+    """endPort indicates that the range of ports from port to endPort if set, inclusive, should be allowed by the policy. This field cannot be defined if the port field is not defined or if the port field is defined as a named (string) port. The endPort must be equal or greater than port."""
+    port: op.IntOrString | None = None
+    """port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched."""
+    protocol: str | None = None
+    """protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP."""
+
+
+class NetworkPolicyPeer(BuiltinModel):
+    """NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain combinations of fields are allowed"""
+
+    ip_block: IPBlock | None = None
+    """ipBlock defines policy on a particular IPBlock. If this field is set then neither of the other fields can be."""
+    namespace_selector: meta_v1.LabelSelector | None = None
+    """namespaceSelector selects namespaces using cluster-scoped labels. This field follows standard label selector semantics; if present but empty, it selects all namespaces.
+
+    If podSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the namespaces selected by namespaceSelector. Otherwise it selects all pods in the namespaces selected by namespaceSelector."""
+    pod_selector: meta_v1.LabelSelector | None = None
+    """podSelector is a label selector which selects pods. This field follows standard label selector semantics; if present but empty, it selects all pods.
+
+    If namespaceSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the Namespaces selected by NamespaceSelector. Otherwise it selects the pods matching podSelector in the policy's own namespace."""
 
 
 class NetworkPolicyEgressRule(BuiltinModel):
@@ -337,32 +370,6 @@ class NetworkPolicyIngressRule(BuiltinModel):
     """ports is a list of ports which should be made accessible on the pods selected for this rule. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list."""
 
 
-class NetworkPolicyPeer(BuiltinModel):
-    """NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain combinations of fields are allowed"""
-
-    ip_block: IPBlock | None = None
-    """ipBlock defines policy on a particular IPBlock. If this field is set then neither of the other fields can be."""
-    namespace_selector: meta_v1.LabelSelector | None = None
-    """namespaceSelector selects namespaces using cluster-scoped labels. This field follows standard label selector semantics; if present but empty, it selects all namespaces.
-
-    If podSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the namespaces selected by namespaceSelector. Otherwise it selects all pods in the namespaces selected by namespaceSelector."""
-    pod_selector: meta_v1.LabelSelector | None = None
-    """podSelector is a label selector which selects pods. This field follows standard label selector semantics; if present but empty, it selects all pods.
-
-    If namespaceSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the Namespaces selected by NamespaceSelector. Otherwise it selects the pods matching podSelector in the policy's own namespace."""
-
-
-class NetworkPolicyPort(BuiltinModel):
-    """NetworkPolicyPort describes a port to allow traffic on"""
-
-    end_port: Annotated[int, op.Format("int32")] | None = None
-    """endPort indicates that the range of ports from port to endPort if set, inclusive, should be allowed by the policy. This field cannot be defined if the port field is not defined or if the port field is defined as a named (string) port. The endPort must be equal or greater than port."""
-    port: op.IntOrString | None = None
-    """port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched."""
-    protocol: str | None = None
-    """protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP."""
-
-
 class NetworkPolicySpec(BuiltinModel):
     """NetworkPolicySpec provides the specification of a NetworkPolicy"""
 
@@ -380,27 +387,34 @@ class NetworkPolicySpec(BuiltinModel):
     """policyTypes is a list of rule types that the NetworkPolicy relates to. Valid options are ["Ingress"], ["Egress"], or ["Ingress", "Egress"]. If this field is not specified, it will default based on the existence of ingress or egress rules; policies that contain an egress section are assumed to affect egress, and all policies (whether or not they contain an ingress section) are assumed to affect ingress. If you want to write an egress-only policy, you must explicitly specify policyTypes [ "Egress" ]. Likewise, if you want to write a policy that specifies that no egress is allowed, you must specify a policyTypes value that include "Egress" (since such a policy would not include an egress section and would otherwise default to just [ "Ingress" ]). This field is beta-level in 1.8"""
 
 
-class ParentReference(BuiltinModel):
-    """ParentReference describes a reference to a parent object."""
+@resource(group="networking.k8s.io", version="v1", plural="networkpolicies")
+class NetworkPolicy(BuiltinModel):
+    """NetworkPolicy describes what network traffic is allowed for a set of Pods"""
 
-    group: str | None = None
-    """Group is the group of the object being referenced."""
-    name: str
-    """Name is the name of the object being referenced."""
-    namespace: str | None = None
-    """Namespace is the namespace of the object being referenced."""
-    resource: str
-    """Resource is the resource of the object being referenced."""
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: NetworkPolicySpec | None = None
+    """spec represents the specification of the desired behavior for this NetworkPolicy."""
 
 
-@op.StructType("atomic")
-class ServiceBackendPort(BuiltinModel):
-    """ServiceBackendPort is the service port being referenced."""
+class ServiceCIDRSpec(BuiltinModel):
+    """ServiceCIDRSpec define the CIDRs the user wants to use for allocating ClusterIPs for Services."""
 
-    name: str | None = None
-    """name is the name of the port on the Service. This is a mutually exclusive setting with "Number"."""
-    number: Annotated[int, op.Format("int32")] | None = None
-    """number is the numerical port number (e.g. 80) on the Service. This is a mutually exclusive setting with "Name"."""
+    cidrs: Annotated[list[str], op.ListType("atomic")] | None = None
+    """CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable."""
+
+
+class ServiceCIDRStatus(BuiltinModel):
+    """ServiceCIDRStatus describes the current state of the ServiceCIDR."""
+
+    conditions: (
+        Annotated[list[op.Condition], op.ListType("map"), op.ListMapKey("type")] | None
+    ) = None
+    """conditions holds an array of metav1.Condition that describe the state of the ServiceCIDR. Current service state"""
 
 
 @resource(
@@ -423,19 +437,3 @@ class ServiceCIDR(BuiltinModel):
     """spec is the desired state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: ServiceCIDRStatus | None = None
     """status represents the current state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-
-class ServiceCIDRSpec(BuiltinModel):
-    """ServiceCIDRSpec define the CIDRs the user wants to use for allocating ClusterIPs for Services."""
-
-    cidrs: Annotated[list[str], op.ListType("atomic")] | None = None
-    """CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable."""
-
-
-class ServiceCIDRStatus(BuiltinModel):
-    """ServiceCIDRStatus describes the current state of the ServiceCIDR."""
-
-    conditions: (
-        Annotated[list[op.Condition], op.ListType("map"), op.ListMapKey("type")] | None
-    ) = None
-    """conditions holds an array of metav1.Condition that describe the state of the ServiceCIDR. Current service state"""

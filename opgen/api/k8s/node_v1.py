@@ -9,8 +9,6 @@ into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -34,6 +32,17 @@ class Overhead(BuiltinModel):
     """podFixed represents the fixed resource overhead associated with running a pod."""
 
 
+class Scheduling(BuiltinModel):
+    """Scheduling specifies the scheduling constraints for nodes supporting a RuntimeClass."""
+
+    node_selector: Annotated[dict[str, str], op.MapType("atomic")] | None = None
+    """nodeSelector lists labels that must be present on nodes that support this RuntimeClass. Pods using this RuntimeClass can only be scheduled to a node matched by this selector. The RuntimeClass nodeSelector is merged with a pod's existing nodeSelector. Any conflicts will cause the pod to be rejected in admission."""
+    tolerations: Annotated[list[core_v1.Toleration], op.ListType("atomic")] | None = (
+        None
+    )
+    """tolerations are appended (excluding duplicates) to pods running with this RuntimeClass during admission, effectively unioning the set of nodes tolerated by the pod and the RuntimeClass."""
+
+
 @resource(group="node.k8s.io", version="v1", plural="runtimeclasses", scope="Cluster")
 class RuntimeClass(BuiltinModel):
     """RuntimeClass defines a class of container runtime supported in the cluster. The RuntimeClass is used to determine which container runtime is used to run all containers in a pod. RuntimeClasses are manually defined by a user or cluster provisioner, and referenced in the PodSpec. The Kubelet is responsible for resolving the RuntimeClassName reference before running the pod.  For more details, see https://kubernetes.io/docs/concepts/containers/runtime-class/"""
@@ -51,14 +60,3 @@ class RuntimeClass(BuiltinModel):
      https://kubernetes.io/docs/concepts/scheduling-eviction/pod-overhead/"""
     scheduling: Scheduling | None = None
     """scheduling holds the scheduling constraints to ensure that pods running with this RuntimeClass are scheduled to nodes that support it. If scheduling is nil, this RuntimeClass is assumed to be supported by all nodes."""
-
-
-class Scheduling(BuiltinModel):
-    """Scheduling specifies the scheduling constraints for nodes supporting a RuntimeClass."""
-
-    node_selector: Annotated[dict[str, str], op.MapType("atomic")] | None = None
-    """nodeSelector lists labels that must be present on nodes that support this RuntimeClass. Pods using this RuntimeClass can only be scheduled to a node matched by this selector. The RuntimeClass nodeSelector is merged with a pod's existing nodeSelector. Any conflicts will cause the pod to be rejected in admission."""
-    tolerations: Annotated[list[core_v1.Toleration], op.ListType("atomic")] | None = (
-        None
-    )
-    """tolerations are appended (excluding duplicates) to pods running with this RuntimeClass during admission, effectively unioning the set of nodes tolerated by the pod and the RuntimeClass."""

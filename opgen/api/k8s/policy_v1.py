@@ -9,8 +9,6 @@ into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -38,27 +36,6 @@ UnhealthyPodEvictionPolicyType = TypeAliasType(
         ),
     ],
 )
-
-
-@resource(
-    group="policy",
-    version="v1",
-    plural="poddisruptionbudgets",
-    subresources=("status",),
-)
-class PodDisruptionBudget(BuiltinModel):
-    """PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods"""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: PodDisruptionBudgetSpec | None = None
-    """Specification of the desired behavior of the PodDisruptionBudget."""
-    status: PodDisruptionBudgetStatus | None = None
-    """Most recently observed status of the PodDisruptionBudget."""
 
 
 class PodDisruptionBudgetSpec(BuiltinModel):
@@ -109,3 +86,24 @@ class PodDisruptionBudgetStatus(BuiltinModel):
     """total number of pods counted by this disruption budget"""
     observed_generation: Annotated[int, op.Format("int64")] | None = None
     """Most recent generation observed when updating this PDB status. DisruptionsAllowed and other status information is valid only if observedGeneration equals to PDB's object generation."""
+
+
+@resource(
+    group="policy",
+    version="v1",
+    plural="poddisruptionbudgets",
+    subresources=("status",),
+)
+class PodDisruptionBudget(BuiltinModel):
+    """PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods"""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: PodDisruptionBudgetSpec | None = None
+    """Specification of the desired behavior of the PodDisruptionBudget."""
+    status: PodDisruptionBudgetStatus | None = None
+    """Most recently observed status of the PodDisruptionBudget."""

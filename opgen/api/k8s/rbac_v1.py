@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -41,6 +39,23 @@ class AggregationRule(BuiltinModel):
     """ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added"""
 
 
+class PolicyRule(BuiltinModel):
+    """PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to."""
+
+    api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
+    """APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups."""
+    non_resource_urls: Annotated[list[str], op.ListType("atomic")] | None = Field(
+        None, alias="nonResourceURLs"
+    )
+    """NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both."""
+    resource_names: Annotated[list[str], op.ListType("atomic")] | None = None
+    """ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed."""
+    resources: Annotated[list[str], op.ListType("atomic")] | None = None
+    """Resources is a list of resources this rule applies to. '*' represents all resources."""
+    verbs: Annotated[list[str], op.ListType("atomic")]
+    """Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs."""
+
+
 @resource(
     group="rbac.authorization.k8s.io",
     version="v1",
@@ -62,6 +77,32 @@ class ClusterRole(BuiltinModel):
     """Rules holds all the PolicyRules for this ClusterRole"""
 
 
+@op.StructType("atomic")
+class RoleRef(BuiltinModel):
+    """RoleRef contains information that points to the role being used"""
+
+    api_group: str | None = None
+    """APIGroup is the group for the resource being referenced"""
+    kind: str
+    """Kind is the type of resource being referenced"""
+    name: str
+    """Name is the name of resource being referenced"""
+
+
+@op.StructType("atomic")
+class Subject(BuiltinModel):
+    """Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names."""
+
+    api_group: str | None = None
+    """APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects."""
+    kind: str
+    """Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error."""
+    name: str
+    """Name of the object being referenced."""
+    namespace: str | None = None
+    """Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error."""
+
+
 @resource(
     group="rbac.authorization.k8s.io",
     version="v1",
@@ -81,23 +122,6 @@ class ClusterRoleBinding(BuiltinModel):
     """RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."""
     subjects: Annotated[list[Subject], op.ListType("atomic")] | None = None
     """Subjects holds references to the objects the role applies to."""
-
-
-class PolicyRule(BuiltinModel):
-    """PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to."""
-
-    api_groups: Annotated[list[str], op.ListType("atomic")] | None = None
-    """APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups."""
-    non_resource_urls: Annotated[list[str], op.ListType("atomic")] | None = Field(
-        None, alias="nonResourceURLs"
-    )
-    """NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both."""
-    resource_names: Annotated[list[str], op.ListType("atomic")] | None = None
-    """ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed."""
-    resources: Annotated[list[str], op.ListType("atomic")] | None = None
-    """Resources is a list of resources this rule applies to. '*' represents all resources."""
-    verbs: Annotated[list[str], op.ListType("atomic")]
-    """Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs."""
 
 
 @resource(group="rbac.authorization.k8s.io", version="v1", plural="roles")
@@ -128,29 +152,3 @@ class RoleBinding(BuiltinModel):
     """RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."""
     subjects: Annotated[list[Subject], op.ListType("atomic")] | None = None
     """Subjects holds references to the objects the role applies to."""
-
-
-@op.StructType("atomic")
-class RoleRef(BuiltinModel):
-    """RoleRef contains information that points to the role being used"""
-
-    api_group: str | None = None
-    """APIGroup is the group for the resource being referenced"""
-    kind: str
-    """Kind is the type of resource being referenced"""
-    name: str
-    """Name is the name of resource being referenced"""
-
-
-@op.StructType("atomic")
-class Subject(BuiltinModel):
-    """Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names."""
-
-    api_group: str | None = None
-    """APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects."""
-    kind: str
-    """Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error."""
-    name: str
-    """Name of the object being referenced."""
-    namespace: str | None = None
-    """Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error."""

@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -100,6 +98,21 @@ QualifiedName = TypeAliasType(
 )
 
 
+class NetworkDeviceData(BuiltinModel):
+    """NetworkDeviceData provides network-related details for the allocated device. This information may be filled by drivers or other components to configure or identify the device within a network context."""
+
+    hardware_address: str | None = None
+    """HardwareAddress represents the hardware address (e.g. MAC Address) of the device's network interface.
+
+    Must not be longer than 128 bytes."""
+    interface_name: str | None = None
+    """InterfaceName specifies the name of the network interface associated with the allocated device. This might be the name of a physical or virtual network interface being configured in the pod.
+
+    Must not be longer than 256 bytes."""
+    ips: Annotated[list[str], op.ListType("atomic")] | None = None
+    """IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6."""
+
+
 class AllocatedDeviceStatus(BuiltinModel):
     """AllocatedDeviceStatus contains the status of an allocated device, if the driver chooses to report it. This may include driver-specific information.
 
@@ -130,6 +143,114 @@ class AllocatedDeviceStatus(BuiltinModel):
     Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes."""
     share_id: str | None = Field(None, alias="shareID")
     """ShareID uniquely identifies an individual allocation share of the device."""
+
+
+class OpaqueDeviceConfiguration(BuiltinModel):
+    """OpaqueDeviceConfiguration contains configuration parameters for a driver in a format defined by the driver vendor."""
+
+    driver: str
+    """Driver is used to determine which kubelet plugin needs to be passed these configuration parameters.
+
+    An admission policy provided by the driver developer could use this to decide whether it needs to validate them.
+
+    Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters."""
+    parameters: op.RawExtension
+    """Parameters can contain arbitrary data. It is the responsibility of the driver developer to handle validation and versioning. Typically this includes self-identification and a version ("kind" + "apiVersion" for Kubernetes types), with conversion between different versions.
+
+    The length of the raw data must be smaller or equal to 10 Ki."""
+
+
+class DeviceAllocationConfiguration(BuiltinModel):
+    """DeviceAllocationConfiguration gets embedded in an AllocationResult."""
+
+    opaque: OpaqueDeviceConfiguration | None = None
+    """Opaque provides driver-specific configuration parameters."""
+    requests: Annotated[list[str], op.ListType("atomic")] | None = None
+    """Requests lists the names of requests where the configuration applies. If empty, its applies to all requests.
+
+    References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests."""
+    source: str
+    """Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
+"""
+
+
+class DeviceToleration(BuiltinModel):
+    """The ResourceClaim this DeviceToleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>."""
+
+    effect: str | None = None
+    """Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule and NoExecute.
+"""
+    key: str | None = None
+    """Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. Must be a label name."""
+    operator: DeviceTolerationOperator = "Equal"
+    """Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category.
+"""
+    toleration_seconds: Annotated[int, op.Format("int64")] | None = None
+    """TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. If larger than zero, the time when the pod needs to be evicted is calculated as <time when taint was adedd> + <toleration seconds>."""
+    value: str | None = None
+    """Value is the taint value the toleration matches to. If the operator is Exists, the value must be empty, otherwise just a regular string. Must be a label value."""
+
+
+class DeviceRequestAllocationResult(BuiltinModel):
+    """DeviceRequestAllocationResult contains the allocation result for one request."""
+
+    admin_access: bool | None = None
+    """AdminAccess indicates that this device was allocated for administrative access. See the corresponding request field for a definition of mode.
+
+    Admin access is disabled if this field is unset or set to false, otherwise it is enabled."""
+    binding_conditions: Annotated[list[str], op.ListType("atomic")] | None = None
+    """BindingConditions contains a copy of the BindingConditions from the corresponding ResourceSlice at the time of allocation.
+
+    This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates."""
+    binding_failure_conditions: Annotated[list[str], op.ListType("atomic")] | None = (
+        None
+    )
+    """BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
+
+    This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates."""
+    consumed_capacity: dict[str, op.Quantity] | None = None
+    """ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
+
+    The total consumed capacity for each device must not exceed the DeviceCapacity's Value.
+
+    This field is populated only for devices that allow multiple allocations. All capacity entries are included, even if the consumed amount is zero."""
+    device: str
+    """Device references one device instance via its name in the driver's resource pool. It must be a DNS label."""
+    driver: str
+    """Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
+
+    Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters."""
+    pool: str
+    """This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
+
+    Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes."""
+    request: str
+    """Request is the name of the request in the claim which caused this device to be allocated. If it references a subrequest in the firstAvailable list on a DeviceRequest, this field must include both the name of the main request and the subrequest using the format <main request>/<subrequest>.
+
+    Multiple devices may have been allocated per request."""
+    share_id: str | None = Field(None, alias="shareID")
+    """ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. It serves as an additional map key to differentiate concurrent shares of the same device."""
+    tolerations: Annotated[list[DeviceToleration], op.ListType("atomic")] | None = None
+    """A copy of all tolerations specified in the request at the time when the device got allocated.
+
+    The maximum number of tolerations is 16.
+
+    This is a beta field and requires enabling the DRADeviceTaints feature gate."""
+
+
+class DeviceAllocationResult(BuiltinModel):
+    """DeviceAllocationResult is the result of allocating devices."""
+
+    config: (
+        Annotated[list[DeviceAllocationConfiguration], op.ListType("atomic")] | None
+    ) = None
+    """This field is a combination of all the claim and class configuration parameters. Drivers can distinguish between those based on a flag.
+
+    This includes configuration parameters for drivers which have no allocated devices in the result because it is up to the drivers which configuration parameters they support. They can silently ignore unknown configuration parameters."""
+    results: (
+        Annotated[list[DeviceRequestAllocationResult], op.ListType("atomic")] | None
+    ) = None
+    """Results lists all allocated devices."""
 
 
 class AllocationResult(BuiltinModel):
@@ -186,6 +307,30 @@ class CELDeviceSelector(BuiltinModel):
     The length of the expression must be smaller or equal to 10 Ki. The cost of evaluating it is also limited based on the estimated number of logical steps."""
 
 
+class CapacityRequestPolicyRange(BuiltinModel):
+    """CapacityRequestPolicyRange defines a valid range for consumable capacity values.
+
+    - If the requested amount is less than Min, it is rounded up to the Min value.
+    - If Step is set and the requested amount is between Min and Max but not aligned with Step,
+      it will be rounded up to the next value equal to Min + (n * Step).
+    - If Step is not set, the requested amount is used as-is if it falls within the range Min to Max (if set).
+    - If the requested or rounded amount exceeds Max (if set), the request does not satisfy the policy,
+      and the device cannot be allocated."""
+
+    max: op.Quantity | None = None
+    """Max defines the upper limit for capacity that can be requested.
+
+    Max must be less than or equal to the capacity value. Min and requestPolicy.default must be less than or equal to the maximum."""
+    min: op.Quantity
+    """Min specifies the minimum capacity allowed for a consumption request.
+
+    Min must be greater than or equal to zero, and less than or equal to the capacity value. requestPolicy.default must be more than or equal to the minimum."""
+    step: op.Quantity | None = None
+    """Step defines the step size between valid capacity amounts within the range.
+
+    Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step must be less than or equal to the capacity value."""
+
+
 class CapacityRequestPolicy(BuiltinModel):
     """CapacityRequestPolicy defines how requests consume device capacity.
 
@@ -211,30 +356,6 @@ class CapacityRequestPolicy(BuiltinModel):
     If the requested amount does not match any valid value but smaller than some valid values, the scheduler calculates the smallest valid value that is greater than or equal to the request. That is: min(ceil(requestedValue) ∈ validValues), where requestedValue ≤ max(validValues).
 
     If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated."""
-
-
-class CapacityRequestPolicyRange(BuiltinModel):
-    """CapacityRequestPolicyRange defines a valid range for consumable capacity values.
-
-    - If the requested amount is less than Min, it is rounded up to the Min value.
-    - If Step is set and the requested amount is between Min and Max but not aligned with Step,
-      it will be rounded up to the next value equal to Min + (n * Step).
-    - If Step is not set, the requested amount is used as-is if it falls within the range Min to Max (if set).
-    - If the requested or rounded amount exceeds Max (if set), the request does not satisfy the policy,
-      and the device cannot be allocated."""
-
-    max: op.Quantity | None = None
-    """Max defines the upper limit for capacity that can be requested.
-
-    Max must be less than or equal to the capacity value. Min and requestPolicy.default must be less than or equal to the maximum."""
-    min: op.Quantity
-    """Min specifies the minimum capacity allowed for a consumption request.
-
-    Min must be greater than or equal to zero, and less than or equal to the capacity value. requestPolicy.default must be more than or equal to the minimum."""
-    step: op.Quantity | None = None
-    """Step defines the step size between valid capacity amounts within the range.
-
-    Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step must be less than or equal to the capacity value."""
 
 
 class CapacityRequirements(BuiltinModel):
@@ -273,6 +394,103 @@ class CounterSet(BuiltinModel):
     The maximum number of counters is 32."""
     name: str
     """Name defines the name of the counter set. It must be a DNS label."""
+
+
+class DeviceAttribute(BuiltinModel):
+    """DeviceAttribute must have exactly one field set."""
+
+    bool_: bool | None = None
+    """BoolValue is a true/false value."""
+    bools: Annotated[list[bool], op.ListType("atomic")] | None = None
+    """BoolValues is a non-empty list of true/false values."""
+    int_: Annotated[int, op.Format("int64")] | None = None
+    """IntValue is a number."""
+    ints: (
+        Annotated[list[Annotated[int, op.Format("int64")]], op.ListType("atomic")]
+        | None
+    ) = None
+    """IntValues is a non-empty list of numbers.
+
+    This is an alpha field and requires enabling the DRAListTypeAttributes feature gate."""
+    string: str | None = None
+    """StringValue is a string. Must not be longer than 64 characters."""
+    strings: Annotated[list[str], op.ListType("atomic")] | None = None
+    """StringValues is a non-empty list of strings. Each string must not be longer than 64 characters.
+
+    This is an alpha field and requires enabling the DRAListTypeAttributes feature gate."""
+    version: str | None = None
+    """VersionValue is a semantic version according to semver.org spec 2.0.0. Must not be longer than 64 characters."""
+    versions: Annotated[list[str], op.ListType("atomic")] | None = None
+    """VersionValues is a non-empty list of semantic versions according to semver.org spec 2.0.0. Each version string must not be longer than 64 characters.
+
+    This is an alpha field and requires enabling the DRAListTypeAttributes feature gate."""
+
+
+class DeviceCapacity(BuiltinModel):
+    """DeviceCapacity describes a quantity associated with a device."""
+
+    request_policy: CapacityRequestPolicy | None = None
+    """RequestPolicy defines how this DeviceCapacity must be consumed when the device is allowed to be shared by multiple allocations.
+
+    The Device must have allowMultipleAllocations set to true in order to set a requestPolicy.
+
+    If unset, capacity requests are unconstrained: requests can consume any amount of capacity, as long as the total consumed across all allocations does not exceed the device's defined capacity. If request is also unset, default is the full capacity value."""
+    value: op.Quantity
+    """Value defines how much of a certain capacity that device has.
+
+    This field reflects the fixed total capacity and does not change. The consumed amount is tracked separately by scheduler and does not affect this value."""
+
+
+class DeviceCounterConsumption(BuiltinModel):
+    """DeviceCounterConsumption defines a set of counters that a device will consume from a CounterSet."""
+
+    counter_set: str
+    """CounterSet is the name of the set from which the counters defined will be consumed."""
+    counters: dict[str, Counter]
+    """Counters defines the counters that will be consumed by the device.
+
+    The maximum number of counters is 32."""
+
+
+class NodeAllocatableResourceMapping(BuiltinModel):
+    """NodeAllocatableResourceMapping defines the translation between the DRA device/capacity units requested to the corresponding quantity of the node allocatable resource."""
+
+    allocation_multiplier: op.Quantity | None = None
+    """AllocationMultiplier is used as a multiplier for the allocated device count or the allocated capacity in the claim. It defaults to 1 if not specified. How the field is used also depends on whether `capacityKey` is set. 1.  If `capacityKey` is NOT set: `allocationMultiplier` multiplies the device count allocated to the claim.
+    \t   a. A DRA driver representing each CPU core as a device would have
+           {ResourceName: "cpu", allocationMultiplier: "2"} in its
+           `nodeAllocatableResourceMappings`. If 4 devices are allocated to the claim,
+    \t\t  4 * 2 CPUs would be considered as allocated and subtracted from the node's capacity.
+        b. A GPU device that needs additional node memory per GPU allocation would
+           have {ResourceName: "memory", allocationMultiplier: "2Gi"}.  Each allocated
+    \t\t  GPU device instance of this type will account for 2Gi of memory.
+
+    2.  If `capacityKey` IS set: `allocationMultiplier` is multiplied by the amount of that capacity consumed.
+    \t   The final node allocatable resource amount is `consumedCapacity[capacityKey]` * `allocationMultiplier`.
+        For example, if a Device's capacity "dra.example.com/cores" is consumed,
+        and each "core" provides 2 "cpu"s, the mapping would be:
+        {ResourceName: "cpu", capacityKey: "dra.example.com/cores", allocationMultiplier: "2"}.
+        If a claim consumes 8 "dra.example.com/cores", the CPU footprint is 8 * 2 = 16."""
+    capacity_key: QualifiedName | None = None
+    """CapacityKey references a capacity name defined as a key in the `spec.devices[*].capacity` map. When this field is set, the value associated with this key in the `status.allocation.devices.results[*].consumedCapacity` map (for a specific claim allocation) determines the base quantity for the node allocatable resource. If `allocationMultiplier` is also set, it is multiplied with the base quantity. For example, if `spec.devices[*].capacity` has an entry "dra.example.com/memory": "128Gi", and this field is set to "dra.example.com/memory", then for a claim allocation that consumes { "dra.example.com/memory": "4Gi" } the base quantity for the node allocatable resource mapping will be "4Gi", and `allocationMultiplier` should be omitted or set to "1"."""
+
+
+class DeviceTaint(BuiltinModel):
+    """The device this taint is attached to has the "effect" on any claim which does not tolerate the taint and, through the claim, to pods using the claim."""
+
+    effect: str
+    """The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them.
+
+    Valid effects are None, NoSchedule and NoExecute. PreferNoSchedule as used for nodes is not valid here. More effects may get added in the future. Consumers must treat unknown effects like None.
+"""
+    key: str
+    """The taint key to be applied to a device. Must be a label name."""
+    time_added: op.Time | None = None
+    """TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule) the effect was modified. Added automatically during create or update if not set.
+
+    In addition, in a DeviceTaintRule a value provided during an update gets replaced with the current time if the provided value is the same as the old one and the new effect is different. Changing the key and/or value while keeping the effect unchanged is possible and does not update the time stamp because the eviction which uses it is either already started (NoExecute) or not started yet (NoEffect, NoSchedule)."""
+    value: str | None = None
+    """The taint value corresponding to the taint key. Must be a label value."""
 
 
 class Device(BuiltinModel):
@@ -348,93 +566,6 @@ class Device(BuiltinModel):
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
 
-class DeviceAllocationConfiguration(BuiltinModel):
-    """DeviceAllocationConfiguration gets embedded in an AllocationResult."""
-
-    opaque: OpaqueDeviceConfiguration | None = None
-    """Opaque provides driver-specific configuration parameters."""
-    requests: Annotated[list[str], op.ListType("atomic")] | None = None
-    """Requests lists the names of requests where the configuration applies. If empty, its applies to all requests.
-
-    References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests."""
-    source: str
-    """Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
-"""
-
-
-class DeviceAllocationResult(BuiltinModel):
-    """DeviceAllocationResult is the result of allocating devices."""
-
-    config: (
-        Annotated[list[DeviceAllocationConfiguration], op.ListType("atomic")] | None
-    ) = None
-    """This field is a combination of all the claim and class configuration parameters. Drivers can distinguish between those based on a flag.
-
-    This includes configuration parameters for drivers which have no allocated devices in the result because it is up to the drivers which configuration parameters they support. They can silently ignore unknown configuration parameters."""
-    results: (
-        Annotated[list[DeviceRequestAllocationResult], op.ListType("atomic")] | None
-    ) = None
-    """Results lists all allocated devices."""
-
-
-class DeviceAttribute(BuiltinModel):
-    """DeviceAttribute must have exactly one field set."""
-
-    bool_: bool | None = None
-    """BoolValue is a true/false value."""
-    bools: Annotated[list[bool], op.ListType("atomic")] | None = None
-    """BoolValues is a non-empty list of true/false values."""
-    int_: Annotated[int, op.Format("int64")] | None = None
-    """IntValue is a number."""
-    ints: (
-        Annotated[list[Annotated[int, op.Format("int64")]], op.ListType("atomic")]
-        | None
-    ) = None
-    """IntValues is a non-empty list of numbers.
-
-    This is an alpha field and requires enabling the DRAListTypeAttributes feature gate."""
-    string: str | None = None
-    """StringValue is a string. Must not be longer than 64 characters."""
-    strings: Annotated[list[str], op.ListType("atomic")] | None = None
-    """StringValues is a non-empty list of strings. Each string must not be longer than 64 characters.
-
-    This is an alpha field and requires enabling the DRAListTypeAttributes feature gate."""
-    version: str | None = None
-    """VersionValue is a semantic version according to semver.org spec 2.0.0. Must not be longer than 64 characters."""
-    versions: Annotated[list[str], op.ListType("atomic")] | None = None
-    """VersionValues is a non-empty list of semantic versions according to semver.org spec 2.0.0. Each version string must not be longer than 64 characters.
-
-    This is an alpha field and requires enabling the DRAListTypeAttributes feature gate."""
-
-
-class DeviceCapacity(BuiltinModel):
-    """DeviceCapacity describes a quantity associated with a device."""
-
-    request_policy: CapacityRequestPolicy | None = None
-    """RequestPolicy defines how this DeviceCapacity must be consumed when the device is allowed to be shared by multiple allocations.
-
-    The Device must have allowMultipleAllocations set to true in order to set a requestPolicy.
-
-    If unset, capacity requests are unconstrained: requests can consume any amount of capacity, as long as the total consumed across all allocations does not exceed the device's defined capacity. If request is also unset, default is the full capacity value."""
-    value: op.Quantity
-    """Value defines how much of a certain capacity that device has.
-
-    This field reflects the fixed total capacity and does not change. The consumed amount is tracked separately by scheduler and does not affect this value."""
-
-
-class DeviceClaim(BuiltinModel):
-    """DeviceClaim defines how to request devices with a ResourceClaim."""
-
-    config: Annotated[list[DeviceClaimConfiguration], op.ListType("atomic")] | None = (
-        None
-    )
-    """This field holds configuration for multiple potential drivers which could satisfy requests in this claim. It is ignored while allocating the claim."""
-    constraints: Annotated[list[DeviceConstraint], op.ListType("atomic")] | None = None
-    """These constraints must be satisfied by the set of devices that get allocated for the claim."""
-    requests: Annotated[list[DeviceRequest], op.ListType("atomic")] | None = None
-    """Requests represent individual requests for distinct devices which must all be satisfied. If empty, nothing needs to be allocated."""
-
-
 class DeviceClaimConfiguration(BuiltinModel):
     """DeviceClaimConfiguration is used for configuration parameters in DeviceClaim."""
 
@@ -444,50 +575,6 @@ class DeviceClaimConfiguration(BuiltinModel):
     """Requests lists the names of requests where the configuration applies. If empty, it applies to all requests.
 
     References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests."""
-
-
-@resource(
-    group="resource.k8s.io", version="v1", plural="deviceclasses", scope="Cluster"
-)
-class DeviceClass(BuiltinModel):
-    """DeviceClass is a vendor- or admin-provided resource that contains device configuration and selectors. It can be referenced in the device requests of a claim to apply these presets. Cluster scoped."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object metadata"""
-    spec: DeviceClassSpec
-    """Spec defines what can be allocated and how to configure it.
-
-    This is mutable. Consumers have to be prepared for classes changing at any time, either because they get updated or replaced. Claim allocations are done once based on whatever was set in classes at the time of allocation.
-
-    Changing the spec automatically increments the metadata.generation number."""
-
-
-class DeviceClassConfiguration(BuiltinModel):
-    """DeviceClassConfiguration is used in DeviceClass."""
-
-    opaque: OpaqueDeviceConfiguration | None = None
-    """Opaque provides driver-specific configuration parameters."""
-
-
-class DeviceClassSpec(BuiltinModel):
-    """DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and how to configure it."""
-
-    config: Annotated[list[DeviceClassConfiguration], op.ListType("atomic")] | None = (
-        None
-    )
-    """Config defines configuration parameters that apply to each device that is claimed via this class. Some classses may potentially be satisfied by multiple drivers, so each instance of a vendor configuration applies to exactly one driver.
-
-    They are passed to the driver, but are not considered while allocating the claim."""
-    extended_resource_name: str | None = None
-    """ExtendedResourceName is the extended resource name for the devices of this class. The devices of this class can be used to satisfy a pod's extended resource requests. It has the same format as the name of a pod's extended resource. It should be unique among all the device classes in a cluster. If two device classes have the same name, then the class created later is picked to satisfy a pod's extended resource requests. If two classes are created at the same time, then the name of the class lexicographically sorted first is picked.
-
-    This is a beta field."""
-    selectors: Annotated[list[DeviceSelector], op.ListType("atomic")] | None = None
-    """Each selector must be satisfied by a device which is claimed via this class."""
 
 
 class DeviceConstraint(BuiltinModel):
@@ -517,90 +604,62 @@ class DeviceConstraint(BuiltinModel):
     References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the constraint applies to all subrequests."""
 
 
-class DeviceCounterConsumption(BuiltinModel):
-    """DeviceCounterConsumption defines a set of counters that a device will consume from a CounterSet."""
-
-    counter_set: str
-    """CounterSet is the name of the set from which the counters defined will be consumed."""
-    counters: dict[str, Counter]
-    """Counters defines the counters that will be consumed by the device.
-
-    The maximum number of counters is 32."""
-
-
-class DeviceRequest(BuiltinModel):
-    """DeviceRequest is a request for devices required for a claim. This is typically a request for a single resource like a device, but can also ask for several identical devices. With FirstAvailable it is also possible to provide a prioritized list of requests."""
-
-    exactly: ExactDeviceRequest | None = None
-    """Exactly specifies the details for a single request that must be met exactly for the request to be satisfied.
-
-    One of Exactly or FirstAvailable must be set."""
-    first_available: Annotated[list[DeviceSubRequest], op.ListType("atomic")] | None = (
-        None
-    )
-    """FirstAvailable contains subrequests, of which exactly one will be selected by the scheduler. It tries to satisfy them in the order in which they are listed here. So if there are two entries in the list, the scheduler will only check the second one if it determines that the first one can not be used.
-
-    DRA does not yet implement scoring, so the scheduler will select the first set of devices that satisfies all the requests in the claim. And if the requirements can be satisfied on more than one node, other scheduling features will determine which node is chosen. This means that the set of devices allocated to a claim might not be the optimal set available to the cluster. Scoring will be implemented later."""
-    name: str
-    """Name can be used to reference this request in a pod.spec.containers[].resources.claims entry and in a constraint of the claim.
-
-    References using the name in the DeviceRequest will uniquely identify a request when the Exactly field is set. When the FirstAvailable field is set, a reference to the name of the DeviceRequest will match whatever subrequest is chosen by the scheduler.
-
-    Must be a DNS label."""
-
-
-class DeviceRequestAllocationResult(BuiltinModel):
-    """DeviceRequestAllocationResult contains the allocation result for one request."""
-
-    admin_access: bool | None = None
-    """AdminAccess indicates that this device was allocated for administrative access. See the corresponding request field for a definition of mode.
-
-    Admin access is disabled if this field is unset or set to false, otherwise it is enabled."""
-    binding_conditions: Annotated[list[str], op.ListType("atomic")] | None = None
-    """BindingConditions contains a copy of the BindingConditions from the corresponding ResourceSlice at the time of allocation.
-
-    This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates."""
-    binding_failure_conditions: Annotated[list[str], op.ListType("atomic")] | None = (
-        None
-    )
-    """BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
-
-    This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates."""
-    consumed_capacity: dict[str, op.Quantity] | None = None
-    """ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
-
-    The total consumed capacity for each device must not exceed the DeviceCapacity's Value.
-
-    This field is populated only for devices that allow multiple allocations. All capacity entries are included, even if the consumed amount is zero."""
-    device: str
-    """Device references one device instance via its name in the driver's resource pool. It must be a DNS label."""
-    driver: str
-    """Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
-
-    Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters."""
-    pool: str
-    """This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
-
-    Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes."""
-    request: str
-    """Request is the name of the request in the claim which caused this device to be allocated. If it references a subrequest in the firstAvailable list on a DeviceRequest, this field must include both the name of the main request and the subrequest using the format <main request>/<subrequest>.
-
-    Multiple devices may have been allocated per request."""
-    share_id: str | None = Field(None, alias="shareID")
-    """ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. It serves as an additional map key to differentiate concurrent shares of the same device."""
-    tolerations: Annotated[list[DeviceToleration], op.ListType("atomic")] | None = None
-    """A copy of all tolerations specified in the request at the time when the device got allocated.
-
-    The maximum number of tolerations is 16.
-
-    This is a beta field and requires enabling the DRADeviceTaints feature gate."""
-
-
 class DeviceSelector(BuiltinModel):
     """DeviceSelector must have exactly one field set."""
 
     cel: CELDeviceSelector | None = None
     """CEL contains a CEL expression for selecting a device."""
+
+
+class ExactDeviceRequest(BuiltinModel):
+    """ExactDeviceRequest is a request for one or more identical devices."""
+
+    admin_access: bool | None = None
+    """AdminAccess indicates that this is a claim for administrative access to the device(s). Claims with AdminAccess are expected to be used for monitoring or other management services for a device.  They ignore all ordinary claims to the device with respect to access modes and any resource allocations.
+
+    Admin access is disabled if this field is unset or set to false, otherwise it is enabled."""
+    allocation_mode: str | None = None
+    """AllocationMode and its related fields define how devices are allocated to satisfy this request. Supported values are:
+
+    - ExactCount: This request is for a specific number of devices.
+      This is the default. The exact number is provided in the
+      count field.
+
+    - All: This request is for all of the matching devices in a pool.
+      At least one device must exist on the node for the allocation to succeed.
+      Allocation will fail if some devices are already allocated,
+      unless adminAccess is requested.
+
+    If AllocationMode is not specified, the default mode is ExactCount. If the mode is ExactCount and count is not specified, the default count is one. Any other requests must specify this field.
+
+    More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
+"""
+    capacity: CapacityRequirements | None = None
+    """Capacity define resource requirements against each capacity.
+
+    If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
+
+    Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request."""
+    count: Annotated[int, op.Format("int64")] | None = None
+    """Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one."""
+    device_class_name: str
+    """DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this request.
+
+    A DeviceClassName is required.
+
+    Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference."""
+    selectors: Annotated[list[DeviceSelector], op.ListType("atomic")] | None = None
+    """Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered."""
+    tolerations: Annotated[list[DeviceToleration], op.ListType("atomic")] | None = None
+    """If specified, the request's tolerations.
+
+    Tolerations for NoSchedule are required to allocate a device which has a taint with that effect. The same applies to NoExecute.
+
+    In addition, should any of the allocated devices get tainted with NoExecute after allocation and that effect is not tolerated, then all pods consuming the ResourceClaim get deleted to evict them. The scheduler will not let new pods reserve the claim while it has these tainted devices. Once all pods are evicted, the claim will get deallocated.
+
+    The maximum number of tolerations is 16.
+
+    This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
 
 class DeviceSubRequest(BuiltinModel):
@@ -656,153 +715,69 @@ class DeviceSubRequest(BuiltinModel):
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
 
-class DeviceTaint(BuiltinModel):
-    """The device this taint is attached to has the "effect" on any claim which does not tolerate the taint and, through the claim, to pods using the claim."""
+class DeviceRequest(BuiltinModel):
+    """DeviceRequest is a request for devices required for a claim. This is typically a request for a single resource like a device, but can also ask for several identical devices. With FirstAvailable it is also possible to provide a prioritized list of requests."""
 
-    effect: str
-    """The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them.
+    exactly: ExactDeviceRequest | None = None
+    """Exactly specifies the details for a single request that must be met exactly for the request to be satisfied.
 
-    Valid effects are None, NoSchedule and NoExecute. PreferNoSchedule as used for nodes is not valid here. More effects may get added in the future. Consumers must treat unknown effects like None.
-"""
-    key: str
-    """The taint key to be applied to a device. Must be a label name."""
-    time_added: op.Time | None = None
-    """TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule) the effect was modified. Added automatically during create or update if not set.
+    One of Exactly or FirstAvailable must be set."""
+    first_available: Annotated[list[DeviceSubRequest], op.ListType("atomic")] | None = (
+        None
+    )
+    """FirstAvailable contains subrequests, of which exactly one will be selected by the scheduler. It tries to satisfy them in the order in which they are listed here. So if there are two entries in the list, the scheduler will only check the second one if it determines that the first one can not be used.
 
-    In addition, in a DeviceTaintRule a value provided during an update gets replaced with the current time if the provided value is the same as the old one and the new effect is different. Changing the key and/or value while keeping the effect unchanged is possible and does not update the time stamp because the eviction which uses it is either already started (NoExecute) or not started yet (NoEffect, NoSchedule)."""
-    value: str | None = None
-    """The taint value corresponding to the taint key. Must be a label value."""
+    DRA does not yet implement scoring, so the scheduler will select the first set of devices that satisfies all the requests in the claim. And if the requirements can be satisfied on more than one node, other scheduling features will determine which node is chosen. This means that the set of devices allocated to a claim might not be the optimal set available to the cluster. Scoring will be implemented later."""
+    name: str
+    """Name can be used to reference this request in a pod.spec.containers[].resources.claims entry and in a constraint of the claim.
 
+    References using the name in the DeviceRequest will uniquely identify a request when the Exactly field is set. When the FirstAvailable field is set, a reference to the name of the DeviceRequest will match whatever subrequest is chosen by the scheduler.
 
-class DeviceToleration(BuiltinModel):
-    """The ResourceClaim this DeviceToleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>."""
-
-    effect: str | None = None
-    """Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule and NoExecute.
-"""
-    key: str | None = None
-    """Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. Must be a label name."""
-    operator: DeviceTolerationOperator = "Equal"
-    """Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category.
-"""
-    toleration_seconds: Annotated[int, op.Format("int64")] | None = None
-    """TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. If larger than zero, the time when the pod needs to be evicted is calculated as <time when taint was adedd> + <toleration seconds>."""
-    value: str | None = None
-    """Value is the taint value the toleration matches to. If the operator is Exists, the value must be empty, otherwise just a regular string. Must be a label value."""
+    Must be a DNS label."""
 
 
-class ExactDeviceRequest(BuiltinModel):
-    """ExactDeviceRequest is a request for one or more identical devices."""
+class DeviceClaim(BuiltinModel):
+    """DeviceClaim defines how to request devices with a ResourceClaim."""
 
-    admin_access: bool | None = None
-    """AdminAccess indicates that this is a claim for administrative access to the device(s). Claims with AdminAccess are expected to be used for monitoring or other management services for a device.  They ignore all ordinary claims to the device with respect to access modes and any resource allocations.
+    config: Annotated[list[DeviceClaimConfiguration], op.ListType("atomic")] | None = (
+        None
+    )
+    """This field holds configuration for multiple potential drivers which could satisfy requests in this claim. It is ignored while allocating the claim."""
+    constraints: Annotated[list[DeviceConstraint], op.ListType("atomic")] | None = None
+    """These constraints must be satisfied by the set of devices that get allocated for the claim."""
+    requests: Annotated[list[DeviceRequest], op.ListType("atomic")] | None = None
+    """Requests represent individual requests for distinct devices which must all be satisfied. If empty, nothing needs to be allocated."""
 
-    Admin access is disabled if this field is unset or set to false, otherwise it is enabled."""
-    allocation_mode: str | None = None
-    """AllocationMode and its related fields define how devices are allocated to satisfy this request. Supported values are:
 
-    - ExactCount: This request is for a specific number of devices.
-      This is the default. The exact number is provided in the
-      count field.
+class DeviceClassConfiguration(BuiltinModel):
+    """DeviceClassConfiguration is used in DeviceClass."""
 
-    - All: This request is for all of the matching devices in a pool.
-      At least one device must exist on the node for the allocation to succeed.
-      Allocation will fail if some devices are already allocated,
-      unless adminAccess is requested.
+    opaque: OpaqueDeviceConfiguration | None = None
+    """Opaque provides driver-specific configuration parameters."""
 
-    If AllocationMode is not specified, the default mode is ExactCount. If the mode is ExactCount and count is not specified, the default count is one. Any other requests must specify this field.
 
-    More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
-"""
-    capacity: CapacityRequirements | None = None
-    """Capacity define resource requirements against each capacity.
+class DeviceClassSpec(BuiltinModel):
+    """DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and how to configure it."""
 
-    If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
+    config: Annotated[list[DeviceClassConfiguration], op.ListType("atomic")] | None = (
+        None
+    )
+    """Config defines configuration parameters that apply to each device that is claimed via this class. Some classses may potentially be satisfied by multiple drivers, so each instance of a vendor configuration applies to exactly one driver.
 
-    Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request."""
-    count: Annotated[int, op.Format("int64")] | None = None
-    """Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one."""
-    device_class_name: str
-    """DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this request.
+    They are passed to the driver, but are not considered while allocating the claim."""
+    extended_resource_name: str | None = None
+    """ExtendedResourceName is the extended resource name for the devices of this class. The devices of this class can be used to satisfy a pod's extended resource requests. It has the same format as the name of a pod's extended resource. It should be unique among all the device classes in a cluster. If two device classes have the same name, then the class created later is picked to satisfy a pod's extended resource requests. If two classes are created at the same time, then the name of the class lexicographically sorted first is picked.
 
-    A DeviceClassName is required.
-
-    Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference."""
+    This is a beta field."""
     selectors: Annotated[list[DeviceSelector], op.ListType("atomic")] | None = None
-    """Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered."""
-    tolerations: Annotated[list[DeviceToleration], op.ListType("atomic")] | None = None
-    """If specified, the request's tolerations.
-
-    Tolerations for NoSchedule are required to allocate a device which has a taint with that effect. The same applies to NoExecute.
-
-    In addition, should any of the allocated devices get tainted with NoExecute after allocation and that effect is not tolerated, then all pods consuming the ResourceClaim get deleted to evict them. The scheduler will not let new pods reserve the claim while it has these tainted devices. Once all pods are evicted, the claim will get deallocated.
-
-    The maximum number of tolerations is 16.
-
-    This is a beta field and requires enabling the DRADeviceTaints feature gate."""
-
-
-class NetworkDeviceData(BuiltinModel):
-    """NetworkDeviceData provides network-related details for the allocated device. This information may be filled by drivers or other components to configure or identify the device within a network context."""
-
-    hardware_address: str | None = None
-    """HardwareAddress represents the hardware address (e.g. MAC Address) of the device's network interface.
-
-    Must not be longer than 128 bytes."""
-    interface_name: str | None = None
-    """InterfaceName specifies the name of the network interface associated with the allocated device. This might be the name of a physical or virtual network interface being configured in the pod.
-
-    Must not be longer than 256 bytes."""
-    ips: Annotated[list[str], op.ListType("atomic")] | None = None
-    """IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6."""
-
-
-class NodeAllocatableResourceMapping(BuiltinModel):
-    """NodeAllocatableResourceMapping defines the translation between the DRA device/capacity units requested to the corresponding quantity of the node allocatable resource."""
-
-    allocation_multiplier: op.Quantity | None = None
-    """AllocationMultiplier is used as a multiplier for the allocated device count or the allocated capacity in the claim. It defaults to 1 if not specified. How the field is used also depends on whether `capacityKey` is set. 1.  If `capacityKey` is NOT set: `allocationMultiplier` multiplies the device count allocated to the claim.
-    \t   a. A DRA driver representing each CPU core as a device would have
-           {ResourceName: "cpu", allocationMultiplier: "2"} in its
-           `nodeAllocatableResourceMappings`. If 4 devices are allocated to the claim,
-    \t\t  4 * 2 CPUs would be considered as allocated and subtracted from the node's capacity.
-        b. A GPU device that needs additional node memory per GPU allocation would
-           have {ResourceName: "memory", allocationMultiplier: "2Gi"}.  Each allocated
-    \t\t  GPU device instance of this type will account for 2Gi of memory.
-
-    2.  If `capacityKey` IS set: `allocationMultiplier` is multiplied by the amount of that capacity consumed.
-    \t   The final node allocatable resource amount is `consumedCapacity[capacityKey]` * `allocationMultiplier`.
-        For example, if a Device's capacity "dra.example.com/cores" is consumed,
-        and each "core" provides 2 "cpu"s, the mapping would be:
-        {ResourceName: "cpu", capacityKey: "dra.example.com/cores", allocationMultiplier: "2"}.
-        If a claim consumes 8 "dra.example.com/cores", the CPU footprint is 8 * 2 = 16."""
-    capacity_key: QualifiedName | None = None
-    """CapacityKey references a capacity name defined as a key in the `spec.devices[*].capacity` map. When this field is set, the value associated with this key in the `status.allocation.devices.results[*].consumedCapacity` map (for a specific claim allocation) determines the base quantity for the node allocatable resource. If `allocationMultiplier` is also set, it is multiplied with the base quantity. For example, if `spec.devices[*].capacity` has an entry "dra.example.com/memory": "128Gi", and this field is set to "dra.example.com/memory", then for a claim allocation that consumes { "dra.example.com/memory": "4Gi" } the base quantity for the node allocatable resource mapping will be "4Gi", and `allocationMultiplier` should be omitted or set to "1"."""
-
-
-class OpaqueDeviceConfiguration(BuiltinModel):
-    """OpaqueDeviceConfiguration contains configuration parameters for a driver in a format defined by the driver vendor."""
-
-    driver: str
-    """Driver is used to determine which kubelet plugin needs to be passed these configuration parameters.
-
-    An admission policy provided by the driver developer could use this to decide whether it needs to validate them.
-
-    Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters."""
-    parameters: op.RawExtension
-    """Parameters can contain arbitrary data. It is the responsibility of the driver developer to handle validation and versioning. Typically this includes self-identification and a version ("kind" + "apiVersion" for Kubernetes types), with conversion between different versions.
-
-    The length of the raw data must be smaller or equal to 10 Ki."""
+    """Each selector must be satisfied by a device which is claimed via this class."""
 
 
 @resource(
-    group="resource.k8s.io",
-    version="v1",
-    plural="resourceclaims",
-    subresources=("status",),
+    group="resource.k8s.io", version="v1", plural="deviceclasses", scope="Cluster"
 )
-class ResourceClaim(BuiltinModel):
-    """ResourceClaim describes a request for access to resources in the cluster, for use by workloads. For example, if a workload needs an accelerator device with specific properties, this is how that request is expressed. The status stanza tracks whether this claim has been satisfied and what specific resources have been allocated."""
+class DeviceClass(BuiltinModel):
+    """DeviceClass is a vendor- or admin-provided resource that contains device configuration and selectors. It can be referenced in the device requests of a claim to apply these presets. Cluster scoped."""
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
@@ -810,10 +785,19 @@ class ResourceClaim(BuiltinModel):
     """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
     """Standard object metadata"""
-    spec: ResourceClaimSpec
-    """Spec describes what is being requested and how to configure it. The spec is immutable."""
-    status: ResourceClaimStatus | None = None
-    """Status describes whether the claim is ready to use and what has been allocated."""
+    spec: DeviceClassSpec
+    """Spec defines what can be allocated and how to configure it.
+
+    This is mutable. Consumers have to be prepared for classes changing at any time, either because they get updated or replaced. Claim allocations are done once based on whatever was set in classes at the time of allocation.
+
+    Changing the spec automatically increments the metadata.generation number."""
+
+
+class ResourceClaimSpec(BuiltinModel):
+    """ResourceClaimSpec defines what is being requested in a ResourceClaim and how to configure it."""
+
+    devices: DeviceClaim | None = None
+    """Devices defines how to request devices."""
 
 
 class ResourceClaimConsumerReference(BuiltinModel):
@@ -827,13 +811,6 @@ class ResourceClaimConsumerReference(BuiltinModel):
     """Resource is the type of resource being referenced, for example "pods"."""
     uid: str
     """UID identifies exactly one incarnation of the resource."""
-
-
-class ResourceClaimSpec(BuiltinModel):
-    """ResourceClaimSpec defines what is being requested in a ResourceClaim and how to configure it."""
-
-    devices: DeviceClaim | None = None
-    """Devices defines how to request devices."""
 
 
 class ResourceClaimStatus(BuiltinModel):
@@ -870,6 +847,36 @@ class ResourceClaimStatus(BuiltinModel):
     There can be at most 256 such reservations. This may get increased in the future, but not reduced."""
 
 
+@resource(
+    group="resource.k8s.io",
+    version="v1",
+    plural="resourceclaims",
+    subresources=("status",),
+)
+class ResourceClaim(BuiltinModel):
+    """ResourceClaim describes a request for access to resources in the cluster, for use by workloads. For example, if a workload needs an accelerator device with specific properties, this is how that request is expressed. The status stanza tracks whether this claim has been satisfied and what specific resources have been allocated."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object metadata"""
+    spec: ResourceClaimSpec
+    """Spec describes what is being requested and how to configure it. The spec is immutable."""
+    status: ResourceClaimStatus | None = None
+    """Status describes whether the claim is ready to use and what has been allocated."""
+
+
+class ResourceClaimTemplateSpec(BuiltinModel):
+    """ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim."""
+
+    metadata: op.ObjectMeta | None = None
+    """ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim when creating it. No other fields are allowed and will be rejected during validation."""
+    spec: ResourceClaimSpec
+    """Spec for the ResourceClaim. The entire content is copied unchanged into the ResourceClaim that gets created from this template. The same fields as in a ResourceClaim are also valid here."""
+
+
 @resource(group="resource.k8s.io", version="v1", plural="resourceclaimtemplates")
 class ResourceClaimTemplate(BuiltinModel):
     """ResourceClaimTemplate is used to produce ResourceClaim objects."""
@@ -884,15 +891,6 @@ class ResourceClaimTemplate(BuiltinModel):
     """Describes the ResourceClaim that is to be generated.
 
     This field is immutable. A ResourceClaim will get created by the control plane for a Pod when needed and then not get updated anymore."""
-
-
-class ResourceClaimTemplateSpec(BuiltinModel):
-    """ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim."""
-
-    metadata: op.ObjectMeta | None = None
-    """ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim when creating it. No other fields are allowed and will be rejected during validation."""
-    spec: ResourceClaimSpec
-    """Spec for the ResourceClaim. The entire content is copied unchanged into the ResourceClaim that gets created from this template. The same fields as in a ResourceClaim are also valid here."""
 
 
 class ResourcePool(BuiltinModel):
@@ -910,33 +908,6 @@ class ResourcePool(BuiltinModel):
     """ResourceSliceCount is the total number of ResourceSlices in the pool at this generation number. Must be greater than zero.
 
     Consumers can use this to check whether they have seen all ResourceSlices belonging to the same pool."""
-
-
-@resource(
-    group="resource.k8s.io", version="v1", plural="resourceslices", scope="Cluster"
-)
-class ResourceSlice(BuiltinModel):
-    """ResourceSlice represents one or more resources in a pool of similar resources, managed by a common driver. A pool may span more than one ResourceSlice, and exactly how many ResourceSlices comprise a pool is determined by the driver.
-
-    At the moment, the only supported resources are devices with attributes and capacities. Each device in a given pool, regardless of how many ResourceSlices, must have a unique name. The ResourceSlice in which a device gets published may change over time. The unique identifier for a device is the tuple <driver name>, <pool name>, <device name>.
-
-    Whenever a driver needs to update a pool, it increments the pool.Spec.Pool.Generation number and updates all ResourceSlices with that new number and new resource definitions. A consumer must only use ResourceSlices with the highest generation number and ignore all others.
-
-    When allocating all resources in a pool matching certain criteria or when looking for the best solution among several different alternatives, a consumer should check the number of ResourceSlices in a pool (included in each ResourceSlice) to determine whether its view of a pool is complete and if not, should wait until the driver has completed updating the pool.
-
-    For resources that are not local to a node, the node name is not set. Instead, the driver may use a node selector to specify where the devices are available.
-    """
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object metadata"""
-    spec: ResourceSliceSpec
-    """Contains the information published by the driver.
-
-    Changing the spec automatically increments the metadata.generation number."""
 
 
 class ResourceSliceSpec(BuiltinModel):
@@ -982,3 +953,30 @@ class ResourceSliceSpec(BuiltinModel):
     Only one of Devices and SharedCounters can be set in a ResourceSlice.
 
     The maximum number of counter sets is 8."""
+
+
+@resource(
+    group="resource.k8s.io", version="v1", plural="resourceslices", scope="Cluster"
+)
+class ResourceSlice(BuiltinModel):
+    """ResourceSlice represents one or more resources in a pool of similar resources, managed by a common driver. A pool may span more than one ResourceSlice, and exactly how many ResourceSlices comprise a pool is determined by the driver.
+
+    At the moment, the only supported resources are devices with attributes and capacities. Each device in a given pool, regardless of how many ResourceSlices, must have a unique name. The ResourceSlice in which a device gets published may change over time. The unique identifier for a device is the tuple <driver name>, <pool name>, <device name>.
+
+    Whenever a driver needs to update a pool, it increments the pool.Spec.Pool.Generation number and updates all ResourceSlices with that new number and new resource definitions. A consumer must only use ResourceSlices with the highest generation number and ignore all others.
+
+    When allocating all resources in a pool matching certain criteria or when looking for the best solution among several different alternatives, a consumer should check the number of ResourceSlices in a pool (included in each ResourceSlice) to determine whether its view of a pool is complete and if not, should wait until the driver has completed updating the pool.
+
+    For resources that are not local to a node, the node name is not set. Instead, the driver may use a node selector to specify where the devices are available.
+    """
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object metadata"""
+    spec: ResourceSliceSpec
+    """Contains the information published by the driver.
+
+    Changing the spec automatically increments the metadata.generation number."""

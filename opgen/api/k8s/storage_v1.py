@@ -9,8 +9,6 @@ shaped as controller-gen writes these types into a CRD.
 DO NOT EDIT: regenerate with `make core-types`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field
@@ -76,18 +74,13 @@ VolumeLifecycleMode = TypeAliasType(
 )
 
 
-@resource(group="storage.k8s.io", version="v1", plural="csidrivers", scope="Cluster")
-class CSIDriver(BuiltinModel):
-    """CSIDriver captures information about a Container Storage Interface (CSI) volume driver deployed on the cluster. Kubernetes attach detach controller uses this object to determine whether attach is required. Kubelet uses this object to determine whether pod information needs to be passed on mount. CSIDriver objects are non-namespaced."""
+class TokenRequest(BuiltinModel):
+    """TokenRequest contains parameters of a service account token."""
 
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
-    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object metadata. metadata.Name indicates the name of the CSI driver that this object refers to; it MUST be the same name returned by the CSI GetPluginName() call for that driver. The driver name must be 63 characters or less, beginning and ending with an alphanumeric character ([a-z0-9A-Z]) with dashes (-), dots (.), and alphanumerics between. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
-    spec: CSIDriverSpec
-    """spec represents the specification of the CSI Driver."""
+    audience: str
+    """audience is the intended audience of the token in "TokenRequestSpec". It will default to the audiences of kube apiserver."""
+    expiration_seconds: Annotated[int, op.Format("int64")] | None = None
+    """expirationSeconds is the duration of validity of the token in "TokenRequestSpec". It has the same default value of "ExpirationSeconds" in "TokenRequestSpec"."""
 
 
 class CSIDriverSpec(BuiltinModel):
@@ -182,18 +175,25 @@ class CSIDriverSpec(BuiltinModel):
     This field is beta. This field is immutable."""
 
 
-@resource(group="storage.k8s.io", version="v1", plural="csinodes", scope="Cluster")
-class CSINode(BuiltinModel):
-    """CSINode holds information about all CSI drivers installed on a node. CSI drivers do not need to create the CSINode object directly. As long as they use the node-driver-registrar sidecar container, the kubelet will automatically populate the CSINode object for the CSI driver as part of kubelet plugin registration. CSINode has the same name as a node. If the object is missing, it means either there are no CSI Drivers available on the node, or the Kubelet version is low enough that it doesn't create this object. CSINode has an OwnerReference that points to the corresponding node object."""
+@resource(group="storage.k8s.io", version="v1", plural="csidrivers", scope="Cluster")
+class CSIDriver(BuiltinModel):
+    """CSIDriver captures information about a Container Storage Interface (CSI) volume driver deployed on the cluster. Kubernetes attach detach controller uses this object to determine whether attach is required. Kubelet uses this object to determine whether pod information needs to be passed on mount. CSIDriver objects are non-namespaced."""
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
-    """Standard object's metadata. metadata.name must be the Kubernetes node name."""
-    spec: CSINodeSpec
-    """spec is the specification of CSINode"""
+    """Standard object metadata. metadata.Name indicates the name of the CSI driver that this object refers to; it MUST be the same name returned by the CSI GetPluginName() call for that driver. The driver name must be 63 characters or less, beginning and ending with an alphanumeric character ([a-z0-9A-Z]) with dashes (-), dots (.), and alphanumerics between. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    spec: CSIDriverSpec
+    """spec represents the specification of the CSI Driver."""
+
+
+class VolumeNodeResources(BuiltinModel):
+    """VolumeNodeResources is a set of resource limits for scheduling of volumes."""
+
+    count: Annotated[int, op.Format("int32")] | None = None
+    """count indicates the maximum number of unique volumes managed by the CSI driver that can be used on a node. A volume that is both attached and mounted on a node is considered to be used once, not twice. The same rule applies for a unique volume that is shared among multiple pods on the same node. If this field is not specified, then the supported number of volumes on this node is unbounded."""
 
 
 class CSINodeDriver(BuiltinModel):
@@ -214,6 +214,20 @@ class CSINodeSpec(BuiltinModel):
 
     drivers: Annotated[list[CSINodeDriver], op.ListType("map"), op.ListMapKey("name")]
     """drivers is a list of information of all CSI Drivers existing on a node. If all drivers in the list are uninstalled, this can become empty."""
+
+
+@resource(group="storage.k8s.io", version="v1", plural="csinodes", scope="Cluster")
+class CSINode(BuiltinModel):
+    """CSINode holds information about all CSI drivers installed on a node. CSI drivers do not need to create the CSINode object directly. As long as they use the node-driver-registrar sidecar container, the kubelet will automatically populate the CSINode object for the CSI driver as part of kubelet plugin registration. CSINode has the same name as a node. If the object is missing, it means either there are no CSI Drivers available on the node, or the Kubelet version is low enough that it doesn't create this object. CSINode has an OwnerReference that points to the corresponding node object."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    metadata: op.ObjectMeta = Field(default_factory=op.ObjectMeta)
+    """Standard object's metadata. metadata.name must be the Kubernetes node name."""
+    spec: CSINodeSpec
+    """spec is the specification of CSINode"""
 
 
 @resource(group="storage.k8s.io", version="v1", plural="csistoragecapacities")
@@ -286,13 +300,50 @@ class StorageClass(BuiltinModel):
     """volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature."""
 
 
-class TokenRequest(BuiltinModel):
-    """TokenRequest contains parameters of a service account token."""
+class VolumeAttachmentSource(BuiltinModel):
+    """VolumeAttachmentSource represents a volume that should be attached. Right now only PersistentVolumes can be attached via external attacher, in the future we may allow also inline volumes in pods. Exactly one member can be set."""
 
-    audience: str
-    """audience is the intended audience of the token in "TokenRequestSpec". It will default to the audiences of kube apiserver."""
-    expiration_seconds: Annotated[int, op.Format("int64")] | None = None
-    """expirationSeconds is the duration of validity of the token in "TokenRequestSpec". It has the same default value of "ExpirationSeconds" in "TokenRequestSpec"."""
+    inline_volume_spec: core_v1.PersistentVolumeSpec | None = None
+    """inlineVolumeSpec contains all the information necessary to attach a persistent volume defined by a pod's inline VolumeSource. This field is populated only for the CSIMigration feature. It contains translated fields from a pod's inline VolumeSource to a PersistentVolumeSpec. This field is beta-level and is only honored by servers that enabled the CSIMigration feature."""
+    persistent_volume_name: str | None = None
+    """persistentVolumeName represents the name of the persistent volume to attach."""
+
+
+class VolumeAttachmentSpec(BuiltinModel):
+    """VolumeAttachmentSpec is the specification of a VolumeAttachment request."""
+
+    attacher: str
+    """attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName()."""
+    node_name: str
+    """nodeName represents the node that the volume should be attached to."""
+    source: VolumeAttachmentSource
+    """source represents the volume that should be attached."""
+
+
+class VolumeError(BuiltinModel):
+    """VolumeError captures an error encountered during a volume operation."""
+
+    error_code: Annotated[int, op.Format("int32")] | None = None
+    """errorCode is a numeric gRPC code representing the error encountered during Attach or Detach operations.
+
+    This field requires the MutableCSINodeAllocatableCount feature gate being enabled to be set."""
+    message: str | None = None
+    """message represents the error encountered during Attach or Detach operation. This string may be logged, so it should not contain sensitive information."""
+    time: op.Time | None = None
+    """time represents the time the error was encountered."""
+
+
+class VolumeAttachmentStatus(BuiltinModel):
+    """VolumeAttachmentStatus is the status of a VolumeAttachment request."""
+
+    attach_error: VolumeError | None = None
+    """attachError represents the last error encountered during attach operation, if any. This field must only be set by the entity completing the attach operation, i.e. the external-attacher."""
+    attached: bool
+    """attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher."""
+    attachment_metadata: dict[str, str] | None = None
+    """attachmentMetadata is populated with any information returned by the attach operation, upon successful attach, that must be passed into subsequent WaitForAttach or Mount calls. This field must only be set by the entity completing the attach operation, i.e. the external-attacher."""
+    detach_error: VolumeError | None = None
+    """detachError represents the last error encountered during detach operation, if any. This field must only be set by the entity completing the detach operation, i.e. the external-attacher."""
 
 
 @resource(
@@ -319,39 +370,6 @@ class VolumeAttachment(BuiltinModel):
     """status represents status of the VolumeAttachment request. Populated by the entity completing the attach or detach operation, i.e. the external-attacher."""
 
 
-class VolumeAttachmentSource(BuiltinModel):
-    """VolumeAttachmentSource represents a volume that should be attached. Right now only PersistentVolumes can be attached via external attacher, in the future we may allow also inline volumes in pods. Exactly one member can be set."""
-
-    inline_volume_spec: core_v1.PersistentVolumeSpec | None = None
-    """inlineVolumeSpec contains all the information necessary to attach a persistent volume defined by a pod's inline VolumeSource. This field is populated only for the CSIMigration feature. It contains translated fields from a pod's inline VolumeSource to a PersistentVolumeSpec. This field is beta-level and is only honored by servers that enabled the CSIMigration feature."""
-    persistent_volume_name: str | None = None
-    """persistentVolumeName represents the name of the persistent volume to attach."""
-
-
-class VolumeAttachmentSpec(BuiltinModel):
-    """VolumeAttachmentSpec is the specification of a VolumeAttachment request."""
-
-    attacher: str
-    """attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName()."""
-    node_name: str
-    """nodeName represents the node that the volume should be attached to."""
-    source: VolumeAttachmentSource
-    """source represents the volume that should be attached."""
-
-
-class VolumeAttachmentStatus(BuiltinModel):
-    """VolumeAttachmentStatus is the status of a VolumeAttachment request."""
-
-    attach_error: VolumeError | None = None
-    """attachError represents the last error encountered during attach operation, if any. This field must only be set by the entity completing the attach operation, i.e. the external-attacher."""
-    attached: bool
-    """attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher."""
-    attachment_metadata: dict[str, str] | None = None
-    """attachmentMetadata is populated with any information returned by the attach operation, upon successful attach, that must be passed into subsequent WaitForAttach or Mount calls. This field must only be set by the entity completing the attach operation, i.e. the external-attacher."""
-    detach_error: VolumeError | None = None
-    """detachError represents the last error encountered during detach operation, if any. This field must only be set by the entity completing the detach operation, i.e. the external-attacher."""
-
-
 @resource(
     group="storage.k8s.io",
     version="v1",
@@ -373,23 +391,3 @@ class VolumeAttributesClass(BuiltinModel):
     """parameters hold volume attributes defined by the CSI driver. These values are opaque to the Kubernetes and are passed directly to the CSI driver. The underlying storage provider supports changing these attributes on an existing volume, however the parameters field itself is immutable. To invoke a volume update, a new VolumeAttributesClass should be created with new parameters, and the PersistentVolumeClaim should be updated to reference the new VolumeAttributesClass.
 
     This field is required and must contain at least one key/value pair. The keys cannot be empty, and the maximum number of parameters is 512, with a cumulative max size of 256K. If the CSI driver rejects invalid parameters, the target PersistentVolumeClaim will be set to an "Infeasible" state in the modifyVolumeStatus field."""
-
-
-class VolumeError(BuiltinModel):
-    """VolumeError captures an error encountered during a volume operation."""
-
-    error_code: Annotated[int, op.Format("int32")] | None = None
-    """errorCode is a numeric gRPC code representing the error encountered during Attach or Detach operations.
-
-    This field requires the MutableCSINodeAllocatableCount feature gate being enabled to be set."""
-    message: str | None = None
-    """message represents the error encountered during Attach or Detach operation. This string may be logged, so it should not contain sensitive information."""
-    time: op.Time | None = None
-    """time represents the time the error was encountered."""
-
-
-class VolumeNodeResources(BuiltinModel):
-    """VolumeNodeResources is a set of resource limits for scheduling of volumes."""
-
-    count: Annotated[int, op.Format("int32")] | None = None
-    """count indicates the maximum number of unique volumes managed by the CSI driver that can be used on a node. A volume that is both attached and mounted on a node is considered to be used once, not twice. The same rule applies for a unique volume that is shared among multiple pods on the same node. If this field is not specified, then the supported number of volumes on this node is unbounded."""
