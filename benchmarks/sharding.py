@@ -2,6 +2,7 @@
 with `--handover`, how long a SIGKILLed replica's objects take to move.
 
     python -m benchmarks.sharding [--objects 3000] [--runs 2] [--settle 5]
+        [--baseline [NAME=]DIR ...] [--memtrace DIR [--memtrace-python FRAMES]]
     python -m benchmarks.sharding --handover [--objects 3000] [--runs 3]
         [--variant NAME:ENV=VALUE,... ...]
 
@@ -11,13 +12,21 @@ three sharded replicas (`ShardingOptions(ring="widgets")`) in another, each its
 own process. Every process's RSS is read once it runs with no object (its idle
 baseline), then N Widgets are created in each namespace (interleaved, a page
 of 50 at a time in each) and, once every Widget has its owned ConfigMap (and,
-sharded, its slot label), after a pause for the heap to settle (`--settle`
-seconds; past the transport's 90 s idle timeout, the connections opened by a
-burst of writes have closed), read again.
+sharded, its slot label), after a pause (`--settle` seconds, 5 by default:
+the connections a burst of writes opened are still open, as they stay for the
+transport's 90 s idle timeout), read again. The replicas run with 8 s Leases
+(`STEADY_LEASES`).
 Printed per run: each process's RSS above its own baseline, and the ratio of
 each sharded replica's growth to the single replica's (goal: at most 45 %),
 the leader's (it runs the assigner) apart from the others'.
 Then the medians over runs, min-max in brackets, and the load average.
+Each `--baseline` (another source tree, e.g. main's: `git archive main | tar -x
+-C DIR`, with this tree's tests/runtime/sharding harness copied in) runs after
+this tree in each run, on the same control plane. `--memtrace DIR`: this
+tree's replicas write memory reports (tests/runtime/sharding/memtrace.py: RSS,
+glibc's and pymalloc's heaps, open sockets, live objects by type; with
+`--memtrace-python FRAMES`, tracemalloc snapshots of what was allocated since
+the idle baseline) at the idle baseline and at the measurement.
 
 `--handover`: per run, three sharded replicas in a fresh namespace converge on N
 Widgets; then the replica that does not run the assigner is SIGKILLed. Measured,
@@ -66,6 +75,10 @@ from tests.runtime.sharding.processes import (
 
 SETTLE = 5.0
 """Seconds after the replicas start before their idle RSS is read."""
+STEADY_LEASES = {"OPGEN_SHARD_LEASE_DURATION": "8", "OPGEN_SHARD_RENEW_DEADLINE": "6"}
+"""The memory runs' Lease timings: at a load average of 10 the replicas' event loops
+stall long enough to lose Leases renewed within 3 s (and the run with them); the
+Leases' timings do not change what the caches hold."""
 
 
 async def namespace(rest: RestClient) -> str:
@@ -107,7 +120,7 @@ async def one_run(
 ) -> dict[str, float]:
     single_ns, ring_ns = await namespace(rest), await namespace(rest)
     kubeconfig = env.kubeconfig_path
-    variables = memtrace or {}
+    variables = {**(memtrace or {}), **STEADY_LEASES}
     single = ReplicaProcess(
         "single", kubeconfig, single_ns, logs, env=variables, root=root
     )

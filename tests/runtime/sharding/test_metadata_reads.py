@@ -224,3 +224,42 @@ def test_a_burst_of_objects_is_labelled_by_a_few_writers_not_a_task_each() -> No
         assert max(tasks) - before <= WRITES_IN_FLIGHT + 12 < 60
 
     run_virtual(main)
+
+
+def test_the_heap_is_given_back_once_a_burst_of_labels_is_over() -> None:
+    """Not after each label, nor while objects keep coming: once no object has
+    come for a `retry_period` after labels were written; and not again while
+    nothing is labelled."""
+
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = MemoryApiServer(served_kinds())
+        client = rt.Client(RestClient(server.transport()))
+        assigner = _assigner(RecordingTransport(server), client)
+        released: list[int] = []
+        assigner.release = lambda: released.append(assigner.labelled)
+        running = asyncio.create_task(assigner.run())
+        try:
+            await asyncio.sleep(10.0)
+            assert released == []  # nothing labelled yet
+            for burst, size in enumerate((30, 5)):
+                for i in range(size):
+                    name = f"b{burst}-{i}"
+                    await client.create(
+                        Widget(
+                            metadata=ObjectMeta(name=name, namespace=NS),
+                            spec=WidgetSpec(),
+                        )
+                    )
+                    await asyncio.sleep(0.1)  # a creation every 0.1 s: one burst
+
+                async def given_back(count: int = burst + 1) -> bool:
+                    return len(released) == count
+
+                await until(given_back)
+                await asyncio.sleep(10.0)
+            assert released == [30, 35]
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+
+    run_virtual(main)
