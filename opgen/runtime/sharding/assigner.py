@@ -15,9 +15,6 @@ and keeps the assignment of slots to live members. It never reconciles.
   towards a balanced assignment (`assignment.next_step`) to the slots Lease,
   with the resourceVersion it read (a write based on a stale view conflicts
   and is decided again). One write per step, whatever the number of objects.
-- **After a burst.** Once no object has come for a `retry_period` after labels
-  were written, the heap's free pages go back to the system (`heap`): what the
-  burst passed through is freed, but the C heap would keep its size.
 
 It reads metadata only: its watch asks the API server for
 `PartialObjectMetadata` (the `Accept` of controller-runtime's metadata
@@ -43,7 +40,6 @@ from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
 from opgen.runtime.seams import Reader, Writer
 from opgen.runtime.sharding.assignment import Assignment, Holder, MemberState, next_step
 from opgen.runtime.sharding.follower import read_assignment
-from opgen.runtime.sharding.heap import release_free_pages
 from opgen.runtime.sharding.membership import Members, loop_time
 from opgen.runtime.sharding.protocol import (
     ANNOTATION_ASSIGNMENT,
@@ -119,7 +115,6 @@ class Assigner:
         metrics: Metrics | None = None,
         page_size: int = 500,
         clock: Callable[[], float] | None = None,
-        release: Callable[[], object] = release_free_pages,
     ) -> None:
         self.rest = rest
         self.members = members
@@ -144,12 +139,6 @@ class Assigner:
         self._waiting: list[Informer] = []
         self._done: set[str] = set()
         """UIDs labelled whose leaving the unlabelled watch is still to come."""
-        self.release = release
-        """Gives the heap's free pages back once a burst of labels is over (`heap`)."""
-        self._untrimmed = False
-        """Labels written since the heap was last given back."""
-        self.trims = 0
-        """Times the heap was given back."""
         self.labelled = 0
         """Slot labels written."""
         self.steps = 0
@@ -174,15 +163,10 @@ class Assigner:
         tasks.append(asyncio.create_task(self.keep_assigning()))
         try:
             while True:
-                if not await self._woken():
-                    self.release()  # quiet since the last labels: a burst is over
-                    self.trims += 1
-                    continue
+                await self._wake.wait()
                 self._wake.clear()
-                labelled = self.labelled
                 try:
                     await self.label_waiting()
-                    self._untrimmed |= self.labelled > labelled
                 except Exception as exc:
                     log.warning("labelling ring %s: %s", self.options.ring, exc)
                     await asyncio.sleep(self.options.retry_period)
@@ -191,19 +175,6 @@ class Assigner:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def _woken(self) -> bool:
-        """Wait to be woken (True); after labels, no longer than `retry_period`
-        (False: that long without a new object since the last labels)."""
-        if not self._untrimmed:
-            await self._wake.wait()
-            return True
-        try:
-            await asyncio.wait_for(self._wake.wait(), self.options.retry_period)
-        except asyncio.TimeoutError:
-            self._untrimmed = False
-            return False
-        return True
 
     def _on_waiting(self, event: Event) -> None:
         if event.type == "DELETED":
