@@ -16,7 +16,7 @@ and keeps the assignment of slots to live members. It never reconciles.
   with the resourceVersion it read (a write based on a stale view conflicts
   and is decided again). One write per step, whatever the number of objects.
 
-It reads metadata only: its watch asks the API server for
+It reads metadata only: its watch and its label writes ask the API server for
 `PartialObjectMetadata` (the `Accept` of controller-runtime's metadata
 client), so no object's spec or status reaches the leader, and its store keeps
 only the objects still waiting for a label.
@@ -228,6 +228,7 @@ class Assigner:
                 namespace=entry.namespace or None,
                 body=json.dumps({"metadata": {"labels": labels}}).encode(),
                 content_type=MERGE_PATCH,
+                accept=METADATA_ACCEPT,  # its answer: the metadata, not the object
             )
         except errors.NotFound:
             return

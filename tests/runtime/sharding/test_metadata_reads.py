@@ -1,7 +1,7 @@
-"""The assigner reads metadata only: its lists and its watch ask for
-`PartialObjectMetadata`, so no object's spec, status or data reaches the leader;
-against a server that sends the objects whole it labels all the same. It writes
-each slot label once, only on objects of the ring."""
+"""The assigner reads metadata only: its lists, its watch and the answers to its
+label writes ask for `PartialObjectMetadata`, so no object's spec, status or data
+reaches the leader; against a server that sends the objects whole it labels all the
+same. It writes each slot label once, only on objects of the ring."""
 
 from __future__ import annotations
 
@@ -99,16 +99,16 @@ async def _assign(whole: bool) -> RecordingTransport:
     return recording
 
 
-def test_the_assigners_lists_and_watch_ask_for_metadata_only() -> None:
+def test_the_assigners_lists_watch_and_label_writes_ask_for_metadata_only() -> None:
     async def main(loop: VirtualTimeLoop) -> RecordingTransport:
         return await _assign(whole=False)
 
     recording = run_virtual(main)
-    reads = [(verb, accept) for verb, _, accept in recording.accepts if verb != "PATCH"]
-    assert {verb for verb, _ in reads} == {"GET", "WATCH"}
+    requests = [(verb, accept) for verb, _, accept in recording.accepts]
+    assert {verb for verb, _ in requests} == {"GET", "WATCH", "PATCH"}
     assert all(
-        accept == (METADATA_ACCEPT if verb == "WATCH" else METADATA_LIST_ACCEPT)
-        for verb, accept in reads
+        accept == (METADATA_LIST_ACCEPT if verb == "GET" else METADATA_ACCEPT)
+        for verb, accept in requests
     )
     kinds = {obj.get("kind") for obj in recording.received}
     assert kinds == {"PartialObjectMetadata"}
