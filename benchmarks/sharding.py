@@ -2,6 +2,7 @@
 with `--handover`, how long a SIGKILLed replica's objects take to move.
 
     python -m benchmarks.sharding [--objects 3000] [--runs 2] [--settle 5]
+        [--baseline [NAME=]DIR ...] [--memtrace DIR [--memtrace-python FRAMES]]
     python -m benchmarks.sharding --handover [--objects 3000] [--runs 3]
         [--variant NAME:ENV=VALUE,... ...]
 
@@ -11,13 +12,21 @@ three sharded replicas (`ShardingOptions(ring="widgets")`) in another, each its
 own process. Every process's RSS is read once it runs with no object (its idle
 baseline), then N Widgets are created in each namespace (interleaved, a page
 of 50 at a time in each) and, once every Widget has its owned ConfigMap (and,
-sharded, its slot label), after a pause for the heap to settle (`--settle`
-seconds; past the transport's 90 s idle timeout, the connections opened by a
-burst of writes have closed), read again.
+sharded, its slot label), after a pause (`--settle` seconds, 5 by default:
+the connections a burst of writes opened are still open, as they stay for the
+transport's 90 s idle timeout), read again. The replicas run with 8 s Leases
+(`STEADY_LEASES`).
 Printed per run: each process's RSS above its own baseline, and the ratio of
 each sharded replica's growth to the single replica's (goal: at most 45 %),
 the leader's (it runs the assigner) apart from the others'.
 Then the medians over runs, min-max in brackets, and the load average.
+Each `--baseline` (another source tree, e.g. main's: `git archive main | tar -x
+-C DIR`, with this tree's tests/runtime/sharding harness copied in) runs after
+this tree in each run, on the same control plane. `--memtrace DIR`: this
+tree's replicas write memory reports (tests/runtime/sharding/memtrace.py: RSS,
+glibc's and pymalloc's heaps, open sockets, live objects by type; with
+`--memtrace-python FRAMES`, tracemalloc snapshots of what was allocated since
+the idle baseline) at the idle baseline and at the measurement.
 
 `--handover`: per run, three sharded replicas in a fresh namespace converge on N
 Widgets; then the replica that does not run the assigner is SIGKILLed. Measured,
@@ -40,6 +49,7 @@ import datetime
 import os
 import re
 import secrets
+import signal
 import statistics
 import tempfile
 import time
@@ -56,10 +66,19 @@ from tests.runtime.kinds import Widget
 from tests.runtime.sharding.inprocess import SLOT
 from tests.runtime.sharding.ledger import read_ledger
 from tests.runtime.sharding.operator import LEASE_DURATION
-from tests.runtime.sharding.processes import ReplicaProcess, create_widgets, list_all
+from tests.runtime.sharding.processes import (
+    ROOT,
+    ReplicaProcess,
+    create_widgets,
+    list_all,
+)
 
 SETTLE = 5.0
 """Seconds after the replicas start before their idle RSS is read."""
+STEADY_LEASES = {"OPGEN_SHARD_LEASE_DURATION": "8", "OPGEN_SHARD_RENEW_DEADLINE": "6"}
+"""The memory runs' Lease timings: at a load average of 10 the replicas' event loops
+stall long enough to lose Leases renewed within 3 s (and the run with them); the
+Leases' timings do not change what the caches hold."""
 
 
 async def namespace(rest: RestClient) -> str:
@@ -90,18 +109,41 @@ async def slot_holders(rest: RestClient, ns: str) -> dict[int, str]:
 
 
 async def one_run(
-    env: Environment, rest: RestClient, n: int, logs: Path, settle: float
+    env: Environment,
+    rest: RestClient,
+    n: int,
+    logs: Path,
+    settle: float,
+    *,
+    root: Path = ROOT,
+    memtrace: dict[str, str] | None = None,
 ) -> dict[str, float]:
     single_ns, ring_ns = await namespace(rest), await namespace(rest)
     kubeconfig = env.kubeconfig_path
-    single = ReplicaProcess("single", kubeconfig, single_ns, logs)
-    ring = [ReplicaProcess(f"shard-{i}", kubeconfig, ring_ns, logs) for i in range(3)]
+    variables = {**(memtrace or {}), **STEADY_LEASES}
+    single = ReplicaProcess(
+        "single", kubeconfig, single_ns, logs, env=variables, root=root
+    )
+    ring = [
+        ReplicaProcess(
+            f"shard-{i}", kubeconfig, ring_ns, logs, env=variables, root=root
+        )
+        for i in range(3)
+    ]
     everyone = [single, *ring]
+
+    async def report() -> None:
+        if memtrace:
+            for replica in everyone:
+                replica.process.send_signal(signal.SIGUSR1)  # type: ignore[union-attr]
+            await asyncio.sleep(3.0)
+
     try:
         for replica in everyone:
             await replica.start()
         await asyncio.sleep(SETTLE)
         idle = {r.shard: r.rss_kib() for r in everyone}
+        await report()
         for start in range(0, n, 50):
             size = min(50, n - start)
             await create_widgets(rest, single_ns, size, first=start)
@@ -114,6 +156,9 @@ async def one_run(
         await asyncio.sleep(settle)
         grown = {r.shard: (r.rss_kib() - idle[r.shard]) / 1024 for r in everyone}
         leader = max(ring, key=lambda r: last_acquired(r.log))
+        await report()
+        if memtrace:
+            print(f"memtrace: {leader.shard} led the ring", flush=True)
     finally:
         for replica in everyone:
             await replica.stop()
@@ -270,32 +315,57 @@ async def run(args: argparse.Namespace) -> None:
     env = await Environment(crd_paths=generated_crds()).astart()
     logs = Path(tempfile.mkdtemp(prefix="opgen-bench-sharding-"))
     rest = RestClient.from_kubeconfig(env.kube_config(), rt.ClientOptions(qps=0))
-    runs: list[dict[str, float]] = []
+    trees = {"this tree": ROOT}
+    for spec in args.baseline or ():
+        name, _, path = spec.rpartition("=")
+        trees[name or "baseline"] = Path(path).resolve()
+    memtrace: dict[str, str] | None = None
+    if args.memtrace:
+        Path(args.memtrace).mkdir(parents=True, exist_ok=True)
+        memtrace = {"OPGEN_MEMTRACE": str(Path(args.memtrace).resolve())}
+        if args.memtrace_python:
+            # tracing slows the replicas: longer Leases, so that none is lost
+            memtrace.update(OPGEN_MEMTRACE_PYTHON=str(args.memtrace_python),
+                            OPGEN_SHARD_LEASE_DURATION="20",
+                            OPGEN_SHARD_RENEW_DEADLINE="15")  # fmt: skip
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    loads: list[float] = []
     try:
         for i in range(args.runs):
-            started = time.monotonic()
-            result = await one_run(env, rest, args.objects, logs, args.settle)
-            runs.append(result)
-            shown = ", ".join(f"{k} {v:.2f}" for k, v in result.items())
-            print(
-                f"run {i + 1} ({time.monotonic() - started:.0f} s): {shown}", flush=True
-            )
+            for name, root in trees.items():
+                started = time.monotonic()
+                result = await one_run(
+                    env, rest, args.objects, logs, args.settle,
+                    # another tree's replicas may not know SIGUSR1 (it ends them)
+                    root=root, memtrace=memtrace if root == ROOT else None,
+                )  # fmt: skip
+                loads.append(os.getloadavg()[0])
+                runs[name].append(result)
+                shown = ", ".join(f"{k} {v:.2f}" for k, v in result.items())
+                took = time.monotonic() - started
+                print(f"run {i + 1} {name} ({took:.0f} s): {shown}", flush=True)
     finally:
         await rest.aclose()
         await env.astop()
     print(
         f"\n{args.objects} Widgets (and as many owned ConfigMaps); medians of {args.runs} runs"
     )
-    for key in runs[0]:
-        print(f"  {key}: {summary([r[key] for r in runs])}")
-    ratios = [r[k] for r in runs for k in r if k.endswith("ratio")]
-    print(f"  every sharded replica's ratio: {summary(ratios)} (goal ≤ 0.45)")
-    others = [
-        r[k] for r in runs for k in r if k.startswith("replica") and k.endswith("ratio")
-    ]
-    print(f"  the leader's: {summary([r['leader ratio'] for r in runs])}; "
-          f"the others': {summary(others)}")  # fmt: skip
-    print(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for name, results in runs.items():
+        print(f"  {name} ({trees[name]})")
+        for key in results[0]:
+            print(f"    {key}: {summary([r[key] for r in results])}")
+        ratios = [r[k] for r in results for k in r if k.endswith("ratio")]
+        print(f"    every sharded replica's ratio: {summary(ratios)} (goal ≤ 0.45)")
+        others = [
+            r[k]
+            for r in results
+            for k in r
+            if k.startswith("replica") and k.endswith("ratio")
+        ]
+        print(f"    the leader's: {summary([r['leader ratio'] for r in results])}; "
+              f"the others': {summary(others)}")  # fmt: skip
+    print(f"  load average (1 min) after each run: {summary(loads)}; now: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -307,6 +377,26 @@ def main(argv: list[str] | None = None) -> None:
         type=float,
         default=SETTLE,
         help="seconds after convergence before the RSS is read",
+    )
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        metavar="[NAME=]DIR",
+        help="another source tree (e.g. `git archive main | tar -x -C DIR`) whose "
+        "replicas run too, each run after this tree's",
+    )
+    parser.add_argument(
+        "--memtrace",
+        help="a folder for the replicas' memory reports at the idle baseline and at "
+        "the measurement (tests/runtime/sharding/memtrace.py)",
+    )
+    parser.add_argument(
+        "--memtrace-python",
+        type=int,
+        default=0,
+        metavar="FRAMES",
+        help="with --memtrace: trace Python's allocations from the idle baseline "
+        "on (tracemalloc, FRAMES frames each)",
     )
     parser.add_argument(
         "--handover",

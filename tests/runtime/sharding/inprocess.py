@@ -4,15 +4,18 @@ virtual time, and what the tests read of them."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from opgen import runtime as rt
 from opgen.api.k8s import ConfigMap
 from opgen.runtime.seams import Answer
 from opgen.runtime.sharding.protocol import slot_label
 from opgen.testing.memory import MemoryApiServer
-from opgen.testing.memory.transport import MemoryTransport
+from opgen.testing.memory.transport import MemoryTransport, WatchStream
 from tests.runtime.kinds import Widget
 from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 from tests.runtime.virtual_time import VirtualTimeLoop
@@ -24,13 +27,21 @@ LEASE_DURATION = 3.0
 
 
 class RecordingTransport(MemoryTransport):
-    """One replica's transport to the memory server, which notes every write the
-    server answered, in the order it answered them."""
+    """A transport to the memory server that notes every write the server answered,
+    in the order it answered them, each request's `Accept`, and every object it
+    handed back; `whole`: it drops the `Accept`, as a server that cannot send
+    metadata alone."""
 
-    def __init__(self, server: MemoryApiServer) -> None:
+    def __init__(self, server: MemoryApiServer, *, whole: bool = False) -> None:
         super().__init__(server)
+        self.whole = whole
         self.writes: list[tuple[str, str]] = []
         """Method and path of each write that reached the server."""
+        self.accepts: list[tuple[str, str, str | None]] = []
+        """Method (`WATCH` for a watch), path without its query and `Accept` of
+        each request."""
+        self.received: list[dict[str, Any]] = []
+        """Each object the server's answers and watch events carried."""
 
     async def send(
         self,
@@ -41,12 +52,55 @@ class RecordingTransport(MemoryTransport):
         content_type: str | None = None,
         accept: str | None = None,
     ) -> Answer:
+        self.accepts.append((method, path.partition("?")[0], accept))
         answer = await super().send(
-            method, path, body=body, content_type=content_type, accept=accept
+            method,
+            path,
+            body=body,
+            content_type=content_type,
+            accept=None if self.whole else accept,
         )
         if method != "GET":
             self.writes.append((method, path))
+        elif answer.status == 200:
+            document = json.loads(answer.body)
+            self.received.extend(document.get("items") or [document])
         return answer
+
+    @asynccontextmanager
+    async def stream(
+        self,
+        method: str,
+        path: str,
+        *,
+        read_timeout: float | None,
+        accept: str | None = None,
+    ) -> AsyncIterator[Any]:
+        self.accepts.append(("WATCH", path.partition("?")[0], accept))
+        async with super().stream(
+            method,
+            path,
+            read_timeout=read_timeout,
+            accept=None if self.whole else accept,
+        ) as stream:
+            yield _NotedStream(stream, self.received)
+
+
+class _NotedStream:
+    """A watch answer whose events' objects are noted as they are read."""
+
+    def __init__(self, stream: WatchStream, received: list[dict[str, Any]]) -> None:
+        self.stream = stream
+        self.status, self.headers = stream.status, stream.headers
+        self.received = received
+
+    async def read(self) -> bytes:
+        return await self.stream.read()
+
+    async def lines(self) -> AsyncIterator[str]:
+        async for line in self.stream.lines():
+            self.received.append(json.loads(line)["object"])
+            yield line
 
 
 @dataclass

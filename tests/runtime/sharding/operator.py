@@ -8,7 +8,10 @@ Environment: `KUBECONFIG`, `WIDGET_NAMESPACE`, `SHARD` (the shard name;
 `single`: no sharding, one replica holds everything), `LEDGER` (the file its
 reconciles are appended to), and for benchmarks `OPGEN_SHARD_WRITES` (the
 assigner's slot label writes in flight) and `OPGEN_SHARD_MEMBER_READS` (its
-reads of the members per retry period).
+reads of the members per retry period), `OPGEN_MEMTRACE` and
+`OPGEN_MEMTRACE_PYTHON` (reports of its memory on SIGUSR1: `memtrace.py`), and
+`OPGEN_SHARD_LEASE_DURATION` and `OPGEN_SHARD_RENEW_DEADLINE` (seconds; default
+`LEASE_DURATION` and `RENEW_DEADLINE`).
 It prints `metrics <port>` and then `ready` once its controllers run; logs go
 to stderr.
 """
@@ -23,9 +26,11 @@ from pathlib import Path
 
 from opgen import runtime as rt
 from opgen.runtime.sharding import assigner
+from tests.runtime.sharding import memtrace
 from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 
 LEASE_DURATION = 4.0
+RENEW_DEADLINE = 3.0
 RETRY_PERIOD = 1.0
 SLOTS = 128
 
@@ -38,6 +43,9 @@ async def main() -> None:
         assigner.MEMBER_READS_PER_PERIOD = reads
     namespace = os.environ["WIDGET_NAMESPACE"]
     shard = os.environ["SHARD"]
+    if os.environ.get("OPGEN_MEMTRACE"):
+        frames = int(os.environ.get("OPGEN_MEMTRACE_PYTHON") or 0)
+        memtrace.install(Path(os.environ["OPGEN_MEMTRACE"]), shard, frames=frames)
     manager = rt.Manager.from_kubeconfig(
         os.environ["KUBECONFIG"],
         options=rt.ManagerOptions(
@@ -51,8 +59,12 @@ async def main() -> None:
                     shard=shard,
                     namespace=namespace,
                     slots=SLOTS,
-                    lease_duration=LEASE_DURATION,
-                    renew_deadline=3.0,
+                    lease_duration=float(
+                        os.environ.get("OPGEN_SHARD_LEASE_DURATION", LEASE_DURATION)
+                    ),
+                    renew_deadline=float(
+                        os.environ.get("OPGEN_SHARD_RENEW_DEADLINE", RENEW_DEADLINE)
+                    ),
                     retry_period=RETRY_PERIOD,
                 )
                 if shard != "single"

@@ -28,10 +28,13 @@ class ReplicaProcess:
         folder: Path,
         *,
         env: dict[str, str] | None = None,
+        root: Path = ROOT,
     ) -> None:
         self.shard = shard
         self.env = env or {}
         """More environment variables for the process (`operator.py` reads some)."""
+        self.root = root
+        """The source tree it runs (`opgen` and `tests` are imported from there)."""
         self.kubeconfig = kubeconfig
         self.namespace = namespace
         self.ledger = folder / f"ledger-{shard}"
@@ -43,7 +46,7 @@ class ReplicaProcess:
     async def start(self, *, wait: bool = True) -> ReplicaProcess:
         with self.log.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "tests.runtime.sharding.operator", cwd=ROOT,
+                sys.executable, "-m", "tests.runtime.sharding.operator", cwd=self.root,
                 env={**os.environ, **self.env, "KUBECONFIG": str(self.kubeconfig),
                      "WIDGET_NAMESPACE": self.namespace, "SHARD": self.shard,
                      "LEDGER": str(self.ledger)},

@@ -1,14 +1,11 @@
-"""The assigner reads metadata only: its lists and its watch ask for
-`PartialObjectMetadata`, so no object's spec, status or data reaches the leader;
-against a server that sends the objects whole it labels all the same. It writes
-each slot label once, only on objects of the ring."""
+"""The assigner reads metadata only: its lists, its watch and the answers to its
+label writes ask for `PartialObjectMetadata`, so no object's spec, status or data
+reaches the leader; against a server that sends the objects whole it labels all the
+same. It writes each slot label once, only on objects of the ring."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from opgen import runtime as rt
@@ -16,85 +13,15 @@ from opgen.api import ObjectMeta
 from opgen.api.k8s import ConfigMap
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
-from opgen.runtime.seams import Answer, Stream
-from opgen.runtime.sharding.assigner import Assigner
+from opgen.runtime.sharding.assigner import WRITES_IN_FLIGHT, Assigner
 from opgen.runtime.sharding.assignment import MemberState
 from opgen.runtime.sharding.membership import Members
 from opgen.runtime.sharding.protocol import slot_of
-from opgen.testing.memory import MemoryApiServer, MemoryTransport
+from opgen.testing.memory import MemoryApiServer
 from tests.runtime.kinds import Widget, WidgetSpec
-from tests.runtime.sharding.inprocess import NS, RING, SLOT, until
+from tests.runtime.sharding.inprocess import NS, RING, SLOT, RecordingTransport, until
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 from tests.testing.memory.crds import served_kinds
-
-
-class _Recording:
-    """A transport in front of the memory server's that notes each request's
-    `Accept` and every object it hands back; `whole`: it drops the `Accept`, as a
-    server that cannot send metadata alone."""
-
-    def __init__(self, inner: MemoryTransport, *, whole: bool) -> None:
-        self.inner = inner
-        self.host, self.namespace = inner.host, inner.namespace
-        self.whole = whole
-        self.accepts: list[tuple[str, str, str | None]] = []
-        self.received: list[dict[str, Any]] = []
-
-    async def send(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: bytes | None = None,
-        content_type: str | None = None,
-        accept: str | None = None,
-    ) -> Answer:
-        self.accepts.append((method, path.partition("?")[0], accept))
-        answer = await self.inner.send(
-            method,
-            path,
-            body=body,
-            content_type=content_type,
-            accept=None if self.whole else accept,
-        )
-        if method == "GET":
-            document = json.loads(answer.body)
-            self.received.extend(document.get("items") or [document])
-        return answer
-
-    @asynccontextmanager
-    async def stream(
-        self,
-        method: str,
-        path: str,
-        *,
-        read_timeout: float | None,
-        accept: str | None = None,
-    ) -> AsyncIterator[Stream]:
-        self.accepts.append(("WATCH", path.partition("?")[0], accept))
-        async with self.inner.stream(
-            method,
-            path,
-            read_timeout=read_timeout,
-            accept=None if self.whole else accept,
-        ) as stream:
-            received = self.received
-
-            class Noted:
-                status, headers = stream.status, stream.headers
-
-                async def read(self) -> bytes:
-                    return await stream.read()
-
-                async def lines(self) -> AsyncIterator[str]:
-                    async for line in stream.lines():
-                        received.append(json.loads(line)["object"])
-                        yield line
-
-            yield Noted()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class _NoMember(Members):
@@ -149,9 +76,9 @@ def _assigner(transport: Any, client: rt.Client, page_size: int = 500) -> Assign
     )
 
 
-async def _assign(whole: bool) -> _Recording:
+async def _assign(whole: bool) -> RecordingTransport:
     server = MemoryApiServer(served_kinds())
-    recording = _Recording(server.transport(), whole=whole)
+    recording = RecordingTransport(server, whole=whole)
     client = rt.Client(RestClient(server.transport()))
     for i in range(3):
         await _create(client, f"before-{i}")
@@ -172,16 +99,16 @@ async def _assign(whole: bool) -> _Recording:
     return recording
 
 
-def test_the_assigners_lists_and_watch_ask_for_metadata_only() -> None:
-    async def main(loop: VirtualTimeLoop) -> _Recording:
+def test_the_assigners_lists_watch_and_label_writes_ask_for_metadata_only() -> None:
+    async def main(loop: VirtualTimeLoop) -> RecordingTransport:
         return await _assign(whole=False)
 
     recording = run_virtual(main)
-    reads = [(verb, accept) for verb, _, accept in recording.accepts if verb != "PATCH"]
-    assert {verb for verb, _ in reads} == {"GET", "WATCH"}
+    requests = [(verb, accept) for verb, _, accept in recording.accepts]
+    assert {verb for verb, _ in requests} == {"GET", "WATCH", "PATCH"}
     assert all(
-        accept == (METADATA_ACCEPT if verb == "WATCH" else METADATA_LIST_ACCEPT)
-        for verb, accept in reads
+        accept == (METADATA_LIST_ACCEPT if verb == "GET" else METADATA_ACCEPT)
+        for verb, accept in requests
     )
     kinds = {obj.get("kind") for obj in recording.received}
     assert kinds == {"PartialObjectMetadata"}
@@ -195,7 +122,7 @@ def test_the_assigners_lists_and_watch_ask_for_metadata_only() -> None:
 
 
 def test_a_server_that_sends_whole_objects_is_labelled_from_them() -> None:
-    async def main(loop: VirtualTimeLoop) -> _Recording:
+    async def main(loop: VirtualTimeLoop) -> RecordingTransport:
         return await _assign(whole=True)
 
     recording = run_virtual(main)
@@ -209,7 +136,7 @@ def test_a_child_takes_its_owners_slot_and_foreign_objects_get_none() -> None:
 
     async def main(loop: VirtualTimeLoop) -> None:
         server = MemoryApiServer(served_kinds())
-        recording = _Recording(server.transport(), whole=False)
+        recording = RecordingTransport(server)
         client = rt.Client(RestClient(server.transport()))
         old = {"shard.sharding.opgen.dev/widgets": "gone"}
         widget = await client.create(
@@ -251,5 +178,49 @@ def test_a_child_takes_its_owners_slot_and_foreign_objects_get_none() -> None:
                 f"/apis/test.opgen.dev/v1/namespaces/{NS}/widgets/w",
             ]
         )
+
+    run_virtual(main)
+
+
+def test_a_burst_of_objects_is_labelled_by_a_few_writers_not_a_task_each() -> None:
+    """However many objects wait, the assigner's label writes run in at most
+    `WRITES_IN_FLIGHT` tasks: a task per waiting object would grow asyncio's set of
+    tasks (which keeps its size) and the heap by the size of the burst."""
+
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = MemoryApiServer(served_kinds())
+        client = rt.Client(RestClient(server.transport()))
+        for i in range(60):
+            await client.create(
+                Widget(
+                    metadata=ObjectMeta(name=f"w{i}", namespace=NS), spec=WidgetSpec()
+                )
+            )
+        assigner = _assigner(RecordingTransport(server), client)
+        tasks: list[int] = []
+        label = assigner._label
+
+        async def counted(*args: Any) -> None:
+            tasks.append(len(asyncio.all_tasks()))
+            await label(*args)
+
+        assigner._label = counted  # type: ignore[method-assign]
+        before = len(asyncio.all_tasks())
+        running = asyncio.create_task(assigner.run())
+        try:
+
+            async def all_labelled() -> bool:
+                held = await _labelled(client)
+                return None not in held.values()
+
+            await until(all_labelled)
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+        assert len(tasks) == 60
+        # the writers and the assigner's own dozen (itself, its loop of member
+        # reads, its informers' runs, reflectors, watches and watchdogs), not a
+        # task per object
+        assert max(tasks) - before <= WRITES_IN_FLIGHT + 12 < 60
 
     run_virtual(main)
