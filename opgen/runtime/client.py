@@ -32,7 +32,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 from pydantic import BaseModel
 
-from opgen.runtime import decoding, resources, selectors
+from opgen.runtime import decoding, metafields, selectors
 from opgen.runtime.cache import Cache
 from opgen.runtime.reader import ApiReader, Page
 from opgen.runtime.resources import ResourceType, resource_type
@@ -375,11 +375,7 @@ class Client:
 def _name_and_namespace(obj: object) -> tuple[Any, Any]:
     """`obj`'s name and namespace, read without converting all of its metadata
     (whose managedFields are most of it) to the wire form."""
-    meta = getattr(obj, "metadata", None)
-    if isinstance(meta, BaseModel) and _plain_fields(meta, "name", "namespace"):
-        return meta.name, meta.namespace  # type: ignore[attr-defined]
-    found = resources.metadata(obj)
-    return found.get("name"), found.get("namespace")
+    return metafields.get(obj, "name"), metafields.get(obj, "namespace")
 
 
 def _status(obj: object) -> Any:

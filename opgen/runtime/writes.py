@@ -18,7 +18,7 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from opgen.runtime import errors, resources
+from opgen.runtime import errors, metafields, resources
 from opgen.runtime.client import Client
 
 __all__ = ["Operation", "create_or_update", "retry_on_conflict"]
@@ -43,10 +43,15 @@ async def create_or_update(
     starts its informer); `cached=False` reads from the API server instead, for an
     object outside what the cache watches."""
     rtype = resources.resource_type(type(obj))
-    meta = resources.metadata(obj)
+    name = metafields.get(obj, "name")
+    if not name:
+        raise ValueError(
+            f"create_or_update needs the {rtype.kind}'s metadata.name to look it up"
+            " (generateName names an object only when it is created): set the name"
+        )
     read = client.get if cached else client.uncached.get
     try:
-        current = await read(rtype.cls, str(meta["name"]), meta.get("namespace"))
+        current = await read(rtype.cls, name, metafields.get(obj, "namespace"))
     except errors.NotFound:
         mutate(obj)
         return await client.create(obj), Operation.CREATED

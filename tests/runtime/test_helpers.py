@@ -80,6 +80,16 @@ async def test_create_or_update_writes_only_on_change(
     assert rest.writes == writes + 1
 
 
+async def test_create_or_update_without_a_name_says_what_to_set(
+    rest: RestClient, namespace: str
+) -> None:
+    client = rt.Client(rest)
+    unnamed = ConfigMap(metadata=ObjectMeta(generate_name="cou-", namespace=namespace))
+    with pytest.raises(ValueError, match=r"ConfigMap's metadata\.name"):
+        await rt.create_or_update(client, unnamed, lambda cm: None)
+    assert rest.writes == 0
+
+
 async def test_retry_on_conflict_rereads_and_succeeds(
     rest: RestClient, namespace: str
 ) -> None:
