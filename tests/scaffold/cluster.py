@@ -86,8 +86,17 @@ def kustomize(root: Path) -> list[dict[str, Any]]:
 def deploy(envtest: Environment, root: Path, name: str, out: Path) -> Path:
     """Apply `config/default`; the kubeconfig of the manager's service account."""
     rendered = kustomize_default(root)
+    # The session's API server is shared: an earlier test may have installed a CRD
+    # of the same name through envtest (field manager `opgen-envtest`); this apply
+    # stands for `make deploy` onto a cluster it owns.
     kubectl(
-        envtest.kubeconfig_path, "apply", "--server-side", "-f", "-", stdin=rendered
+        envtest.kubeconfig_path,
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "-f",
+        "-",
+        stdin=rendered,
     )
     namespace = f"{name}-system"
     token = kubectl(

@@ -7,7 +7,6 @@ the ServiceAccount can do what `config/rbac/role.yaml` grants and nothing else.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -87,17 +86,7 @@ async def test_the_account_can_do_what_role_yaml_grants_and_no_more(
     envtest: Environment, tmp_path: Path
 ) -> None:
     root = scaffold(tmp_path / "ray-operator")
-    crds = [root / "config/crd/bases"]
-    await envtest.ainstall_crds(crds)
-    try:
-        await _check_the_account(envtest, root)
-    finally:
-        # the session's API server outlives this test: a later test that deploys
-        # its own RayCluster CRD must not meet this one's field manager
-        await asyncio.to_thread(envtest.uninstall_crds, crds)
-
-
-async def _check_the_account(envtest: Environment, root: Path) -> None:
+    await envtest.ainstall_crds([root / "config/crd/bases"])
     account = envtest.deploy_rbac(root)
     assert account.namespace == "ray-operator-system"
     assert account.name == "ray-operator-controller-manager"
