@@ -2,9 +2,9 @@
 and keeps the assignment of slots to live members. It never reconciles.
 
 - **Slot labels.** A watch of the sharded kinds' objects that have no slot
-  label yet (`!slot.sharding.opgen.dev/<ring>`, so it holds only objects
+  label yet (`!slot.sharding.opgen.dev/<ring>`, so it sees only objects
   waiting for one) sees each object once in its life; the assigner writes its
-  slot (`protocol.slot_of`), removing the previous protocol's shard and drain
+  slot (`protocol.slot_from`), removing the previous protocol's shard and drain
   labels in the same patch. A child of the owned kinds is labelled only when
   its controller owner is of a sharded kind; its slot is its owner's, computed
   from the owner reference alone. Children that reconcilers create get their
@@ -18,21 +18,32 @@ and keeps the assignment of slots to live members. It never reconciles.
 
 It reads metadata only: its watch and its label writes ask the API server for
 `PartialObjectMetadata` (the `Accept` of controller-runtime's metadata
-client), so no object's spec or status reaches the leader, and its store keeps
-only the objects still waiting for a label.
+client), so no object's spec or status reaches the leader. It keeps no store:
+each event is decoded into the few fields that place an object (`_Metadata`;
+the rest of it, and all of a whole object a server sends when it cannot send
+metadata alone, is skipped unread), and of an object waiting for its label
+the assigner holds its namespace, name and slot, nothing else. A bulk
+creation makes thousands wait at once (the label writes get a small share of
+a busy API server): what they hold, among the allocations of this replica's
+own cache, stays in the heap after they are labelled.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import msgspec
 
 from opgen.runtime import errors
-from opgen.runtime.informer import Event, Informer
+from opgen.runtime.informer import Informer, _Scope
 from opgen.runtime.leaderelection import _lease
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType
@@ -47,17 +58,15 @@ from opgen.runtime.sharding.protocol import (
     DRAIN_PREFIX,
     SHARD_PREFIX,
     ShardingOptions,
-    slot_of,
+    slot_from,
     slots_lease_name,
 )
-from opgen.runtime.store import Entry, entry_from_dict
+from opgen.runtime.store import Key
 
 __all__ = ["Assigner"]
 
 log = logging.getLogger("opgen.runtime.sharding")
 
-R = TypeVar("R")
-S = TypeVar("S")
 MERGE_PATCH = "application/merge-patch+json"
 WRITES_IN_FLIGHT = 2
 """Slot label writes the assigner has in flight at once (each for another object);
@@ -72,28 +81,154 @@ MEMBER_READS_PER_PERIOD = 4
 """Reads of the members per `retry_period`: a member's Lease counts as expired
 `lease_duration` after the assigner saw its last renewal, which it sees up to one
 read late, and a member's acknowledgement of a step is seen up to one read late."""
-KEPT_METADATA = ("name", "namespace", "uid", "resourceVersion", "ownerReferences")
-"""All the assigner keeps of an object waiting for its slot label."""
+LABELLED = -1
+"""In `_Unlabelled.waiting`: the object's label is written, and its leaving the
+watch (a DELETED event) is still to come."""
 
 
-def metadata_only(item: dict[str, Any]) -> dict[str, Any]:
-    """`item` cut down to the metadata fields the assigner reads (`KEPT_METADATA`)."""
-    meta = item.get("metadata") or {}
-    return {"metadata": {k: meta[k] for k in KEPT_METADATA if k in meta}}
+class _OwnerReference(msgspec.Struct):
+    apiVersion: str = ""
+    kind: str = ""
+    uid: str = ""
+    controller: bool | None = None
+
+
+class _Metadata(msgspec.Struct):
+    """What the assigner reads of an object (decoding skips every other field)."""
+
+    name: str = ""
+    namespace: str | None = None
+    uid: str = ""
+    resourceVersion: str = ""
+    ownerReferences: list[_OwnerReference] | None = None
+
+
+class _Object(msgspec.Struct):
+    metadata: _Metadata = msgspec.field(default_factory=_Metadata)
+
+
+class _ListMetadata(msgspec.Struct):
+    resourceVersion: str | None = None
+    continue_: str | None = msgspec.field(default=None, name="continue")
+
+
+class _Page(msgspec.Struct):
+    items: list[_Object] | None = None
+    metadata: _ListMetadata = msgspec.field(default_factory=_ListMetadata)
+
+
+class _WatchEvent(msgspec.Struct):
+    type: str
+    object: msgspec.Raw
+
+
+_decode_event = msgspec.json.Decoder(_WatchEvent).decode
+_decode_object = msgspec.json.Decoder(_Object).decode
+_decode_page = msgspec.json.Decoder(_Page).decode
+
+Placer = Callable[[_Metadata], "int | None"]
+"""An object's slot from its metadata (None: the object is no part of the ring)."""
 
 
 class _Unlabelled(Informer):
-    """The objects waiting for a slot label, metadata only: the server sends nothing
-    else (`PartialObjectMetadata`), its store keeps only what places an object
-    (`metadata_only`, which also cuts down the whole objects of a server that cannot
-    send metadata alone); nothing reads them as the kind's model, and a stored entry
-    is decoded only when read (`decoding`)."""
+    """The objects of one kind waiting for a slot label: a watch (and, on a 410
+    Gone, a list) of metadata only, without a store. Each object it sees is placed
+    (`place`) as it arrives; `waiting` holds the key and slot of those queued for
+    their label (`enqueue`), and those labelled until they leave the watch, so
+    that no event of theirs queues them again. The reflector's loop, its
+    watchdog and its backoff are the informer's; its list and its events are
+    handled here."""
 
     list_accept = METADATA_LIST_ACCEPT
     watch_accept = METADATA_ACCEPT
 
-    def entry(self, data: dict[str, Any]) -> Entry:
-        return entry_from_dict(metadata_only(data))
+    def __init__(
+        self,
+        rest: RestClient,
+        rtype: ResourceType[Any],
+        place: Placer,
+        enqueue: Callable[[_Unlabelled, Key, int], None],
+        *,
+        namespaces: tuple[str, ...] | None,
+        labels: str,
+        page_size: int,
+    ) -> None:
+        super().__init__(
+            rest, rtype, namespaces=namespaces, labels=labels, page_size=page_size
+        )
+        self.place = place
+        self.enqueue = enqueue
+        self.waiting: dict[Key, int] = {}
+        """Key → the slot it is queued with, or `LABELLED`."""
+
+    def _see(self, metadata: _Metadata) -> Key:
+        """Queue an object for its label, unless it is queued or labelled already."""
+        key = (sys.intern(metadata.namespace or ""), metadata.name)
+        slot = self.place(metadata)
+        known = self.waiting.get(key)
+        if known in (LABELLED, slot):
+            return key
+        if slot is None:  # no longer of the ring (its owner references changed)
+            self.waiting.pop(key, None)
+            return key
+        self.waiting[key] = slot
+        self.enqueue(self, key, slot)
+        return key
+
+    def labelled(self, key: Key, slot: int) -> None:
+        """The label of `key` is written with `slot`: its later events (before it
+        leaves the watch) do not queue it again."""
+        if self.waiting.get(key) == slot:  # not gone from the watch meanwhile
+            self.waiting[key] = LABELLED
+
+    def wants(self, key: Key, slot: int) -> bool:
+        """Whether `key` still waits for `slot` (not deleted, labelled, or taken out
+        of the ring since it was queued)."""
+        return self.waiting.get(key) == slot
+
+    async def _list(self, scope: _Scope) -> None:
+        params = self._base_params()
+        params["limit"] = self.page_size
+        present: set[Key] = set()
+        resource_version = ""
+        while True:
+            raw = await self.rest.request(
+                "list",
+                self.rtype,
+                namespace=scope.namespace,
+                params=params,
+                accept=self.list_accept,
+            )
+            page = _decode_page(raw)
+            for item in page.items or ():
+                present.add(self._see(item.metadata))
+            resource_version = page.metadata.resourceVersion or resource_version
+            if not page.metadata.continue_:
+                break
+            params["continue"] = page.metadata.continue_
+        for key in [
+            k
+            for k in self.waiting
+            if k not in present and scope.namespace in (None, k[0])
+        ]:
+            del self.waiting[key]  # labelled or deleted since the last watch
+        scope.resource_version = resource_version
+        scope.last_activity = time.monotonic()
+        scope.synced = True
+        if all(s.synced for s in self._scopes):
+            self._synced.set()
+
+    def _apply(self, scope: _Scope, line: str) -> None:
+        event = _decode_event(line)
+        if event.type == "ERROR":
+            raise errors.from_status(msgspec.json.decode(event.object))
+        metadata = _decode_object(event.object).metadata
+        if event.type == "DELETED":  # deleted, or labelled: it left the watch
+            self.waiting.pop((metadata.namespace or "", metadata.name), None)
+        elif event.type in ("ADDED", "MODIFIED"):
+            self._see(metadata)
+        if metadata.resourceVersion:
+            scope.resource_version = metadata.resourceVersion
 
 
 class Assigner:
@@ -135,10 +270,11 @@ class Assigner:
         self._lease: Any = None
         self._released: dict[int, float] = {}
         """Slot → when the assigner took it from its live holder."""
-        self._wake = asyncio.Event()
-        self._waiting: list[Informer] = []
-        self._done: set[str] = set()
-        """UIDs labelled whose leaving the unlabelled watch is still to come."""
+        self._queue: collections.deque[tuple[_Unlabelled, Key, int]] = (
+            collections.deque()
+        )
+        """The objects waiting for their label, in the order they were seen."""
+        self._queued = asyncio.Event()
         self.labelled = 0
         """Slot labels written."""
         self.steps = 0
@@ -146,95 +282,104 @@ class Assigner:
 
     async def run(self) -> None:
         """Label and assign until cancelled."""
-        label = self.options.slot_label
-        self._waiting = [
+        unlabelled = f"!{self.options.slot_label}"
+        watches = [
             _Unlabelled(
                 self.rest,
                 rtype,
+                self._placer(primary=rtype in self.primaries),
+                self._enqueue,
                 namespaces=self.namespaces,
-                labels=f"!{label}",
+                labels=unlabelled,
                 page_size=self.page_size,
             )
             for rtype in (*self.primaries, *self.children)
         ]
-        for informer in self._waiting:
-            informer.add_handler(self._on_waiting)
-        tasks = [asyncio.create_task(i.run()) for i in self._waiting]
+        tasks = [asyncio.create_task(w.run()) for w in watches]
+        tasks.extend(
+            asyncio.create_task(self._write_labels()) for _ in range(WRITES_IN_FLIGHT)
+        )
         tasks.append(asyncio.create_task(self.keep_assigning()))
         try:
-            while True:
-                await self._wake.wait()
-                self._wake.clear()
-                try:
-                    await self.label_waiting()
-                except Exception as exc:
-                    log.warning("labelling ring %s: %s", self.options.ring, exc)
-                    await asyncio.sleep(self.options.retry_period)
-                    self._wake.set()
+            await asyncio.gather(*tasks)
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _on_waiting(self, event: Event) -> None:
-        if event.type == "DELETED":
-            self._done.discard(event.new.uid)
-        else:
-            self._wake.set()
+    def _placer(self, *, primary: bool) -> Placer:
+        options, owner_kinds = self.options, self.owner_kinds
 
-    def _slot(self, entry: Entry, rtype: ResourceType[Any]) -> int | None:
-        metadata = {
-            "uid": entry.uid,
-            "namespace": entry.namespace,
-            "ownerReferences": entry.owner_references,
-        }
-        if rtype not in self.primaries:
-            owner = entry.controller_owner()
-            if owner is None or (
-                (owner.get("apiVersion"), owner.get("kind")) not in self.owner_kinds
-            ):
+        def place(metadata: _Metadata) -> int | None:
+            owner = next(
+                (r for r in metadata.ownerReferences or () if r.controller), None
+            )
+            sharded = (
+                owner is not None and (owner.apiVersion, owner.kind) in owner_kinds
+            )
+            if not primary and not sharded:
                 return None  # not a child of a sharded object: no slot
-        return slot_of(metadata, self.options, self.owner_kinds)
+            return slot_from(
+                options,
+                namespace=metadata.namespace or "",
+                uid=metadata.uid,
+                owner_uid=owner.uid if owner is not None and sharded else None,
+            )
 
-    async def label_waiting(self) -> None:
-        """Write the slot label of each object the unlabelled watches hold."""
-        await _in_turn(self._label, self._todo())
+        return place
 
-    def _todo(self) -> Iterator[tuple[ResourceType[Any], Entry, int]]:
-        """What to label, made as the writers take it: the stores as they were
-        when labelling began (their entries, not copies), cut to those not yet
-        labelled that belong to the ring."""
-        for informer in self._waiting:
-            rtype = informer.rtype
-            for entry in list(informer.store):
-                if entry.uid in self._done:
-                    continue
-                slot = self._slot(entry, rtype)
-                if slot is not None:
-                    yield rtype, entry, slot
+    def _enqueue(self, watch: _Unlabelled, key: Key, slot: int) -> None:
+        self._queue.append((watch, key, slot))
+        self._queued.set()
 
-    async def _label(self, rtype: ResourceType[Any], entry: Entry, slot: int) -> None:
+    async def _write_labels(self) -> None:
+        """One of the `WRITES_IN_FLIGHT` writers: they take the waiting objects in
+        turn, so an object waiting costs no task of its own (a burst of thousands
+        would make as many tasks, coroutines and entries in asyncio's set of tasks,
+        which keeps its size once grown)."""
+        queue = self._queue
+        while True:
+            if not queue:
+                self._queued.clear()
+                await self._queued.wait()
+                continue
+            watch, key, slot = item = queue.popleft()
+            if not watch.wants(key, slot):
+                continue
+            try:
+                written = await self._label(watch.rtype, key, slot)
+            except Exception as exc:
+                log.warning("labelling ring %s: %s", self.options.ring, exc)
+                queue.append(item)
+                await asyncio.sleep(self.options.retry_period)
+                continue
+            if written:
+                watch.labelled(key, slot)
+
+    async def _label(self, rtype: ResourceType[Any], key: Key, slot: int) -> bool:
+        """Write the slot label of the object `key` (False: it is gone)."""
         ring = self.options.ring
         labels = {
             self.options.slot_label: str(slot),
             SHARD_PREFIX + ring: None,
             DRAIN_PREFIX + ring: None,
         }
+        namespace, name = key
         try:
             await self.rest.request(
                 "patch",
                 rtype,
-                name=entry.name,
-                namespace=entry.namespace or None,
+                name=name,
+                namespace=namespace or None,
                 body=json.dumps({"metadata": {"labels": labels}}).encode(),
                 content_type=MERGE_PATCH,
                 accept=METADATA_ACCEPT,  # its answer: the metadata, not the object
             )
         except errors.NotFound:
-            return
-        self._done.add(entry.uid)
+            return False
         self.labelled += 1
         self.metrics.shard_labelled.labels(ring).inc()
+        return True
 
     async def keep_assigning(self) -> None:
         while True:
@@ -340,25 +485,3 @@ class Assigner:
                 gauge.remove(ring, name)
         for holder, count in counts.items():
             gauge.labels(ring, holder.name).set(count)
-
-
-async def _in_turn(
-    write: Callable[[R, S, int], Awaitable[None]], items: Iterator[tuple[R, S, int]]
-) -> None:
-    """`write(*item)` for each item (each another object), `WRITES_IN_FLIGHT` in
-    flight at a time, by as many writers taking the items in turn: an object
-    waiting costs no task of its own (a burst of thousands would make as many
-    tasks, coroutines and entries in asyncio's set of tasks, which keeps its
-    size once grown)."""
-
-    async def writer() -> None:
-        for item in items:
-            await write(*item)
-
-    writers = [asyncio.create_task(writer()) for _ in range(WRITES_IN_FLIGHT)]
-    try:
-        await asyncio.gather(*writers)
-    finally:
-        for task in writers:
-            task.cancel()
-        await asyncio.gather(*writers, return_exceptions=True)

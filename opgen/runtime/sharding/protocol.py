@@ -52,6 +52,7 @@ __all__ = [
     "default_shard_name",
     "format_slots",
     "parse_slots",
+    "slot_from",
     "slot_label",
     "slot_of",
     "slots_lease_name",
@@ -180,14 +181,25 @@ def slot_of(
     namespace, or of its UID — its controller owner's when that owner is of a
     sharded kind (`owner_kinds`: apiVersion and kind), so a child shares its
     owner's slot without the owner being read."""
-    if options.hash_key == "namespace":
-        key = metadata.get("namespace") or ""
-    else:
-        key = metadata.get("uid") or ""
-        for ref in metadata.get("ownerReferences") or ():
-            if ref.get("controller") and (ref.get("apiVersion"), ref.get("kind")) in (
-                owner_kinds
-            ):
-                key = ref.get("uid") or key
-                break
+    owner_uid = None
+    for ref in metadata.get("ownerReferences") or ():
+        if ref.get("controller") and (ref.get("apiVersion"), ref.get("kind")) in (
+            owner_kinds
+        ):
+            owner_uid = ref.get("uid")
+            break
+    return slot_from(
+        options,
+        namespace=metadata.get("namespace") or "",
+        uid=metadata.get("uid") or "",
+        owner_uid=owner_uid,
+    )
+
+
+def slot_from(
+    options: ShardingOptions, *, namespace: str, uid: str, owner_uid: str | None
+) -> int:
+    """`slot_of` from the fields it reads: `owner_uid` is the UID of the object's
+    controller owner when that owner is of a sharded kind (else None)."""
+    key = namespace if options.hash_key == "namespace" else owner_uid or uid
     return key_hash(key) % options.slots
