@@ -134,4 +134,6 @@ def _check_scope(
 
 def _slots(labels: Mapping[str, str] | None) -> dict[str, str]:
     """The owner's sharding-slot labels, which its children get too."""
-    return {k: v for k, v in (labels or {}).items() if k.startswith(SLOT_PREFIX)}
+    if not labels:
+        return {}
+    return {k: v for k, v in labels.items() if k.startswith(SLOT_PREFIX)}
