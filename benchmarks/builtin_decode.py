@@ -429,6 +429,7 @@ def _reconciles() -> tuple[_Reconcile, _Reconcile, int]:
     rebuilt here from its code. The two alternate, repeat by repeat."""
     import copy
     import hashlib
+    import importlib
     import json
     import sys
     from pathlib import Path
@@ -445,8 +446,11 @@ def _reconciles() -> tuple[_Reconcile, _Reconcile, int]:
 
     example = Path(__file__).parents[1] / "examples" / "generated"
     sys.path.insert(0, str(example))
-    from ray_operator.api.v1.raycluster_types import RayCluster
-    from ray_operator.controller import children
+    # the example project, imported from its folder (not installed: no types)
+    RayCluster: Any = importlib.import_module(
+        "ray_operator.api.v1.raycluster_types"
+    ).RayCluster
+    children: Any = importlib.import_module("ray_operator.controller.children")
 
     import opgen.api as op
     from opgen import runtime as rt
@@ -477,7 +481,7 @@ def _reconciles() -> tuple[_Reconcile, _Reconcile, int]:
             spec=DeploymentSpec(
                 replicas=1,
                 selector=LabelSelector(matchLabels=labels),
-                template=PodTemplateSpec.from_dict(wire),
+                template=cast("PodTemplateSpec", PodTemplateSpec.from_dict(wire)),
             ),
         )
 

@@ -36,10 +36,12 @@ unpickling.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import pickle
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, TypeVar, cast
 
@@ -227,9 +229,7 @@ def _partial_model(cls: type[BaseModel], data: Mapping[str, Any]) -> BaseModel:
 def decode(rtype: ResourceType[T], raw: bytes) -> T:
     """Decode an object the API server sent; `DecodeError` when it does not fit."""
     try:
-        if rtype.builtin:  # evaluates no rule (`resources`): no context to set
-            return rtype.decode_json(raw)
-        with rules_skipped():
+        with _decoding(rtype):
             return rtype.decode_json(raw)
     except Exception as error:  # a model's own validator may raise anything
         raise DecodeError(rtype, raw, problems_of(error)) from error
@@ -238,13 +238,21 @@ def decode(rtype: ResourceType[T], raw: bytes) -> T:
 def decode_dict(rtype: ResourceType[T], data: Mapping[str, Any]) -> T:
     """`decode` for an object already parsed from JSON (a list item, a watch event)."""
     try:
-        if rtype.builtin:
-            return rtype.decode_dict(data)
-        with rules_skipped():
+        with _decoding(rtype):
             return rtype.decode_dict(data)
     except Exception as error:  # a model's own validator may raise anything
         raw = msgspec.json.encode(data)
         raise DecodeError(rtype, raw, problems_of(error)) from error
+
+
+def _decoding(rtype: ResourceType[Any]) -> AbstractContextManager[object]:
+    """The context a decode of `rtype` runs in: CEL rules skipped (the server
+    judged the object when it was written); nothing for a built-in kind, whose
+    decoders evaluate no rule (`resources`)."""
+    return _NOTHING if rtype.builtin else rules_skipped()
+
+
+_NOTHING = contextlib.nullcontext()
 
 
 @dataclass(eq=False)

@@ -9,7 +9,9 @@ too (the slot the assigner would give it), so it is watched by the replica
 that reconciles its owner from its creation on.
 
 Only the metadata fields it needs are read and written (`metafields`), not
-the whole metadata: a reconcile that creates a child calls it every time.
+the whole metadata: a reconcile that creates a child calls it every time. The
+metadata is read and changed as an `op.ObjectMeta` (`metafields.typed`): every
+kind's own, its owner references `OwnerReference` models.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from opgen.api import ObjectMeta, OwnerReference
-from opgen.runtime import metafields, resources
+from opgen.api import OwnerReference
+from opgen.runtime import construct, metafields, resources
 from opgen.runtime.resources import ResourceType
 from opgen.runtime.sharding.protocol import SLOT_PREFIX
 
@@ -52,77 +54,45 @@ def set_controller_reference(
     """Make `owner` the controller of `child` (edits `child.metadata` in place; no API call)."""
     owner_type = resources.resource_type(type(owner))
     child_type = resources.resource_type(type(child))
-    owner_meta = getattr(owner, "metadata", None)
-    child_meta = getattr(child, "metadata", None)
-    if isinstance(owner_meta, ObjectMeta) and isinstance(child_meta, ObjectMeta):
-        # Both metadata models (every kind's): their attributes read and set as
-        # they are, no field converted to wire form and back.
-        uid = owner_meta.uid
-        _check_scope(
-            owner_type,
-            child_type,
-            owner_meta.name,
-            uid,
-            owner_meta.namespace,
-            child_meta.namespace,
-        )
-        refs = child_meta.owner_references or []
-        ref = next((r for r in refs if r.controller), None)
-        if ref is not None and ref.uid != uid:
-            raise _already_owned(child_type, child_meta.name, ref.kind, ref.name)
-        child_meta.owner_references = [
-            *(r for r in refs if r.uid != uid),
-            _reference(owner_type, owner_meta.name, uid, block_owner_deletion),
-        ]
-        shards = _slots(owner_meta.labels)
-        if shards:
-            child_meta.labels = {**(child_meta.labels or {}), **shards}
-        return
-    owner_name = metafields.get(owner, "name")
-    owner_uid = metafields.get(owner, "uid")
+    owner_meta = metafields.typed(owner)
+    child_meta = metafields.typed(child)
+    uid = owner_meta.uid
     _check_scope(
         owner_type,
         child_type,
-        owner_name,
-        owner_uid,
-        metafields.get(owner, "namespace") if owner_type.namespaced else None,
-        metafields.get(child, "namespace") if owner_type.namespaced else None,
+        owner_meta.name,
+        uid,
+        owner_meta.namespace,
+        child_meta.namespace,
     )
-    reference = {
-        "apiVersion": owner_type.api_version,
-        "kind": owner_type.kind,
-        "name": owner_name,
-        "uid": owner_uid,
-        "controller": True,
-        "blockOwnerDeletion": block_owner_deletion,
-    }
-    references: list[dict[str, Any]] = metafields.get(child, "ownerReferences") or []
-    current = next((r for r in references if r.get("controller")), None)
-    if current is not None and current.get("uid") != owner_uid:
-        raise _already_owned(
-            child_type,
-            metafields.get(child, "name"),
-            current.get("kind"),
-            current.get("name"),
+    references = child_meta.owner_references or []
+    current = next((r for r in references if r.controller), None)
+    if current is not None and current.uid != uid:
+        raise AlreadyOwnedError(
+            f"{child_type.kind} {child_meta.name!r} is already controlled by "
+            f"{current.kind} {current.name!r}"
         )
-    references = [r for r in references if r.get("uid") != owner_uid]
-    references.append(reference)
-    metafields.put(child, "ownerReferences", references)
-    shards = _slots(metafields.get(owner, "labels"))
+    child_meta.owner_references = [
+        *(r for r in references if r.uid != uid),
+        _reference(owner_type, owner_meta.name, uid, block_owner_deletion),
+    ]
+    changed: tuple[str, ...] = _CHANGED
+    shards = _slots(owner_meta.labels)
     if shards:
-        labels = metafields.get(child, "labels") or {}
-        metafields.put(child, "labels", {**labels, **shards})
+        child_meta.labels = {**(child_meta.labels or {}), **shards}
+        changed = _CHANGED_WITH_LABELS
+    metafields.write_back(child, child_meta, changed)
 
 
-_set = object.__setattr__
+_CHANGED = ("ownerReferences",)
+_CHANGED_WITH_LABELS = ("ownerReferences", "labels")
 
 
 def _reference(
     owner_type: ResourceType[Any], name: Any, uid: Any, block_owner_deletion: Any
 ) -> OwnerReference:
-    """The controller reference to the owner: what `OwnerReference(...)` makes of
-    these values, made directly when they are the types it checks for (a
-    tenth of the cost)."""
+    """The controller reference to the owner: built directly (`construct.trusted`)
+    when its values are the types `OwnerReference` checks for, else validated."""
     values = {
         "api_version": owner_type.api_version,
         "block_owner_deletion": block_owner_deletion,
@@ -131,16 +101,9 @@ def _reference(
         "name": name,
         "uid": uid,
     }
-    if not (
-        type(name) is str and type(uid) is str and type(block_owner_deletion) is bool
-    ):
-        return OwnerReference(**values)
-    reference = OwnerReference.__new__(OwnerReference)
-    _set(reference, "__dict__", values)
-    _set(reference, "__pydantic_fields_set__", set(values))
-    _set(reference, "__pydantic_extra__", None)
-    _set(reference, "__pydantic_private__", None)
-    return reference
+    if type(name) is str and type(uid) is str and type(block_owner_deletion) is bool:
+        return construct.trusted(OwnerReference, values)
+    return OwnerReference(**values)
 
 
 def _check_scope(
@@ -169,14 +132,8 @@ def _check_scope(
             )
 
 
-def _already_owned(
-    child_type: ResourceType[Any], child_name: Any, kind: Any, name: Any
-) -> AlreadyOwnedError:
-    return AlreadyOwnedError(
-        f"{child_type.kind} {child_name!r} is already controlled by {kind} {name!r}"
-    )
-
-
 def _slots(labels: Mapping[str, str] | None) -> dict[str, str]:
     """The owner's sharding-slot labels, which its children get too."""
-    return {k: v for k, v in (labels or {}).items() if k.startswith(SLOT_PREFIX)}
+    if not labels:
+        return {}
+    return {k: v for k, v in labels.items() if k.startswith(SLOT_PREFIX)}

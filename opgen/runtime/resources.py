@@ -87,37 +87,39 @@ class ResourceType(Generic[T]):
     decode_json: Callable[[bytes], T] = field(repr=False)
     decode_dict: Callable[[Mapping[str, Any]], T] = field(repr=False)
     encode_obj: Encoder[T] = field(repr=False)
+    # The facts below are read off `info` once each (cached_property): a reconcile
+    # helper reads them on every call, and `info`'s are computed properties.
 
-    @property
+    @functools.cached_property
     def group(self) -> str:
         return self.info.group
 
-    @property
+    @functools.cached_property
     def version(self) -> str:
         return self.info.version
 
-    @property
+    @functools.cached_property
     def kind(self) -> str:
         return self.info.kind
 
-    @property
+    @functools.cached_property
     def plural(self) -> str:
         return self.info.plural
 
-    @property
+    @functools.cached_property
     def namespaced(self) -> bool:
         return self.info.namespaced
 
-    @property
+    @functools.cached_property
     def status_subresource(self) -> bool:
         return self.info.status_subresource
 
-    @property
+    @functools.cached_property
     def scale(self) -> ScalePaths | None:
         scale = self.info.scale
         return None if scale is None else ScalePaths(*scale)
 
-    @property
+    @functools.cached_property
     def api_version(self) -> str:
         return self.info.api_version
 
@@ -152,7 +154,13 @@ def _cached_resource_type(cls: type) -> ResourceType[Any]:
 
 def resource_type(cls: type[T]) -> ResourceType[T]:
     """The `ResourceType` of a kind of `op.k8s` or of a user custom resource class."""
-    return cast("ResourceType[T]", _cached_resource_type(cast(type, cls)))
+    found = _RESOURCE_TYPES.get(cls)  # a plain dict's get: read on every helper call
+    if found is None:
+        found = _RESOURCE_TYPES[cls] = _cached_resource_type(cast(type, cls))
+    return found
+
+
+_RESOURCE_TYPES: dict[type, Any] = {}
 
 
 def _encoder(api_version: str, kind: str) -> Encoder[Any]:

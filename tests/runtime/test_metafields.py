@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from opgen.api import ObjectMeta
+from opgen.api import ObjectMeta, OwnerReference
 from opgen.api.k8s import ConfigMap
 from opgen.runtime import metafields, resources
 from tests.runtime.kinds import widget
@@ -104,3 +104,35 @@ def test_a_write_of_an_undeclared_field_goes_through_the_whole_metadata() -> Non
     metafields.put(obj, "undeclared", {"kept": False})
     assert resources.metadata(obj)["undeclared"] == {"kept": False}
     assert resources.metadata(obj)["labels"] == {"a": "b"}
+
+
+def test_the_typed_metadata_of_a_kind_is_its_own() -> None:
+    obj = full()
+    assert metafields.typed(obj) is obj.metadata
+    metafields.write_back(obj, metafields.typed(obj), ["ownerReferences"])
+    assert obj.metadata is not None and obj.metadata.owner_references is not None
+
+
+def test_typed_dict_metadata_is_a_validated_copy_written_back() -> None:
+    reference = {"apiVersion": "v1", "kind": "K", "name": "o", "uid": "u-0"}
+    holder = type(
+        "Holder", (), {"metadata": {"name": "d", "ownerReferences": [reference]}}
+    )()
+    meta = metafields.typed(holder)
+    assert meta.name == "d"
+    assert meta.owner_references == [OwnerReference.model_validate(reference)]
+    plain: dict[str, Any] = {}
+    meta = metafields.typed(plain)
+    meta.owner_references = [
+        OwnerReference(api_version="v1", kind="K", name="p", uid="u-1")
+    ]
+    meta.labels = {"a": "b"}
+    assert plain == {}, "a copy"
+    metafields.write_back(plain, meta, ["ownerReferences", "labels"])
+    assert plain["metadata"] == {
+        "ownerReferences": [
+            {"apiVersion": "v1", "kind": "K", "name": "p", "uid": "u-1"}
+        ],
+        "labels": {"a": "b"},
+    }
+    assert metafields.typed(ConfigMap()) == ObjectMeta()
