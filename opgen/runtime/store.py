@@ -11,8 +11,14 @@ out, a burst of updates) costs its JSON alone. Every read builds a fresh object
 from that, so a reconciler may mutate what it read without corrupting the cache,
 and cached objects cost bytes, not a tree of Python objects.
 
+The informer builds an entry from the JSON text the server sent
+(`entry_from_json`): only the metadata fields above are decoded, and
+`managedFields` is cut out of the text, so the object is never built in Python
+nor encoded again.
+
 Indexes: by namespace and by controller-owner UID always; user-defined ones
-(`add_index(name, fn)`) map an object to any number of string values.
+(`add_index(name, fn)`) map an object to any number of string values. A
+replaced entry moves only in the indexes whose values changed.
 """
 
 from __future__ import annotations
