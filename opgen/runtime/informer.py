@@ -42,7 +42,7 @@ from opgen.runtime import errors, selectors
 from opgen.runtime.decoding import DecodeError, Decoder, Undecodable
 from opgen.runtime.resources import ResourceType
 from opgen.runtime.rest import RestClient
-from opgen.runtime.store import Entry, Key, Store, entry_from_dict
+from opgen.runtime.store import Entry, Key, Store, entry_from_dict, entry_from_json
 
 __all__ = ["Event", "EventType", "Handler", "Informer"]
 
@@ -66,6 +66,36 @@ Handler = Callable[[Event], None]
 class _WatchEvent(msgspec.Struct):
     type: str
     object: msgspec.Raw
+
+
+class _ListMetadata(msgspec.Struct):
+    resourceVersion: str | None = None
+    # `continue` is a keyword
+    next: str | None = msgspec.field(default=None, name="continue")
+
+
+class _Page(msgspec.Struct):
+    metadata: _ListMetadata | None = None
+    items: list[msgspec.Raw] | None = None
+
+
+class _Version(msgspec.Struct):
+    resourceVersion: str | None = None
+
+
+class _Versioned(msgspec.Struct):
+    metadata: _Version | None = None
+
+
+_decode_event = msgspec.json.Decoder(_WatchEvent).decode
+_decode_page = msgspec.json.Decoder(_Page).decode
+_decode_versioned = msgspec.json.Decoder(_Versioned).decode
+
+
+def _version(raw: bytes) -> str | None:
+    """The `metadata.resourceVersion` of an object's JSON (a bookmark's)."""
+    meta = _decode_versioned(raw).metadata
+    return None if meta is None else meta.resourceVersion
 
 
 @dataclass
@@ -120,6 +150,9 @@ class Informer:
             (None,) if not namespaces or not rtype.namespaced else namespaces
         )
         self._scopes = [_Scope(ns) for ns in scopes]
+        self._entry_of_json = type(self).entry is Informer.entry
+        """Whether entries are built from the JSON text (`store.entry_from_json`);
+        a subclass's own `entry` is given the object as Python data."""
         self._synced = asyncio.Event()
         self._selected = asyncio.Event()
         self._selected.set()
@@ -146,6 +179,15 @@ class Informer:
         """The store's entry for an object the server sent (its wire form, not yet
         decoded into the kind's model)."""
         return entry_from_dict(self.rtype.with_kind(data))
+
+    def _entry(self, raw: bytes) -> tuple[Entry, str | None]:
+        """The entry of an object's JSON as the server sent it, and its resourceVersion."""
+        if self._entry_of_json:
+            entry = entry_from_json(raw, self.rtype.api_version, self.rtype.kind)
+            return entry, entry.resource_version or None
+        data = msgspec.json.decode(raw)
+        version = (data.get("metadata") or {}).get("resourceVersion")
+        return self.entry(data), version
 
     @property
     def undecodable(self) -> int:
@@ -284,21 +326,19 @@ class Informer:
                 params=params,
                 accept=self.list_accept,
             )
-            page = msgspec.json.decode(raw)
-            for item in page.get("items") or ():
-                meta = item.get("metadata") or {}
-                key = (meta.get("namespace") or "", meta.get("name") or "")
-                known = self.store.get(key)
-                if known is not None and known.resource_version == meta.get(
-                    "resourceVersion"
-                ):
-                    fresh[key] = known  # unchanged: already decoded
+            page = _decode_page(raw)
+            for item in page.items or ():
+                entry, version = self._entry(bytes(item))
+                known = self.store.get(entry.key)
+                if known is not None and known.resource_version == version:
+                    fresh[entry.key] = known  # unchanged: already decoded
                     continue
-                entry = self.entry(item)
                 fresh[entry.key] = entry
-            meta = page.get("metadata") or {}
-            resource_version = meta.get("resourceVersion") or resource_version
-            token = meta.get("continue")
+            meta = page.metadata
+            if meta is None:
+                break
+            resource_version = meta.resourceVersion or resource_version
+            token = meta.next
             if not token:
                 break
             params["continue"] = token
@@ -353,24 +393,25 @@ class Informer:
                 self._apply(scope, line)
 
     def _apply(self, scope: _Scope, line: str) -> None:
-        event = msgspec.json.decode(line, type=_WatchEvent)
-        data = msgspec.json.decode(event.object)
-        if event.type == "ERROR":
-            raise errors.from_status(data)
-        rv = (data.get("metadata") or {}).get("resourceVersion")
-        if event.type == "BOOKMARK":
-            if rv:
-                scope.resource_version = rv
-            return
-        if event.type == "DELETED":
-            # the last state, decoded only if a Watches mapping asks for it
-            entry = entry_from_dict(self.rtype.with_kind(data))
-            old = self._delete(entry.key)
-            self._emit(Event("DELETED", old, entry))
-        elif event.type in ("ADDED", "MODIFIED"):
-            entry = self.entry(data)
+        event = _decode_event(line)
+        kind = event.type
+        rv: str | None
+        if kind == "ADDED" or kind == "MODIFIED":
+            entry, rv = self._entry(bytes(event.object))
             old = self._upsert(entry)
             self._emit(Event("ADDED" if old is None else "MODIFIED", old, entry))
+        elif kind == "DELETED":
+            # the last state, decoded only if a Watches mapping asks for it
+            entry = entry_from_json(
+                bytes(event.object), self.rtype.api_version, self.rtype.kind
+            )
+            rv = entry.resource_version or None
+            old = self._delete(entry.key)
+            self._emit(Event("DELETED", old, entry))
+        elif kind == "ERROR":
+            raise errors.from_status(msgspec.json.decode(event.object))
+        else:  # BOOKMARK, or a type this informer does not know: its version only
+            rv = _version(bytes(event.object))
         if rv:
             scope.resource_version = rv
 

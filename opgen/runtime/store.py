@@ -11,8 +11,14 @@ out, a burst of updates) costs its JSON alone. Every read builds a fresh object
 from that, so a reconciler may mutate what it read without corrupting the cache,
 and cached objects cost bytes, not a tree of Python objects.
 
+The informer builds an entry from the JSON text the server sent
+(`entry_from_json`): only the metadata fields above are decoded, and
+`managedFields` is cut out of the text, so the object is never built in Python
+nor encoded again.
+
 Indexes: by namespace and by controller-owner UID always; user-defined ones
-(`add_index(name, fn)`) map an object to any number of string values.
+(`add_index(name, fn)`) map an object to any number of string values. A
+replaced entry moves only in the indexes whose values changed.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ __all__ = [
     "Key",
     "Store",
     "entry_from_dict",
+    "entry_from_json",
 ]
 
 Key = tuple[str, str]  # (namespace or "", name)
@@ -105,6 +112,99 @@ def entry_from_dict(data: dict[str, Any]) -> Entry:
     )
 
 
+class _Metadata(msgspec.Struct):
+    """The metadata fields an entry keeps; the rest are skipped unread."""
+
+    namespace: str | None = None
+    name: str | None = None
+    uid: str | None = None
+    resourceVersion: str | None = None
+    generation: int | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    ownerReferences: list[dict[str, Any]] | None = None
+    finalizers: list[str] | None = None
+    deletionTimestamp: str | None = None
+    managedFields: msgspec.Raw = msgspec.Raw()
+
+
+class _Object(msgspec.Struct):
+    apiVersion: str | msgspec.UnsetType = msgspec.UNSET
+    kind: str | msgspec.UnsetType = msgspec.UNSET
+    metadata: _Metadata | None = None
+
+
+_decode_object = msgspec.json.Decoder(_Object).decode
+_MANAGED_FIELDS = b'"managedFields":'
+
+
+def entry_from_json(raw: bytes, api_version: str, kind: str) -> Entry:
+    """The entry of an object as the server sent it: `entry_from_dict` of it with
+    `apiVersion` and `kind` filled in where missing, without building the object
+    in Python: only its metadata is decoded, and `managedFields` is cut out of the
+    JSON text. JSON this cannot take apart that way goes through `entry_from_dict`."""
+    try:
+        obj = _decode_object(raw)
+    except msgspec.ValidationError:
+        obj = None
+    meta = obj.metadata if obj is not None else None
+    if obj is None or meta is None:
+        return _from_dict(raw, api_version, kind)
+    managed = meta.managedFields
+    if len(managed):
+        cut = _without(raw, _MANAGED_FIELDS + bytes(managed))
+        if cut is None:
+            return _from_dict(raw, api_version, kind)
+        raw = cut
+    missing = b""
+    if obj.apiVersion is msgspec.UNSET:
+        missing += b'"apiVersion":' + _encode(api_version) + b","
+    if obj.kind is msgspec.UNSET:
+        missing += b'"kind":' + _encode(kind) + b","
+    if missing:
+        if raw[:1] != b"{":
+            return _from_dict(raw, api_version, kind)
+        raw = b"{" + missing + raw[1:]
+    return Entry(
+        namespace=meta.namespace or "",
+        name=meta.name or "",
+        uid=meta.uid or "",
+        resource_version=meta.resourceVersion or "",
+        generation=meta.generation,
+        labels=meta.labels or {},
+        annotations=meta.annotations or {},
+        owner_references=tuple(meta.ownerReferences or ()),
+        finalizers=tuple(meta.finalizers or ()),
+        deletion_timestamp=meta.deletionTimestamp,
+        raw=raw,
+    )
+
+
+def _from_dict(raw: bytes, api_version: str, kind: str) -> Entry:
+    data = _decode(raw)
+    data.setdefault("apiVersion", api_version)
+    data.setdefault("kind", kind)
+    return entry_from_dict(data)
+
+
+def _without(raw: bytes, member: bytes) -> bytes | None:
+    """`raw` with one object member (`"key":value`, as the server writes it, without
+    spaces) and its separating comma removed; None if it is not there so."""
+    start = raw.find(member)
+    if start < 1:
+        return None
+    end = start + len(member)
+    if raw[start - 1 : start] == b",":
+        return raw[: start - 1] + raw[end:]
+    if raw[start - 1 : start] == b"{":
+        if raw[end : end + 1] == b",":
+            end += 1
+        elif raw[end : end + 1] != b"}":
+            return None
+        return raw[:start] + raw[end:]
+    return None
+
+
 IndexFunc = Callable[[Entry], Iterable[str]]
 
 
@@ -164,12 +264,24 @@ class Store:
 
     def upsert(self, entry: Entry) -> Entry | None:
         """Insert or replace; returns the previous entry."""
-        old = self._items.get(entry.key)
-        if old is not None:
-            self._unindex(old)
-        self._items[entry.key] = entry
-        for name in self._index_funcs:
-            self._index_one(name, entry)
+        key = entry.key
+        old = self._items.get(key)
+        self._items[key] = entry
+        if old is None:
+            for name in self._index_funcs:
+                self._index_one(name, entry)
+            return old
+        for name, func in self._index_funcs.items():
+            if name == NAMESPACE_INDEX:
+                continue  # the same key, the same namespace
+            before, after = tuple(func(old)), tuple(func(entry))
+            if before == after:
+                continue  # most updates: only the indexes they change are touched
+            index = self._indexes[name]
+            for value in set(before).difference(after):
+                self._drop(index, value, key)
+            for value in set(after).difference(before):
+                index.setdefault(value, set()).add(key)
         return old
 
     def delete(self, key: Key) -> Entry | None:
@@ -184,11 +296,16 @@ class Store:
             index.setdefault(value, set()).add(entry.key)
 
     def _unindex(self, entry: Entry) -> None:
+        key = entry.key
         for name, func in self._index_funcs.items():
             index = self._indexes[name]
             for value in func(entry):
-                keys = index.get(value)
-                if keys is not None:
-                    keys.discard(entry.key)
-                    if not keys:
-                        del index[value]
+                self._drop(index, value, key)
+
+    @staticmethod
+    def _drop(index: dict[str, set[Key]], value: str, key: Key) -> None:
+        keys = index.get(value)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del index[value]

@@ -199,10 +199,15 @@ class Stream:
         pending = b""
         try:
             async for piece in self._response.content.iter_any():
-                pending += piece
-                if b"\n" not in piece:
+                newline = piece.find(b"\n")
+                if newline < 0:
+                    pending += piece
                     continue
-                *complete, pending = pending.split(b"\n")
+                if not pending and newline == len(piece) - 1:
+                    # one whole line, as a watch's event usually arrives
+                    yield piece[:newline].rstrip(b"\r").decode()
+                    continue
+                *complete, pending = (pending + piece).split(b"\n")
                 for line in complete:
                     yield line.rstrip(b"\r").decode()
         except _NO_ANSWER_ERRORS as error:

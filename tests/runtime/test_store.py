@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import msgspec
+import pytest
+
 from opgen.runtime import selectors
-from opgen.runtime.store import NAMESPACE_INDEX, OWNER_INDEX, Store, entry_from_dict
+from opgen.runtime.store import (
+    NAMESPACE_INDEX,
+    OWNER_INDEX,
+    Store,
+    entry_from_dict,
+    entry_from_json,
+)
 
 
 def obj(
@@ -53,6 +63,73 @@ def test_entries_drop_managed_fields_and_keep_metadata() -> None:
     assert entry.to_dict()["data"] == {"k": "x"}
 
 
+def _fields(entry: Any) -> tuple[Any, ...]:
+    return (
+        entry.namespace,
+        entry.name,
+        entry.uid,
+        entry.resource_version,
+        entry.generation,
+        dict(entry.labels),
+        dict(entry.annotations),
+        entry.owner_references,
+        entry.finalizers,
+        entry.deletion_timestamp,
+        msgspec.json.decode(entry.raw),
+    )
+
+
+def _moved_first(data: dict[str, Any], key: str) -> dict[str, Any]:
+    return {key: data[key], **{k: v for k, v in data.items() if k != key}}
+
+
+_SHAPES: dict[str, Any] = {
+    "managedFields in the middle": obj("x", owner="p", labels={"app": "web"}),
+    "managedFields first": {
+        **obj("x"),
+        "metadata": _moved_first(obj("x")["metadata"], "managedFields"),
+    },
+    "managedFields alone": {"metadata": {"managedFields": []}, "data": {}},
+    "managedFields null, no kind": {
+        "metadata": {"name": "x", "managedFields": None, "generation": 3},
+        "spec": {"metadata": {"managedFields": [{"manager": "nested"}]}},
+    },
+    "no managedFields, nulls": {
+        "kind": "ConfigMap",
+        "metadata": {"name": "x", "labels": None, "namespace": None},
+    },
+    "finalizers, deletion": {
+        "apiVersion": "v1",
+        "metadata": {
+            "name": "x",
+            "finalizers": ["a/b"],
+            "deletionTimestamp": "2026-01-01T00:00:00Z",
+            "annotations": {"managedFields": "[]"},
+            "managedFields": [{"manager": "m"}],
+        },
+    },
+    "a label that is not a string": {"metadata": {"name": "x", "labels": {"a": 1}}},
+    "apiVersion null": {"apiVersion": None, "metadata": {"name": "x"}},
+    "no metadata": {"kind": "ConfigMap"},
+}
+
+
+@pytest.mark.parametrize("compact", [True, False], ids=["compact", "spaced"])
+@pytest.mark.parametrize("shape", list(_SHAPES))
+def test_entries_from_json_are_entries_from_the_decoded_object(
+    shape: str, compact: bool
+) -> None:
+    """`entry_from_json` (the informer's, which cuts managedFields out of the JSON
+    text) makes the entry `entry_from_dict` makes of the decoded object with its
+    kind filled in, whatever the JSON's shape; spaced JSON (not the API server's)
+    goes the dict's way."""
+    data = json.loads(json.dumps(_SHAPES[shape]))  # a copy: entry_from_dict pops
+    raw = json.dumps(data, separators=(",", ":") if compact else (", ", ": "))
+    expected = entry_from_dict({"apiVersion": "v1", "kind": "ConfigMap", **data})
+    entry = entry_from_json(raw.encode(), "v1", "ConfigMap")
+    assert _fields(entry) == _fields(expected)
+
+
 def test_namespace_owner_and_custom_indexes_follow_changes() -> None:
     store = Store()
     store.upsert(entry_from_dict(obj("c1", "a", owner="p")))
@@ -91,3 +168,23 @@ def test_field_selectors() -> None:
     assert selectors.fields_match("metadata.name=x", data)
     assert selectors.fields_match({"metadata.namespace": "a"}, data)
     assert not selectors.fields_match("metadata.name!=x", data)
+
+
+def test_a_replaced_entry_moves_only_in_the_indexes_whose_values_changed() -> None:
+    store = Store()
+    store.add_index("label-values", lambda e: list(e.labels.values()))
+    store.upsert(entry_from_dict(obj("c1", labels={"a": "x", "b": "y", "c": "y"})))
+    store.upsert(entry_from_dict(obj("c2", labels={"a": "y"})))
+    store.upsert(entry_from_dict(obj("c1", labels={"b": "z", "a": "x"}, rv="2")))
+    assert [e.resource_version for e in store.by_index("label-values", "x")] == ["2"]
+    assert [e.name for e in store.by_index("label-values", "y")] == ["c2"]
+    assert [e.name for e in store.by_index("label-values", "z")] == ["c1"]
+    store.upsert(entry_from_dict(obj("c2", labels={"a": "y"}, rv="2")))
+    assert [e.resource_version for e in store.by_index("label-values", "y")] == ["2"]
+    assert [e.resource_version for e in store.by_index(NAMESPACE_INDEX, "a")] == [
+        "2",
+        "2",
+    ]
+    store.delete(("a", "c1"))
+    assert store.by_index("label-values", "x") == []
+    assert store.by_index("label-values", "z") == []

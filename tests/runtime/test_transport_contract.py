@@ -91,6 +91,10 @@ def test_msgspec_names() -> None:
 # -- behaviour, against a loopback server ---------------------------------------
 
 
+_LINE_PIECES = (b"a\n", b"b", b"c\nd\r\n", b"e\nf\n", b"\n", b"g\r\n", b"h")
+"""A stream's body in chunks: lines whole, split, several in one, empty, the last unended."""
+
+
 class Server:
     """A small HTTP/1.1 server: keeps connections open, records what it saw, and
     answers each request once `gate` lets it (`script` may answer differently)."""
@@ -205,6 +209,16 @@ class Server:
                         b'Warning: 299 - "v1 Thing is deprecated"\r\n'
                         b'Warning: 299 - "unknown field \\"spec.x\\""\r\n\r\n{}'
                     )
+                    await writer.drain()
+                    continue
+                if path == "/lines":
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    )
+                    for piece in _LINE_PIECES:
+                        writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                        await writer.drain()
+                    writer.write(b"0\r\n\r\n")
                     await writer.drain()
                     continue
                 if path == "/stalls":
@@ -479,6 +493,17 @@ async def test_a_request_may_name_its_accept(server: Server) -> None:
             "/plain": "application/json",
             "/plain-watch": "application/json",
         }
+    finally:
+        await transport.aclose()
+
+
+async def test_a_stream_is_read_line_by_line(server: Server) -> None:
+    """Lines come whole however the body's chunks cut them; a trailing `\\r` is dropped."""
+    transport = server.transport()
+    try:
+        async with transport.stream("GET", "/lines", read_timeout=None) as stream:
+            lines = [line async for line in stream.lines()]
+        assert lines == ["a", "bc", "d", "e", "f", "", "g", "h"]
     finally:
         await transport.aclose()
 
