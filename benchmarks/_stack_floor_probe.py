@@ -10,7 +10,8 @@ pool of 32 connections, as opgen's transport does. Every watch event and write
 answer is decoded with `json` and nothing else happens: no models, no queue, no
 cache index. The store holds the objects as dicts (BENCH_FLOOR_STORE=dicts) or
 as their JSON bytes (`json`, the smallest faithful form: opgen's store keeps
-the JSON too). On SIGTERM it prints one JSON line: CPU and RSS after the
+the JSON too); BENCH_FLOOR_CONNECTIONS sets the writes' pool (default 32, as
+opgen's; the watches have one connection each). On SIGTERM it prints one JSON line: CPU and RSS after the
 imports, at `ready`, in all, and the peak RSS, in the runtime benchmark's keys.
 
 The driver passes the API server's URL and the admin's certificate files
@@ -51,8 +52,11 @@ WORKERS = 32
 
 
 class Floor:
-    def __init__(self, server: str, certs: Path, namespace: str, store: str) -> None:
+    def __init__(
+        self, server: str, certs: Path, namespace: str, store: str, connections: int
+    ) -> None:
         self.server = server
+        self.connections = connections
         self.namespace = namespace
         self.as_json = store == "json"
         self.context = ssl.create_default_context(cafile=str(certs / "ca.crt"))
@@ -79,14 +83,19 @@ class Floor:
     async def list(
         self, http: aiohttp.ClientSession, kind: str, path: str
     ) -> tuple[str, list[dict[str, Any]]]:
-        async with http.get(path, params={"limit": "500"}) as answer:
-            answer.raise_for_status()
-            page = json.loads(await answer.read())
-        if page["metadata"].get("continue"):
-            raise RuntimeError("more than one page: give fewer objects")
-        for item in page["items"]:
-            self.keep(kind, item, None)
-        return page["metadata"]["resourceVersion"], page["items"]
+        """The list in pages of 500, as opgen's informer lists."""
+        items: list[dict[str, Any]] = []
+        params = {"limit": "500"}
+        while True:
+            async with http.get(path, params=params) as answer:
+                answer.raise_for_status()
+                page = json.loads(await answer.read())
+            for item in page["items"]:
+                self.keep(kind, item, None)
+            items.extend(page["items"])
+            if not page["metadata"].get("continue"):
+                return page["metadata"]["resourceVersion"], items
+            params = {"limit": "500", "continue": page["metadata"]["continue"]}
 
     async def watch(
         self, http: aiohttp.ClientSession, kind: str, path: str, version: str
@@ -173,7 +182,7 @@ class Floor:
     async def run(self, stop: asyncio.Event) -> dict[str, Any]:
         widgets = WIDGETS.format(ns=self.namespace)
         configs = CONFIGMAPS.format(ns=self.namespace)
-        async with self.session(WORKERS) as http, self.session(0) as streams:
+        async with self.session(self.connections) as http, self.session(0) as streams:
             (widget_version, listed), (config_version, _) = await asyncio.gather(
                 self.list(http, "Widget", widgets),
                 self.list(http, "ConfigMap", configs),
@@ -216,6 +225,7 @@ async def main() -> None:
         Path(os.environ["BENCH_CERTS"]),
         os.environ["BENCH_NAMESPACE"],
         os.environ.get("BENCH_FLOOR_STORE", "dicts"),
+        int(os.environ.get("BENCH_FLOOR_CONNECTIONS", str(WORKERS))),
     )
     stats = await floor.run(stop)
     print(json.dumps(stats), flush=True)

@@ -1,7 +1,7 @@
 """Benchmark: the floor of the mandated stack (aiohttp, Pydantic) against issue 26's goals.
 
     python -m benchmarks stack_floor [-- --objects 1000 --runs 3
-        --operators floor,floor-json,cr+ryw]
+        --operators floor,floor-json,floor-min,cr,cr+ryw]
 
 What the runtime's mandated dependencies cost with no opgen code at all, side
 by side in one run with controller-runtime on the same envtest API server, in
@@ -16,6 +16,8 @@ with `json` and nothing else. Operators (`--operators`):
 - `floor`: the probe holding the objects as dicts decoded from JSON;
 - `floor-json`: the probe holding them as their JSON bytes (the smallest
   faithful form, what opgen's store keeps);
+- `floor-min`: as `floor-json`, its writes on one connection instead of 32
+  (each open TLS connection holds about 0.3 MiB);
 - any operator of the runtime benchmark: `cr`, `cr+ryw`, `opgen`,
   `opgen@DIR`, `kopf`.
 
@@ -45,6 +47,7 @@ PROBE = Path(__file__).parent / "_stack_floor_probe.py"
 FLOORS = {
     "floor": "aiohttp + Pydantic imported, objects kept as dicts from json",
     "floor-json": "aiohttp + Pydantic imported, objects kept as their JSON bytes",
+    "floor-min": "as floor-json, the writes on one connection (not 32)",
 }
 STARTUP_GOAL = 0.3  # seconds to caches synced
 RSS_GOAL = 1.3  # x controller-runtime's steady RSS
@@ -86,7 +89,8 @@ def operators(
     found: list[bench.Operator] = []
     for label in labels:
         if label in FLOORS:
-            store = "json" if label == "floor-json" else "dicts"
+            store = "dicts" if label == "floor" else "json"
+            connections = "1" if label == "floor-min" else "32"
             found.append(
                 bench.Operator(
                     label,
@@ -95,6 +99,7 @@ def operators(
                         "BENCH_SERVER": env.server,
                         "BENCH_CERTS": str(certs),
                         "BENCH_FLOOR_STORE": store,
+                        "BENCH_FLOOR_CONNECTIONS": connections,
                     },
                 )
             )
@@ -194,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks stack_floor")
     parser.add_argument("--objects", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--operators", default="floor,floor-json,cr+ryw")
+    parser.add_argument("--operators", default="floor,floor-json,floor-min,cr,cr+ryw")
     args = parser.parse_args([] if argv is None else argv)
     asyncio.run(run(args))
 
