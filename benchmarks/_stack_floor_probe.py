@@ -12,7 +12,8 @@ cache index. The store holds the objects as dicts (BENCH_FLOOR_STORE=dicts) or
 as their JSON bytes (`json`, the smallest faithful form: opgen's store keeps
 the JSON too); BENCH_FLOOR_CONNECTIONS sets the writes' pool (default 32, as
 opgen's; the watches have one connection each). On SIGTERM it prints one JSON line: CPU and RSS after the
-imports, at `ready`, in all, and the peak RSS, in the runtime benchmark's keys.
+imports, at `ready`, in all, and the peak RSS (VmHWM), in the runtime
+benchmark's keys.
 
 The driver passes the API server's URL and the admin's certificate files
 (BENCH_SERVER, BENCH_CERTS: ca.crt, client.crt, client.key), as an operator in
@@ -63,6 +64,7 @@ class Floor:
         self.context.load_cert_chain(certs / "client.crt", certs / "client.key")
         self.store: dict[tuple[str, str, str], Any] = {}
         self.events = 0
+        self.rewatches = 0
 
     def session(self, limit: int) -> aiohttp.ClientSession:
         return aiohttp.ClientSession(
@@ -100,26 +102,31 @@ class Floor:
     async def watch(
         self, http: aiohttp.ClientSession, kind: str, path: str, version: str
     ) -> None:
-        params = {
-            "watch": "true",
-            "allowWatchBookmarks": "true",
-            "resourceVersion": version,
-            "timeoutSeconds": "1800",
-        }
+        """Watch from `version`, again from the last version seen whenever the API
+        server ends the watch (it drops a watcher that falls behind)."""
         endless = aiohttp.ClientTimeout(total=None, sock_read=None)
-        async with http.get(path, params=params, timeout=endless) as answer:
-            answer.raise_for_status()
-            async for line in answer.content:
-                event = json.loads(line)
-                self.events += 1
-                if event["type"] == "BOOKMARK":
-                    continue
-                item = event["object"]
-                if event["type"] == "DELETED":
-                    meta = item["metadata"]
-                    self.store.pop((kind, meta["namespace"], meta["name"]), None)
-                else:
-                    self.keep(kind, item, line)
+        while True:
+            params = {
+                "watch": "true",
+                "allowWatchBookmarks": "true",
+                "resourceVersion": version,
+                "timeoutSeconds": "1800",
+            }
+            async with http.get(path, params=params, timeout=endless) as answer:
+                answer.raise_for_status()
+                async for line in answer.content:
+                    event = json.loads(line)
+                    item = event["object"]
+                    version = item["metadata"]["resourceVersion"]
+                    if event["type"] == "BOOKMARK":
+                        continue
+                    self.events += 1
+                    if event["type"] == "DELETED":
+                        meta = item["metadata"]
+                        self.store.pop((kind, meta["namespace"], meta["name"]), None)
+                    else:
+                        self.keep(kind, item, line)
+            self.rewatches += 1
 
     async def reconcile(
         self, http: aiohttp.ClientSession, gate: asyncio.Semaphore, w: dict[str, Any]
@@ -204,7 +211,12 @@ class Floor:
                 task.cancel()
             await asyncio.gather(*watches, return_exceptions=True)
         done = usage()
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        # VmHWM, not getrusage's ru_maxrss: a child's ru_maxrss starts at its
+        # parent's resident set when it forked (the driver's, some 100 MiB)
+        with open("/proc/self/status") as status:
+            peak = next(
+                int(line.split()[1]) for line in status if line.startswith("VmHWM:")
+            )
         return {
             "import_cpu_seconds": IMPORTED[0],
             "import_rss_kib": IMPORTED[1],
@@ -214,6 +226,7 @@ class Floor:
             "peak_rss_kib": peak,
             "objects": len(self.store),
             "events": self.events,
+            "rewatches": self.rewatches,
         }
 
 
