@@ -56,7 +56,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -362,6 +362,7 @@ class Session:
             ),
             "plane_cpu_seconds": plane_cpu,
             "by_verb": dict(delta),
+            "exit_stats": stats,
         }
 
     async def restart_converged(self, operator: Operator, run: str) -> dict[str, Any]:
@@ -454,25 +455,32 @@ def cell(runs: Sequence[dict[str, Any]], key: str, fmt: str) -> str:
     return middle if low == high else f"{middle} ({low}-{high})"
 
 
-def print_table(results: dict[str, list[dict[str, Any]]], title: str) -> None:
+def print_table(
+    results: dict[str, list[dict[str, Any]]],
+    title: str,
+    rows: Sequence[tuple[str, str, str]] = ROWS,
+    legends: Mapping[str, str] | None = None,
+) -> None:
+    """One column per operator, one line per row of `rows` (name, key, format);
+    `legends`: what the labels not known here stand for."""
     labels = list(results)
     runs = len(next(iter(results.values())))
     print(f"\n{title}; median (min-max) of {runs} run(s)")
     cells = {
         key: [cell(results[label], key, fmt) for label in labels]
-        for _, key, fmt in ROWS
+        for _, key, fmt in rows
     }
     width = max(
         [len(label) for label in labels]
         + [len(c) for row in cells.values() for c in row]
     )
     print(f"{'':34}" + "".join(f"  {label:>{width}}" for label in labels))
-    for name, key, _ in ROWS:
+    for name, key, _ in rows:
         if all(c == "-" for c in cells[key]):
             continue
         print(f"{name:34}" + "".join(f"  {c:>{width}}" for c in cells[key]))
     for label in labels:
-        print(f"  {label}: {legend(label)}")
+        print(f"  {label}: {(legends or {}).get(label) or legend(label)}")
     verbs = results[labels[0]][runs // 2]["by_verb"]
     print(f"  {labels[0]} requests by verb (median run): {dict(sorted(verbs.items()))}")
 

@@ -22,7 +22,6 @@ controllers on its shard of the objects and the elected leader assigns them
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gc
 import logging
@@ -45,11 +44,14 @@ from opgen.runtime.rest import ClientOptions, RestClient
 from opgen.runtime.seams import Transport as TransportProtocol
 from opgen.runtime.sharding.protocol import ShardingOptions
 from opgen.runtime.transport import ConfigSource, Transport, load_config
-from opgen.runtime.webhook.server import WebhookOptions, WebhookServer
+from opgen.runtime.webhook.options import WebhookOptions
 
 if TYPE_CHECKING:
+    import argparse
+
     from opgen.runtime import tls
     from opgen.runtime.sharding.replica import ShardedReplica
+    from opgen.runtime.webhook.server import WebhookServer
 
 __all__ = [
     "LeaderElectionLost",
@@ -215,8 +217,7 @@ class Manager:
         self.health_server: probes.ProbeServer | None = None
         self.metrics_server: probes.ProbeServer | None = None
         self.metrics_certificate: tls.ServingCertificate | None = None
-        self.webhooks = WebhookServer(opts.webhook, self.metrics)
-        """Admission and conversion handlers: `manager.webhooks.add(handler)` before `run()`."""
+        self._webhooks: WebhookServer | None = None
 
     @classmethod
     def from_kubeconfig(
@@ -271,10 +272,21 @@ class Manager:
         return _address(self.health_server)
 
     @property
+    def webhooks(self) -> WebhookServer:
+        """Admission and conversion handlers: `manager.webhooks.add(handler)` before
+        `run()`. Made, and the webhook modules loaded, on first use: a manager
+        that serves no webhook never loads them."""
+        if self._webhooks is None:
+            from opgen.runtime.webhook.server import WebhookServer
+
+            self._webhooks = WebhookServer(self.options.webhook, self.metrics)
+        return self._webhooks
+
+    @property
     def webhook_address(self) -> tuple[str, int] | None:
         """The host and port the webhooks are served on, as `metrics_address`; None
         also when no webhook is registered."""
-        return self.webhooks.address
+        return None if self._webhooks is None else self._webhooks.address
 
     def add_controller(self, controller: Controller) -> None:
         if any(c.name == controller.name for c in self.controllers):
@@ -318,9 +330,10 @@ class Manager:
         self.stop()
 
     async def _start_webhooks(self) -> None:
-        if self.webhooks.has_handlers:
-            await self.webhooks.start()
-            self._readyz["webhook"] = self.webhooks.check_ready
+        webhooks = self._webhooks
+        if webhooks is not None and webhooks.has_handlers:
+            await webhooks.start()
+            self._readyz["webhook"] = webhooks.check_ready
 
     async def _start_servers(self, background: list[asyncio.Task[Any]]) -> None:
         """The probe and metrics servers, started while the informers make their
@@ -619,7 +632,8 @@ class Manager:
         if self.sharding is not None and not self._membership_lost:
             await self.sharding.member.leave()
         await self.cache.stop()
-        await self.webhooks.stop()
+        if self._webhooks is not None:
+            await self._webhooks.stop()
         for server in (self.health_server, self.metrics_server):
             if server is not None:
                 await server.stop()

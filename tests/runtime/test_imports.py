@@ -95,3 +95,49 @@ def test_a_reconciler_imported_for_its_markers_loads_no_http_stack(
     reconciler = tmp_path / "reconciler.py"  # markers read their class's source
     ran = in_fresh_interpreter(script, cwd=ROOT, script=reconciler, pythonpath=ROOT)
     assert ran == "ok"
+
+
+def test_a_manager_serving_no_webhook_loads_no_webhook_module() -> None:
+    """A manager holds its `WebhookOptions` alone; the webhook server and the
+    review modules load when `manager.webhooks` is first used (a handler added),
+    not for an operator that serves none, through a whole run."""
+    script = textwrap.dedent("""
+        import asyncio, sys
+        from opgen import runtime as rt
+        from tests.runtime.kinds import Widget
+        from tests.runtime.test_scripted_manager import ScriptedApi, widget
+
+        def loaded():
+            return sorted(m for m in sys.modules
+                          if m.startswith("opgen.runtime.webhook."))
+
+        async def nothing(request):
+            return rt.Result()
+
+        async def run_once():
+            off = "0"
+            manager = rt.Manager(
+                options=rt.ManagerOptions(
+                    metrics=rt.MetricsOptions(bind_address=off),
+                    probes=rt.ProbeOptions(bind_address=off),
+                ),
+                transport=ScriptedApi(widget("a", replicas=1)),
+            )
+            manager.add_controller(rt.Controller(
+                "noop", for_=rt.For(Widget),
+                reconciler=rt.FuncReconciler(nothing),
+            ))
+            running = asyncio.create_task(manager.run(install_signal_handlers=False))
+            await manager.elected.wait()
+            assert manager.webhook_address is None
+            manager.stop()
+            await running
+            return manager
+
+        manager = asyncio.run(run_once())
+        assert loaded() == ["opgen.runtime.webhook.options"], loaded()
+        assert not manager.webhooks.has_handlers
+        assert "opgen.runtime.webhook.server" in loaded(), loaded()
+        print("ok")
+        """)
+    assert in_fresh_interpreter(script, cwd=ROOT) == "ok"

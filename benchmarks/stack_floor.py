@@ -1,0 +1,211 @@
+"""Benchmark: the floor of the mandated stack (aiohttp, Pydantic) against issue 26's goals.
+
+    python -m benchmarks stack_floor [-- --objects 1000 --runs 3
+        --operators floor,floor-json,floor-min,cr,cr+ryw]
+
+What the runtime's mandated dependencies cost with no opgen code at all, side
+by side in one run with controller-runtime on the same envtest API server, in
+the runtime benchmark's sessions (`benchmarks.runtime.bench`: the same Widgets,
+the same convergence watch, the same request counts and RSS readings, the
+order rotating every run). The floor is `_stack_floor_probe.py`: a Python
+process that imports aiohttp and Pydantic, lists the Widgets and ConfigMaps
+with aiohttp (`ready` once both lists are read), watches both, and sends the
+two writes opgen's operator sends per Widget, decoding every answer and event
+with `json` and nothing else. Operators (`--operators`):
+
+- `floor`: the probe holding the objects as dicts decoded from JSON;
+- `floor-json`: the probe holding them as their JSON bytes (the smallest
+  faithful form, what opgen's store keeps);
+- `floor-min`: as `floor-json`, its writes on one connection instead of 32
+  (each open TLS connection holds about 0.3 MiB);
+- any operator of the runtime benchmark: `cr`, `cr+ryw`, `opgen`,
+  `opgen@DIR`, `kopf`.
+
+For each floor it prints, against issue 26's goals: start-up to `ready` (CPU
+and wall) against 0.3 s; steady RSS against 1.3x controller-runtime's; CPU per
+object against 1.2x `cr+ryw`'s; each "floor above goal" (the goal cannot be
+met on this stack, whatever opgen does) or "floor under goal".
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import statistics
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.runtime import bench
+from opgen.testing import Environment
+from tests.runtime.crds import generated_crds
+
+PROBE = Path(__file__).parent / "_stack_floor_probe.py"
+FLOORS = {
+    "floor": "aiohttp + Pydantic imported, objects kept as dicts from json",
+    "floor-json": "aiohttp + Pydantic imported, objects kept as their JSON bytes",
+    "floor-min": "as floor-json, the writes on one connection (not 32)",
+}
+STARTUP_GOAL = 0.3  # seconds to caches synced
+RSS_GOAL = 1.3  # x controller-runtime's steady RSS
+CPU_GOAL = 1.2  # x cr+ryw's CPU per object
+
+ROWS = [
+    ("start-up to ready, wall (s)", "ready_seconds", "{:.2f}"),
+    ("CPU after imports (s)", "import_cpu_seconds", "{:.3f}"),
+    ("CPU until ready (s)", "startup_cpu_seconds", "{:.3f}"),
+    ("RSS after imports (MiB)", "import_rss_mib", "{:.1f}"),
+    ("RSS at ready (MiB)", "ready_rss_mib", "{:.1f}"),
+    ("steady RSS (MiB)", "rss_mib", "{:.1f}"),
+    ("peak RSS, the floors' own (MiB)", "hwm_rss_mib", "{:.1f}"),
+    ("convergence (s)", "seconds", "{:.2f}"),
+    ("CPU (s)", "cpu_seconds", "{:.2f}"),
+    ("CPU per object (ms)", "cpu_ms_per_object", "{:.2f}"),
+    ("  after ready (ms)", "after_ready_ms_per_object", "{:.2f}"),
+    ("writes per object", "writes_per_object", "{:.2f}"),
+    ("watch events received", "events", "{:.0f}"),
+    ("watches opened again", "rewatches", "{:.0f}"),
+]
+
+
+def write_certificates(env: Environment, directory: Path) -> None:
+    """The admin kubeconfig's CA and client certificate as files, for the probe."""
+    config = env.kubeconfig
+    cluster = config["clusters"][0]["cluster"]
+    user = config["users"][0]["user"]
+    for name, data in (
+        ("ca.crt", cluster["certificate-authority-data"]),
+        ("client.crt", user["client-certificate-data"]),
+        ("client.key", user["client-key-data"]),
+    ):
+        (directory / name).write_bytes(base64.b64decode(data))
+
+
+def operators(
+    labels: Sequence[str], env: Environment, certs: Path
+) -> list[bench.Operator]:
+    found: list[bench.Operator] = []
+    for label in labels:
+        if label in FLOORS:
+            store = "dicts" if label == "floor" else "json"
+            connections = "1" if label == "floor-min" else "32"
+            found.append(
+                bench.Operator(
+                    label,
+                    [sys.executable, str(PROBE)],
+                    {
+                        "BENCH_SERVER": env.server,
+                        "BENCH_CERTS": str(certs),
+                        "BENCH_FLOOR_STORE": store,
+                        "BENCH_FLOOR_CONNECTIONS": connections,
+                    },
+                )
+            )
+        else:
+            found.extend(bench.operators([label]))
+    return found
+
+
+def derived(results: dict[str, list[dict[str, Any]]], n: int) -> None:
+    """Per run: the probe's own readings (its exit line), in MiB, and the CPU per
+    object after `ready`."""
+    for runs in results.values():
+        for run in runs:
+            stats = run["exit_stats"]
+            for key in ("import_cpu_seconds", "events", "rewatches"):
+                if key in stats:
+                    run[key] = stats[key]
+            for key in ("import_rss", "ready_rss"):
+                if f"{key}_kib" in stats:
+                    run[f"{key}_mib"] = stats[f"{key}_kib"] / 1024
+            if "import_cpu_seconds" in stats:  # a floor's peak_rss_kib is its VmHWM
+                run["hwm_rss_mib"] = stats["peak_rss_kib"] / 1024
+            if "startup_cpu_seconds" in run:
+                after = run["cpu_seconds"] - run["startup_cpu_seconds"]
+                run["after_ready_ms_per_object"] = 1000 * after / n
+
+
+def spread(runs: Sequence[dict[str, Any]], key: str, fmt: str) -> str:
+    values = [run[key] for run in runs]
+    middle = fmt.format(statistics.median(values))
+    return f"{middle} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def verdict(floor: float, goal: float) -> str:
+    return "floor above goal" if floor > goal else "floor under goal"
+
+
+def print_floors(results: dict[str, list[dict[str, Any]]]) -> None:
+    """Each floor against issue 26's goals, from the medians."""
+    peers = [p for p in ("cr", "cr+ryw") if p in results]
+    print("\nthe floor against issue 26's goals (medians, min-max):")
+    for label in (label for label in results if label in FLOORS):
+        runs = results[label]
+        print(f"  {label}:")
+        cpu = bench.median(runs, "startup_cpu_seconds")
+        wall = bench.median(runs, "ready_seconds")
+        print(
+            f"    start-up, CPU until ready   {spread(runs, 'startup_cpu_seconds', '{:.3f}')} s"
+            f"   goal <= {STARTUP_GOAL} s: {verdict(cpu, STARTUP_GOAL)}"
+        )
+        print(
+            f"    start-up, wall until ready  {spread(runs, 'ready_seconds', '{:.3f}')} s"
+            f"   goal <= {STARTUP_GOAL} s: {verdict(wall, STARTUP_GOAL)}"
+        )
+        for peer in peers:
+            goal = RSS_GOAL * bench.median(results[peer], "rss_mib")
+            rss = bench.median(runs, "rss_mib")
+            print(
+                f"    steady RSS                  {spread(runs, 'rss_mib', '{:.1f}')} MiB"
+                f"   goal <= {RSS_GOAL}x {peer} = {goal:.1f} MiB: {verdict(rss, goal)}"
+            )
+        if "cr+ryw" in results:
+            goal = CPU_GOAL * bench.median(results["cr+ryw"], "cpu_ms_per_object")
+            per = bench.median(runs, "cpu_ms_per_object")
+            print(
+                f"    CPU per object              {spread(runs, 'cpu_ms_per_object', '{:.2f}')} ms"
+                f"   goal <= {CPU_GOAL}x cr+ryw = {goal:.2f} ms: {verdict(per, goal)}"
+            )
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    env = await Environment(crd_paths=generated_crds()).astart()
+    scratch = Path(tempfile.mkdtemp(prefix="opgen-stack-floor-"))
+    try:
+        write_certificates(env, scratch)
+        ops = operators(args.operators.split(","), env, scratch)
+        bench.compile_bytecode(ops)
+        results = await bench.series(
+            env, ops, args.objects, args.runs, scratch, again=False
+        )
+    except BaseException:
+        print(f"the operators' logs are kept in {scratch}", file=sys.stderr)
+        raise
+    finally:
+        await env.astop()
+    derived(results, args.objects)
+    bench.print_table(
+        results,
+        f"{args.objects} Widgets, one owned ConfigMap and a status each",
+        ROWS,
+        FLOORS,
+    )
+    print_floors(results)
+    return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point; `python -m benchmarks stack_floor` calls it."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks stack_floor")
+    parser.add_argument("--objects", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--operators", default="floor,floor-json,floor-min,cr,cr+ryw")
+    args = parser.parse_args([] if argv is None else argv)
+    asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
