@@ -118,10 +118,7 @@ class WebhookManager:
         except BaseException as error:
             self._failure = error
         finally:
-            try:
-                _finish(loop)
-            finally:
-                loop.close()
+            loop.close()
 
     async def _serve(self) -> None:
         manager = rt.Manager(self.environment.kube_config(), self.options)
@@ -137,18 +134,3 @@ class WebhookManager:
         if manager.webhook_address is not None:
             self._ready.set()
         await running
-
-
-def _finish(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel what the stopped manager left in `loop` and let it end, as
-    `asyncio.run` does before closing its loop. Its webhook server's cleanup
-    cancels the handlers of the connections the API server kept alive
-    (aiohttp's `RequestHandler.start`) without waiting for them: closed with
-    them pending, the loop leaves tasks that the collector reports ("Task was
-    destroyed but it is pending!") when it frees them, at the latest at exit."""
-    left = asyncio.all_tasks(loop)
-    for task in left:
-        task.cancel()
-    if left:
-        loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
-    loop.run_until_complete(loop.shutdown_asyncgens())
