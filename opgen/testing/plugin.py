@@ -25,6 +25,12 @@ test that asks for `envtest`, `envtest_controller_manager` or
 `manager_account` itself runs wholly on envtest, its `client` included
 (`on_memory` says which a test gets).
 
+Either backend's start-up (`envtest`, `memory_session`) also builds the
+validators and decoders of the models the collected test modules and the
+project's package name (`opgen.testing.prepared`), work a process does once
+and its first test using each would otherwise pay, then freezes what
+start-up made out of the cyclic collector's way (`settle_startup`).
+
 ini options: `opgen_crd_paths` (CRD files or directories installed at session
 start; default `<rootdir>/config/crd/bases` when it exists) and
 `opgen_envtest_controller_manager` (start kube-controller-manager with the
