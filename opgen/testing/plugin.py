@@ -25,6 +25,12 @@ test that asks for `envtest`, `envtest_controller_manager` or
 `manager_account` itself runs wholly on envtest, its `client` included
 (`on_memory` says which a test gets).
 
+Either backend's start-up (`envtest`, `memory_session`) also builds the
+validators and decoders of the models the collected test modules and the
+project's package name (`opgen.testing.prepared`), work a process does once
+and its first test using each would otherwise pay, then freezes what
+start-up made out of the cyclic collector's way (`settle_startup`).
+
 ini options: `opgen_crd_paths` (CRD files or directories installed at session
 start; default `<rootdir>/config/crd/bases` when it exists) and
 `opgen_envtest_controller_manager` (start kube-controller-manager with the
@@ -84,6 +90,7 @@ __all__ = [
     "namespace",
     "namespace_name",
     "on_memory",
+    "project_package",
     "session_crd_paths",
     "session_webhook_paths",
     "session_webhook_setup",
@@ -222,6 +229,12 @@ def session_webhook_setup(config: pytest.Config) -> str | None:
     configured = str(config.getini(WEBHOOK_SETUP_INI) or "").strip()
     if configured:
         return configured
+    package = project_package(config)
+    return None if package is None else f"{package}.main:setup_webhooks"
+
+
+def project_package(config: pytest.Config) -> str | None:
+    """The package `<rootdir>/PROJECT` names; None without one."""
     project = config.rootpath / "PROJECT"
     if not project.is_file():
         return None
@@ -231,7 +244,7 @@ def session_webhook_setup(config: pytest.Config) -> str | None:
         )
     except (OSError, yaml.YAMLError, AttributeError):
         return None
-    return f"{package}.main:setup_webhooks" if isinstance(package, str) else None
+    return package if isinstance(package, str) and package else None
 
 
 def _needs_webhooks(crd_paths: Sequence[Path], webhook_paths: Sequence[Path]) -> bool:
@@ -274,13 +287,21 @@ def namespace_name(test_name: str) -> str:
     return f"t-{stem}-{secrets.token_hex(3)}" if stem else f"t-{secrets.token_hex(3)}"
 
 
-def settle_startup() -> None:
-    """Freeze what a backend's start-up leaves (the imports, the CRDs' kinds and
+def settle_startup(request: pytest.FixtureRequest) -> None:
+    """Prepare the session's models (`opgen.testing.prepared`: the validators
+    and decoders of the classes the collected test modules and the project's
+    package name, built once a process by whichever test first used them),
+    then freeze what a backend's start-up leaves (the imports, the CRDs' kinds and
     models, the control plane's handles) out of the cyclic collector's way: it
     lives as long as the session, and each full collection during the tests
     walked it again (about 0.15 s of CPU in the example's controller tests,
     `benchmarks/memory_vs_envtest.py`). Collected first, so no garbage is frozen;
     `Manager.run` thaws it on return, as it thaws its own."""
+    from opgen.testing.prepared import prepare_models, project_modules
+
+    modules = {getattr(item, "module", None) for item in request.session.items}
+    modules.update(project_modules(project_package(request.config)))
+    prepare_models(m for m in modules if m is not None)
     gc.collect()
     gc.freeze()
 
@@ -333,7 +354,7 @@ def envtest(request: pytest.FixtureRequest) -> Iterator[Environment]:
                 pytest.fail(
                     f"envtest could not serve the webhooks: {error}", pytrace=False
                 )
-        settle_startup()
+        settle_startup(request)
         yield environment
     finally:
         try:
@@ -411,7 +432,7 @@ def memory_session(request: pytest.FixtureRequest) -> tuple[Any, Any]:
     webhooks = None
     if _needs_webhooks(crd_paths, webhook_paths):
         webhooks = (load_configurations(webhook_paths), _webhook_setup(config))
-    settle_startup()
+    settle_startup(request)
     return kinds, webhooks
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import urllib.parse
 from dataclasses import dataclass, field
 
@@ -13,7 +14,8 @@ _NAMESPACE_SUBRESOURCES = ("status", "finalize")
 @dataclass(frozen=True)
 class Route:
     """What a path names: a kind's group, version and plural; a namespace, an
-    object and its subresource when it names them; the query."""
+    object and its subresource when it names them; the query (read only: a
+    route is shared by every request of its path)."""
 
     group: str
     version: str
@@ -24,8 +26,10 @@ class Route:
     query: dict[str, str] = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_route(path: str) -> Route | None:
-    """The route of `path` (with its query), or None when it names no resource."""
+    """The route of `path` (with its query), or None when it names no resource
+    (read once a path: a test's requests name the same objects again and again)."""
     raw, _, query_text = path.partition("?")
     query = {k: v[-1] for k, v in urllib.parse.parse_qs(query_text).items()}
     parts = [urllib.parse.unquote(p) for p in raw.strip("/").split("/")]

@@ -22,7 +22,7 @@ from opgen.api import failed_rules, rule_causes, validate_update
 from opgen.engine.values import json_type
 from opgen.testing.memory.answers import Cause
 
-__all__ = ["object_causes"]
+__all__ = ["checked_object", "object_causes"]
 
 _JSON_TYPES = {
     "int": "integer",
@@ -65,14 +65,23 @@ def object_causes(
 ) -> list[Cause]:
     """Why the server would refuse `candidate` (a create, or an update of `old`);
     empty when it accepts it. `has_rules`: the kind's schema has CEL rules."""
+    return checked_object(model, candidate, old, has_rules=has_rules)[1]
+
+
+def checked_object(
+    model: type[BaseModel],
+    candidate: Mapping[str, Any],
+    old: Mapping[str, Any] | None,
+    *,
+    has_rules: bool,
+) -> tuple[BaseModel | None, list[Cause]]:
+    """`candidate` validated by `model` (None when refused) and `object_causes`."""
     try:
         if old is None:
-            model.model_validate(candidate)
-        else:
-            validate_update(model.model_validate(old), candidate)
+            return model.model_validate(candidate), []
+        return validate_update(model.model_validate(old), candidate), []
     except ValidationError as error:
-        return _causes(error, model, candidate, old, has_rules)
-    return []
+        return None, _causes(error, model, candidate, old, has_rules)
 
 
 def _causes(

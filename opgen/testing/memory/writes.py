@@ -41,7 +41,7 @@ from opgen.testing.memory.scale import to_scale, with_replicas
 from opgen.testing.memory.schema import prune_and_default, scale_causes
 from opgen.testing.memory.store import json_copy
 from opgen.testing.memory.strategic import STRATEGIC_PATCH, strategic_patched
-from opgen.testing.memory.validation import object_causes
+from opgen.testing.memory.validation import checked_object
 
 __all__ = ["DEFAULT_MANAGER", "Writes"]
 
@@ -222,10 +222,12 @@ class Writes(Reads):
                     if v not in ("", [], {}, None)
                 }
         problems = list(causes or [])
+        validated = None
         if kind.model is not None:
-            problems += object_causes(
+            validated, refused = checked_object(
                 kind.model, candidate, old, has_rules=kind.has_rules
             )
+            problems += refused
         problems += scale_causes(kind, candidate)
         undecodable = [c for c in problems if c.reason == "FieldValueTypeInvalid"]
         if kind.builtin and undecodable:
@@ -236,8 +238,9 @@ class Writes(Reads):
         if problems:
             named = str(candidate.get("kind") or kind.kind)
             raise answers.invalid(kind, meta.get("name", ""), problems, named)
-        if kind.schema is None and kind.model is not None:
-            pruned = kind.model.model_validate(candidate).model_dump(
+        if kind.schema is None and validated is not None:
+            # the model's own reading of what it validated above
+            pruned = validated.model_dump(
                 mode="json", by_alias=True, exclude_unset=True, exclude_none=True
             )
             candidate = {**pruned, "metadata": meta}

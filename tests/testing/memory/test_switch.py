@@ -143,3 +143,23 @@ def test_the_memory_backends_start_up_is_frozen_for_the_session(
         tmp_path, PYTEST_INI, "--api-server=memory", "-s", tests=FROZEN_TESTS
     )
     assert "frozen: True kinds walked: False" in done.stdout, done.stdout + done.stderr
+
+
+PREPARED_TESTS = """\
+from opgen.api.k8s import PodDisruptionBudget
+
+
+def test_a_class_the_module_names_is_built_before_it_is_used(memory_session) -> None:
+    print("built at start-up:", PodDisruptionBudget.__pydantic_complete__)
+"""
+
+
+def test_the_memory_backends_start_up_builds_the_models_the_tests_name(
+    tmp_path: Path,
+) -> None:
+    """Pydantic builds an `op.k8s` class's validator at its first use: the
+    backend's start-up builds those the test modules name, not their first test."""
+    done = _session(
+        tmp_path, PYTEST_INI, "--api-server=memory", "-s", tests=PREPARED_TESTS
+    )
+    assert "built at start-up: True" in done.stdout, done.stdout + done.stderr

@@ -1,0 +1,53 @@
+"""`prepare_models`: the validators a session's tests will use, built at its start."""
+
+from __future__ import annotations
+
+import json
+import types
+
+import opgen.api as op
+from opgen.api._model import BuiltinModel
+from opgen.testing.prepared import prepare_models, project_modules
+
+
+def _module(**members: object) -> types.ModuleType:
+    module = types.ModuleType("tests_named_models")
+    for name, value in members.items():
+        setattr(module, name, value)
+    return module
+
+
+def test_a_named_model_whose_validator_waits_for_its_first_use_is_built() -> None:
+    class Gauge(BuiltinModel):
+        reading: int = 0
+
+    assert Gauge.__pydantic_complete__ is False
+    prepared = prepare_models([_module(Gauge=Gauge)])
+    assert Gauge.__pydantic_complete__ is True
+    assert prepared == 1
+    assert Gauge.model_validate({"reading": 3}).reading == 3
+
+
+def test_only_opgen_models_count_once_each_and_kinds_are_decoded_after() -> None:
+    first = _module(ConfigMap=op.k8s.ConfigMap, meta=op.ObjectMeta, dumps=json.dumps)
+    second = _module(Again=op.k8s.ConfigMap, number=3, models=op)
+    assert prepare_models([first, second]) == 2
+    decoded = op.k8s.ConfigMap.model_validate({"data": {"a": "b"}})
+    assert decoded.data == {"a": "b"}
+
+
+def test_a_kind_that_a_near_empty_object_does_not_satisfy_is_still_prepared() -> None:
+    # a kind of opgen's test kinds with a required spec: the decode that builds
+    # its decoder fails, and preparing goes on
+    from tests.webhook.kinds_v1 import Pet
+
+    assert prepare_models([_module(Pet=Pet, Namespace=op.k8s.Namespace)]) == 2
+
+
+def test_the_project_modules_are_those_of_its_package_imported_so_far() -> None:
+    found = {m.__name__ for m in project_modules("opgen.testing")}
+    assert {"opgen.testing", "opgen.testing.prepared"} <= found
+    assert all(n == "opgen.testing" or n.startswith("opgen.testing.") for n in found)
+    assert "opgen.testing_other" not in found
+    assert project_modules(None) == []
+    assert project_modules("") == []
