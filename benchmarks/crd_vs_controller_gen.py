@@ -2,6 +2,7 @@
 
     python -m benchmarks.crd_vs_controller_gen [--kinds 1,10,100] [--runs 5]
         [--project-kinds 10] [--no-project] [--no-templates] [--no-check]
+        [--baseline DIR]
 
 The flat showcase API is examples/standalone/raycluster_types.py; its Go twin,
 with kubebuilder markers, is benchmarks/controllergen/api/v1/raycluster_types.go.
@@ -26,6 +27,12 @@ compiled templates; what a user's earlier runs leave there).
 Figures are medians over the runs with the min-max beside them. The benchmark
 then checks that both wrote the same CRDs apart from `DIFFERENCES`, and fails
 loudly otherwise.
+
+`--baseline DIR` pairs another opgen tree (a worktree of main, with its own
+`.venv`) in the same run: its `opgen generate crd` joins the alternation as a
+third tool, its `generate --check` alternates with this tree's (each in its
+own examples/generated/), and the benchmark says whether both trees wrote the
+same bytes: the before/after figures of a change, measured under the same load.
 
 Then `opgen generate` end to end in a scaffolded project with `--project-kinds`
 kinds (`opgen init`, `opgen create api` per kind, the example's types): the
@@ -207,8 +214,17 @@ def opgen_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "opgen"]
 
 
+def baseline_command(tree: Path) -> list[str]:
+    """The `opgen` console script of another opgen tree's `.venv`."""
+    script = tree / ".venv" / "bin" / "opgen"
+    if not script.exists():
+        raise SystemExit(f"--baseline {tree}: no {script} (make setup there first)")
+    return [str(script)]
+
+
 CPU_SECONDS: dict[str, list[float]] = {}
-"""CPU time (user + system) of every timed run, by the tool's first word."""
+"""CPU time (user + system) of every timed run, by its label (else the tool's
+first word)."""
 
 
 def _children_cpu() -> float:
@@ -228,8 +244,9 @@ def bench_env() -> dict[str, str]:
     return env
 
 
-def timed(command: Sequence[str], cwd: Path) -> float:
-    """Wall seconds of one run of `command` (its CPU time goes to `CPU_SECONDS`)."""
+def timed(command: Sequence[str], cwd: Path, label: str | None = None) -> float:
+    """Wall seconds of one run of `command` (its CPU time goes to `CPU_SECONDS`,
+    under `label` or the command's first word)."""
     cpu = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(
@@ -241,7 +258,8 @@ def timed(command: Sequence[str], cwd: Path) -> float:
         check=False,
     )
     elapsed = time.perf_counter() - started
-    CPU_SECONDS.setdefault(Path(command[0]).name, []).append(_children_cpu() - cpu)
+    key = label or Path(command[0]).name
+    CPU_SECONDS.setdefault(key, []).append(_children_cpu() - cpu)
     if done.returncode != 0:
         raise RuntimeError(
             f"`{' '.join(command)}` failed ({done.returncode}):\n{done.stderr[-3000:]}"
@@ -334,26 +352,34 @@ def alternate(
 
 
 def bench_kinds(
-    work: Path, count: int, runs: int, controller_gen: Path
+    work: Path,
+    count: int,
+    runs: int,
+    controller_gen: Path,
+    baseline: list[str] | None = None,
 ) -> dict[str, Any]:
     base = work / f"kinds-{count}"
     types = write_python_types(base / "python", count)
     module = base / "go"
     write_go_module(module, count)
-    result = bench_pair(base, types, module, runs, controller_gen, DIFFERENCES)
+    result = bench_pair(
+        base, types, module, runs, controller_gen, DIFFERENCES, baseline
+    )
     if result["crds"] != count:
         raise AssertionError(f"{result['crds']} CRDs written for {count} kinds")
     return {"kinds": count, **result}
 
 
-def bench_templated(work: Path, runs: int, controller_gen: Path) -> dict[str, Any]:
+def bench_templated(
+    work: Path, runs: int, controller_gen: Path, baseline: list[str] | None = None
+) -> dict[str, Any]:
     """The example operator's API (pod templates), one kind."""
     base = work / "templated"
     types = write_templated_python_types(base / "python")
     module = base / "go"
     write_templated_go_module(module)
     result = bench_pair(
-        base, types, module, runs, controller_gen, TEMPLATED_DIFFERENCES
+        base, types, module, runs, controller_gen, TEMPLATED_DIFFERENCES, baseline
     )
     return {"kinds": TEMPLATED_LABEL, **result}
 
@@ -365,15 +391,28 @@ def bench_pair(
     runs: int,
     controller_gen: Path,
     differences: Sequence[Difference],
+    baseline: list[str] | None = None,
 ) -> dict[str, Any]:
-    """opgen on `types` against controller-gen on `module`, alternated; checks the
-    outputs agree apart from `differences`."""
+    """opgen on `types` against controller-gen on `module` (and the `baseline`
+    opgen, when given), alternated; checks the outputs agree apart from
+    `differences`."""
     type_args = [arg for path in types for arg in ("--types", str(path))]
 
     def run_opgen(index: int) -> float:
         out = base / f"opgen-out-{index}"
         return timed(
-            [*opgen_command(), "generate", "crd", *type_args, "--out", str(out)], base
+            [*opgen_command(), "generate", "crd", *type_args, "--out", str(out)],
+            base,
+            "opgen",
+        )
+
+    def run_baseline(index: int) -> float:
+        assert baseline is not None
+        out = base / f"baseline-out-{index}"
+        return timed(
+            [*baseline, "generate", "crd", *type_args, "--out", str(out)],
+            base,
+            "baseline",
         )
 
     def run_controller_gen(index: int) -> float:
@@ -383,19 +422,34 @@ def bench_pair(
             module,
         )
 
-    run_opgen(-1)
-    run_controller_gen(-1)
-    CPU_SECONDS.clear()
-    samples = alternate(
-        runs, {"opgen": run_opgen, "controller-gen": run_controller_gen}
-    )
-    cpu = {
-        # copies: the next pair's warm-up appends to these lists before clearing
-        "opgen cpu": list(CPU_SECONDS.get(Path(opgen_command()[0]).name, [])),
-        "controller-gen cpu": list(CPU_SECONDS.get(controller_gen.name, [])),
+    tools: dict[str, Callable[[int], float]] = {
+        "opgen": run_opgen,
+        "controller-gen": run_controller_gen,
     }
+    if baseline is not None:
+        tools["baseline"] = run_baseline
+    for tool in tools.values():
+        tool(-1)
+    CPU_SECONDS.clear()
+    samples = alternate(runs, tools)
+    # copies: the next pair's warm-up appends to these lists before clearing
+    cpu = {f"{name} cpu": list(CPU_SECONDS.get(name, [])) for name in tools}
+    cpu["controller-gen cpu"] = list(CPU_SECONDS.get(controller_gen.name, []))
     crds = compare_outputs(base / "opgen-out--1", base / "cg-out--1", differences)
-    return {"crds": crds, **samples, **cpu}
+    result: dict[str, Any] = {"crds": crds, **samples, **cpu}
+    if baseline is not None:
+        result["same bytes"] = same_files(
+            base / "opgen-out--1", base / "baseline-out--1"
+        )
+    return result
+
+
+def same_files(ours: Path, theirs: Path) -> bool:
+    """Whether two directories hold the same files with the same bytes."""
+    names = sorted(p.name for p in ours.iterdir())
+    if names != sorted(p.name for p in theirs.iterdir()):
+        return False
+    return all((ours / n).read_bytes() == (theirs / n).read_bytes() for n in names)
 
 
 def bench_project(work: Path, count: int, runs: int) -> list[float]:
@@ -439,24 +493,41 @@ def bench_project(work: Path, count: int, runs: int) -> list[float]:
     return [timed([*opgen, "generate"], project) for _ in range(runs)]
 
 
-def bench_check(runs: int) -> dict[str, list[float]]:
-    """`opgen generate --check` in the committed example project (writes nothing)."""
-    command = [*opgen_command(), "generate", "--check"]
-    timed(command, EXAMPLE_PROJECT)
+def bench_check(
+    runs: int, baseline: Path | None = None
+) -> dict[str, dict[str, list[float]]]:
+    """`opgen generate --check` in the committed example project (writes nothing),
+    alternated with the `baseline` tree's in its own example project."""
+    tools: dict[str, Callable[[int], float]] = {
+        "opgen": lambda _: timed(
+            [*opgen_command(), "generate", "--check"], EXAMPLE_PROJECT, "opgen"
+        )
+    }
+    if baseline is not None:
+        command = [*baseline_command(baseline), "generate", "--check"]
+        project = baseline / "examples" / "generated"
+        tools["baseline"] = lambda _: timed(command, project, "baseline")
+    for tool in tools.values():
+        tool(-1)
     CPU_SECONDS.clear()
-    wall = [timed(command, EXAMPLE_PROJECT) for _ in range(runs)]
-    return {"wall": wall, "cpu": list(CPU_SECONDS.get(Path(command[0]).name, []))}
+    wall = alternate(runs, tools)
+    return {
+        name: {"wall": wall[name], "cpu": list(CPU_SECONDS.get(name, []))}
+        for name in tools
+    }
 
 
-def report_check(samples: dict[str, list[float]], runs: int) -> None:
-    median = statistics.median(samples["wall"])
-    verdict = "met" if median <= CHECK_GOAL_SECONDS else "not met"
-    print(
-        f"\n`opgen generate --check` in examples/generated (the command an author runs "
-        f"after every edit): {spread(samples['wall']).strip()} s wall, "
-        f"{spread(samples['cpu']).strip()} s CPU, median (min-max) of {runs} runs; "
-        f"goal <= {CHECK_GOAL_SECONDS} s: {verdict}"
-    )
+def report_check(samples: dict[str, dict[str, list[float]]], runs: int) -> None:
+    for name, figures in samples.items():
+        median = statistics.median(figures["wall"])
+        verdict = "met" if median <= CHECK_GOAL_SECONDS else "not met"
+        who = "" if name == "opgen" else f" ({name} tree)"
+        print(
+            f"\n`opgen generate --check`{who} in examples/generated (the command an "
+            f"author runs after every edit): {spread(figures['wall']).strip()} s wall, "
+            f"{spread(figures['cpu']).strip()} s CPU, median (min-max) of {runs} runs; "
+            f"goal <= {CHECK_GOAL_SECONDS} s: {verdict}"
+        )
 
 
 def report(results: list[dict[str, Any]], runs: int) -> None:
@@ -471,21 +542,32 @@ def report(results: list[dict[str, Any]], runs: int) -> None:
         f"{'goal':24} {'opgen CPU (s)':>18} {'controller-gen CPU':>18} {'CPU ratio':>9}"
     )
     for result in results:
-        ours = statistics.median(result["opgen"])
         theirs = statistics.median(result["controller-gen"])
-        ratio = ours / theirs
-        cpu_ratio = statistics.median(result["opgen cpu"]) / statistics.median(
-            result["controller-gen cpu"]
-        )
-        verdict = "met" if theirs / ours >= GOAL_SPEED_UP else "not met"
-        print(
-            f"{result['kinds']:>16} {spread(result['opgen']):>18} "
-            f"{spread(result['controller-gen']):>20} {ratio:>8.2f}x  "
-            f"{f'<= {1 / GOAL_SPEED_UP:.2f}x: {verdict}':24} "
-            f"{spread(result['opgen cpu']):>18} "
-            f"{spread(result['controller-gen cpu']):>18} "
-            f"{cpu_ratio:>8.2f}x"
-        )
+        for tool in ("opgen", "baseline"):
+            if tool not in result:
+                continue
+            ours = statistics.median(result[tool])
+            cpu_ratio = statistics.median(result[f"{tool} cpu"]) / statistics.median(
+                result["controller-gen cpu"]
+            )
+            verdict = "met" if theirs / ours >= GOAL_SPEED_UP else "not met"
+            label = str(result["kinds"]) + ("" if tool == "opgen" else " (baseline)")
+            print(
+                f"{label:>16} {spread(result[tool]):>18} "
+                f"{spread(result['controller-gen']):>20} {ours / theirs:>8.2f}x  "
+                f"{f'<= {1 / GOAL_SPEED_UP:.2f}x: {verdict}':24} "
+                f"{spread(result[f'{tool} cpu']):>18} "
+                f"{spread(result['controller-gen cpu']):>18} "
+                f"{cpu_ratio:>8.2f}x"
+            )
+    for result in results:
+        if "baseline" in result:
+            print(
+                f"  {result['kinds']}: this tree / baseline, medians: wall "
+                f"{statistics.median(result['opgen']) / statistics.median(result['baseline']):.2f}x, "
+                f"CPU {statistics.median(result['opgen cpu']) / statistics.median(result['baseline cpu']):.2f}x; "
+                f"same bytes: {'yes' if result['same bytes'] else 'NO'}"
+            )
     by_count = {r["kinds"]: r for r in results if isinstance(r["kinds"], int)}
     counts = sorted(by_count)
     if len(counts) >= 2:
@@ -523,16 +605,22 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="leave out `opgen generate --check` in examples/generated",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another opgen tree (with its .venv) to time in the same run",
+    )
     args = parser.parse_args([] if argv is None else argv)
+    baseline = None if args.baseline is None else baseline_command(args.baseline)
     controller_gen = gobuild.controller_gen()
     with tempfile.TemporaryDirectory(prefix="opgen-bench-cg-") as temp:
         work = Path(temp)
         results = [
-            bench_kinds(work, int(count), args.runs, controller_gen)
+            bench_kinds(work, int(count), args.runs, controller_gen, baseline)
             for count in args.kinds.split(",")
         ]
         if not args.no_templates:
-            results.append(bench_templated(work, args.runs, controller_gen))
+            results.append(bench_templated(work, args.runs, controller_gen, baseline))
         report(results, args.runs)
         if not args.no_project:
             samples = bench_project(work, args.project_kinds, args.runs)
@@ -542,7 +630,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{spread(samples).strip()} s, median (min-max) of {args.runs} runs"
             )
         if not args.no_check:
-            report_check(bench_check(args.runs), args.runs)
+            report_check(bench_check(args.runs, args.baseline), args.runs)
 
 
 if __name__ == "__main__":

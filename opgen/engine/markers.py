@@ -29,7 +29,7 @@ import dataclasses
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
@@ -236,6 +236,20 @@ def _attach(
     handler: GetJsonSchemaHandler, schema: SchemaNode, marker: Marker
 ) -> SchemaNode:
     generator = getattr(handler, "generate_json_schema", None)
-    if isinstance(generator, MarkerCollector):
+    if _is_collector(generator):
         return generator.attach_marker(schema, marker)
     return schema
+
+
+_COLLECTOR_CLASSES: dict[type[Any], bool] = {}
+
+
+def _is_collector(generator: object) -> TypeGuard[MarkerCollector]:
+    """`isinstance(generator, MarkerCollector)`, decided once per class: the check
+    of a runtime-checkable protocol gathers the protocol's members anew each time,
+    and a schema asks it for every marker."""
+    cls = type(generator)
+    known = _COLLECTOR_CLASSES.get(cls)
+    if known is None:
+        known = _COLLECTOR_CLASSES[cls] = isinstance(generator, MarkerCollector)
+    return known

@@ -24,11 +24,27 @@ import yaml
 __all__ = ["dump_document", "dump_documents", "go_float"]
 
 
+_RESOLVED: dict[tuple[str, Any], str] = {}
+"""The tag each scalar resolves to, by (value, implicit): the emitter asks twice
+for every scalar it writes, and most are the same few hundred strings."""
+
+
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """SafeDumper with go-yaml's scalar choices and no aliases."""
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        # A scalar's tag depends on its value alone: the dumper has no path
+        # resolvers, and its implicit resolvers are fixed once this module loads.
+        if kind is not yaml.ScalarNode:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _RESOLVED.get(key)
+        if tag is None:
+            tag = _RESOLVED[key] = super().resolve(kind, value, implicit)
+        return tag
 
 
 # go-yaml (YAML 1.1) also reads y/n as booleans; quote them like it does.
@@ -113,6 +129,10 @@ _TAGS = {
 }
 
 
+_STYLES: dict[str, str | None] = {}
+"""The style each string is written in (None: plain), as `_represent_str` decides."""
+
+
 class _Nodes:
     """The node tree PyYAML's representer would build for a document of plain data —
     dicts, lists, tuples, str, bool, int, float, None — built without its generic
@@ -121,7 +141,6 @@ class _Nodes:
 
     def __init__(self, dumper: Any) -> None:
         self._dumper = dumper
-        self._strings: dict[str, yaml.ScalarNode] = {}
 
     def node(self, value: Any) -> yaml.Node:
         kind = type(value)
@@ -150,11 +169,12 @@ class _Nodes:
 
     def _string(self, value: str) -> yaml.ScalarNode:
         # A fresh node each time (a shared one would become an alias), the style
-        # decided once per distinct string.
-        known = self._strings.get(value)
-        if known is None:
-            known = self._strings[value] = _represent_str(self._dumper, value)
-        return yaml.ScalarNode(known.tag, known.value, style=known.style)
+        # decided once per distinct string (every dumper decides alike).
+        try:
+            style = _STYLES[value]
+        except KeyError:
+            style = _STYLES[value] = _represent_str(self._dumper, value).style
+        return yaml.ScalarNode(_STR_TAG, value, style=style)
 
 
 def dump_document(document: Mapping[str, Any]) -> str:

@@ -51,3 +51,18 @@ def test_the_loader_and_the_runtime_read_kinds_through_the_same_function() -> No
 def test_the_schema_generator_is_a_marker_collector() -> None:
     assert isinstance(KubeJsonSchema(), MarkerCollector)
     assert not isinstance(object(), MarkerCollector)
+
+
+def test_markers_reach_the_collector_and_not_a_plain_pydantic_generator() -> None:
+    # Whether a generator collects markers is decided once per generator class:
+    # each class keeps its own answer, whichever asks first.
+    plain = Spec.model_json_schema()
+    generator = KubeJsonSchema()
+    generator.generate(Spec.__pydantic_core_schema__)
+    assert {type(p.marker) for p in generator.pending} == {
+        op.Pattern,
+        op.MinLength,
+        op.MaxLength,
+    }
+    assert Spec.model_json_schema() == plain
+    assert "x-opgen-markers" not in str(plain)
