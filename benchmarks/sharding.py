@@ -18,7 +18,8 @@ transport's 90 s idle timeout), read again. The replicas run with 8 s Leases
 (`STEADY_LEASES`).
 Printed per run: each process's RSS above its own baseline, and the ratio of
 each sharded replica's growth to the single replica's (goal: at most 45 %),
-the leader's (it runs the assigner) apart from the others'.
+the leader's (it runs the assigner) apart from the others'; and the most
+objects that waited at once for their slot label (the assigner's log).
 Then the medians over runs, min-max in brackets, and the load average.
 Each `--baseline` (another source tree, e.g. main's: `git archive main | tar -x
 -C DIR`, with this tree's tests/runtime/sharding harness copied in) runs after
@@ -169,6 +170,9 @@ async def one_run(
     result["leader ratio"] = grown[leader.shard] / grown["single"]
     for i, replica in enumerate(others):
         result[f"replica {i + 1} ratio"] = grown[replica.shard] / grown["single"]
+    waited = logged(leader.log, r"at most (\d+) objects waited", 0.0)
+    if waited:  # a tree whose assigner logs its bursts
+        result["leader's peak waiting"] = max(float(m[1]) for _, m in waited)
     return result
 
 
@@ -307,7 +311,7 @@ async def handover(args: argparse.Namespace) -> None:
     for name, results in runs.items():
         print(f"  {name} {variants[name] or ''}")
         for key in results[0]:
-            print(f"    {key}: {summary([r[key] for r in results])}")
+            print(f"    {key}: {summary([r[key] for r in results if key in r])}")
     print(f"  load average (1 min) after each run: {summary(loads)}")
 
 
@@ -353,7 +357,7 @@ async def run(args: argparse.Namespace) -> None:
     for name, results in runs.items():
         print(f"  {name} ({trees[name]})")
         for key in results[0]:
-            print(f"    {key}: {summary([r[key] for r in results])}")
+            print(f"    {key}: {summary([r[key] for r in results if key in r])}")
         ratios = [r[k] for r in results for k in r if k.endswith("ratio")]
         print(f"    every sharded replica's ratio: {summary(ratios)} (goal ≤ 0.45)")
         others = [

@@ -35,7 +35,6 @@ import collections
 import contextlib
 import json
 import logging
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -62,7 +61,6 @@ from opgen.runtime.sharding.protocol import (
     slot_from,
     slots_lease_name,
 )
-from opgen.runtime.store import Key
 
 __all__ = ["Assigner"]
 
@@ -133,6 +131,38 @@ _decode_event = msgspec.json.Decoder(_WatchEvent).decode
 _decode_object = msgspec.json.Decoder(_Object).decode
 _decode_page = msgspec.json.Decoder(_Page).decode
 
+Key = str
+"""An object waiting for its label: `<namespace>/<name>` (`/<name>` when
+cluster-scoped; neither holds a `/`), one string where a tuple of two would
+add another object to each waiting one."""
+
+
+def _key(namespace: str | None, name: str) -> Key:
+    return f"{namespace or ''}/{name}"
+
+
+class _Queue:
+    """The objects waiting for their label, in the order they were seen: three
+    deques side by side, so that an object waiting adds no tuple of its own (a
+    deque's blocks hold 64 references each, out of Python's small-object heap)."""
+
+    def __init__(self) -> None:
+        self._watches: collections.deque[_Unlabelled] = collections.deque()
+        self._keys: collections.deque[Key] = collections.deque()
+        self._slots: collections.deque[int] = collections.deque()
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def append(self, watch: _Unlabelled, key: Key, slot: int) -> None:
+        self._watches.append(watch)
+        self._keys.append(key)
+        self._slots.append(slot)
+
+    def popleft(self) -> tuple[_Unlabelled, Key, int]:
+        return self._watches.popleft(), self._keys.popleft(), self._slots.popleft()
+
+
 Placer = Callable[[_Metadata], "int | None"]
 LabelClient = Callable[[], RestClient]
 """Opens a REST client on connections of its own, for the label writes of one burst."""
@@ -172,7 +202,7 @@ class _Unlabelled(Informer):
 
     def _see(self, metadata: _Metadata) -> Key:
         """Queue an object for its label, unless it is queued or labelled already."""
-        key = (sys.intern(metadata.namespace or ""), metadata.name)
+        key = _key(metadata.namespace, metadata.name)
         slot = self.place(metadata)
         known = self.waiting.get(key)
         if known in (LABELLED, slot):
@@ -223,7 +253,7 @@ class _Unlabelled(Informer):
         for key in [
             k
             for k in self.waiting
-            if k not in present and scope.namespace in (None, k[0])
+            if k not in present and scope.namespace in (None, k.partition("/")[0])
         ]:
             del self.waiting[key]  # labelled or deleted since the last watch
         self.compact()
@@ -239,7 +269,7 @@ class _Unlabelled(Informer):
             raise errors.from_status(msgspec.json.decode(event.object))
         metadata = _decode_object(event.object).metadata
         if event.type == "DELETED":  # deleted, or labelled: it left the watch
-            self.waiting.pop((metadata.namespace or "", metadata.name), None)
+            self.waiting.pop(_key(metadata.namespace, metadata.name), None)
         elif event.type in ("ADDED", "MODIFIED"):
             self._see(metadata)
         if metadata.resourceVersion:
@@ -289,9 +319,7 @@ class Assigner:
         self._lease: Any = None
         self._released: dict[int, float] = {}
         """Slot → when the assigner took it from its live holder."""
-        self._queue: collections.deque[tuple[_Unlabelled, Key, int]] = (
-            collections.deque()
-        )
+        self._queue = _Queue()
         """The objects waiting for their label, in the order they were seen."""
         self._queued = asyncio.Event()
         self._label_client = label_client
@@ -306,6 +334,10 @@ class Assigner:
         """Label writes' clients opened, one per burst (with `label_client`)."""
         self.bursts = 0
         """Bursts of label writes over."""
+        self.peak_waiting = 0
+        """The most objects waiting at once in the burst under way (the last one,
+        once it is over)."""
+        self._burst_labelled = 0
         self.labelled = 0
         """Slot labels written."""
         self.steps = 0
@@ -362,9 +394,12 @@ class Assigner:
         return place
 
     def _enqueue(self, watch: _Unlabelled, key: Key, slot: int) -> None:
-        self._queue.append((watch, key, slot))
+        self._queue.append(watch, key, slot)
         self._queued.set()
-        self._burst.set()
+        if not self._burst.is_set():
+            self._burst.set()
+            self.peak_waiting, self._burst_labelled = 0, self.labelled
+        self.peak_waiting = max(self.peak_waiting, len(self._queue))
 
     def _quiet_for(self) -> float:
         """Seconds since the last label write, with no object waiting (0: busy)."""
@@ -391,6 +426,9 @@ class Assigner:
                 watch.compact()
             release_heap()
             self.bursts += 1
+            log.info("ring %s: a burst of %d labels over, at most %d objects waited",
+                     self.options.ring, self.labelled - self._burst_labelled,
+                     self.peak_waiting)  # fmt: skip
 
     def _label_rest(self) -> RestClient:
         """The client the next label write goes through."""
@@ -417,7 +455,7 @@ class Assigner:
                 self._queued.clear()
                 await self._queued.wait()
                 continue
-            watch, key, slot = item = queue.popleft()
+            watch, key, slot = queue.popleft()
             if not watch.wants(key, slot):
                 continue
             self._writing += 1
@@ -425,7 +463,7 @@ class Assigner:
                 written = await self._label(watch.rtype, key, slot)
             except Exception as exc:
                 log.warning("labelling ring %s: %s", self.options.ring, exc)
-                queue.append(item)
+                queue.append(watch, key, slot)
                 await asyncio.sleep(self.options.retry_period)
                 continue
             finally:
@@ -442,7 +480,7 @@ class Assigner:
             SHARD_PREFIX + ring: None,
             DRAIN_PREFIX + ring: None,
         }
-        namespace, name = key
+        namespace, _, name = key.partition("/")
         try:
             await self._label_rest().request(
                 "patch",
