@@ -2,7 +2,8 @@
 with `--handover`, how long a SIGKILLed replica's objects take to move.
 
     python -m benchmarks.sharding [--objects 3000] [--runs 2] [--settle 5]
-        [--baseline [NAME=]DIR ...] [--memtrace DIR [--memtrace-python FRAMES]]
+        [--baseline [NAME=]DIR ...] [--variant NAME:ENV=VALUE,... ...]
+        [--memtrace DIR [--memtrace-python FRAMES]]
     python -m benchmarks.sharding --handover [--objects 3000] [--runs 3]
         [--variant NAME:ENV=VALUE,... ...]
 
@@ -18,7 +19,8 @@ transport's 90 s idle timeout), read again. The replicas run with 8 s Leases
 (`STEADY_LEASES`).
 Printed per run: each process's RSS above its own baseline, and the ratio of
 each sharded replica's growth to the single replica's (goal: at most 45 %),
-the leader's (it runs the assigner) apart from the others'.
+the leader's (it runs the assigner) apart from the others'; and the most
+objects that waited at once for their slot label (the assigner's log).
 Then the medians over runs, min-max in brackets, and the load average.
 Each `--baseline` (another source tree, e.g. main's: `git archive main | tar -x
 -C DIR`, with this tree's tests/runtime/sharding harness copied in) runs after
@@ -26,7 +28,11 @@ this tree in each run, on the same control plane. `--memtrace DIR`: this
 tree's replicas write memory reports (tests/runtime/sharding/memtrace.py: RSS,
 glibc's and pymalloc's heaps, open sockets, live objects by type; with
 `--memtrace-python FRAMES`, tracemalloc snapshots of what was allocated since
-the idle baseline) at the idle baseline and at the measurement.
+the idle baseline) at the idle baseline and at the measurement, in a folder
+`<variant>-<run>` of DIR. Each
+`--variant` (a name and environment variables for this tree's replicas, e.g.
+`w4:OPGEN_SHARD_WRITES=4`) runs in each run, before the baselines; without
+one, this tree as it is.
 
 `--handover`: per run, three sharded replicas in a fresh namespace converge on N
 Widgets; then the replica that does not run the assigner is SIGKILLed. Measured,
@@ -117,10 +123,12 @@ async def one_run(
     *,
     root: Path = ROOT,
     memtrace: dict[str, str] | None = None,
+    variant: dict[str, str] | None = None,
 ) -> dict[str, float]:
+    started = time.time()
     single_ns, ring_ns = await namespace(rest), await namespace(rest)
     kubeconfig = env.kubeconfig_path
-    variables = {**(memtrace or {}), **STEADY_LEASES}
+    variables = {**(memtrace or {}), **STEADY_LEASES, **(variant or {})}
     single = ReplicaProcess(
         "single", kubeconfig, single_ns, logs, env=variables, root=root
     )
@@ -169,6 +177,9 @@ async def one_run(
     result["leader ratio"] = grown[leader.shard] / grown["single"]
     for i, replica in enumerate(others):
         result[f"replica {i + 1} ratio"] = grown[replica.shard] / grown["single"]
+    waited = logged(leader.log, r"at most (\d+) objects waited", started)
+    if waited:  # a tree whose assigner logs its bursts
+        result["leader's peak waiting"] = max(float(m[1]) for _, m in waited)
     return result
 
 
@@ -307,18 +318,32 @@ async def handover(args: argparse.Namespace) -> None:
     for name, results in runs.items():
         print(f"  {name} {variants[name] or ''}")
         for key in results[0]:
-            print(f"    {key}: {summary([r[key] for r in results])}")
+            print(f"    {key}: {summary([r[key] for r in results if key in r])}")
     print(f"  load average (1 min) after each run: {summary(loads)}")
+
+
+def traced(memtrace: dict[str, str] | None, name: str, i: int) -> dict[str, str] | None:
+    """The memory reports' folder of one variant's run: `<DIR>/<variant>-<run>`."""
+    if memtrace is None:
+        return None
+    stem = re.sub(r"\W+", "-", name)
+    folder = Path(memtrace["OPGEN_MEMTRACE"]) / f"{stem}-{i + 1}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return {**memtrace, "OPGEN_MEMTRACE": str(folder)}
 
 
 async def run(args: argparse.Namespace) -> None:
     env = await Environment(crd_paths=generated_crds()).astart()
     logs = Path(tempfile.mkdtemp(prefix="opgen-bench-sharding-"))
     rest = RestClient.from_kubeconfig(env.kube_config(), rt.ClientOptions(qps=0))
-    trees = {"this tree": ROOT}
+    trees: dict[str, tuple[Path, dict[str, str]]] = {}
+    for spec in args.variant or ["this tree:"]:
+        name, _, assignments = spec.partition(":")
+        variables = dict(a.split("=", 1) for a in assignments.split(",") if a)
+        trees[name] = (ROOT, variables)
     for spec in args.baseline or ():
         name, _, path = spec.rpartition("=")
-        trees[name or "baseline"] = Path(path).resolve()
+        trees[name or "baseline"] = (Path(path).resolve(), {})
     memtrace: dict[str, str] | None = None
     if args.memtrace:
         Path(args.memtrace).mkdir(parents=True, exist_ok=True)
@@ -332,12 +357,13 @@ async def run(args: argparse.Namespace) -> None:
     loads: list[float] = []
     try:
         for i in range(args.runs):
-            for name, root in trees.items():
+            for name, (root, variant) in trees.items():
                 started = time.monotonic()
                 result = await one_run(
                     env, rest, args.objects, logs, args.settle,
                     # another tree's replicas may not know SIGUSR1 (it ends them)
-                    root=root, memtrace=memtrace if root == ROOT else None,
+                    root=root, memtrace=traced(memtrace, name, i) if root == ROOT else None,
+                    variant=variant,
                 )  # fmt: skip
                 loads.append(os.getloadavg()[0])
                 runs[name].append(result)
@@ -351,9 +377,10 @@ async def run(args: argparse.Namespace) -> None:
         f"\n{args.objects} Widgets (and as many owned ConfigMaps); medians of {args.runs} runs"
     )
     for name, results in runs.items():
-        print(f"  {name} ({trees[name]})")
+        root, variant = trees[name]
+        print(f"  {name} ({root}{f', {variant}' if variant else ''})")
         for key in results[0]:
-            print(f"    {key}: {summary([r[key] for r in results])}")
+            print(f"    {key}: {summary([r[key] for r in results if key in r])}")
         ratios = [r[k] for r in results for k in r if k.endswith("ratio")]
         print(f"    every sharded replica's ratio: {summary(ratios)} (goal ≤ 0.45)")
         others = [
@@ -406,7 +433,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--variant",
         action="append",
-        help="NAME:ENV=VALUE[,ENV=VALUE]: the replicas' environment in one variant",
+        help="NAME:ENV=VALUE[,ENV=VALUE]: the replicas' environment in one variant "
+        "(with --handover; else this tree's replicas, each run, before any baseline)",
     )
     args = parser.parse_args(argv)
     asyncio.run(handover(args) if args.handover else run(args))

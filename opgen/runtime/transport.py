@@ -268,6 +268,13 @@ class Transport:
     def closed(self) -> bool:
         return self._closed
 
+    def sibling(self) -> Transport:
+        """A transport to the same server with the same credentials, on connections
+        of its own: its `aclose` closes them and leaves this transport's open."""
+        return Transport(
+            self._connection, timeout=self._timeout, on_warning=self._on_warning
+        )
+
     def _open_session(self) -> ClientSession:
         """The session, made on first use (aiohttp needs the running loop)."""
         if self._closed:  # a programming error: no request after aclose()

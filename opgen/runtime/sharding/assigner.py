@@ -35,7 +35,6 @@ import collections
 import contextlib
 import json
 import logging
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -51,6 +50,7 @@ from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
 from opgen.runtime.seams import Reader, Writer
 from opgen.runtime.sharding.assignment import Assignment, Holder, MemberState, next_step
 from opgen.runtime.sharding.follower import read_assignment
+from opgen.runtime.sharding.heap import release_heap
 from opgen.runtime.sharding.membership import Members, loop_time
 from opgen.runtime.sharding.protocol import (
     ANNOTATION_ASSIGNMENT,
@@ -61,7 +61,6 @@ from opgen.runtime.sharding.protocol import (
     slot_from,
     slots_lease_name,
 )
-from opgen.runtime.store import Key
 
 __all__ = ["Assigner"]
 
@@ -71,10 +70,16 @@ MERGE_PATCH = "application/merge-patch+json"
 WRITES_IN_FLIGHT = 2
 """Slot label writes the assigner has in flight at once (each for another object);
 they happen once in an object's life, at its creation. Each write in flight holds
-an HTTP/1.1 connection of its own, which stays open (`transport.IDLE_TIMEOUT`) with
-asyncio's 256 KiB TLS read buffer: with 8 in flight a bulk creation left the leader
-about 8 connections (over 2 MiB) more than a replica that does not assign; 2
-writers keep up with a client creating 3,000 objects 50 at a time."""
+an HTTP/1.1 connection of its own with asyncio's 256 KiB TLS read buffer: with 8
+in flight, on the manager's connections (kept `transport.IDLE_TIMEOUT`), a bulk
+creation left the leader about 8 connections (over 2 MiB) more than a replica
+that does not assign; 2 writers keep up with a client creating 3,000 objects 50
+at a time."""
+BURST_IDLE = 2.0
+"""Seconds without an object waiting or a label write in flight that end a burst:
+the label writes' own connections are closed (`Assigner.labels_opened`) and the
+heap the burst left free is given back (`heap.release_heap`). A client creating
+objects a page at a time, or one every second, keeps them open."""
 EXPIRY_MARGIN = 0.05
 """Seconds after a Lease's expiry before the members are read again to see it."""
 MEMBER_READS_PER_PERIOD = 4
@@ -126,7 +131,41 @@ _decode_event = msgspec.json.Decoder(_WatchEvent).decode
 _decode_object = msgspec.json.Decoder(_Object).decode
 _decode_page = msgspec.json.Decoder(_Page).decode
 
+Key = str
+"""An object waiting for its label: `<namespace>/<name>` (`/<name>` when
+cluster-scoped; neither holds a `/`), one string where a tuple of two would
+add another object to each waiting one."""
+
+
+def _key(namespace: str | None, name: str) -> Key:
+    return f"{namespace or ''}/{name}"
+
+
+class _Queue:
+    """The objects waiting for their label, in the order they were seen: three
+    deques side by side, so that an object waiting adds no tuple of its own (a
+    deque's blocks hold 64 references each, out of Python's small-object heap)."""
+
+    def __init__(self) -> None:
+        self._watches: collections.deque[_Unlabelled] = collections.deque()
+        self._keys: collections.deque[Key] = collections.deque()
+        self._slots: collections.deque[int] = collections.deque()
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def append(self, watch: _Unlabelled, key: Key, slot: int) -> None:
+        self._watches.append(watch)
+        self._keys.append(key)
+        self._slots.append(slot)
+
+    def popleft(self) -> tuple[_Unlabelled, Key, int]:
+        return self._watches.popleft(), self._keys.popleft(), self._slots.popleft()
+
+
 Placer = Callable[[_Metadata], "int | None"]
+LabelClient = Callable[[], RestClient]
+"""Opens a REST client on connections of its own, for the label writes of one burst."""
 """An object's slot from its metadata (None: the object is no part of the ring)."""
 
 
@@ -163,7 +202,7 @@ class _Unlabelled(Informer):
 
     def _see(self, metadata: _Metadata) -> Key:
         """Queue an object for its label, unless it is queued or labelled already."""
-        key = (sys.intern(metadata.namespace or ""), metadata.name)
+        key = _key(metadata.namespace, metadata.name)
         slot = self.place(metadata)
         known = self.waiting.get(key)
         if known in (LABELLED, slot):
@@ -180,6 +219,11 @@ class _Unlabelled(Informer):
         leaves the watch) do not queue it again."""
         if self.waiting.get(key) == slot:  # not gone from the watch meanwhile
             self.waiting[key] = LABELLED
+
+    def compact(self) -> None:
+        """Size `waiting` to what it holds: a dict keeps the table a burst grew it
+        to (3,000 objects: over 100 KiB) after its keys are gone."""
+        self.waiting = dict(self.waiting)
 
     def wants(self, key: Key, slot: int) -> bool:
         """Whether `key` still waits for `slot` (not deleted, labelled, or taken out
@@ -209,9 +253,10 @@ class _Unlabelled(Informer):
         for key in [
             k
             for k in self.waiting
-            if k not in present and scope.namespace in (None, k[0])
+            if k not in present and scope.namespace in (None, k.partition("/")[0])
         ]:
             del self.waiting[key]  # labelled or deleted since the last watch
+        self.compact()
         scope.resource_version = resource_version
         scope.last_activity = time.monotonic()
         scope.synced = True
@@ -224,7 +269,7 @@ class _Unlabelled(Informer):
             raise errors.from_status(msgspec.json.decode(event.object))
         metadata = _decode_object(event.object).metadata
         if event.type == "DELETED":  # deleted, or labelled: it left the watch
-            self.waiting.pop((metadata.namespace or "", metadata.name), None)
+            self.waiting.pop(_key(metadata.namespace, metadata.name), None)
         elif event.type in ("ADDED", "MODIFIED"):
             self._see(metadata)
         if metadata.resourceVersion:
@@ -250,7 +295,11 @@ class Assigner:
         metrics: Metrics | None = None,
         page_size: int = 500,
         clock: Callable[[], float] | None = None,
+        label_client: LabelClient | None = None,
     ) -> None:
+        """`label_client`: a REST client for each burst's label writes, on
+        connections of its own, closed once the burst is over (`BURST_IDLE`);
+        None: they go through `rest`, whose connections stay open."""
         self.rest = rest
         self.members = members
         self.reader = reader
@@ -270,11 +319,25 @@ class Assigner:
         self._lease: Any = None
         self._released: dict[int, float] = {}
         """Slot → when the assigner took it from its live holder."""
-        self._queue: collections.deque[tuple[_Unlabelled, Key, int]] = (
-            collections.deque()
-        )
+        self._queue = _Queue()
         """The objects waiting for their label, in the order they were seen."""
         self._queued = asyncio.Event()
+        self._label_client = label_client
+        self._labels: RestClient | None = None
+        """The label writes' client of the burst under way (None: none open)."""
+        self._watches: list[_Unlabelled] = []
+        self._burst = asyncio.Event()
+        """Set when an object is queued; cleared when its burst is over."""
+        self._writing = 0
+        self._last_written = 0.0
+        self.labels_opened = 0
+        """Label writes' clients opened, one per burst (with `label_client`)."""
+        self.bursts = 0
+        """Bursts of label writes over."""
+        self.peak_waiting = 0
+        """The most objects waiting at once in the burst under way (the last one,
+        once it is over)."""
+        self._burst_labelled = 0
         self.labelled = 0
         """Slot labels written."""
         self.steps = 0
@@ -283,7 +346,7 @@ class Assigner:
     async def run(self) -> None:
         """Label and assign until cancelled."""
         unlabelled = f"!{self.options.slot_label}"
-        watches = [
+        self._watches = watches = [
             _Unlabelled(
                 self.rest,
                 rtype,
@@ -299,6 +362,7 @@ class Assigner:
         tasks.extend(
             asyncio.create_task(self._write_labels()) for _ in range(WRITES_IN_FLIGHT)
         )
+        tasks.append(asyncio.create_task(self._end_bursts()))
         tasks.append(asyncio.create_task(self.keep_assigning()))
         try:
             await asyncio.gather(*tasks)
@@ -306,6 +370,7 @@ class Assigner:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            await self._close_labels()
 
     def _placer(self, *, primary: bool) -> Placer:
         options, owner_kinds = self.options, self.owner_kinds
@@ -329,8 +394,55 @@ class Assigner:
         return place
 
     def _enqueue(self, watch: _Unlabelled, key: Key, slot: int) -> None:
-        self._queue.append((watch, key, slot))
+        self._queue.append(watch, key, slot)
         self._queued.set()
+        if not self._burst.is_set():
+            self._burst.set()
+            self.peak_waiting, self._burst_labelled = 0, self.labelled
+        self.peak_waiting = max(self.peak_waiting, len(self._queue))
+
+    def _quiet_for(self) -> float:
+        """Seconds since the last label write, with no object waiting (0: busy)."""
+        if self._queue or self._writing:
+            return 0.0
+        return loop_time() - self._last_written
+
+    async def _end_bursts(self) -> None:
+        """After each burst (`BURST_IDLE` seconds quiet): close the label writes'
+        connections, size the watches' dicts down and give the freed heap back.
+        Their TLS buffers, and the heap of thousands of events decoded and
+        labels written among this replica's own cache entries, would otherwise
+        stay (the leader's cache memory against a replica that does not assign,
+        docs/runtime.md)."""
+        while True:
+            await self._burst.wait()
+            quiet = self._quiet_for()
+            while quiet < BURST_IDLE:
+                await asyncio.sleep(BURST_IDLE - quiet)
+                quiet = self._quiet_for()
+            self._burst.clear()
+            await self._close_labels()
+            for watch in self._watches:
+                watch.compact()
+            release_heap()
+            self.bursts += 1
+            log.info("ring %s: a burst of %d labels over, at most %d objects waited",
+                     self.options.ring, self.labelled - self._burst_labelled,
+                     self.peak_waiting)  # fmt: skip
+
+    def _label_rest(self) -> RestClient:
+        """The client the next label write goes through."""
+        if self._label_client is None:
+            return self.rest
+        if self._labels is None:
+            self._labels = self._label_client()
+            self.labels_opened += 1
+        return self._labels
+
+    async def _close_labels(self) -> None:
+        labels, self._labels = self._labels, None  # a write from now on opens another
+        if labels is not None:
+            await labels.aclose()
 
     async def _write_labels(self) -> None:
         """One of the `WRITES_IN_FLIGHT` writers: they take the waiting objects in
@@ -343,16 +455,20 @@ class Assigner:
                 self._queued.clear()
                 await self._queued.wait()
                 continue
-            watch, key, slot = item = queue.popleft()
+            watch, key, slot = queue.popleft()
             if not watch.wants(key, slot):
                 continue
+            self._writing += 1
             try:
                 written = await self._label(watch.rtype, key, slot)
             except Exception as exc:
                 log.warning("labelling ring %s: %s", self.options.ring, exc)
-                queue.append(item)
+                queue.append(watch, key, slot)
                 await asyncio.sleep(self.options.retry_period)
                 continue
+            finally:
+                self._writing -= 1
+                self._last_written = loop_time()
             if written:
                 watch.labelled(key, slot)
 
@@ -364,9 +480,9 @@ class Assigner:
             SHARD_PREFIX + ring: None,
             DRAIN_PREFIX + ring: None,
         }
-        namespace, name = key
+        namespace, _, name = key.partition("/")
         try:
-            await self.rest.request(
+            await self._label_rest().request(
                 "patch",
                 rtype,
                 name=name,

@@ -1,5 +1,6 @@
 """Where a replica's memory is: with `OPGEN_MEMTRACE=<folder>`, each SIGUSR1
-makes `operator.py` write `<shard>-<n>.txt` (RSS, glibc's heap in use and free,
+makes `operator.py` write `<shard>-<n>.txt` (RSS and where it is resident,
+glibc's heap in use and free,
 pymalloc's arenas, live objects by type) to the folder; with
 `OPGEN_MEMTRACE_PYTHON=<frames>` too, the first SIGUSR1 starts tracing Python's
 allocations (`tracemalloc`, which costs memory and time of its own, and hides
@@ -67,6 +68,23 @@ def rss_kib() -> int:
     return int(line.split()[1])
 
 
+def resident() -> dict[str, int]:
+    """Resident KiB by kind of mapping (`/proc/self/smaps`): glibc's main heap
+    (`heap`, which `malloc_trim` gives back from), anonymous mappings (`anon`:
+    pymalloc's arenas, glibc's mmapped blocks and thread heaps; the kernel merges
+    neighbours, so arenas are not told apart by size), and files."""
+    kinds = {"heap": 0, "anon": 0, "file": 0}
+    kind = "file"
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and not fields[0].endswith(":"):  # a mapping's first line
+            path = fields[5] if len(fields) > 5 else ""
+            kind = "heap" if path == "[heap]" else "file" if path else "anon"
+        elif fields and fields[0] == "Rss:":
+            kinds[kind] += int(fields[1])
+    return kinds
+
+
 def sockets() -> int:
     """Open sockets (the API server's connections, the metrics and probe servers)."""
     fds = Path("/proc/self/fd")
@@ -92,6 +110,8 @@ def install(folder: Path, shard: str, *, frames: int) -> None:
         out = io.StringIO()
         print(f"rss_kib {rss_kib()}", file=out)
         print(f"sockets {sockets()}", file=out)
+        for name, kib in resident().items():
+            print(f"resident_kib {name} {kib}", file=out)
         if frames and not tracemalloc.is_tracing():
             tracemalloc.start(frames)
         elif frames:

@@ -110,9 +110,11 @@ def test_an_object_waiting_for_its_label_costs_its_key_and_slot_alone() -> None:
     """A bulk creation makes thousands of objects wait at once (the label writes
     get a small share of a busy API server), and what they hold, allocated among
     the replica's own cache entries, stays in its heap once they are labelled:
-    each holds its namespace and name, a slot and its place in the queue (a
-    store's entry, its JSON and its indexes held about 1 KiB). Measured as what
-    the assigner holds with 1,000 objects waiting less what it holds with none."""
+    each holds one string of its namespace and name, and a slot and its place in
+    the queue outside Python's small-object heap (a store's entry, its JSON and
+    its indexes held about 1 KiB; a key tuple and a queue tuple, about 210
+    bytes). Measured as what the assigner holds with 1,000 objects waiting less
+    what it holds with none."""
     waiting = 1000
 
     async def held(loop: VirtualTimeLoop, count: int) -> int:
@@ -138,7 +140,7 @@ def test_an_object_waiting_for_its_label_costs_its_key_and_slot_alone() -> None:
     some = run_virtual(lambda loop: held(loop, waiting))
     per_object = (some - none) / waiting
     print(f"held per waiting object: {per_object:.0f} bytes")
-    assert 0 < per_object <= 300, per_object
+    assert 0 < per_object <= 150, per_object
 
 
 def test_a_relist_forgets_what_left_and_queues_what_came() -> None:

@@ -1,0 +1,222 @@
+"""The assigner's label writes go through connections of their own, opened for a
+burst of objects and closed once it is over (`assigner.BURST_IDLE` quiet): a bulk
+creation no longer leaves the leader holding them (each with asyncio's 256 KiB
+TLS read buffer) for the transport's idle timeout. Once per burst, not per
+object, the freed heap is given back (`heap.release_heap`)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opgen import runtime as rt
+from opgen.api import ObjectMeta
+from opgen.api.k8s import ConfigMap
+from opgen.runtime.resources import resource_type
+from opgen.runtime.rest import RestClient
+from opgen.runtime.sharding import assigner as assigner_module
+from opgen.runtime.sharding import heap
+from opgen.runtime.sharding.assigner import BURST_IDLE, WRITES_IN_FLIGHT, Assigner
+from opgen.runtime.sharding.assignment import MemberState
+from opgen.runtime.sharding.membership import Members
+from opgen.runtime.transport import Transport
+from opgen.testing.memory import MemoryApiServer
+from opgen.testing.memory.transport import MemoryTransport
+from tests.runtime.kinds import Widget, WidgetSpec
+from tests.runtime.sharding.inprocess import NS, RING, SLOT, until
+from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
+from tests.testing.memory.crds import served_kinds
+
+OPTIONS = rt.ShardingOptions(ring=RING)
+
+
+class _NoMember(Members):
+    async def read(self) -> dict[str, MemberState]:
+        return {}
+
+    def until_next_expiry(self) -> float | None:
+        return None
+
+
+class _Connections(MemoryTransport):
+    """One burst's label connections: the patches it carried, each held at `gate`
+    (shared by every burst's) until it opens."""
+
+    def __init__(self, server: MemoryApiServer, gate: asyncio.Event) -> None:
+        super().__init__(server)
+        self.gate = gate
+        self.patches = 0
+
+    async def send(self, method: str, path: str, **kwargs: Any) -> Any:
+        if method == "PATCH":
+            await self.gate.wait()
+            self.patches += 1
+        return await super().send(method, path, **kwargs)
+
+
+class _Shared(MemoryTransport):
+    """The manager's connections: counts the patches that went through them."""
+
+    def __init__(self, server: MemoryApiServer) -> None:
+        super().__init__(server)
+        self.patches = 0
+
+    async def send(self, method: str, path: str, **kwargs: Any) -> Any:
+        if method == "PATCH":
+            self.patches += 1
+        return await super().send(method, path, **kwargs)
+
+
+async def _create(client: rt.Client, *names: str) -> None:
+    for name in names:
+        await client.create(
+            Widget(metadata=ObjectMeta(name=name, namespace=NS), spec=WidgetSpec())
+        )
+
+
+async def _unlabelled(client: rt.Client) -> int:
+    widgets = await client.uncached.list(Widget, NS)
+    return sum(1 for w in widgets if SLOT not in (w.metadata.labels or {}))
+
+
+def test_label_connections_close_after_each_burst(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two bursts of creations: each is labelled on connections opened for it,
+    kept open while its writes are held longer than `BURST_IDLE` (no object
+    waiting), and closed once the burst is over; the heap is released once per burst; the manager's own
+    connections carry no label write."""
+    releases: list[float] = []
+
+    async def main(loop: VirtualTimeLoop) -> None:
+        monkeypatch.setattr(
+            assigner_module, "release_heap", lambda: releases.append(loop.time())
+        )
+        server = MemoryApiServer(served_kinds())
+        client = rt.Client(RestClient(server.transport()))
+        gate = asyncio.Event()
+        opened: list[_Connections] = []
+
+        def label_client() -> RestClient:
+            opened.append(_Connections(server, gate))
+            return RestClient(opened[-1])
+
+        shared = _Shared(server)
+        assigner = Assigner(
+            RestClient(shared),
+            _NoMember(client.uncached, OPTIONS, NS),
+            client.uncached,
+            client,
+            OPTIONS,
+            namespace=NS,
+            primaries=[resource_type(Widget)],
+            children=[resource_type(ConfigMap)],
+            namespaces=[NS],
+            label_client=label_client,
+        )
+        running = asyncio.create_task(assigner.run())
+        try:
+            # as many as the writes in flight: none waits, both are held
+            await _create(client, *(f"a{i}" for i in range(WRITES_IN_FLIGHT)))
+            await asyncio.sleep(3 * BURST_IDLE)
+            assert len(opened) == 1
+            assert not opened[0].closed
+            assert releases == []
+            gate.set()
+
+            async def labelled() -> bool:
+                return await _unlabelled(client) == 0
+
+            await until(labelled)
+            await asyncio.sleep(2 * BURST_IDLE)
+            assert opened[0].closed
+            assert opened[0].patches == WRITES_IN_FLIGHT
+            assert len(releases) == 1
+
+            await _create(client, *(f"b{i}" for i in range(5)))
+            await until(labelled)
+            await asyncio.sleep(2 * BURST_IDLE)
+            assert len(opened) == 2
+            assert opened[1].closed
+            assert opened[1].patches == 5
+            assert len(releases) == 2
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+        assert shared.patches == 0
+        assert assigner.labelled == WRITES_IN_FLIGHT + 5
+        assert assigner.bursts == 2
+
+    run_virtual(main)
+
+
+def test_without_a_label_client_the_label_writes_share_the_managers() -> None:
+    async def main(loop: VirtualTimeLoop) -> None:
+        server = MemoryApiServer(served_kinds())
+        client = rt.Client(RestClient(server.transport()))
+        shared = _Shared(server)
+        assigner = Assigner(
+            RestClient(shared),
+            _NoMember(client.uncached, OPTIONS, NS),
+            client.uncached,
+            client,
+            OPTIONS,
+            namespace=NS,
+            primaries=[resource_type(Widget)],
+            namespaces=[NS],
+        )
+        running = asyncio.create_task(assigner.run())
+        try:
+            await _create(client, "a", "b", "c")
+
+            async def labelled() -> bool:
+                return await _unlabelled(client) == 0
+
+            await until(labelled)
+            await asyncio.sleep(2 * BURST_IDLE)
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+        assert shared.patches == 3
+        assert not shared.closed
+        assert assigner.bursts == 1
+
+    run_virtual(main)
+
+
+KUBECONFIG = """
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://a.test"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+"""
+
+
+def test_a_sibling_transport_closes_its_own_connections_alone(tmp_path: Path) -> None:
+    config = tmp_path / "kubeconfig"
+    config.write_text(KUBECONFIG)
+
+    async def main() -> None:
+        transport = Transport.from_kubeconfig(config)
+        sibling = transport.sibling()
+        assert sibling is not transport
+        assert sibling.server == transport.server
+        await sibling.aclose()
+        assert sibling.closed
+        assert not transport.closed
+        await transport.aclose()
+
+    asyncio.run(main())
+
+
+def test_release_heap_trims_on_glibc() -> None:
+    """On this (glibc) system the trim is found and called; elsewhere the call is
+    the garbage collection alone."""
+    glibc = (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
+    assert heap.release_heap() is glibc
