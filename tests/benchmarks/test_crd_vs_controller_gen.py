@@ -64,26 +64,27 @@ def test_the_floor_is_above_the_goal_only_when_slower_than_half_controller_gen()
     assert floor_verdict(2.0, 1.0) == FLOOR_ABOVE_GOAL
 
 
-def test_report_floor_prints_each_api_with_its_verdict(
+def test_report_floor_prints_each_api_with_its_verdicts(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def result(kinds: object, floor: float, cg: float) -> dict[str, object]:
+    def result(kinds: object, floor: float, cg: float, cpu: float) -> dict[str, object]:
         return {
             "kinds": kinds,
             "opgen": [2 * floor] * 3,
             "controller-gen": [cg, cg + 0.1, cg - 0.1],
             "floor": [floor - 0.01, floor, floor + 0.01],
-            "floor cpu": [floor] * 3,
+            "floor cpu": [cpu] * 3,
             "controller-gen cpu": [cg] * 3,
         }
 
-    report_floor([result(1, 0.3, 0.2), result(100, 0.4, 1.0)])
+    report_floor([result(1, 0.3, 0.2, 0.05), result(100, 0.4, 1.0, 0.6)])
     rows = capsys.readouterr().out.splitlines()
     one = next(row for row in rows if row.split()[:1] == ["1"])
     hundred = next(row for row in rows if row.split()[:1] == ["100"])
-    assert "1.50x" in one and one.endswith(FLOOR_ABOVE_GOAL)
-    assert "0.40x" in hundred and hundred.endswith(FLOOR_UNDER_GOAL)
-    assert "0.40 (0.39-0.41)" in hundred
+    assert "1.50x" in one
+    assert one.endswith(f"wall: {FLOOR_ABOVE_GOAL}; CPU: {FLOOR_UNDER_GOAL}")
+    assert "0.40x" in hundred and "0.40 (0.39-0.41)" in hundred
+    assert hundred.endswith(f"wall: {FLOOR_UNDER_GOAL}; CPU: {FLOOR_ABOVE_GOAL}")
 
 
 def test_the_floor_imports_each_types_file_under_its_stem(tmp_path: Path) -> None:
