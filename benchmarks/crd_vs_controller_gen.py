@@ -557,15 +557,20 @@ def bench_check(
 
 
 def report_check(samples: dict[str, dict[str, list[float]]], runs: int) -> None:
+    """The goal is wall time; the CPU time's verdict beside it, since on a loaded
+    machine the wall time is mostly the other processes' turns."""
+
+    def verdict(samples: list[float]) -> str:
+        return "met" if statistics.median(samples) <= CHECK_GOAL_SECONDS else "not met"
+
     for name, figures in samples.items():
-        median = statistics.median(figures["wall"])
-        verdict = "met" if median <= CHECK_GOAL_SECONDS else "not met"
         who = "" if name == "opgen" else f" ({name} tree)"
         print(
             f"\n`opgen generate --check`{who} in examples/generated (the command an "
             f"author runs after every edit): {spread(figures['wall']).strip()} s wall, "
             f"{spread(figures['cpu']).strip()} s CPU, median (min-max) of {runs} runs; "
-            f"goal <= {CHECK_GOAL_SECONDS} s: {verdict}"
+            f"goal <= {CHECK_GOAL_SECONDS} s: {verdict(figures['wall'])} "
+            f"(by CPU time: {verdict(figures['cpu'])})"
         )
 
 

@@ -15,6 +15,7 @@ from benchmarks.crd_vs_controller_gen import (
     FLOOR_UNDER_GOAL,
     alternate,
     floor_verdict,
+    report_check,
     report_floor,
     same_files,
 )
@@ -108,3 +109,20 @@ print(__name__, sorted(Spec.model_fields))
         check=True,
     )
     assert done.stdout.splitlines() == ["a_types ['child']", "b_types ['child']"]
+
+
+def test_report_check_judges_wall_and_cpu_time_apart(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    report_check({"opgen": {"wall": [4.0, 5.0, 5.6], "cpu": [1.2, 1.4, 1.7]}}, 3)
+    assert (
+        capsys.readouterr()
+        .out.strip()
+        .endswith("goal <= 1.5 s: not met (by CPU time: met)")
+    )
+    report_check({"opgen": {"wall": [1.0, 1.5, 1.6], "cpu": [1.5, 1.6, 1.7]}}, 3)
+    assert (
+        capsys.readouterr()
+        .out.strip()
+        .endswith("goal <= 1.5 s: met (by CPU time: not met)")
+    )
