@@ -218,10 +218,10 @@ def write_go_module(directory: Path, count: int) -> None:
 
 
 FLOOR_SCRIPT = """
-import importlib.util, sys
+import importlib.util, os, sys
 import pydantic
 for path in sys.argv[1:]:
-    name = path.rpartition("/")[2].removesuffix(".py")
+    name = os.path.basename(path).removesuffix(".py")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
