@@ -46,6 +46,8 @@ from typing import Any  # noqa: E402
 import aiohttp  # noqa: E402
 from pydantic import BaseModel  # noqa: E402, F401  (opgen's models need it loaded)
 
+from benchmarks.runtime._proc_status import peak_rss_kib  # noqa: E402
+
 IMPORTED = usage()
 WIDGETS = "/apis/test.opgen.dev/v1/namespaces/{ns}/widgets"
 CONFIGMAPS = "/api/v1/namespaces/{ns}/configmaps"
@@ -211,19 +213,13 @@ class Floor:
                 task.cancel()
             await asyncio.gather(*watches, return_exceptions=True)
         done = usage()
-        # VmHWM, not getrusage's ru_maxrss: a child's ru_maxrss starts at its
-        # parent's resident set when it forked (the driver's, some 100 MiB)
-        with open("/proc/self/status") as status:
-            peak = next(
-                int(line.split()[1]) for line in status if line.startswith("VmHWM:")
-            )
         return {
             "import_cpu_seconds": IMPORTED[0],
             "import_rss_kib": IMPORTED[1],
             "startup_cpu_seconds": ready[0],
             "ready_rss_kib": ready[1],
             "cpu_seconds": done[0],
-            "peak_rss_kib": peak,
+            "peak_rss_kib": peak_rss_kib(),
             "objects": len(self.store),
             "events": self.events,
             "rewatches": self.rewatches,

@@ -60,7 +60,7 @@ ROWS = [
     ("RSS after imports (MiB)", "import_rss_mib", "{:.1f}"),
     ("RSS at ready (MiB)", "ready_rss_mib", "{:.1f}"),
     ("steady RSS (MiB)", "rss_mib", "{:.1f}"),
-    ("peak RSS, the floors' own (MiB)", "hwm_rss_mib", "{:.1f}"),
+    ("peak RSS, VmHWM (MiB)", "peak_rss_mib", "{:.1f}"),
     ("convergence (s)", "seconds", "{:.2f}"),
     ("CPU (s)", "cpu_seconds", "{:.2f}"),
     ("CPU per object (ms)", "cpu_ms_per_object", "{:.2f}"),
@@ -121,8 +121,6 @@ def derived(results: dict[str, list[dict[str, Any]]], n: int) -> None:
             for key in ("import_rss", "ready_rss"):
                 if f"{key}_kib" in stats:
                     run[f"{key}_mib"] = stats[f"{key}_kib"] / 1024
-            if "import_cpu_seconds" in stats:  # a floor's peak_rss_kib is its VmHWM
-                run["hwm_rss_mib"] = stats["peak_rss_kib"] / 1024
             if "startup_cpu_seconds" in run:
                 after = run["cpu_seconds"] - run["startup_cpu_seconds"]
                 run["after_ready_ms_per_object"] = 1000 * after / n

@@ -2,8 +2,8 @@
 
 Prints `ready` once its caches have synced and the controller runs, `reconciled`
 once BENCH_EXPECT reconciles are done (when set), and on exit one JSON line
-with its request counts, peak RSS, CPU time (and the part of it spent until
-`ready`: imports, caches synced) and reconcile count.
+with its request counts, peak RSS (VmHWM, see _proc_status.py), CPU time (and
+the part of it spent until `ready`: imports, caches synced) and reconcile count.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import os
 import resource
 import sys
 
+from benchmarks.runtime._proc_status import peak_rss_kib
 from opgen import runtime as rt
 from tests.runtime.sample import WidgetReconciler
 
@@ -55,7 +56,7 @@ async def main() -> None:
     stats = {
         "requests": dict(manager.rest.counts),
         "writes": manager.rest.writes,
-        "peak_rss_kib": usage.ru_maxrss,
+        "peak_rss_kib": peak_rss_kib(),
         "cpu_seconds": usage.ru_utime + usage.ru_stime,
         "startup_cpu_seconds": startup_cpu,
         "reconciles": reconciler.reconciles,

@@ -23,27 +23,14 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 
+from benchmarks.runtime._proc_status import peak_rss_kib, reset_peak_rss, rss_kib
 from opgen import runtime as rt
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
 from tests.runtime.helpers import sample
 from tests.runtime.kinds import Widget
-
-
-def memory_kib(field: str) -> int:
-    """A `Vm…` line of /proc/self/status, in KiB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no {field} in /proc/self/status")
-
-
-def reset_peak_rss() -> None:
-    """Reset VmHWM to the current RSS (Linux: `5` to clear_refs)."""
-    Path("/proc/self/clear_refs").write_text("5")
 
 
 async def read_line() -> str:
@@ -64,7 +51,7 @@ async def main() -> None:
     task = asyncio.create_task(informer.run())
     await informer.wait_for_sync()
     synced = time.monotonic() - started
-    print(json.dumps({"synced_seconds": synced, "rss_kib": memory_kib("VmRSS")}))
+    print(json.dumps({"synced_seconds": synced, "rss_kib": rss_kib()}))
     sys.stdout.flush()
 
     if await read_line() != "stop":
@@ -86,8 +73,8 @@ async def main() -> None:
     relisted = time.monotonic() - started
     result = {
         "relist_seconds": relisted,
-        "peak_rss_kib": memory_kib("VmHWM"),
-        "rss_kib": memory_kib("VmRSS"),
+        "peak_rss_kib": peak_rss_kib(),
+        "rss_kib": rss_kib(),
         **{
             f"{reason}_restarts": sample(
                 rest.metrics,
