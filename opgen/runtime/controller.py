@@ -25,12 +25,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-from prometheus_client import Counter
 
 from opgen.runtime import errors, predicates
 from opgen.runtime.cache import Cache
@@ -38,7 +35,7 @@ from opgen.runtime.decoding import DecodeError, Undecodable
 from opgen.runtime.events import EventRecorder
 from opgen.runtime.hotloop import HotLoops
 from opgen.runtime.informer import Event, Informer
-from opgen.runtime.metrics import Metrics
+from opgen.runtime.metrics import CounterSeries, Metrics
 from opgen.runtime.ratelimit import RateLimiter, default_controller_rate_limiter
 from opgen.runtime.reconcile import Reconciler, Request, Result, TerminalError
 from opgen.runtime.resources import ResourceType, resource_type
@@ -139,7 +136,7 @@ class Controller:
         self._workers: list[asyncio.Task[None]] = []
         self._metrics: Metrics | None = None
         self._events: EventRecorder | None = None
-        self._m_total: dict[str, Counter] = {}
+        self._m_total: dict[str, CounterSeries] = {}
         self._active = 0
         """Reconciles in flight (the active-workers gauge reads it when scraped)."""
         self.hot_loops = HotLoops()
@@ -324,7 +321,8 @@ class Controller:
         queue, metrics = self.queue, self._metrics
         assert queue is not None and metrics is not None
         self._active += 1
-        started = time.monotonic()
+        clock = queue.clock  # the queue's: one time for its durations and these
+        started = clock()
         outcome: str
         try:
             result = await self.reconciler.reconcile(request)
@@ -388,7 +386,7 @@ class Controller:
                 self._notice_hot_loop(request, metrics)
         finally:
             self._active -= 1
-            self._m_time.observe(time.monotonic() - started)
+            self._m_time.observe(clock() - started)
         total = self._m_total.get(outcome)
         if total is None:
             total = self._m_total[outcome] = metrics.reconcile_total.labels(

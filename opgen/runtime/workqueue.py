@@ -51,7 +51,7 @@ class WorkQueue(Generic[K]):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
-        self._clock = clock
+        self.clock = clock
         self.rate_limiter = rate_limiter or ratelimit.default_controller_rate_limiter(
             clock=clock
         )
@@ -99,7 +99,7 @@ class WorkQueue(Generic[K]):
         self._dirty.add(item)
         if item in self._processing:
             return
-        self._added_at[item] = self._clock()
+        self._added_at[item] = self.clock()
         self._queue.append(item)
         self._notify()
 
@@ -117,7 +117,7 @@ class WorkQueue(Generic[K]):
         if delay <= 0:
             self.add(item)
             return
-        ready = self._clock() + delay
+        ready = self.clock() + delay
         current = self._waiting.get(item)
         if current is not None and current <= ready:
             return
@@ -135,12 +135,12 @@ class WorkQueue(Generic[K]):
             self._timer.cancel()
         self._timer_when = when
         self._timer = asyncio.get_running_loop().call_later(
-            max(0.0, when - self._clock()), self._fire
+            max(0.0, when - self.clock()), self._fire
         )
 
     def _fire(self) -> None:
         self._timer = None
-        now = self._clock()
+        now = self.clock()
         while self._heap and self._heap[0][0] <= now:
             ready, _, item = heapq.heappop(self._heap)
             if self._waiting.get(item) == ready:
@@ -174,7 +174,7 @@ class WorkQueue(Generic[K]):
                     self._notify()  # pass the wake-up this worker will not use on
                 raise
         item = self._queue.popleft()
-        now = self._clock()
+        now = self.clock()
         added = self._added_at.pop(item, now)
         self._m_latency.observe(now - added)
         self._processing[item] = now
@@ -185,20 +185,20 @@ class WorkQueue(Generic[K]):
         """Mark `item` processed; if it was added meanwhile, it is queued again now."""
         started = self._processing.pop(item, None)
         if started is not None:
-            self._m_work.observe(self._clock() - started)
+            self._m_work.observe(self.clock() - started)
         if item in self._dirty and not self._shutting_down:
-            self._added_at[item] = self._clock()
+            self._added_at[item] = self.clock()
             self._queue.append(item)
             self._notify()
 
     def unfinished_work(self) -> float:
-        now = self._clock()
+        now = self.clock()
         return sum(now - t for t in self._processing.values())
 
     def longest_running(self) -> float:
         if not self._processing:
             return 0.0
-        return self._clock() - min(self._processing.values())
+        return self.clock() - min(self._processing.values())
 
     def shut_down(self) -> None:
         """Stop accepting items and wake every waiting worker; queued items are dropped."""
