@@ -296,7 +296,9 @@ class Controller:
             except ShutDown:
                 return
             try:
-                if await self._admitted(request):
+                if self.gate is None:  # not sharded: no admission to wait for
+                    await self._process(request)
+                elif await self._admitted(request):
                     try:
                         await self._process(request)
                     finally:
@@ -377,7 +379,11 @@ class Controller:
                 )
         else:
             queue.forget(request)
-            delay = result.delay if isinstance(result, Result) else None
+            delay = (
+                result.delay
+                if isinstance(result, Result) and result.requeue_after is not None
+                else None
+            )
             if delay is not None and delay > 0:
                 outcome = "requeue_after"
                 queue.add_after(request, delay)

@@ -56,9 +56,12 @@ class WorkQueue(Generic[K]):
             clock=clock
         )
         self._queue: collections.deque[K] = collections.deque()
-        self._dirty: set[K] = set()
+        self._dirty: dict[K, float] = {}
+        """Items to process, with the time each entered the queue (kept in one dict
+        so that a queue operation hashes its item as few times as it can)."""
         self._processing: dict[K, float] = {}
-        self._added_at: dict[K, float] = {}
+        self._retried: set[K] = set()
+        """Items the rate limiter has delayed since they were last forgotten."""
         self._waiting: dict[K, float] = {}
         self._heap: list[tuple[float, int, K]] = []
         self._seq = itertools.count()
@@ -93,13 +96,13 @@ class WorkQueue(Generic[K]):
 
     def add(self, item: K) -> None:
         """Queue `item` now, unless it is already queued."""
-        if self._shutting_down or item in self._dirty:
+        dirty = self._dirty
+        if self._shutting_down or item in dirty:
             return
         self._m_adds.inc()
-        self._dirty.add(item)
+        dirty[item] = self.clock()  # reset when `done` queues it
         if item in self._processing:
             return
-        self._added_at[item] = self.clock()
         self._queue.append(item)
         self._notify()
 
@@ -151,11 +154,16 @@ class WorkQueue(Generic[K]):
     def add_rate_limited(self, item: K) -> None:
         """Queue `item` after the rate limiter's delay (a retry)."""
         self._m_retries.inc()
+        self._retried.add(item)
         self.add_after(item, self.rate_limiter.when(item))
 
     def forget(self, item: K) -> None:
-        """Reset `item`'s backoff (it succeeded, or will not be retried)."""
-        self.rate_limiter.forget(item)
+        """Reset `item`'s backoff (it succeeded, or will not be retried): what the
+        rate limiter keeps for it since this queue last delayed it."""
+        retried = self._retried
+        if item in retried:  # the limiters hold nothing for an item never delayed
+            retried.discard(item)
+            self.rate_limiter.forget(item)
 
     def num_requeues(self, item: K) -> int:
         return self.rate_limiter.num_requeues(item)
@@ -175,10 +183,8 @@ class WorkQueue(Generic[K]):
                 raise
         item = self._queue.popleft()
         now = self.clock()
-        added = self._added_at.pop(item, now)
-        self._m_latency.observe(now - added)
+        self._m_latency.observe(now - self._dirty.pop(item, now))
         self._processing[item] = now
-        self._dirty.discard(item)
         return item
 
     def done(self, item: K) -> None:
@@ -187,7 +193,7 @@ class WorkQueue(Generic[K]):
         if started is not None:
             self._m_work.observe(self.clock() - started)
         if item in self._dirty and not self._shutting_down:
-            self._added_at[item] = self.clock()
+            self._dirty[item] = self.clock()
             self._queue.append(item)
             self._notify()
 
