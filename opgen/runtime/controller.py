@@ -175,13 +175,20 @@ class Controller:
             self.queue.add(request)
 
     def _for_handler(self, event: Event) -> None:
-        if predicates.all_pass(self.for_.predicates, event):
-            self._enqueue(self._request_for(event.new))
+        # `predicates.all_pass`, inline: a handler runs for every watch event
+        for passes in self.for_.predicates:
+            if not passes(event):
+                return
+        queue = self.queue
+        if queue is not None:
+            new = event.new
+            queue.add(Request(new.namespace or None, new.name))
 
     def _owns_handler(self, source: Owns) -> Callable[[Event], None]:
         def handle(event: Event) -> None:
-            if not predicates.all_pass(source.predicates, event):
-                return
+            for passes in source.predicates:
+                if not passes(event):
+                    return
             new = self._owner_request(event.new)
             self._enqueue(new)
             if event.old is not None:
