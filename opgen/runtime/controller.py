@@ -396,7 +396,9 @@ class Controller:
                 queue.add_after(request, delay)
             else:
                 outcome = "success"
-                self._notice_hot_loop(request, metrics)
+                count = self.hot_loops.reconciled(request)
+                if count is not None:
+                    self._notice_hot_loop(request, count, metrics)
         finally:
             self._active -= 1
             self._m_time.observe(clock() - started)
@@ -412,10 +414,7 @@ class Controller:
         for a record that is logged, not on every reconcile."""
         return {"controller": self.name, "request": str(request)}
 
-    def _notice_hot_loop(self, request: Request, metrics: Metrics) -> None:
-        count = self.hot_loops.reconciled(request)
-        if count is None:
-            return
+    def _notice_hot_loop(self, request: Request, count: int, metrics: Metrics) -> None:
         metrics.hot_loops.labels(self.name).inc()
         if self.hot_loops.warning_due():
             log.warning(

@@ -212,7 +212,8 @@ class Informer:
         return self._synced.is_set()
 
     async def wait_for_sync(self) -> None:
-        await self._synced.wait()
+        if not self._synced.is_set():  # every cached read asks; once synced, at once
+            await self._synced.wait()
 
     def reselect(self, labels: selectors.Selector | None) -> None:
         """Select `labels` from now on: each scope lists again with them (objects

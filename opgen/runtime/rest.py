@@ -286,7 +286,14 @@ class RestClient:
             except errors.TransportError:
                 self._count(NO_ANSWER, method)
                 raise
-            self._count(answer.status, method)
+            # `_count`, inline: once per request
+            key = (answer.status, method)
+            series = self._m_requests.get(key)
+            if series is None:
+                series = self._m_requests[key] = self.metrics.rest_requests.labels(
+                    str(answer.status), method, self.transport.host
+                )
+            series.inc()
             if answer.status < 400:
                 return answer.body
             wait = _retry_wait(answer)
