@@ -144,7 +144,7 @@ CONFLICT = Answer(409, b'{"kind":"Status","code":409,"reason":"Conflict"}')
 
 class Scripted:
     """Each request's reconciles, in order: a step takes virtual time, writes once
-    and ends as the script says; a request with no steps left succeeds at once."""
+    and ends as the script says; a request with no steps left takes the "ok" step."""
 
     def __init__(self, rest: RestClient, transport: ScriptedTransport) -> None:
         self.rest, self.transport = rest, transport
@@ -210,8 +210,8 @@ def test_a_reconcile_sequence_scrapes_as_with_prometheus_clients_types() -> None
     after = Metrics()
     assert isinstance(before.reconcile_total, Counter)
     assert isinstance(after.reconcile_total, CounterFamily)
-    for into in (before, after):
-        run_virtual(lambda loop: _reconcile_sequence(loop, into))
+    run_virtual(lambda loop: _reconcile_sequence(loop, before))
+    run_virtual(lambda loop: _reconcile_sequence(loop, after))
 
     assert _scraped(after.registry) == _scraped(before.registry)
     families = {
