@@ -25,12 +25,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-from prometheus_client import Counter
 
 from opgen.runtime import errors, predicates
 from opgen.runtime.cache import Cache
@@ -38,7 +35,7 @@ from opgen.runtime.decoding import DecodeError, Undecodable
 from opgen.runtime.events import EventRecorder
 from opgen.runtime.hotloop import HotLoops
 from opgen.runtime.informer import Event, Informer
-from opgen.runtime.metrics import Metrics
+from opgen.runtime.metrics import CounterSeries, Metrics
 from opgen.runtime.ratelimit import RateLimiter, default_controller_rate_limiter
 from opgen.runtime.reconcile import Reconciler, Request, Result, TerminalError
 from opgen.runtime.resources import ResourceType, resource_type
@@ -139,7 +136,7 @@ class Controller:
         self._workers: list[asyncio.Task[None]] = []
         self._metrics: Metrics | None = None
         self._events: EventRecorder | None = None
-        self._m_total: dict[str, Counter] = {}
+        self._m_total: dict[str, CounterSeries] = {}
         self._active = 0
         """Reconciles in flight (the active-workers gauge reads it when scraped)."""
         self.hot_loops = HotLoops()
@@ -178,13 +175,20 @@ class Controller:
             self.queue.add(request)
 
     def _for_handler(self, event: Event) -> None:
-        if predicates.all_pass(self.for_.predicates, event):
-            self._enqueue(self._request_for(event.new))
+        # `predicates.all_pass`, inline: a handler runs for every watch event
+        for passes in self.for_.predicates:
+            if not passes(event):
+                return
+        queue = self.queue
+        if queue is not None:
+            new = event.new
+            queue.add(Request(new.namespace or None, new.name))
 
     def _owns_handler(self, source: Owns) -> Callable[[Event], None]:
         def handle(event: Event) -> None:
-            if not predicates.all_pass(source.predicates, event):
-                return
+            for passes in source.predicates:
+                if not passes(event):
+                    return
             new = self._owner_request(event.new)
             self._enqueue(new)
             if event.old is not None:
@@ -299,7 +303,9 @@ class Controller:
             except ShutDown:
                 return
             try:
-                if await self._admitted(request):
+                if self.gate is None:  # not sharded: no admission to wait for
+                    await self._process(request)
+                elif await self._admitted(request):
                     try:
                         await self._process(request)
                     finally:
@@ -324,7 +330,8 @@ class Controller:
         queue, metrics = self.queue, self._metrics
         assert queue is not None and metrics is not None
         self._active += 1
-        started = time.monotonic()
+        clock = queue.clock  # the queue's: one time for its durations and these
+        started = clock()
         outcome: str
         try:
             result = await self.reconciler.reconcile(request)
@@ -379,16 +386,22 @@ class Controller:
                 )
         else:
             queue.forget(request)
-            delay = result.delay if isinstance(result, Result) else None
+            delay = (
+                result.delay
+                if isinstance(result, Result) and result.requeue_after is not None
+                else None
+            )
             if delay is not None and delay > 0:
                 outcome = "requeue_after"
                 queue.add_after(request, delay)
             else:
                 outcome = "success"
-                self._notice_hot_loop(request, metrics)
+                count = self.hot_loops.reconciled(request)
+                if count is not None:
+                    self._notice_hot_loop(request, count, metrics)
         finally:
             self._active -= 1
-            self._m_time.observe(time.monotonic() - started)
+            self._m_time.observe(clock() - started)
         total = self._m_total.get(outcome)
         if total is None:
             total = self._m_total[outcome] = metrics.reconcile_total.labels(
@@ -401,10 +414,7 @@ class Controller:
         for a record that is logged, not on every reconcile."""
         return {"controller": self.name, "request": str(request)}
 
-    def _notice_hot_loop(self, request: Request, metrics: Metrics) -> None:
-        count = self.hot_loops.reconciled(request)
-        if count is None:
-            return
+    def _notice_hot_loop(self, request: Request, count: int, metrics: Metrics) -> None:
         metrics.hot_loops.labels(self.name).inc()
         if self.hot_loops.warning_due():
             log.warning(

@@ -150,6 +150,10 @@ class Informer:
             (None,) if not namespaces or not rtype.namespaced else namespaces
         )
         self._scopes = [_Scope(ns) for ns in scopes]
+        self._namespaces: frozenset[str | None] | None = (
+            None if None in scopes else frozenset(scopes)
+        )
+        """The namespaces watched; None: every namespace."""
         self._entry_of_json = type(self).entry is Informer.entry
         """Whether entries are built from the JSON text (`store.entry_from_json`);
         a subclass's own `entry` is given the object as Python data."""
@@ -195,7 +199,8 @@ class Informer:
         return len(self._undecodable)
 
     def _upsert(self, entry: Entry) -> Entry | None:
-        self._undecodable.discard(entry.key)  # a new version: judged when first read
+        if self._undecodable:  # a new version: judged when first read
+            self._undecodable.discard(entry.key)
         return self.store.upsert(entry)
 
     def _delete(self, key: Key) -> Entry | None:
@@ -207,7 +212,8 @@ class Informer:
         return self._synced.is_set()
 
     async def wait_for_sync(self) -> None:
-        await self._synced.wait()
+        if not self._synced.is_set():  # every cached read asks; once synced, at once
+            await self._synced.wait()
 
     def reselect(self, labels: selectors.Selector | None) -> None:
         """Select `labels` from now on: each scope lists again with them (objects
@@ -234,8 +240,8 @@ class Informer:
         watches (False whenever a field selector applies: it cannot be told here)."""
         if self.fields:
             return False
-        scopes = [scope.namespace for scope in self._scopes]
-        if None not in scopes and namespace not in scopes:
+        watched = self._namespaces
+        if watched is not None and namespace not in watched:
             return False
         return selectors.labels_match(self.labels, labels)
 

@@ -7,10 +7,24 @@ ones (`opgen_watch_staleness_seconds`, `opgen_event_loop_lag_seconds`) cover
 what user-asks #5 and #22 ask for, and `opgen_cache_undecodable_objects` /
 `opgen_reconcile_decode_errors_total` count stored objects that no longer fit
 the operator's models. `opgen_shard_*` describe a sharded ring (`sharding`).
+
+The counters and histograms the runtime updates on every reconcile, queue item,
+request and watch (`CounterFamily`, `HistogramFamily`) keep plain numbers (a
+count; per-bucket counts and a sum) and become Prometheus samples only when
+scraped. prometheus_client's own `Counter.inc` and `Histogram.observe` take a
+lock and make three to seven Python calls each, for a thread-safety the runtime
+does not need: it updates them on its event loop, and a scrape only reads. They
+expose the same names, label names, types and values as prometheus_client's types
+(tests/runtime/test_metrics_families.py compares the two).
 """
 
 from __future__ import annotations
 
+import bisect
+import time
+from collections.abc import Callable, Sequence
+
+import prometheus_client.metrics
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -18,8 +32,17 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
-__all__ = ["Metrics"]
+__all__ = [
+    "CounterFamily",
+    "CounterSeries",
+    "HistogramFamily",
+    "HistogramSeries",
+    "Metrics",
+]
 
 _RECONCILE_BUCKETS = (
     0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
@@ -27,6 +50,173 @@ _RECONCILE_BUCKETS = (
 )  # fmt: skip
 _QUEUE_BUCKETS = tuple(10.0**e for e in range(-8, 4))
 """10 ns to 1000 s, as client-go's work queue and controller-runtime's webhooks."""
+
+_bucket_label: Callable[[float], str] = floatToGoString
+"""A bucket's `le` as prometheus_client writes it (`+Inf`, `1e-08`)."""
+
+
+def _created_series() -> bool:
+    """Whether scrapes carry `_created` samples, as prometheus_client's own types
+    decide it (`PROMETHEUS_DISABLE_CREATED_SERIES`, `disable_created_metrics()`)."""
+    return bool(getattr(prometheus_client.metrics, "_use_created", True))
+
+
+class CounterSeries:
+    """One labelled series of a `CounterFamily`: a plain count."""
+
+    __slots__ = ("created", "value")
+
+    def __init__(self) -> None:
+        self.value = 0.0
+        self.created = time.time()
+
+    def inc(self, amount: float = 1) -> None:
+        if amount < 0:
+            raise ValueError("a counter is only ever incremented")
+        self.value += amount
+
+
+class HistogramSeries:
+    """One labelled series of a `HistogramFamily`: a count per bucket and the sum."""
+
+    __slots__ = ("bounds", "counts", "created", "sum")
+
+    def __init__(self, bounds: Sequence[float]) -> None:
+        self.bounds = bounds
+        self.counts = [0] * len(bounds)
+        self.sum = 0.0
+        self.created = time.time()
+
+    def observe(self, amount: float) -> None:
+        # the first bucket whose upper bound is at least `amount` (`le` is inclusive)
+        self.counts[bisect.bisect_left(self.bounds, amount)] += 1
+        self.sum += amount
+
+
+class _Family(Collector):
+    """A metric family of labelled series, registered as its own collector."""
+
+    kind = ""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labelnames: Sequence[str],
+        *,
+        registry: CollectorRegistry,
+    ) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.labelnames = tuple(labelnames)
+        registry.register(self)
+
+    def _metric(self) -> Metric:
+        return Metric(self.name, self.documentation, self.kind)
+
+    def describe(self) -> list[Metric]:
+        return [self._metric()]
+
+    def _labelled(self, values: tuple[object, ...]) -> tuple[str, ...]:
+        if len(values) != len(self.labelnames):
+            raise ValueError(
+                f"{self.name}: {len(self.labelnames)} label values expected, "
+                f"got {len(values)}"
+            )
+        return tuple(str(value) for value in values)
+
+
+class CounterFamily(_Family):
+    """prometheus_client's labelled `Counter`, as far as the runtime uses it
+    (`labels(...).inc()`), exported as the same samples: `<name>_total` and, unless
+    disabled, `<name>_created` per series."""
+
+    kind = "counter"
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labelnames: Sequence[str],
+        *,
+        registry: CollectorRegistry,
+    ) -> None:
+        super().__init__(
+            name.removesuffix("_total"), documentation, labelnames, registry=registry
+        )
+        self._series: dict[tuple[str, ...], CounterSeries] = {}
+
+    def labels(self, *values: object) -> CounterSeries:
+        """The series of these label values (made on first use, as prometheus_client's)."""
+        key = self._labelled(values)
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = CounterSeries()
+        return series
+
+    def collect(self) -> list[Metric]:
+        metric = self._metric()
+        created = _created_series()
+        total, made = self.name + "_total", self.name + "_created"
+        for values, series in list(self._series.items()):
+            labels = dict(zip(self.labelnames, values, strict=True))
+            metric.add_sample(total, labels, series.value)
+            if created:
+                metric.add_sample(made, labels, series.created)
+        return [metric]
+
+
+class HistogramFamily(_Family):
+    """prometheus_client's labelled `Histogram`, as far as the runtime uses it
+    (`labels(...).observe(x)`), exported as the same samples: cumulative
+    `<name>_bucket` per bound and `+Inf`, `<name>_count`, `<name>_sum` and, unless
+    disabled, `<name>_created` per series."""
+
+    kind = "histogram"
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labelnames: Sequence[str],
+        *,
+        buckets: Sequence[float],
+        registry: CollectorRegistry,
+    ) -> None:
+        super().__init__(name, documentation, labelnames, registry=registry)
+        bounds = [float(bound) for bound in buckets]
+        if bounds != sorted(bounds):
+            raise ValueError(f"{name}: buckets not in order")
+        if not bounds or bounds[-1] != float("inf"):
+            bounds.append(float("inf"))
+        self.bounds = tuple(bounds)
+        self._les = tuple(_bucket_label(bound) for bound in bounds)
+        self._series: dict[tuple[str, ...], HistogramSeries] = {}
+
+    def labels(self, *values: object) -> HistogramSeries:
+        """The series of these label values (made on first use, as prometheus_client's)."""
+        key = self._labelled(values)
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = HistogramSeries(self.bounds)
+        return series
+
+    def collect(self) -> list[Metric]:
+        metric = self._metric()
+        created = _created_series()
+        name = self.name
+        for values, series in list(self._series.items()):
+            labels = dict(zip(self.labelnames, values, strict=True))
+            cumulative = 0.0
+            for le, count in zip(self._les, list(series.counts), strict=True):
+                cumulative += count
+                metric.add_sample(name + "_bucket", {**labels, "le": le}, cumulative)
+            metric.add_sample(name + "_count", labels, cumulative)
+            if self.bounds[0] >= 0:
+                metric.add_sample(name + "_sum", labels, series.sum)
+            if created:
+                metric.add_sample(name + "_created", labels, series.created)
+        return [metric]
 
 
 class Metrics:
@@ -37,32 +227,32 @@ class Metrics:
             registry if registry is not None else CollectorRegistry(auto_describe=True)
         )
         r = self.registry
-        self.reconcile_total = Counter(
+        self.reconcile_total = CounterFamily(
             "controller_runtime_reconcile_total",
             "Total number of reconciliations per controller",
             ["controller", "result"],
             registry=r,
         )
-        self.reconcile_errors = Counter(
+        self.reconcile_errors = CounterFamily(
             "controller_runtime_reconcile_errors_total",
             "Total number of reconciliation errors per controller",
             ["controller"],
             registry=r,
         )
-        self.terminal_errors = Counter(
+        self.terminal_errors = CounterFamily(
             "controller_runtime_terminal_reconcile_errors_total",
             "Total number of terminal reconciliation errors per controller",
             ["controller"],
             registry=r,
         )
-        self.reconcile_time = Histogram(
+        self.reconcile_time = HistogramFamily(
             "controller_runtime_reconcile_time_seconds",
             "Length of time per reconciliation per controller",
             ["controller"],
             buckets=_RECONCILE_BUCKETS,
             registry=r,
         )
-        self.hot_loops = Counter(
+        self.hot_loops = CounterFamily(
             "opgen_controller_hot_loops_total",
             "Objects reconciled again and again without asking to be (opgen.runtime.hotloop)",
             ["controller"],
@@ -84,26 +274,26 @@ class Metrics:
         self.queue_depth = Gauge(
             "workqueue_depth", "Current depth of workqueue", queue_labels, registry=r
         )
-        self.queue_adds = Counter(
+        self.queue_adds = CounterFamily(
             "workqueue_adds_total",
             "Total number of adds handled by workqueue",
             queue_labels,
             registry=r,
         )
-        self.queue_retries = Counter(
+        self.queue_retries = CounterFamily(
             "workqueue_retries_total",
             "Total number of retries handled by workqueue",
             queue_labels,
             registry=r,
         )
-        self.queue_latency = Histogram(
+        self.queue_latency = HistogramFamily(
             "workqueue_queue_duration_seconds",
             "How long in seconds an item stays in workqueue before being requested",
             queue_labels,
             buckets=_QUEUE_BUCKETS,
             registry=r,
         )
-        self.work_duration = Histogram(
+        self.work_duration = HistogramFamily(
             "workqueue_work_duration_seconds",
             "How long in seconds processing an item from workqueue takes",
             queue_labels,
@@ -123,7 +313,7 @@ class Metrics:
             queue_labels,
             registry=r,
         )
-        self.rest_requests = Counter(
+        self.rest_requests = CounterFamily(
             "rest_client_requests_total",
             "Number of HTTP requests, partitioned by status code, method, and host "
             '(code "<error>": no answer)',
@@ -136,7 +326,7 @@ class Metrics:
             ["kind"],
             registry=r,
         )
-        self.watch_restarts = Counter(
+        self.watch_restarts = CounterFamily(
             "opgen_watch_restarts_total",
             "Watches restarted, by reason (gone, error, idle)",
             ["kind", "reason"],
@@ -148,7 +338,7 @@ class Metrics:
             ["kind"],
             registry=r,
         )
-        self.decode_errors = Counter(
+        self.decode_errors = CounterFamily(
             "opgen_reconcile_decode_errors_total",
             "Reconciles that ended because an object they read does not fit its Python model",
             ["controller", "kind"],

@@ -37,10 +37,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from prometheus_client import Counter
-
 from opgen.runtime import errors, ratelimit
-from opgen.runtime.metrics import Metrics
+from opgen.runtime.metrics import CounterSeries, Metrics
 from opgen.runtime.resources import ResourceType
 from opgen.runtime.seams import Answer, parse_retry_after
 from opgen.runtime.seams import Transport as TransportProtocol
@@ -147,7 +145,7 @@ class RestClient:
         self._bucket = ratelimit.TokenBucket(qps, burst) if qps > 0 else None
         self.metrics = metrics if metrics is not None else Metrics()
         self.counts: collections.Counter[str] = collections.Counter()
-        self._m_requests: dict[tuple[int | str, str], Counter] = {}
+        self._m_requests: dict[tuple[int | str, str], CounterSeries] = {}
         self._manager_query = "?" + urllib.parse.urlencode(
             {"fieldManager": self.options.field_manager}
         )
@@ -288,7 +286,14 @@ class RestClient:
             except errors.TransportError:
                 self._count(NO_ANSWER, method)
                 raise
-            self._count(answer.status, method)
+            # `_count`, inline: once per request
+            key = (answer.status, method)
+            series = self._m_requests.get(key)
+            if series is None:
+                series = self._m_requests[key] = self.metrics.rest_requests.labels(
+                    str(answer.status), method, self.transport.host
+                )
+            series.inc()
             if answer.status < 400:
                 return answer.body
             wait = _retry_wait(answer)

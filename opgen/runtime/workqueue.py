@@ -51,14 +51,17 @@ class WorkQueue(Generic[K]):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
-        self._clock = clock
+        self.clock = clock
         self.rate_limiter = rate_limiter or ratelimit.default_controller_rate_limiter(
             clock=clock
         )
         self._queue: collections.deque[K] = collections.deque()
-        self._dirty: set[K] = set()
+        self._dirty: dict[K, float] = {}
+        """Items to process, with the time each entered the queue (kept in one dict
+        so that a queue operation hashes its item as few times as it can)."""
         self._processing: dict[K, float] = {}
-        self._added_at: dict[K, float] = {}
+        self._retried: set[K] = set()
+        """Items the rate limiter has delayed since they were last forgotten."""
         self._waiting: dict[K, float] = {}
         self._heap: list[tuple[float, int, K]] = []
         self._seq = itertools.count()
@@ -93,13 +96,13 @@ class WorkQueue(Generic[K]):
 
     def add(self, item: K) -> None:
         """Queue `item` now, unless it is already queued."""
-        if self._shutting_down or item in self._dirty:
+        dirty = self._dirty
+        if self._shutting_down or item in dirty:
             return
         self._m_adds.inc()
-        self._dirty.add(item)
+        dirty[item] = self.clock()  # reset when `done` queues it
         if item in self._processing:
             return
-        self._added_at[item] = self._clock()
         self._queue.append(item)
         self._notify()
 
@@ -117,7 +120,7 @@ class WorkQueue(Generic[K]):
         if delay <= 0:
             self.add(item)
             return
-        ready = self._clock() + delay
+        ready = self.clock() + delay
         current = self._waiting.get(item)
         if current is not None and current <= ready:
             return
@@ -135,12 +138,12 @@ class WorkQueue(Generic[K]):
             self._timer.cancel()
         self._timer_when = when
         self._timer = asyncio.get_running_loop().call_later(
-            max(0.0, when - self._clock()), self._fire
+            max(0.0, when - self.clock()), self._fire
         )
 
     def _fire(self) -> None:
         self._timer = None
-        now = self._clock()
+        now = self.clock()
         while self._heap and self._heap[0][0] <= now:
             ready, _, item = heapq.heappop(self._heap)
             if self._waiting.get(item) == ready:
@@ -151,11 +154,16 @@ class WorkQueue(Generic[K]):
     def add_rate_limited(self, item: K) -> None:
         """Queue `item` after the rate limiter's delay (a retry)."""
         self._m_retries.inc()
+        self._retried.add(item)
         self.add_after(item, self.rate_limiter.when(item))
 
     def forget(self, item: K) -> None:
-        """Reset `item`'s backoff (it succeeded, or will not be retried)."""
-        self.rate_limiter.forget(item)
+        """Reset `item`'s backoff (it succeeded, or will not be retried): what the
+        rate limiter keeps for it since this queue last delayed it."""
+        retried = self._retried
+        if item in retried:  # the limiters hold nothing for an item never delayed
+            retried.discard(item)
+            self.rate_limiter.forget(item)
 
     def num_requeues(self, item: K) -> int:
         return self.rate_limiter.num_requeues(item)
@@ -174,31 +182,29 @@ class WorkQueue(Generic[K]):
                     self._notify()  # pass the wake-up this worker will not use on
                 raise
         item = self._queue.popleft()
-        now = self._clock()
-        added = self._added_at.pop(item, now)
-        self._m_latency.observe(now - added)
+        now = self.clock()
+        self._m_latency.observe(now - self._dirty.pop(item, now))
         self._processing[item] = now
-        self._dirty.discard(item)
         return item
 
     def done(self, item: K) -> None:
         """Mark `item` processed; if it was added meanwhile, it is queued again now."""
         started = self._processing.pop(item, None)
         if started is not None:
-            self._m_work.observe(self._clock() - started)
+            self._m_work.observe(self.clock() - started)
         if item in self._dirty and not self._shutting_down:
-            self._added_at[item] = self._clock()
+            self._dirty[item] = self.clock()
             self._queue.append(item)
             self._notify()
 
     def unfinished_work(self) -> float:
-        now = self._clock()
+        now = self.clock()
         return sum(now - t for t in self._processing.values())
 
     def longest_running(self) -> float:
         if not self._processing:
             return 0.0
-        return self._clock() - min(self._processing.values())
+        return self.clock() - min(self._processing.values())
 
     def shut_down(self) -> None:
         """Stop accepting items and wake every waiting worker; queued items are dropped."""
