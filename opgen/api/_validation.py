@@ -50,6 +50,8 @@ _LENGTHS: dict[str, tuple[type[Sized], bool]] = {
     "maxLength": (str, False),
     "minItems": (list, True),
     "maxItems": (list, False),
+    "minProperties": (dict, True),
+    "maxProperties": (dict, False),
 }
 """The count keywords with a quick accept: the type they count, and whether the
 count is a lower bound."""
