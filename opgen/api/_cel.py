@@ -12,13 +12,14 @@ map values by key). `rule_causes(error)` lists failed rules as the server's
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import decimal
 import enum
 import types
 import typing
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, TypeVar
 
@@ -705,7 +706,8 @@ def _has_rules(cls: type, visiting: frozenset[type] = frozenset()) -> bool:
 def prepare_rules(cls: type) -> None:
     """Read the rule walk of a kind (or any model) and of every model it nests,
     as their first validation with rules would: what `_children` and
-    `_rule_include` keep on each class. Nested classes are read before the
+    `_rule_include` keep on each class, and the CEL programs of their rules
+    (the engine loaded). Nested classes are read before the
     classes that hold them, so each is read once (a first validation reads
     the tree below each class it meets first again). Only models that nest
     no cycle, whose walk does not depend on where it starts; a class whose
@@ -737,6 +739,28 @@ def prepare_rules(cls: type) -> None:
 
     if visit(cls):
         _rule_include(cls)
+        if _has_rules(cls):
+            _compile_rules(done)
+
+
+def _compile_rules(classes: Iterable[type]) -> None:
+    """Load the CEL engine and compile the rules of `classes` (each program is
+    kept per expression); one that does not compile is left to its check,
+    which reports it."""
+    from opgen.engine.cel.program import available, compile_expression
+
+    if not available():
+        return
+    for cls in classes:
+        plan = _rule_plan(cls)
+        rules = [
+            *plan.own,
+            *(rule for field in plan.fields for rule in field.rules),
+            *(rule for field in plan.fields for rule in field.item_rules),
+        ]
+        for rule in rules:
+            with contextlib.suppress(Exception):
+                compile_expression(str(rule["rule"]))
 
 
 def _rule_include(

@@ -5,10 +5,10 @@ used (`opgen.api`'s `BuiltinModel`: importing them is most of an operator's
 start-up), and the client builds a kind's decoder when it first decodes one.
 Both are paid once a process, by whichever test first uses the class: in
 the example's controller tests, 0.05 to 0.1 s of CPU in the test that first
-builds a pod spec itself. The same holds for the walk that a kind's first
-validation with its CEL rules reads, class by class (`opgen.api`'s
-`prepare_rules`: 0.04 s in the first test that validates a sample, with
-every class of its tree read again under each class that nests it).
+builds a pod spec itself. The same holds for what a kind's first validation
+with its CEL rules reads, class by class, and for its CEL programs (`opgen.api`'s
+`prepare_rules`; in the example, 0.03 to 0.05 s in the first test that
+validates a sample).
 opgen's pytest plugin calls `prepare_models` when
 a backend starts (the `envtest` and `memory_session` fixtures, alike), with
 the modules that name the classes the tests will use: the collected test
