@@ -6,7 +6,7 @@ start-up), and the client builds a kind's decoder when it first decodes one.
 Both are paid once a process, by whichever test first uses the class: in
 the example's controller tests, 0.05 to 0.1 s of CPU in the test that first
 builds a pod spec itself. The same holds for what a kind's first validation
-with its CEL rules reads, class by class, and for its CEL programs (`opgen.api`'s
+with its CEL rules reads, class by class, and for its CEL programs (`opgen.api.preparing`'s
 `prepare_rules`; in the example, 0.03 to 0.05 s in the first test that
 validates a sample).
 opgen's pytest plugin calls `prepare_models` when
@@ -60,7 +60,7 @@ def prepare_models(modules: Iterable[ModuleType]) -> int:
 
 
 def _prepare(cls: type[object]) -> None:
-    from opgen.api._cel import prepare_rules
+    from opgen.api.preparing import prepare_rules
     from opgen.runtime.resources import resource_type
 
     if getattr(cls, "__pydantic_complete__", True) is False:

@@ -409,5 +409,5 @@ def test_markers_count_and_match_the_wire_form() -> None:
         Spec(size=2.5)
     with pytest.raises(ValidationError, match="should match"):
         Spec(tag="x1")
-    with pytest.raises(ValidationError, match="op.MaxLength"):
+    with pytest.raises(ValidationError, match=r"op\.MaxLength"):
         Spec(tag="v10")
