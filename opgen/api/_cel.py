@@ -12,13 +12,14 @@ map values by key). `rule_causes(error)` lists failed rules as the server's
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import decimal
 import enum
 import types
 import typing
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, TypeVar
 
@@ -49,6 +50,7 @@ __all__ = [
     "Rule",
     "RuleCause",
     "enforce_rules",
+    "prepare_rules",
     "rule_causes",
     "validate_kind",
     "validate_update",
@@ -699,6 +701,66 @@ def _children(cls: type, visiting: frozenset[type] = frozenset()) -> tuple[_Chil
 
 def _has_rules(cls: type, visiting: frozenset[type] = frozenset()) -> bool:
     return not _rule_plan(cls).empty or bool(_children(cls, visiting))
+
+
+def prepare_rules(cls: type) -> None:
+    """Read the rule walk of a kind (or any model) and of every model it nests,
+    as their first validation with rules would: what `_children` and
+    `_rule_include` keep on each class, and the CEL programs of their rules
+    (the engine loaded). Nested classes are read before the
+    classes that hold them, so each is read once (a first validation reads
+    the tree below each class it meets first again). Only models that nest
+    no cycle, whose walk does not depend on where it starts; a class whose
+    fields are not all resolved yet is left to its first validation."""
+    done: set[type] = set()
+    path: set[type] = set()
+
+    def visit(model: type) -> bool:
+        """Whether the models below `model` (and it) were read: no cycle."""
+        if model in path:
+            return False
+        if model in done:
+            return True
+        if getattr(model, "__pydantic_fields_complete__", True) is False:
+            return False
+        path.add(model)
+        acyclic = True
+        for info in getattr(model, "model_fields", {}).values():
+            inner = _unwrap(info.annotation)
+            for candidate in (inner, *typing.get_args(inner)):
+                child = _model_class(candidate)
+                if child is not None:
+                    acyclic = visit(child) and acyclic
+        path.discard(model)
+        if acyclic:
+            done.add(model)
+            _children(model)
+        return acyclic
+
+    if visit(cls):
+        _rule_include(cls)
+        if _has_rules(cls):
+            _compile_rules(done)
+
+
+def _compile_rules(classes: Iterable[type]) -> None:
+    """Load the CEL engine and compile the rules of `classes` (each program is
+    kept per expression); one that does not compile is left to its check,
+    which reports it."""
+    from opgen.engine.cel.program import available, compile_expression
+
+    if not available():
+        return
+    for cls in classes:
+        plan = _rule_plan(cls)
+        rules = [
+            *plan.own,
+            *(rule for field in plan.fields for rule in field.rules),
+            *(rule for field in plan.fields for rule in field.item_rules),
+        ]
+        for rule in rules:
+            with contextlib.suppress(Exception):
+                compile_expression(str(rule["rule"]))
 
 
 def _rule_include(

@@ -23,6 +23,7 @@ from collections.abc import Sized
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import PydanticCustomError
 
 from opgen.api._shape import Nullable
@@ -97,6 +98,82 @@ def _wire_keys(items: list[Any], keys: tuple[str, ...]) -> list[str]:
     ]
 
 
+_MISSING_KEY = (str, "\x00missing")
+"""The identity of a key an item leaves out: `opgen.engine.values.map_key`'s."""
+_PLAIN_KEYS = frozenset({str, int, bool})
+"""Wire values whose JSON text differs exactly when their type or value does."""
+_KEY_NAMES: weakref.WeakKeyDictionary[type, dict[tuple[str, ...], set[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _keys_differ(items: Any, keys: tuple[str, ...]) -> bool:
+    """A quick accept for a `map` list: True when no two of its items (models)
+    have the same keys on the wire. Each item is dumped as the full check dumps
+    it, but only its fields that may hold a key (a pod template's dozens of
+    others left out), and the keys compared as values, not as JSON text. False:
+    look again, on the whole wire form (`constraint_problem`), which also
+    phrases a duplicate."""
+    if type(items) is not list:
+        return False
+    dumped = []
+    for item in items:
+        cls = type(item)
+        if not isinstance(item, BaseModel) or cls.model_dump is not _DUMP:
+            return False
+        dumped.append(
+            item.model_dump(
+                mode="json",
+                by_alias=True,
+                exclude_none=True,
+                include=_key_names(cls, keys),
+            )
+        )
+    spelled = _wire_keys(dumped, keys)
+    seen: set[tuple[Any, ...]] = set()
+    for wire in dumped:
+        identity = []
+        for key in spelled:
+            value = wire.get(key, _MISSING_KEY)
+            if value is not _MISSING_KEY:
+                if type(value) not in _PLAIN_KEYS:
+                    return False
+                value = (type(value), value)
+            identity.append(value)
+        found = tuple(identity)
+        if found in seen:
+            return False
+        seen.add(found)
+    return True
+
+
+_DUMP = BaseModel.model_dump
+
+
+def _key_names(cls: type[BaseModel], keys: tuple[str, ...]) -> set[str]:
+    """What of `cls` to dump for its keys: every field (and computed field)
+    whose name or alias is a spelling of one, and those spellings (extra
+    fields); found once per class."""
+    known = _KEY_NAMES.get(cls)
+    if known is None:
+        known = _KEY_NAMES[cls] = {}
+    names = known.get(keys)
+    if names is None:
+        spellings = {*keys, *(to_camel(key) for key in keys)}
+        fields: dict[str, Any] = {**cls.model_fields, **cls.model_computed_fields}
+        names = known[keys] = spellings | {
+            name
+            for name, info in fields.items()
+            if spellings
+            & {
+                name,
+                getattr(info, "alias", None),
+                getattr(info, "serialization_alias", None),
+            }
+        }
+    return names
+
+
 def _refuse(where: str, problem: str) -> PydanticCustomError:
     return PydanticCustomError(
         "kubernetes_constraint",
@@ -117,6 +194,8 @@ def enforce_model(model: Any) -> None:
         items = getattr(model, name)
         if items is None or (isinstance(items, Sized) and len(items) < 2):
             continue  # nothing to duplicate: most condition lists hold one
+        if _keys_differ(items, keys):
+            continue
         items = to_wire_value(items)
         if not isinstance(items, list):
             continue

@@ -11,6 +11,7 @@ so an operator, which imports its types at every start, never does.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, model_validator
@@ -23,8 +24,12 @@ from opgen.engine.naming import to_camel
 
 __all__ = ["BuiltinModel", "Model"]
 
-_UNCHECKED = "__opgen_nothing_to_enforce__"
-"""Set on a model class: True when it has no model-level marker and no CEL rule."""
+_CHECKS = "__opgen_checks__"
+"""Set on a model class: what its instances are checked by after validation,
+`enforce_model` and `enforce_rules` or the one of them it needs (most models
+need neither)."""
+
+Check = Callable[[Any], None]
 
 
 class Model(BaseModel):
@@ -47,13 +52,12 @@ class Model(BaseModel):
     @model_validator(mode="after")
     def _opgen_markers(self) -> Self:
         cls = type(self)
-        unchecked = cls.__dict__.get(_UNCHECKED)
-        if unchecked is None:
+        checks: tuple[Check, ...] | None = cls.__dict__.get(_CHECKS)
+        if checks is None:
             # most models (a pod template's dozens) have nothing to enforce: found once
-            unchecked = _nothing_to_enforce(cls)
-        if not unchecked:
-            enforce_model(self)
-            enforce_rules(self)
+            checks = _checks(cls)
+        for check in checks:
+            check(self)
         return self
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
@@ -84,11 +88,16 @@ class Model(BaseModel):
         return duplicate
 
 
-def _nothing_to_enforce(cls: type) -> bool:
-    """Whether `cls` has no model-level marker and no CEL rule; kept on the class."""
-    unchecked = model_plan_empty(cls) and rules_empty(cls)
-    type.__setattr__(cls, _UNCHECKED, unchecked)
-    return unchecked
+def _checks(cls: type) -> tuple[Check, ...]:
+    """What checks instances of `cls`: `enforce_model` unless it has no
+    model-level marker, `enforce_rules` unless it has no CEL rule; kept on the
+    class."""
+    checks: tuple[Check, ...] = (
+        *(() if model_plan_empty(cls) else (enforce_model,)),
+        *(() if rules_empty(cls) else (enforce_rules,)),
+    )
+    type.__setattr__(cls, _CHECKS, checks)
+    return checks
 
 
 _ATOMS = frozenset({str, int, float, bool, bytes, type(None)})
@@ -177,10 +186,10 @@ def _drop_empty_check(cls: type[BaseModel]) -> None:
     validators = cls.__pydantic_decorators__.model_validators
     if "_opgen_markers" not in validators:
         return
-    unchecked = cls.__dict__.get(_UNCHECKED)
-    if unchecked is None:
+    checks = cls.__dict__.get(_CHECKS)
+    if checks is None:
         if not cls.__pydantic_fields_complete__:
             return  # its markers are not all known yet: decided at its first instance
-        unchecked = _nothing_to_enforce(cls)
-    if unchecked:
+        checks = _checks(cls)
+    if not checks:
         del validators["_opgen_markers"]

@@ -50,9 +50,17 @@ _LENGTHS: dict[str, tuple[type[Sized], bool]] = {
     "maxLength": (str, False),
     "minItems": (list, True),
     "maxItems": (list, False),
+    "minProperties": (dict, True),
+    "maxProperties": (dict, False),
 }
 """The count keywords with a quick accept: the type they count, and whether the
 count is a lower bound."""
+
+_AS_ON_THE_WIRE = frozenset({str, int, float, list})
+"""Values a marker's validator may give its quick accept as they are: their
+wire form (`to_wire_value`) is the value itself, or for a list one of the same
+length (a dict's drops its None values). Anything else, and whatever the quick
+accept does not accept, is checked on the wire form (`Marker._enforce`)."""
 
 _INTEGER_FORMATS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
@@ -122,13 +130,22 @@ class CountMarker(Marker):
     def __post_init__(self) -> None:
         count_argument(self.marker_name(), self.value)
 
-    def check(self, value: Any) -> str | None:
+    def _accepts(self, value: Any) -> bool:
         counted = _LENGTHS.get(self.keyword)
         if counted is not None and type(value) is counted[0]:
             size = len(value)
-            if size >= self.value if counted[1] else size <= self.value:
-                return None
+            return size >= self.value if counted[1] else size <= self.value
+        return False
+
+    def check(self, value: Any) -> str | None:
+        if self._accepts(value):
+            return None
         return constraint_problem(value, {self.keyword: self.value})
+
+    def _enforce(self, value: Any) -> Any:
+        if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
+            return value
+        return super()._enforce(value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, self.applies_to)
@@ -155,16 +172,23 @@ class _NumericBound(Marker):
             constraint[self.exclusive_flag] = True
         return constraint
 
-    def check(self, value: Any) -> str | None:
+    def _accepts(self, value: Any) -> bool:
         if type(value) in (int, float) and self.keyword in ("minimum", "maximum"):
             low = self.keyword == "minimum"
             if self.exclusive:
-                passes = value > self.value if low else value < self.value
-            else:
-                passes = value >= self.value if low else value <= self.value
-            if passes:
-                return None
+                return bool(value > self.value if low else value < self.value)
+            return bool(value >= self.value if low else value <= self.value)
+        return False
+
+    def check(self, value: Any) -> str | None:
+        if self._accepts(value):
+            return None
         return constraint_problem(value, self.constraint())
+
+    def _enforce(self, value: Any) -> Any:
+        if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
+            return value
+        return super()._enforce(value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         kind = require_type(self, node, ctx, _NUMERIC)
@@ -252,15 +276,22 @@ class Pattern(Marker):
         if problem is not None:
             raise MarkerError(f"op.Pattern({self.regex!r}): {problem}")
 
-    def check(self, value: Any) -> str | None:
+    def _accepts(self, value: Any) -> bool:
         if type(value) is str:
             if len(value) <= _REMEMBERED_MATCH:
-                matched = _matches(self.regex, value)
-            else:
-                matched = _matches.__wrapped__(self.regex, value)
-            if matched:
-                return None
+                return _matches(self.regex, value)
+            return _matches.__wrapped__(self.regex, value)
+        return False
+
+    def check(self, value: Any) -> str | None:
+        if self._accepts(value):
+            return None
         return constraint_problem(value, {"pattern": self.regex})
+
+    def _enforce(self, value: Any) -> Any:
+        if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
+            return value
+        return super()._enforce(value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         require_type(self, node, ctx, _STRINGLIKE)
@@ -283,16 +314,24 @@ class Format(Marker):
                 hint="known formats: " + ", ".join(sorted(known)),
             )
 
-    def check(self, value: Any) -> str | None:
+    def _accepts(self, value: Any) -> bool:
         if type(value) is int and self.name in _INTEGER_FORMATS:
             low, high = _INTEGER_FORMATS[self.name]
-            if low <= value <= high:
-                return None
-        elif type(value) is str:
+            return low <= value <= high
+        if type(value) is str:
             valid = CHECKED_FORMATS.get(self.name.replace("-", ""))
-            if valid is None or valid(value):
-                return None
+            return valid is None or valid(value)
+        return False
+
+    def check(self, value: Any) -> str | None:
+        if self._accepts(value):
+            return None
         return constraint_problem(value, {"format": self.name})
+
+    def _enforce(self, value: Any) -> Any:
+        if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
+            return value
+        return super()._enforce(value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
         kind = node_type(node)

@@ -389,3 +389,25 @@ def test_required_nullable_fields_may_hold_none() -> None:
         note: Annotated[str | None, op.Nullable(), op.Required()]
 
     assert Spec(note=None).note is None
+
+
+def test_markers_count_and_match_the_wire_form() -> None:
+    # the validators' quick accepts judge plain values as they are; a map's None
+    # values are not sent, so they do not count
+    class Spec(op.Model):
+        labels: Annotated[dict[str, str | None], op.MaxProperties(1)] = {}
+        names: Annotated[list[str], op.MaxItems(1)] = []
+        size: Annotated[int | float, op.Maximum(2)] = 0
+        tag: Annotated[str, op.Pattern("^v[0-9]+$"), op.MaxLength(2)] = "v1"
+
+    Spec(labels={"a": "x", "b": None}, names=["a"], size=2.0, tag="v2")
+    with pytest.raises(ValidationError, match="at most 1 properties"):
+        Spec(labels={"a": "x", "b": "y"})
+    with pytest.raises(ValidationError, match="at most 1 items"):
+        Spec(names=["a", "b"])
+    with pytest.raises(ValidationError, match="less than or equal to 2"):
+        Spec(size=2.5)
+    with pytest.raises(ValidationError, match="should match"):
+        Spec(tag="x1")
+    with pytest.raises(ValidationError, match=r"op\.MaxLength"):
+        Spec(tag="v10")

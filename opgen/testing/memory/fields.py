@@ -273,12 +273,16 @@ def _sorted(node: dict[str, Any]) -> dict[str, Any]:
 def from_fields_v1(tree: Mapping[str, Any], prefix: Path = ()) -> set[Path]:
     """The paths a `fieldsV1` tree holds."""
     found: set[Path] = set()
+    _fields_v1_paths(tree, prefix, found)
+    return found
+
+
+def _fields_v1_paths(tree: Mapping[str, Any], prefix: Path, found: set[Path]) -> None:
     if prefix and (not tree or "." in tree):
         found.add(prefix)
     for element, child in tree.items():
         if element != ".":
-            found |= from_fields_v1(child, (*prefix, element))
-    return found
+            _fields_v1_paths(child, (*prefix, element), found)
 
 
 _GO_KINDS = {str: "string", bool: "bool", dict: "map[string]interface {}"}

@@ -46,6 +46,7 @@ def apply_patch(content_type: str, target: dict[str, Any], patch: Any) -> Any:
             "json: cannot unmarshal object into Go value of type jsonpatch.Patch"
         )
     try:
-        return jsonpatch.apply_patch(target, patch)
+        # on a copy of its own (marshal's, quicker than jsonpatch's deepcopy)
+        return jsonpatch.apply_patch(json_copy(target), patch, in_place=True)
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as error:
         raise PatchError(str(error)) from error

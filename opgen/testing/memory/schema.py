@@ -30,6 +30,8 @@ _GO_TYPES = {
 }
 
 _TYPE_META = ("apiVersion", "kind", "metadata")
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Values the walk keeps as they are (most of an object's): no copy, no call."""
 
 
 def prune_and_default(schema: Mapping[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
@@ -40,6 +42,8 @@ def prune_and_default(schema: Mapping[str, Any], obj: dict[str, Any]) -> dict[st
 
 
 def _walk(schema: Mapping[str, Any], value: Any, *, root: bool = False) -> Any:
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, dict):
         return _object(
             schema, value, root or bool(schema.get("x-kubernetes-embedded-resource"))
@@ -63,7 +67,7 @@ def _object(
             child = properties[key]
             if item is None and (not child.get("nullable") or "default" in child):
                 continue
-            result[key] = _walk(child, item)
+            result[key] = item if type(item) in _SCALARS else _walk(child, item)
         elif isinstance(additional, Mapping):
             result[key] = _walk(additional, item)
         elif keep_unknown or additional is True:

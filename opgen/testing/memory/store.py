@@ -10,6 +10,7 @@ ones as they are written.
 from __future__ import annotations
 
 import asyncio
+import marshal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -22,12 +23,30 @@ KindKey = tuple[str, str, str]
 
 
 def json_copy(value: T) -> T:
-    """A copy of a JSON document (dicts, lists and scalars): three times as fast
-    as `copy.deepcopy`, which every read and write of the store pays."""
+    """A copy of a JSON document (dicts, lists and scalars), which every read and
+    write of the store pays: marshal's round trip copies in C, about three times
+    as fast as a walk in Python and nine as `copy.deepcopy`. Its format 2 writes
+    no back-references, so a part the document holds twice is copied twice, as
+    the walk copies it; a document marshal cannot write (a `str` or `dict`
+    subclass) is walked."""
+    if type(value) is not dict and type(value) is not list:
+        return value if not isinstance(value, dict | list) else _walked(value)
+    try:
+        copied = marshal.loads(marshal.dumps(cast(Any, value), _NO_REFERENCES))
+        return cast(T, copied)
+    except ValueError:
+        return _walked(value)
+
+
+_NO_REFERENCES = 2
+"""marshal's last format without references to parts already written."""
+
+
+def _walked(value: T) -> T:
     if isinstance(value, dict):
-        return cast(T, {key: json_copy(item) for key, item in value.items()})
+        return cast(T, {key: _walked(item) for key, item in value.items()})
     if isinstance(value, list):
-        return cast(T, [json_copy(item) for item in value])
+        return cast(T, [_walked(item) for item in value])
     return value
 
 
@@ -128,14 +147,16 @@ class Store:
         return obj
 
     def remove(self, kind: KindKey, obj: dict[str, Any]) -> dict[str, Any]:
-        """Delete `obj` at the next revision; returns its last state at that revision."""
+        """Delete `obj` at the next revision; returns its last state at that
+        revision, the store's as `write`'s answer is: to encode, never to change."""
         self.revision += 1
         meta = obj["metadata"]
         self._objects.get(kind, {}).pop((meta.get("namespace", ""), meta["name"]), None)
-        gone = json_copy(obj)
+        # stored objects are never changed: its last state shares their parts
+        gone = {**obj, "metadata": {**obj["metadata"]}}
         gone["metadata"]["resourceVersion"] = str(self.revision)
         self._publish(Event(self.revision, "DELETED", kind, gone, obj))
-        return json_copy(gone)
+        return gone
 
     def _publish(self, event: Event) -> None:
         self.history.append(event)

@@ -37,8 +37,12 @@ _JSON = {"content-type": "application/json"}
 _TEXT = {"content-type": "text/plain; charset=utf-8"}
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+"""`json.dumps` with these separators builds an encoder for every answer."""
+
+
 def _encoded(document: dict[str, Any]) -> bytes:
-    return json.dumps(document, separators=(",", ":")).encode()
+    return _ENCODER.encode(document).encode()
 
 
 class WatchStream:

@@ -1,0 +1,11 @@
+"""What a process reads once before it validates a kind with its rules.
+
+For `opgen.testing.prepared`, which does it when a test session's backend
+starts rather than in the session's first test: a kind's rule walk, class by
+class, and its CEL programs (`prepare_rules`)."""
+
+from __future__ import annotations
+
+from opgen.api._cel import prepare_rules
+
+__all__ = ["prepare_rules"]
