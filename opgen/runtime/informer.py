@@ -320,9 +320,27 @@ class Informer:
 
     async def _list(self, scope: _Scope) -> None:
         """Chunked list, then replace this scope of the store, emitting the differences."""
+        fresh: dict[tuple[str, str], Entry] = {}
+
+        def take(item: msgspec.Raw) -> None:
+            entry, version = self._entry(bytes(item))
+            known = self.store.get(entry.key)
+            if known is not None and known.resource_version == version:
+                fresh[entry.key] = known  # unchanged: already decoded
+            else:
+                fresh[entry.key] = entry
+
+        resource_version = await self._list_each(scope, take)
+        self._replace(scope, fresh)
+        self._mark_listed(scope, resource_version)
+
+    async def _list_each(
+        self, scope: _Scope, take: Callable[[msgspec.Raw], None]
+    ) -> str:
+        """Chunked list of `scope`, calling `take` on each item in order, one page
+        held at a time; the list's resourceVersion."""
         params = self._base_params()
         params["limit"] = self.page_size
-        fresh: dict[tuple[str, str], Entry] = {}
         resource_version = ""
         while True:
             raw = await self.rest.request(
@@ -334,12 +352,7 @@ class Informer:
             )
             page = _decode_page(raw)
             for item in page.items or ():
-                entry, version = self._entry(bytes(item))
-                known = self.store.get(entry.key)
-                if known is not None and known.resource_version == version:
-                    fresh[entry.key] = known  # unchanged: already decoded
-                    continue
-                fresh[entry.key] = entry
+                take(item)
             meta = page.metadata
             if meta is None:
                 break
@@ -348,7 +361,11 @@ class Informer:
             if not token:
                 break
             params["continue"] = token
-        self._replace(scope, fresh)
+        return resource_version
+
+    def _mark_listed(self, scope: _Scope, resource_version: str) -> None:
+        """`scope` listed at `resource_version`: its watch resumes there, and the
+        informer is synced once every scope is."""
         scope.resource_version = resource_version
         scope.last_activity = time.monotonic()
         scope.synced = True

@@ -35,7 +35,6 @@ import collections
 import contextlib
 import json
 import logging
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -112,16 +111,6 @@ class _Object(msgspec.Struct):
     metadata: _Metadata = msgspec.field(default_factory=_Metadata)
 
 
-class _ListMetadata(msgspec.Struct):
-    resourceVersion: str | None = None
-    continue_: str | None = msgspec.field(default=None, name="continue")
-
-
-class _Page(msgspec.Struct):
-    items: list[_Object] | None = None
-    metadata: _ListMetadata = msgspec.field(default_factory=_ListMetadata)
-
-
 class _WatchEvent(msgspec.Struct):
     type: str
     object: msgspec.Raw
@@ -129,7 +118,6 @@ class _WatchEvent(msgspec.Struct):
 
 _decode_event = msgspec.json.Decoder(_WatchEvent).decode
 _decode_object = msgspec.json.Decoder(_Object).decode
-_decode_page = msgspec.json.Decoder(_Page).decode
 
 Key = str
 """An object waiting for its label: `<namespace>/<name>` (`/<name>` when
@@ -231,25 +219,12 @@ class _Unlabelled(Informer):
         return self.waiting.get(key) == slot
 
     async def _list(self, scope: _Scope) -> None:
-        params = self._base_params()
-        params["limit"] = self.page_size
         present: set[Key] = set()
-        resource_version = ""
-        while True:
-            raw = await self.rest.request(
-                "list",
-                self.rtype,
-                namespace=scope.namespace,
-                params=params,
-                accept=self.list_accept,
-            )
-            page = _decode_page(raw)
-            for item in page.items or ():
-                present.add(self._see(item.metadata))
-            resource_version = page.metadata.resourceVersion or resource_version
-            if not page.metadata.continue_:
-                break
-            params["continue"] = page.metadata.continue_
+
+        def take(item: msgspec.Raw) -> None:
+            present.add(self._see(_decode_object(item).metadata))
+
+        resource_version = await self._list_each(scope, take)
         for key in [
             k
             for k in self.waiting
@@ -257,11 +232,7 @@ class _Unlabelled(Informer):
         ]:
             del self.waiting[key]  # labelled or deleted since the last watch
         self.compact()
-        scope.resource_version = resource_version
-        scope.last_activity = time.monotonic()
-        scope.synced = True
-        if all(s.synced for s in self._scopes):
-            self._synced.set()
+        self._mark_listed(scope, resource_version)
 
     def _apply(self, scope: _Scope, line: str) -> None:
         event = _decode_event(line)

@@ -13,6 +13,8 @@ from typing import Any
 from opgen import runtime as rt
 from opgen.api.k8s import ConfigMap
 from opgen.runtime.seams import Answer
+from opgen.runtime.sharding.assignment import MemberState
+from opgen.runtime.sharding.membership import Members
 from opgen.runtime.sharding.protocol import slot_label
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.transport import MemoryTransport, WatchStream
@@ -24,6 +26,16 @@ RING = "widgets"
 SLOT = slot_label(RING)
 NS = "default"
 LEASE_DURATION = 3.0
+
+
+class NoMembers(Members):
+    """A ring with no live member: an assigner over it labels nothing."""
+
+    async def read(self) -> dict[str, MemberState]:
+        return {}
+
+    def until_next_expiry(self) -> float | None:
+        return None
 
 
 class RecordingTransport(MemoryTransport):

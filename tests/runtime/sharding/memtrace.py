@@ -42,7 +42,7 @@ def mallinfo() -> dict[str, int]:
         return {}
     function.restype = _Mallinfo2
     info = function()
-    return {name: getattr(info, name) for name, _ in _Mallinfo2._fields_}
+    return {name: getattr(info, name) for name, *_ in _Mallinfo2._fields_}
 
 
 def pymalloc_stats() -> str:

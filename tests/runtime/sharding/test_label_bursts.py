@@ -21,25 +21,15 @@ from opgen.runtime.rest import RestClient
 from opgen.runtime.sharding import assigner as assigner_module
 from opgen.runtime.sharding import heap
 from opgen.runtime.sharding.assigner import BURST_IDLE, WRITES_IN_FLIGHT, Assigner
-from opgen.runtime.sharding.assignment import MemberState
-from opgen.runtime.sharding.membership import Members
 from opgen.runtime.transport import Transport
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.transport import MemoryTransport
 from tests.runtime.kinds import Widget, WidgetSpec
-from tests.runtime.sharding.inprocess import NS, RING, SLOT, until
+from tests.runtime.sharding.inprocess import NS, RING, SLOT, NoMembers, until
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 from tests.testing.memory.crds import served_kinds
 
 OPTIONS = rt.ShardingOptions(ring=RING)
-
-
-class _NoMember(Members):
-    async def read(self) -> dict[str, MemberState]:
-        return {}
-
-    def until_next_expiry(self) -> float | None:
-        return None
 
 
 class _Connections(MemoryTransport):
@@ -108,7 +98,7 @@ def test_label_connections_close_after_each_burst(
         shared = _Shared(server)
         assigner = Assigner(
             RestClient(shared),
-            _NoMember(client.uncached, OPTIONS, NS),
+            NoMembers(client.uncached, OPTIONS, NS),
             client.uncached,
             client,
             OPTIONS,
@@ -161,7 +151,7 @@ def test_without_a_label_client_the_label_writes_share_the_managers() -> None:
         shared = _Shared(server)
         assigner = Assigner(
             RestClient(shared),
-            _NoMember(client.uncached, OPTIONS, NS),
+            NoMembers(client.uncached, OPTIONS, NS),
             client.uncached,
             client,
             OPTIONS,

@@ -200,11 +200,11 @@ def test_a_burst_of_objects_is_labelled_by_a_few_writers_not_a_task_each() -> No
         tasks: list[int] = []
         label = assigner._label
 
-        async def counted(*args: Any) -> None:
+        async def counted(*args: Any) -> bool:
             tasks.append(len(asyncio.all_tasks()))
-            await label(*args)
+            return await label(*args)
 
-        assigner._label = counted  # type: ignore[method-assign]
+        assigner._label = counted  # type: ignore[method-assign,assignment]
         before = len(asyncio.all_tasks())
         running = asyncio.create_task(assigner.run())
         try:

@@ -17,27 +17,17 @@ from opgen.api.k8s import ConfigMap
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
 from opgen.runtime.sharding.assigner import Assigner
-from opgen.runtime.sharding.assignment import MemberState
-from opgen.runtime.sharding.membership import Members
 from opgen.runtime.sharding.protocol import slot_of
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.faults import Fault
 from opgen.testing.memory.transport import MemoryTransport
 from tests.runtime.kinds import Widget, WidgetSpec
-from tests.runtime.sharding.inprocess import NS, RING, SLOT, until
+from tests.runtime.sharding.inprocess import NS, RING, SLOT, NoMembers, until
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 from tests.testing.memory.crds import served_kinds
 
 OPTIONS = rt.ShardingOptions(ring=RING)
 WIDGETS = f"/apis/test.opgen.dev/v1/namespaces/{NS}/widgets/"
-
-
-class _NoMember(Members):
-    async def read(self) -> dict[str, MemberState]:
-        return {}
-
-    def until_next_expiry(self) -> float | None:
-        return None
 
 
 class _HeldLabels(MemoryTransport):
@@ -72,7 +62,7 @@ class _HeldLabels(MemoryTransport):
 def _assigner(transport: MemoryTransport, client: rt.Client) -> Assigner:
     return Assigner(
         RestClient(transport),
-        _NoMember(client.uncached, OPTIONS, NS),
+        NoMembers(client.uncached, OPTIONS, NS),
         client.uncached,
         client,
         OPTIONS,
