@@ -113,3 +113,15 @@ async def eventually(
             raise AssertionError(f"{message} did not happen within {timeout:.0f} s")
         await asyncio.sleep(pause)
         pause = min(pause * 2, interval)
+
+
+async def left_tasks_cancelled() -> None:
+    """Cancel every other task of the running loop and wait for them: what
+    `asyncio.run` does before it closes its loop. A loop closed with tasks still
+    pending (an informer's, a server's handler of a kept-alive connection) leaves
+    them to be destroyed with a warning when they are collected."""
+    current = asyncio.current_task()
+    left = [task for task in asyncio.all_tasks() if task is not current]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)

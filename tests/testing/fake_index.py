@@ -23,6 +23,7 @@ from aiohttp import web
 
 from opgen.testing.binaries.releases import current_platform
 from opgen.testing.binaries.versions import KUBERNETES_VERSION
+from opgen.testing.managers import left_tasks_cancelled
 from tests.testing.fakes import fake_binary, fake_set
 
 __all__ = [
@@ -153,6 +154,7 @@ def serve() -> Iterator[ArchiveServer]:
         yield server
     finally:
         asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result()
+        asyncio.run_coroutine_threadsafe(left_tasks_cancelled(), loop).result()
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
         loop.close()

@@ -23,6 +23,7 @@ from typing import Any
 
 from opgen import runtime as rt
 from opgen.runtime.metrics import Metrics
+from opgen.testing.managers import left_tasks_cancelled
 
 
 @dataclass
@@ -60,6 +61,7 @@ class ServerThread:
 
     def __exit__(self, *exc: object) -> None:
         self.call(self.server.stop)
+        self.call(left_tasks_cancelled)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=60)
         self.loop.close()

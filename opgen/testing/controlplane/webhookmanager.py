@@ -23,6 +23,7 @@ from typing import Any
 from opgen import runtime as rt
 from opgen.errors import EnvtestError
 from opgen.testing.controlplane.environment import Environment
+from opgen.testing.managers import left_tasks_cancelled
 
 __all__ = ["WebhookManager"]
 
@@ -118,7 +119,10 @@ class WebhookManager:
         except BaseException as error:
             self._failure = error
         finally:
-            loop.close()
+            try:
+                loop.run_until_complete(left_tasks_cancelled())
+            finally:
+                loop.close()
 
     async def _serve(self) -> None:
         manager = rt.Manager(self.environment.kube_config(), self.options)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from opgen import runtime as rt
 from opgen.runtime.webhook.review import Answer
+from opgen.testing.managers import left_tasks_cancelled
 
 if TYPE_CHECKING:
     from opgen.testing.memory.server import MemoryApiServer
@@ -80,7 +81,7 @@ class Handlers:
             try:
                 if manager is not None:
                     self._run_in(loop, _stopped(manager))
-                self._run_in(loop, _cancelled_tasks())
+                self._run_in(loop, left_tasks_cancelled())
             finally:
                 loop.close()
 
@@ -149,12 +150,3 @@ async def _stopped(manager: rt.Manager) -> None:
         await manager.cache.stop()
     finally:
         await manager.rest.aclose()
-
-
-async def _cancelled_tasks() -> None:
-    """Cancel what the manager left running in its loop (its informers' tasks)."""
-    current = asyncio.current_task()
-    left = [t for t in asyncio.all_tasks() if t is not current]
-    for task in left:
-        task.cancel()
-    await asyncio.gather(*left, return_exceptions=True)
