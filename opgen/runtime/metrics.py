@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 import prometheus_client.metrics
 from prometheus_client import (
@@ -93,10 +94,18 @@ class HistogramSeries:
         self.sum += amount
 
 
-class _Family(Collector):
-    """A metric family of labelled series, registered as its own collector."""
+SeriesT = TypeVar("SeriesT")
+
+
+class _Family(Collector, Generic[SeriesT]):
+    """A metric family of labelled series, registered as its own collector.
+
+    A subclass names its Prometheus type (`kind`), the suffix its exported samples
+    add to the family's name (`sample_suffix`, taken off a name given with it, as
+    prometheus_client does), and how a new series is made."""
 
     kind = ""
+    sample_suffix = ""
 
     def __init__(
         self,
@@ -106,10 +115,24 @@ class _Family(Collector):
         *,
         registry: CollectorRegistry,
     ) -> None:
-        self.name = name
+        self.name = (
+            name.removesuffix(self.sample_suffix) if self.sample_suffix else name
+        )
         self.documentation = documentation
         self.labelnames = tuple(labelnames)
+        self._series: dict[tuple[str, ...], SeriesT] = {}
         registry.register(self)
+
+    def _new_series(self) -> SeriesT:
+        raise NotImplementedError
+
+    def labels(self, *values: object) -> SeriesT:
+        """The series of these label values (made on first use, as prometheus_client's)."""
+        key = self._labelled(values)
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = self._new_series()
+        return series
 
     def _metric(self) -> Metric:
         return Metric(self.name, self.documentation, self.kind)
@@ -126,33 +149,16 @@ class _Family(Collector):
         return tuple(str(value) for value in values)
 
 
-class CounterFamily(_Family):
+class CounterFamily(_Family[CounterSeries]):
     """prometheus_client's labelled `Counter`, as far as the runtime uses it
     (`labels(...).inc()`), exported as the same samples: `<name>_total` and, unless
     disabled, `<name>_created` per series."""
 
     kind = "counter"
+    sample_suffix = "_total"
 
-    def __init__(
-        self,
-        name: str,
-        documentation: str,
-        labelnames: Sequence[str],
-        *,
-        registry: CollectorRegistry,
-    ) -> None:
-        super().__init__(
-            name.removesuffix("_total"), documentation, labelnames, registry=registry
-        )
-        self._series: dict[tuple[str, ...], CounterSeries] = {}
-
-    def labels(self, *values: object) -> CounterSeries:
-        """The series of these label values (made on first use, as prometheus_client's)."""
-        key = self._labelled(values)
-        series = self._series.get(key)
-        if series is None:
-            series = self._series[key] = CounterSeries()
-        return series
+    def _new_series(self) -> CounterSeries:
+        return CounterSeries()
 
     def collect(self) -> list[Metric]:
         metric = self._metric()
@@ -166,7 +172,7 @@ class CounterFamily(_Family):
         return [metric]
 
 
-class HistogramFamily(_Family):
+class HistogramFamily(_Family[HistogramSeries]):
     """prometheus_client's labelled `Histogram`, as far as the runtime uses it
     (`labels(...).observe(x)`), exported as the same samples: cumulative
     `<name>_bucket` per bound and `+Inf`, `<name>_count`, `<name>_sum` and, unless
@@ -191,15 +197,9 @@ class HistogramFamily(_Family):
             bounds.append(float("inf"))
         self.bounds = tuple(bounds)
         self._les = tuple(_bucket_label(bound) for bound in bounds)
-        self._series: dict[tuple[str, ...], HistogramSeries] = {}
 
-    def labels(self, *values: object) -> HistogramSeries:
-        """The series of these label values (made on first use, as prometheus_client's)."""
-        key = self._labelled(values)
-        series = self._series.get(key)
-        if series is None:
-            series = self._series[key] = HistogramSeries(self.bounds)
-        return series
+    def _new_series(self) -> HistogramSeries:
+        return HistogramSeries(self.bounds)
 
     def collect(self) -> list[Metric]:
         metric = self._metric()
