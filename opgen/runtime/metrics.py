@@ -8,8 +8,8 @@ what user-asks #5 and #22 ask for, and `opgen_cache_undecodable_objects` /
 `opgen_reconcile_decode_errors_total` count stored objects that no longer fit
 the operator's models. `opgen_shard_*` describe a sharded ring (`sharding`).
 
-The counters and histograms the runtime updates on every reconcile, queue item,
-request and watch (`CounterFamily`, `HistogramFamily`) keep plain numbers (a
+The counters and histograms (`CounterFamily`, `HistogramFamily`; the runtime updates
+them on every reconcile, queue item, request, watch and admission request) keep plain numbers (a
 count; per-bucket counts and a sum) and become Prometheus samples only when
 scraped. prometheus_client's own `Counter.inc` and `Histogram.observe` take a
 lock and make three to seven Python calls each, for a thread-safety the runtime
@@ -28,9 +28,7 @@ from typing import Generic, TypeVar
 import prometheus_client.metrics
 from prometheus_client import (
     CollectorRegistry,
-    Counter,
     Gauge,
-    Histogram,
     generate_latest,
 )
 from prometheus_client.metrics_core import Metric
@@ -121,6 +119,8 @@ class _Family(Collector, Generic[SeriesT]):
         self.documentation = documentation
         self.labelnames = tuple(labelnames)
         self._series: dict[tuple[str, ...], SeriesT] = {}
+        if not self.labelnames:
+            self.labels()  # an unlabelled family has its one series from the start
         registry.register(self)
 
     def _new_series(self) -> SeriesT:
@@ -160,6 +160,10 @@ class CounterFamily(_Family[CounterSeries]):
     def _new_series(self) -> CounterSeries:
         return CounterSeries()
 
+    def inc(self, amount: float = 1) -> None:
+        """An unlabelled counter's `inc`, as prometheus_client's `Counter.inc`."""
+        self.labels().inc(amount)
+
     def collect(self) -> list[Metric]:
         metric = self._metric()
         created = _created_series()
@@ -189,7 +193,6 @@ class HistogramFamily(_Family[HistogramSeries]):
         buckets: Sequence[float],
         registry: CollectorRegistry,
     ) -> None:
-        super().__init__(name, documentation, labelnames, registry=registry)
         bounds = [float(bound) for bound in buckets]
         if bounds != sorted(bounds):
             raise ValueError(f"{name}: buckets not in order")
@@ -197,6 +200,7 @@ class HistogramFamily(_Family[HistogramSeries]):
             bounds.append(float("inf"))
         self.bounds = tuple(bounds)
         self._les = tuple(_bucket_label(bound) for bound in bounds)
+        super().__init__(name, documentation, labelnames, registry=registry)
 
     def _new_series(self) -> HistogramSeries:
         return HistogramSeries(self.bounds)
@@ -380,20 +384,20 @@ class Metrics:
             ["ring", "shard"],
             registry=r,
         )
-        self.shard_reassignments = Counter(
+        self.shard_reassignments = CounterFamily(
             "opgen_shard_slot_moves_total",
             "Slots the assigner gave a member, by reason: new (no holder before), "
             "released (let go by a live member first), orphaned (its holder was gone)",
             ["ring", "reason"],
             registry=r,
         )
-        self.shard_labelled = Counter(
+        self.shard_labelled = CounterFamily(
             "opgen_shard_slot_labels_total",
             "Objects the assigner wrote a slot label on (once in an object's life)",
             ["ring"],
             registry=r,
         )
-        self.shard_drain_time = Histogram(
+        self.shard_drain_time = HistogramFamily(
             "opgen_shard_drain_duration_seconds",
             "Seconds from a member seeing a slot taken away to its Lease no longer "
             "claiming it (its reconciles of the slot's objects ended)",
@@ -403,14 +407,14 @@ class Metrics:
         )
 
         webhook = ["webhook"]
-        self.webhook_latency = Histogram(
+        self.webhook_latency = HistogramFamily(
             "controller_runtime_webhook_latency_seconds",
             "Histogram of the latency of processing admission requests",
             webhook,
             buckets=_QUEUE_BUCKETS,
             registry=r,
         )
-        self.webhook_requests = Counter(
+        self.webhook_requests = CounterFamily(
             "controller_runtime_webhook_requests_total",
             "Total number of admission requests by HTTP status code.",
             ["webhook", "code"],
@@ -422,14 +426,16 @@ class Metrics:
             webhook,
             registry=r,
         )
-        self.webhook_panics = Counter(
+        self.webhook_panics = CounterFamily(
             "controller_runtime_webhook_panics_total",
             "Total number of webhook panics (in opgen: a handler that raised)",
+            [],
             registry=r,
         )
-        self.conversion_panics = Counter(
+        self.conversion_panics = CounterFamily(
             "controller_runtime_conversion_webhook_panics_total",
             "Total number of conversion webhook panics (in opgen: a converter that raised)",
+            [],
             registry=r,
         )
 

@@ -81,6 +81,23 @@ def test_counter_and_histogram_scrape_as_prometheus_clients() -> None:
         assert registry.get_sample_value("t_seconds_sum", {"name": "y"}) == 0.02
 
 
+def test_an_unlabelled_counter_scrapes_as_prometheus_clients() -> None:
+    before, after = CollectorRegistry(), CollectorRegistry()
+    counters = (
+        Counter("t_panics_total", "Panics.", registry=before),
+        CounterFamily("t_panics_total", "Panics.", [], registry=after),
+    )
+    assert _scraped(after) == _scraped(before)  # 0 before the first `inc`
+    assert "t_panics_total 0.0" in _scraped(after)
+    for counter in counters:
+        counter.inc()
+        counter.inc(2)
+    assert _scraped(after) == _scraped(before)
+    assert after.get_sample_value("t_panics_total") == 3
+    with pytest.raises(ValueError):  # a labelled family has no series of its own
+        CounterFamily("t_total", "T.", ["a"], registry=after).inc()
+
+
 def test_created_series_follow_prometheus_clients_switch() -> None:
     prometheus_client.disable_created_metrics()
     try:
