@@ -36,8 +36,8 @@ class Request(NamedTuple):
 
     A tuple: the work queue, the hot-loop counter and the sharding gate hash it
     several times per reconcile, and a tuple's hash and equality run in C (a
-    dataclass's generated `__hash__` is Python, about a tenth of the controller's
-    own CPU per reconcile)."""
+    dataclass's generated `__hash__` is Python: about a sixth of the controller
+    machinery's CPU per reconcile, `benchmarks.reconcile_overhead`)."""
 
     namespace: str | None
     name: str
