@@ -184,9 +184,12 @@ def _split(label: str, cls: type[Any], data: dict[str, Any], objects: int) -> No
 
     print(f" {label}: JSON {len(raw)} B, pickle {len(prepared)} B")
     steps: list[tuple[str, Callable[[], Any]]] = [
-        ("validate the JSON (each read, before)", lambda: rtype.decode_json(raw)),
-        ("validate and pickle (once per stored version)", lambda: decoder.prepare(raw)),
-        ("copy from the pickle (each read, now)", lambda: decoder.fresh(raw, prepared)),
+        ("validate the JSON (a version's first read)", lambda: rtype.decode_json(raw)),
+        ("validate and pickle (its second read)", lambda: decoder.prepare(raw)),
+        (
+            "copy from the pickle (each read after)",
+            lambda: decoder.fresh(raw, prepared),
+        ),
     ]
     for name, call in steps:
         print(_row(name, timed(call)))

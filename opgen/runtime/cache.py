@@ -236,10 +236,16 @@ class Cache:
 
     async def get(self, cls: type[T], name: str, namespace: str | None = None) -> T:
         """The cached object; raises `NotFound` like the server would."""
-        rtype: ResourceType[T] = resource_type(cls)
-        informer = await self._synced_informer(cls)
+        # every reconcile reads here: once the kind's informer has synced and no
+        # write of this key is pending, nothing is awaited (no coroutine is made)
+        informer = self._informers.get(cls)
+        if informer is None or not informer.has_synced or not self._started:
+            informer = await self._synced_informer(cls)
+        rtype: ResourceType[T] = informer.rtype
         key = (namespace or "", name) if rtype.namespaced else ("", name)
-        await self._expectations[cls].settle([key], self._stored_version(informer))
+        expectations = self._expectations[cls]
+        if key in expectations:
+            await expectations.settle([key], self._stored_version(informer))
         entry = informer.store.get(key)
         if entry is None:
             raise errors.NotFound(

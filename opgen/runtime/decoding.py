@@ -6,18 +6,21 @@ under an older CRD schema, converted between versions, kept under
 can hold values the operator's current model refuses. Decoding is therefore a
 step with an outcome of its own:
 
-- `Decoder.prepare(raw)` runs at most once per stored version: at its first read
+- A user model (Pydantic) is validated at the first read of each stored version
   (`Decoder.read(entry)`, which keeps the outcome in the store's entry), not
   when the informer stores it, so a version nothing reads (a status change the
   predicates filter out, one replaced before a reconcile) is never validated.
-  A user model (Pydantic) is validated then and kept as a pickle of the
-  validated object; an object that does not fit is kept as its problems
+  The first read hands out the object it validated and keeps only that it is
+  valid: most stored versions are read once (a reconcile, then a write that
+  replaces them), and a copy taken for a read that never comes cost a pickle
+  per version (about half a validation) and its bytes in the store. The second
+  read validates again and keeps a pickle of that object (`Decoder.prepare(raw)`
+  makes one directly); an object that does not fit is kept as its problems
   (`Undecodable`). CEL rules (`op.Rule`) are not evaluated again: the server
   judged the object when it was written (`rules_skipped`).
-- `Decoder.fresh(raw, prepared)` runs on every later cached read (the first hands
-  out the object it validated, whose pickle was taken before). A valid object is unpickled:
-  a fresh, mutable tree (reconcilers may change what they read), built without
-  validating again — several times cheaper than `model_validate_json`
+- `Decoder.fresh(raw, prepared)` runs on every later cached read. A kept pickle is
+  unpickled: a fresh, mutable tree (reconcilers may change what they read), built
+  without validating again — cheaper than `model_validate_json`
   (`python -m benchmarks cached_read` prints the figures). An object that does
   not fit raises `DecodeError`.
 - `DecodeError` names the object (kind, namespace, name, resourceVersion) and
@@ -265,6 +268,16 @@ class Undecodable:
     that is done once per stored version."""
 
 
+class _Valid:
+    """What an entry keeps after the first read of a valid object: no copy yet."""
+
+    def __repr__(self) -> str:
+        return "VALID"
+
+
+_VALID = _Valid()
+
+
 @dataclass(frozen=True, eq=False)
 class _Kept:
     """A validated object that cannot be pickled (a class defined inside a
@@ -285,11 +298,12 @@ class Decoder(Generic[T]):
         """What a store entry keeps to hand out copies: a pickle of the validated
         object, None (a built-in kind, built from `raw` on read), or an
         `Undecodable` with the problems."""
-        return self._validate(raw)[0]
+        return self._validate(raw, copy_kept=True)[0]
 
-    def _validate(self, raw: bytes) -> tuple[object, T | None]:
-        """What `prepare` keeps, and the validated object it was made from (None:
-        a built-in kind, or one that does not fit)."""
+    def _validate(self, raw: bytes, *, copy_kept: bool) -> tuple[object, T | None]:
+        """What the entry keeps, and the validated object (None: a built-in kind,
+        or one that does not fit). Without `copy_kept` a valid object keeps only
+        `_VALID`, no copy."""
         if self.rtype.builtin:
             return None, None
         try:
@@ -297,6 +311,8 @@ class Decoder(Generic[T]):
                 obj = self.rtype.decode_json(raw)
         except Exception as error:  # a model's own validator may raise anything
             return Undecodable(problems_of(error)), None
+        if not copy_kept:
+            return _VALID, obj
         if self._picklable:
             try:
                 return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), obj
@@ -308,12 +324,12 @@ class Decoder(Generic[T]):
         """A new object for a read of `entry`; its first read prepares it and keeps
         that in the entry. `DecodeError` when it does not fit."""
         prepared = entry.decoded
-        if prepared is UNREAD:
-            prepared, obj = self._validate(entry.raw)
+        if prepared is UNREAD or prepared is _VALID:
+            # the first read keeps no copy; the second keeps one for the reads after
+            # it, taken before anyone sees the object it hands out
+            prepared, obj = self._validate(entry.raw, copy_kept=prepared is _VALID)
             entry.keep(prepared)
             if obj is not None:
-                # what was kept is a copy taken before anyone saw `obj`: the first
-                # reader gets `obj` itself, without unpickling the copy again
                 return obj
         return self.fresh(entry.raw, prepared)
 
@@ -324,6 +340,10 @@ class Decoder(Generic[T]):
             return cast("T", pickle.loads(prepared))
         if prepared is None:
             return decode(self.rtype, raw)
+        if prepared is _VALID:
+            obj = self._validate(raw, copy_kept=False)[1]
+            assert obj is not None
+            return obj
         if isinstance(prepared, Undecodable):
             raise DecodeError(self.rtype, raw, prepared.problems)
         assert isinstance(prepared, _Kept)

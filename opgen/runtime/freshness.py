@@ -62,6 +62,10 @@ class Expectations:
     def __len__(self) -> int:
         return len(self._pending)
 
+    def __contains__(self, key: object) -> bool:
+        """Whether a write of `key` is still waiting for the informer."""
+        return key in self._pending
+
     def expect(self, key: Key, resource_version: str) -> None:
         """A write of `key` answered with `resource_version`."""
         now = self._clock()

@@ -50,7 +50,9 @@ class HotLoops:
         if now >= self._next_sweep:
             self._forget_before(now - self.window)
             self._next_sweep = now + self.window
-        times = self._seen.setdefault(key, deque())
+        times = self._seen.get(key)
+        if times is None:
+            times = self._seen[key] = deque()
         times.append(now)
         while times and times[0] < now - self.window:
             times.popleft()

@@ -1,7 +1,8 @@
 """The informer stores each version as its JSON and validates it at its first read
 (no API server: the scripted transport of `test_scripted_manager`): a version
 nothing reads (a status change the predicates filter out, one replaced before a
-reconcile) is never validated, and one read many times is validated once."""
+reconcile) is never validated; one read once is validated once and copied never,
+and one read many times is validated twice (the second read keeps a copy)."""
 
 from __future__ import annotations
 
@@ -78,39 +79,54 @@ async def modified(
     return entry
 
 
-async def test_only_a_read_validates_a_stored_version_and_only_once() -> None:
+async def test_only_a_read_validates_a_stored_version_and_at_most_twice() -> None:
     VALIDATED.clear()
     api = ScriptedApi(widget("a", replicas=1))
     async with synced(api, Widget) as informer:
         await modified(api, informer, "10", replicas=2)  # replaced before a read
         entry = await modified(api, informer, "11", replicas=3)
         assert VALIDATED == [], "storing a version validates nothing"
-        first, second = informer.fresh(entry), informer.fresh(entry)
+        first = informer.fresh(entry)
         assert VALIDATED == ["11"]
-        assert first is not second and first == second
+        second, third, fourth = (informer.fresh(entry) for _ in range(3))
+        assert VALIDATED == ["11", "11"], "the reads after the second copy"
+        assert len({id(first), id(second), id(third), id(fourth)}) == 4
+        assert first == second == third == fourth
         assert first.spec.replicas == 3
 
 
-async def test_the_first_read_hands_out_the_validated_object_and_keeps_a_copy(
+async def test_the_first_read_keeps_no_copy_and_the_second_keeps_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    pickled: list[object] = []
     unpickled: list[bytes] = []
-    loads = decoding.pickle.loads
+    dumps, loads = decoding.pickle.dumps, decoding.pickle.loads
 
-    def counted(data: bytes) -> Any:
+    def counted_dumps(obj: object, protocol: int) -> bytes:
+        pickled.append(obj)
+        return dumps(obj, protocol=protocol)
+
+    def counted_loads(data: bytes) -> Any:
         unpickled.append(data)
         return loads(data)
 
-    monkeypatch.setattr(decoding.pickle, "loads", counted)
+    monkeypatch.setattr(decoding.pickle, "dumps", counted_dumps)
+    monkeypatch.setattr(decoding.pickle, "loads", counted_loads)
     api = ScriptedApi(widget("a", replicas=1))
     async with synced(api, Widget) as informer:
         entry = await modified(api, informer, "11", replicas=3)
         first = informer.fresh(entry)
-        assert unpickled == [], "the first read unpickles nothing"
+        assert (pickled, unpickled) == ([], []), "the first read copies nothing"
+        assert not isinstance(entry.decoded, bytes)
         first.spec.replicas = 7  # a reconciler may change what it read
         second = informer.fresh(entry)
-        assert len(unpickled) == 1
-        assert second.spec.replicas == 3 and second is not first
+        assert len(pickled) == 1 and unpickled == []
+        assert isinstance(entry.decoded, bytes), "the second read keeps a copy"
+        second.spec.replicas = 8
+        third = informer.fresh(entry)
+        assert len(pickled) == 1 and len(unpickled) == 1
+        assert third.spec.replicas == 3
+        assert len({id(first), id(second), id(third)}) == 3
 
 
 async def test_a_kind_that_cannot_be_pickled_hands_out_copies_too() -> None:
