@@ -14,22 +14,23 @@ from typing import Any
 import pytest
 
 from opgen import runtime as rt
-from opgen.api import ObjectMeta
-from opgen.api.k8s import ConfigMap
-from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
 from opgen.runtime.sharding import assigner as assigner_module
 from opgen.runtime.sharding import heap
-from opgen.runtime.sharding.assigner import BURST_IDLE, WRITES_IN_FLIGHT, Assigner
+from opgen.runtime.sharding.assigner import BURST_IDLE, WRITES_IN_FLIGHT
 from opgen.runtime.transport import Transport
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.transport import MemoryTransport
-from tests.runtime.kinds import Widget, WidgetSpec
-from tests.runtime.sharding.inprocess import NS, RING, SLOT, NoMembers, until
+from tests.runtime.kinds import Widget
+from tests.runtime.sharding.inprocess import (
+    NS,
+    SLOT,
+    create_widget,
+    memory_assigner,
+    memory_server,
+    until,
+)
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
-from tests.testing.memory.crds import served_kinds
-
-OPTIONS = rt.ShardingOptions(ring=RING)
 
 
 class _Connections(MemoryTransport):
@@ -63,9 +64,7 @@ class _Shared(MemoryTransport):
 
 async def _create(client: rt.Client, *names: str) -> None:
     for name in names:
-        await client.create(
-            Widget(metadata=ObjectMeta(name=name, namespace=NS), spec=WidgetSpec())
-        )
+        await create_widget(client, name)
 
 
 async def _unlabelled(client: rt.Client) -> int:
@@ -86,8 +85,7 @@ def test_label_connections_close_after_each_burst(
         monkeypatch.setattr(
             assigner_module, "release_heap", lambda: releases.append(loop.time())
         )
-        server = MemoryApiServer(served_kinds())
-        client = rt.Client(RestClient(server.transport()))
+        server, client = memory_server()
         gate = asyncio.Event()
         opened: list[_Connections] = []
 
@@ -96,18 +94,7 @@ def test_label_connections_close_after_each_burst(
             return RestClient(opened[-1])
 
         shared = _Shared(server)
-        assigner = Assigner(
-            RestClient(shared),
-            NoMembers(client.uncached, OPTIONS, NS),
-            client.uncached,
-            client,
-            OPTIONS,
-            namespace=NS,
-            primaries=[resource_type(Widget)],
-            children=[resource_type(ConfigMap)],
-            namespaces=[NS],
-            label_client=label_client,
-        )
+        assigner = memory_assigner(shared, client, label_client=label_client)
         running = asyncio.create_task(assigner.run())
         try:
             # as many as the writes in flight: none waits, both are held
@@ -146,19 +133,9 @@ def test_label_connections_close_after_each_burst(
 
 def test_without_a_label_client_the_label_writes_share_the_managers() -> None:
     async def main(loop: VirtualTimeLoop) -> None:
-        server = MemoryApiServer(served_kinds())
-        client = rt.Client(RestClient(server.transport()))
+        server, client = memory_server()
         shared = _Shared(server)
-        assigner = Assigner(
-            RestClient(shared),
-            NoMembers(client.uncached, OPTIONS, NS),
-            client.uncached,
-            client,
-            OPTIONS,
-            namespace=NS,
-            primaries=[resource_type(Widget)],
-            namespaces=[NS],
-        )
+        assigner = memory_assigner(shared, client)
         running = asyncio.create_task(assigner.run())
         try:
             await _create(client, "a", "b", "c")
