@@ -14,16 +14,20 @@ from typing import Any
 import pytest
 
 from opgen import runtime as rt
+from opgen.runtime.metrics import Metrics
+from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
 from opgen.runtime.sharding import assigner as assigner_module
 from opgen.runtime.sharding import heap
 from opgen.runtime.sharding.assigner import BURST_IDLE, WRITES_IN_FLIGHT
+from opgen.runtime.sharding.replica import ShardedReplica
 from opgen.runtime.transport import Transport
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.transport import MemoryTransport
 from tests.runtime.kinds import Widget
 from tests.runtime.sharding.inprocess import (
     NS,
+    RING,
     SLOT,
     create_widget,
     memory_assigner,
@@ -151,6 +155,61 @@ def test_without_a_label_client_the_label_writes_share_the_managers() -> None:
         assert shared.patches == 3
         assert not shared.closed
         assert assigner.bursts == 1
+
+    run_virtual(main)
+
+
+class _Siblings(MemoryTransport):
+    """A replica's transport that is not the HTTP one: the siblings it gave, and
+    which transport carried each patch (a list its siblings share)."""
+
+    def __init__(self, server: MemoryApiServer) -> None:
+        super().__init__(server)
+        self.siblings: list[MemoryTransport] = []
+        self.carried: list[MemoryTransport] = []
+
+    def sibling(self) -> MemoryTransport:
+        twin = super().sibling()
+        self.siblings.append(twin)
+        return twin
+
+    async def send(self, method: str, path: str, **kwargs: Any) -> Any:
+        if method == "PATCH":
+            self.carried.append(self)
+        return await super().send(method, path, **kwargs)
+
+
+def test_a_replicas_assigner_labels_on_a_sibling_of_any_transport() -> None:
+    """The label writes of a replica's assigner go through a sibling of the
+    replica's transport, whatever transport it is (here the memory server's),
+    closed after the burst; the replica's own stays open and carries none."""
+
+    async def main(loop: VirtualTimeLoop) -> None:
+        server, client = memory_server()
+        transport = _Siblings(server)
+        options = rt.ShardingOptions(ring=RING, shard="a", namespace=NS)
+        replica = ShardedReplica(
+            RestClient(transport), client.uncached, client, options, Metrics()
+        )
+        replica.primaries.append(resource_type(Widget))
+        running = asyncio.create_task(replica.assigner().run())
+        try:
+            await _create(client, "a", "b", "c")
+
+            async def labelled() -> bool:
+                return await _unlabelled(client) == 0
+
+            await until(labelled)
+            await asyncio.sleep(2 * BURST_IDLE)
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+        assert len(transport.siblings) == 1
+        (sibling,) = transport.siblings
+        assert sibling is not transport and sibling.server is server
+        assert transport.carried == [sibling] * 3
+        assert sibling.closed
+        assert not transport.closed
 
     run_virtual(main)
 
