@@ -11,7 +11,9 @@ assigner's slot label writes in flight) and `OPGEN_SHARD_MEMBER_READS` (its
 reads of the members per retry period), `OPGEN_MEMTRACE` and
 `OPGEN_MEMTRACE_PYTHON` (reports of its memory on SIGUSR1: `memtrace.py`), and
 `OPGEN_SHARD_LEASE_DURATION` and `OPGEN_SHARD_RENEW_DEADLINE` (seconds; default
-`LEASE_DURATION` and `RENEW_DEADLINE`).
+`LEASE_DURATION` and `RENEW_DEADLINE`), and `OPGEN_SHARD_MALLOPT` (glibc
+`mallopt` settings for a sharded replica alone, `PARAM=VALUE+PARAM=VALUE`
+with glibc's parameter numbers, e.g. `-3=65536` for `M_MMAP_THRESHOLD`).
 It prints `metrics <port>` and then `ready` once its controllers run; logs go
 to stderr.
 """
@@ -19,6 +21,7 @@ to stderr.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import os
 import time
@@ -43,9 +46,20 @@ async def main() -> None:
         assigner.MEMBER_READS_PER_PERIOD = reads
     namespace = os.environ["WIDGET_NAMESPACE"]
     shard = os.environ["SHARD"]
+    if shard != "single" and os.environ.get("OPGEN_SHARD_MALLOPT"):
+        mallopt = ctypes.CDLL(None).mallopt
+        for setting in os.environ["OPGEN_SHARD_MALLOPT"].split("+"):
+            param, _, value = setting.partition("=")
+            if mallopt(int(param), int(value)) != 1:
+                raise SystemExit(f"mallopt refused {setting}")
     if os.environ.get("OPGEN_MEMTRACE"):
         frames = int(os.environ.get("OPGEN_MEMTRACE_PYTHON") or 0)
         memtrace.install(Path(os.environ["OPGEN_MEMTRACE"]), shard, frames=frames)
+        if os.environ.get("OPGEN_MEMTRACE_PEAK"):
+            waiting = int(os.environ["OPGEN_MEMTRACE_PEAK"])
+            memtrace.install_peak(
+                Path(os.environ["OPGEN_MEMTRACE"]), shard, waiting=waiting
+            )
     manager = rt.Manager.from_kubeconfig(
         os.environ["KUBECONFIG"],
         options=rt.ManagerOptions(
