@@ -7,8 +7,9 @@ manager with `ShardingOptions(ring="widgets")` and short Lease timings.
 Environment: `KUBECONFIG`, `WIDGET_NAMESPACE`, `SHARD` (the shard name;
 `single`: no sharding, one replica holds everything), `LEDGER` (the file its
 reconciles are appended to), and for benchmarks `OPGEN_SHARD_WRITES` (the
-assigner's slot label writes in flight) and `OPGEN_SHARD_MEMBER_READS` (its
-reads of the members per retry period), `OPGEN_MEMTRACE` and
+assigner's slot label writes in flight), `OPGEN_SHARD_MMAP_THRESHOLD` (bytes;
+`heap.MMAP_THRESHOLD`) and `OPGEN_SHARD_MEMBER_READS` (its reads of the members
+per retry period), `OPGEN_MEMTRACE` and
 `OPGEN_MEMTRACE_PYTHON` (reports of its memory on SIGUSR1: `memtrace.py`), and
 `OPGEN_SHARD_LEASE_DURATION` and `OPGEN_SHARD_RENEW_DEADLINE` (seconds; default
 `LEASE_DURATION` and `RENEW_DEADLINE`), and `OPGEN_SHARD_MALLOPT` (glibc
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 
 from opgen import runtime as rt
-from opgen.runtime.sharding import assigner
+from opgen.runtime.sharding import assigner, heap
 from tests.runtime.sharding import memtrace
 from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 
@@ -41,6 +42,8 @@ SLOTS = 128
 async def main() -> None:
     if "OPGEN_SHARD_WRITES" in os.environ:
         assigner.WRITES_IN_FLIGHT = int(os.environ["OPGEN_SHARD_WRITES"])
+    if "OPGEN_SHARD_MMAP_THRESHOLD" in os.environ:
+        heap.MMAP_THRESHOLD = int(os.environ["OPGEN_SHARD_MMAP_THRESHOLD"])
     if "OPGEN_SHARD_MEMBER_READS" in os.environ:
         reads = int(os.environ["OPGEN_SHARD_MEMBER_READS"])
         assigner.MEMBER_READS_PER_PERIOD = reads

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from tests.runtime.sharding.inprocess import (
     memory_server,
     until,
 )
+from tests.runtime.sharding.processes import ROOT
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 
 
@@ -246,3 +249,37 @@ def test_release_heap_trims_on_glibc() -> None:
     the garbage collection alone."""
     glibc = (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
     assert heap.release_heap() is glibc
+
+
+MMAPPED_AFTER_A_LARGER_FREE = """
+import ctypes, sys
+from opgen.runtime.sharding import heap
+from tests.runtime.sharding.memtrace import mallinfo
+if sys.argv[1] == "fixed":
+    assert heap.fix_mmap_threshold()
+first = bytearray(1 << 20)  # mapped (over 128 KiB), then freed: glibc may raise
+del first                   # its threshold to 1 MiB
+before = mallinfo()["hblks"]
+block = bytearray(heap.MMAP_THRESHOLD + (1 << 16))
+print(mallinfo()["hblks"] - before)
+"""
+
+
+@pytest.mark.skipif(
+    not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"),
+    reason="glibc's allocator",
+)
+def test_the_leaders_large_blocks_stay_out_of_the_main_heap() -> None:
+    """After a 1 MiB block is freed, a 128 KiB one comes from the main heap
+    (glibc's raised threshold), unless the threshold was fixed: then it gets a
+    mapping of its own. In a process of its own (the setting is process-wide)."""
+
+    def mapped(how: str) -> int:
+        done = subprocess.run(
+            [sys.executable, "-c", MMAPPED_AFTER_A_LARGER_FREE, how],
+            capture_output=True, text=True, check=True, cwd=ROOT,
+        )  # fmt: skip
+        return int(done.stdout)
+
+    assert mapped("as glibc does") == 0
+    assert mapped("fixed") == 1
