@@ -21,7 +21,7 @@ from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
 from opgen.runtime.sharding import assigner as assigner_module
 from opgen.runtime.sharding import heap
-from opgen.runtime.sharding.assigner import BURST_IDLE, WRITES_IN_FLIGHT
+from opgen.runtime.sharding.assigner import BURST_IDLE, WRITES_IN_FLIGHT, Assigner
 from opgen.runtime.sharding.replica import ShardedReplica
 from opgen.runtime.transport import Transport
 from opgen.testing.memory import MemoryApiServer
@@ -77,6 +77,23 @@ async def _create(client: rt.Client, *names: str) -> None:
 async def _unlabelled(client: rt.Client) -> int:
     widgets = await client.uncached.list(Widget, NS)
     return sum(1 for w in widgets if SLOT not in (w.metadata.labels or {}))
+
+
+async def _one_burst(assigner: Assigner, client: rt.Client, *names: str) -> None:
+    """Run `assigner` while Widgets `names` are created, until they are labelled and
+    the burst is over."""
+    running = asyncio.create_task(assigner.run())
+    try:
+        await _create(client, *names)
+
+        async def labelled() -> bool:
+            return await _unlabelled(client) == 0
+
+        await until(labelled)
+        await asyncio.sleep(2 * BURST_IDLE)
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
 
 
 def test_label_connections_close_after_each_burst(
@@ -143,18 +160,7 @@ def test_without_a_label_client_the_label_writes_share_the_managers() -> None:
         server, client = memory_server()
         shared = _Shared(server)
         assigner = memory_assigner(shared, client)
-        running = asyncio.create_task(assigner.run())
-        try:
-            await _create(client, "a", "b", "c")
-
-            async def labelled() -> bool:
-                return await _unlabelled(client) == 0
-
-            await until(labelled)
-            await asyncio.sleep(2 * BURST_IDLE)
-        finally:
-            running.cancel()
-            await asyncio.gather(running, return_exceptions=True)
+        await _one_burst(assigner, client, "a", "b", "c")
         assert shared.patches == 3
         assert not shared.closed
         assert assigner.bursts == 1
@@ -195,18 +201,7 @@ def test_a_replicas_assigner_labels_on_a_sibling_of_any_transport() -> None:
             RestClient(transport), client.uncached, client, options, Metrics()
         )
         replica.primaries.append(resource_type(Widget))
-        running = asyncio.create_task(replica.assigner().run())
-        try:
-            await _create(client, "a", "b", "c")
-
-            async def labelled() -> bool:
-                return await _unlabelled(client) == 0
-
-            await until(labelled)
-            await asyncio.sleep(2 * BURST_IDLE)
-        finally:
-            running.cancel()
-            await asyncio.gather(running, return_exceptions=True)
+        await _one_burst(replica.assigner(), client, "a", "b", "c")
         assert len(transport.siblings) == 1
         (sibling,) = transport.siblings
         assert sibling is not transport and sibling.server is server
