@@ -9,7 +9,9 @@
   example the metadata-only forms controller-runtime's metadata client asks
   for (`rest.METADATA_LIST_ACCEPT`, `rest.METADATA_ACCEPT`); the runtime
   passes `accept` only when it asks for another form, so a transport that
-  does not take it serves every other request.
+  does not take it serves every other request. `sibling()` gives a transport
+  to the same server on connections of its own, closed by whoever asked for
+  it, not by this transport's `aclose`.
 - `Reader`: reads objects of a kind (`get`, `list`), from the API server or a cache.
 - `Writer`: writes them (`create`, `update`, `update_status`, `patch`, `delete`).
 
@@ -117,6 +119,13 @@ class Transport(Protocol):
 
     async def aclose(self) -> None:
         """Close every connection (idempotent)."""
+        ...
+
+    def sibling(self) -> Transport:
+        """A transport to the same server with the same credentials, on connections
+        of its own: its caller closes it (`aclose`), which leaves this transport's
+        connections open (the sharding assigner opens one for each burst of label
+        writes)."""
         ...
 
 

@@ -49,7 +49,7 @@ from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
 from opgen.runtime.seams import Reader, Writer
 from opgen.runtime.sharding.assignment import Assignment, Holder, MemberState, next_step
 from opgen.runtime.sharding.follower import read_assignment
-from opgen.runtime.sharding.heap import release_heap
+from opgen.runtime.sharding.heap import fix_mmap_threshold, release_heap
 from opgen.runtime.sharding.membership import Members, loop_time
 from opgen.runtime.sharding.protocol import (
     ANNOTATION_ASSIGNMENT,
@@ -316,6 +316,7 @@ class Assigner:
 
     async def run(self) -> None:
         """Label and assign until cancelled."""
+        fix_mmap_threshold()  # this replica's bursts' large blocks: heap.py
         unlabelled = f"!{self.options.slot_label}"
         self._watches = watches = [
             _Unlabelled(

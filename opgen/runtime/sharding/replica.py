@@ -26,7 +26,6 @@ from opgen.runtime.sharding.follower import SlotFollower, selector
 from opgen.runtime.sharding.holder import HeldSlots, ShardHolder
 from opgen.runtime.sharding.membership import MemberLease, Members
 from opgen.runtime.sharding.protocol import ShardingOptions, default_shard_name
-from opgen.runtime.transport import Transport
 
 __all__ = ["ASSIGNER_BURST", "ASSIGNER_QPS", "ShardedReplica"]
 
@@ -123,13 +122,10 @@ class ShardedReplica:
             )
         rest = RestClient(self.rest.transport, client, metrics=Metrics())
         transport = self.rest.transport
-        label_client: Callable[[], RestClient] | None = None
-        if isinstance(transport, Transport):
-            shared = transport
 
-            def label_client() -> RestClient:
-                # a burst's label writes on connections of their own, closed after it
-                return RestClient(shared.sibling(), client, metrics=rest.metrics)
+        def label_client() -> RestClient:
+            # a burst's label writes on connections of their own, closed after it
+            return RestClient(transport.sibling(), client, metrics=rest.metrics)
 
         return Assigner(
             rest,

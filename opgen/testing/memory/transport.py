@@ -12,6 +12,7 @@ metadata only is answered as kube-apiserver answers it (`partial`).
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -194,6 +195,15 @@ class MemoryTransport:
 
     async def aclose(self) -> None:
         self.closed = True
+
+    def sibling(self) -> MemoryTransport:
+        """A shallow copy, open: the same server, and a subclass's recordings (its
+        lists, events) shared, so what goes through the sibling is seen as it would
+        be through this one; only closing is its own. Not `self`: its caller
+        closes it, and this transport must stay open."""
+        twin = copy.copy(self)
+        twin.closed = False
+        return twin
 
     def _check_open(self) -> None:
         if self.closed:

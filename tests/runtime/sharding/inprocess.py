@@ -11,21 +11,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
 from opgen.api.k8s import ConfigMap
-from opgen.runtime.seams import Answer
+from opgen.runtime.resources import resource_type
+from opgen.runtime.rest import RestClient
+from opgen.runtime.seams import Answer, Transport
+from opgen.runtime.sharding.assigner import Assigner, LabelClient
 from opgen.runtime.sharding.assignment import MemberState
 from opgen.runtime.sharding.membership import Members
 from opgen.runtime.sharding.protocol import slot_label
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.transport import MemoryTransport, WatchStream
-from tests.runtime.kinds import Widget
+from tests.runtime.kinds import Widget, WidgetSpec
 from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 from tests.runtime.virtual_time import VirtualTimeLoop
+from tests.testing.memory.crds import served_kinds
 
 RING = "widgets"
 SLOT = slot_label(RING)
 NS = "default"
 LEASE_DURATION = 3.0
+OPTIONS = rt.ShardingOptions(ring=RING)
+"""The ring of an assigner run alone (`memory_assigner`)."""
 
 
 class NoMembers(Members):
@@ -36,6 +43,46 @@ class NoMembers(Members):
 
     def until_next_expiry(self) -> float | None:
         return None
+
+
+def memory_server() -> tuple[MemoryApiServer, rt.Client]:
+    """A memory server serving the test kinds, and a client of it."""
+    server = MemoryApiServer(served_kinds())
+    return server, rt.Client(RestClient(server.transport()))
+
+
+def memory_assigner(
+    transport: Transport,
+    client: rt.Client,
+    *,
+    label_client: LabelClient | None = None,
+    page_size: int = 500,
+) -> Assigner:
+    """An assigner of Widgets and their ConfigMaps in `NS`, alone on a ring with no
+    live member, reading and labelling through `transport` (its label writes through
+    `label_client`'s, when given); `client` reads and writes its Leases."""
+    return Assigner(
+        RestClient(transport),
+        NoMembers(client.uncached, OPTIONS, NS),
+        client.uncached,
+        client,
+        OPTIONS,
+        namespace=NS,
+        primaries=[resource_type(Widget)],
+        children=[resource_type(ConfigMap)],
+        namespaces=[NS],
+        page_size=page_size,
+        label_client=label_client,
+    )
+
+
+async def create_widget(client: rt.Client, name: str, message: str = "") -> Widget:
+    return await client.create(
+        Widget(
+            metadata=ObjectMeta(name=name, namespace=NS),
+            spec=WidgetSpec(message=message),
+        )
+    )
 
 
 class RecordingTransport(MemoryTransport):

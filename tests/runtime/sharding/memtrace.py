@@ -6,7 +6,11 @@ pymalloc's arenas, live objects by type) to the folder; with
 allocations (`tracemalloc`, which costs memory and time of its own, and hides
 pymalloc's arenas), and each later one writes `<shard>-<n>.snapshot`: what was
 allocated since the first and is still held. `python -m benchmarks.sharding --memtrace <folder>` sends it at the
-idle baseline and at the measurement, and prints the difference.
+idle baseline and at the measurement, and prints the difference. With
+`OPGEN_MEMTRACE_PEAK=<objects>` too, the leader writes `<shard>-peak.txt` (and,
+tracing, `<shard>-peak.snapshot`) once that many objects wait for their label at
+once: what a burst holds at its height, which the measurement after it no
+longer sees.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import sys
 import tracemalloc
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 
 class _Mallinfo2(ctypes.Structure):
@@ -106,27 +111,50 @@ def install(folder: Path, shard: str, *, frames: int) -> None:
     def dump() -> None:
         nonlocal count
         count += 1
-        stem = folder / f"{shard}-{count}"
-        out = io.StringIO()
-        print(f"rss_kib {rss_kib()}", file=out)
-        print(f"sockets {sockets()}", file=out)
-        for name, kib in resident().items():
-            print(f"resident_kib {name} {kib}", file=out)
-        if frames and not tracemalloc.is_tracing():
-            tracemalloc.start(frames)
-        elif frames:
-            tracemalloc.take_snapshot().dump(f"{stem}.snapshot")
-            traced, peak = tracemalloc.get_traced_memory()
-            print(f"traced {traced} peak {peak}", file=out)
-            overhead = tracemalloc.get_tracemalloc_memory()
-            print(f"tracemalloc_overhead {overhead}", file=out)
-        for name, value in mallinfo().items():
-            print(f"mallinfo {name} {value}", file=out)
-        print(pymalloc_stats(), file=out)
-        kinds = Counter(type(o).__name__ for o in gc.get_objects())
-        print(f"gc_objects {sum(kinds.values())}", file=out)
-        for name, n in kinds.most_common(40):
-            print(f"objects {name} {n}", file=out)
-        Path(f"{stem}.txt").write_text(out.getvalue())
+        report(folder / f"{shard}-{count}", frames)
 
     asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, dump)
+
+
+def install_peak(folder: Path, shard: str, *, waiting: int) -> None:
+    """Write one report (and snapshot, when tracing) the first time `waiting`
+    objects wait for their label at once."""
+    from opgen.runtime.sharding.assigner import Assigner
+
+    enqueue = Assigner._enqueue
+    done = False
+
+    def at_peak(self: Assigner, *args: Any) -> None:
+        nonlocal done
+        enqueue(self, *args)
+        if not done and len(self._queue) >= waiting:
+            done = True
+            report(folder / f"{shard}-peak", 1 if tracemalloc.is_tracing() else 0)
+
+    Assigner._enqueue = at_peak  # type: ignore[method-assign]
+
+
+def report(stem: Path, frames: int) -> None:
+    """Write `<stem>.txt`; with `frames`, start tracing the first time and write
+    `<stem>.snapshot` every later one."""
+    out = io.StringIO()
+    print(f"rss_kib {rss_kib()}", file=out)
+    print(f"sockets {sockets()}", file=out)
+    for name, kib in resident().items():
+        print(f"resident_kib {name} {kib}", file=out)
+    if frames and not tracemalloc.is_tracing():
+        tracemalloc.start(frames)
+    elif frames:
+        tracemalloc.take_snapshot().dump(f"{stem}.snapshot")
+        traced, peak = tracemalloc.get_traced_memory()
+        print(f"traced {traced} peak {peak}", file=out)
+        overhead = tracemalloc.get_tracemalloc_memory()
+        print(f"tracemalloc_overhead {overhead}", file=out)
+    for name, value in mallinfo().items():
+        print(f"mallinfo {name} {value}", file=out)
+    print(pymalloc_stats(), file=out)
+    kinds = Counter(type(o).__name__ for o in gc.get_objects())
+    print(f"gc_objects {sum(kinds.values())}", file=out)
+    for name, n in kinds.most_common(40):
+        print(f"objects {name} {n}", file=out)
+    Path(f"{stem}.txt").write_text(out.getvalue())

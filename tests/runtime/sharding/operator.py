@@ -7,11 +7,14 @@ manager with `ShardingOptions(ring="widgets")` and short Lease timings.
 Environment: `KUBECONFIG`, `WIDGET_NAMESPACE`, `SHARD` (the shard name;
 `single`: no sharding, one replica holds everything), `LEDGER` (the file its
 reconciles are appended to), and for benchmarks `OPGEN_SHARD_WRITES` (the
-assigner's slot label writes in flight) and `OPGEN_SHARD_MEMBER_READS` (its
-reads of the members per retry period), `OPGEN_MEMTRACE` and
+assigner's slot label writes in flight), `OPGEN_SHARD_MMAP_THRESHOLD` (bytes;
+`heap.MMAP_THRESHOLD`) and `OPGEN_SHARD_MEMBER_READS` (its reads of the members
+per retry period), `OPGEN_MEMTRACE` and
 `OPGEN_MEMTRACE_PYTHON` (reports of its memory on SIGUSR1: `memtrace.py`), and
 `OPGEN_SHARD_LEASE_DURATION` and `OPGEN_SHARD_RENEW_DEADLINE` (seconds; default
-`LEASE_DURATION` and `RENEW_DEADLINE`).
+`LEASE_DURATION` and `RENEW_DEADLINE`), and `OPGEN_SHARD_MALLOPT` (glibc
+`mallopt` settings for a sharded replica alone, `PARAM=VALUE+PARAM=VALUE`
+with glibc's parameter numbers, e.g. `-3=65536` for `M_MMAP_THRESHOLD`).
 It prints `metrics <port>` and then `ready` once its controllers run; logs go
 to stderr.
 """
@@ -19,13 +22,14 @@ to stderr.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import os
 import time
 from pathlib import Path
 
 from opgen import runtime as rt
-from opgen.runtime.sharding import assigner
+from opgen.runtime.sharding import assigner, heap
 from tests.runtime.sharding import memtrace
 from tests.runtime.sharding.ledger import Ledger, LedgerReconciler
 
@@ -38,14 +42,27 @@ SLOTS = 128
 async def main() -> None:
     if "OPGEN_SHARD_WRITES" in os.environ:
         assigner.WRITES_IN_FLIGHT = int(os.environ["OPGEN_SHARD_WRITES"])
+    if "OPGEN_SHARD_MMAP_THRESHOLD" in os.environ:
+        heap.MMAP_THRESHOLD = int(os.environ["OPGEN_SHARD_MMAP_THRESHOLD"])
     if "OPGEN_SHARD_MEMBER_READS" in os.environ:
         reads = int(os.environ["OPGEN_SHARD_MEMBER_READS"])
         assigner.MEMBER_READS_PER_PERIOD = reads
     namespace = os.environ["WIDGET_NAMESPACE"]
     shard = os.environ["SHARD"]
+    if shard != "single" and os.environ.get("OPGEN_SHARD_MALLOPT"):
+        mallopt = ctypes.CDLL(None).mallopt
+        for setting in os.environ["OPGEN_SHARD_MALLOPT"].split("+"):
+            param, _, value = setting.partition("=")
+            if mallopt(int(param), int(value)) != 1:
+                raise SystemExit(f"mallopt refused {setting}")
     if os.environ.get("OPGEN_MEMTRACE"):
         frames = int(os.environ.get("OPGEN_MEMTRACE_PYTHON") or 0)
         memtrace.install(Path(os.environ["OPGEN_MEMTRACE"]), shard, frames=frames)
+        if os.environ.get("OPGEN_MEMTRACE_PEAK"):
+            waiting = int(os.environ["OPGEN_MEMTRACE_PEAK"])
+            memtrace.install_peak(
+                Path(os.environ["OPGEN_MEMTRACE"]), shard, waiting=waiting
+            )
     manager = rt.Manager.from_kubeconfig(
         os.environ["KUBECONFIG"],
         options=rt.ManagerOptions(

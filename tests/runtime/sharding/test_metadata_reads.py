@@ -11,37 +11,25 @@ from typing import Any
 from opgen import runtime as rt
 from opgen.api import ObjectMeta
 from opgen.api.k8s import ConfigMap
-from opgen.runtime.resources import resource_type
-from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT, RestClient
-from opgen.runtime.sharding.assigner import WRITES_IN_FLIGHT, Assigner
-from opgen.runtime.sharding.assignment import MemberState
-from opgen.runtime.sharding.membership import Members
+from opgen.runtime.rest import METADATA_ACCEPT, METADATA_LIST_ACCEPT
+from opgen.runtime.sharding.assigner import WRITES_IN_FLIGHT
 from opgen.runtime.sharding.protocol import slot_of
-from opgen.testing.memory import MemoryApiServer
 from tests.runtime.kinds import Widget, WidgetSpec
-from tests.runtime.sharding.inprocess import NS, RING, SLOT, RecordingTransport, until
+from tests.runtime.sharding.inprocess import (
+    NS,
+    OPTIONS,
+    SLOT,
+    RecordingTransport,
+    create_widget,
+    memory_assigner,
+    memory_server,
+    until,
+)
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
-from tests.testing.memory.crds import served_kinds
-
-
-class _NoMember(Members):
-    """A ring without members (the assigner's reads of objects are what these
-    tests look at, not the Leases')."""
-
-    async def read(self) -> dict[str, MemberState]:
-        return {}
-
-    def until_next_expiry(self) -> float | None:
-        return None
 
 
 async def _create(client: rt.Client, name: str) -> None:
-    widget = await client.create(
-        Widget(
-            metadata=ObjectMeta(name=name, namespace=NS),
-            spec=WidgetSpec(message="the spec"),
-        )
-    )
+    widget = await create_widget(client, name, message="the spec")
     child = ConfigMap(
         metadata=ObjectMeta(name=f"{name}-child", namespace=NS),
         data={"the": "data"},
@@ -60,29 +48,12 @@ async def _labelled(client: rt.Client) -> dict[str, str | None]:
     return found
 
 
-def _assigner(transport: Any, client: rt.Client, page_size: int = 500) -> Assigner:
-    options = rt.ShardingOptions(ring=RING)
-    return Assigner(
-        RestClient(transport),
-        _NoMember(client.uncached, options, NS),
-        client.uncached,
-        client,
-        options,
-        namespace=NS,
-        primaries=[resource_type(Widget)],
-        children=[resource_type(ConfigMap)],
-        namespaces=[NS],
-        page_size=page_size,
-    )
-
-
 async def _assign(whole: bool) -> RecordingTransport:
-    server = MemoryApiServer(served_kinds())
+    server, client = memory_server()
     recording = RecordingTransport(server, whole=whole)
-    client = rt.Client(RestClient(server.transport()))
     for i in range(3):
         await _create(client, f"before-{i}")
-    assigner = _assigner(recording, client, page_size=2)
+    assigner = memory_assigner(recording, client, page_size=2)
     running = asyncio.create_task(assigner.run())
     try:
 
@@ -135,9 +106,8 @@ def test_a_child_takes_its_owners_slot_and_foreign_objects_get_none() -> None:
     once; the previous protocol's shard label goes in the same write."""
 
     async def main(loop: VirtualTimeLoop) -> None:
-        server = MemoryApiServer(served_kinds())
+        server, client = memory_server()
         recording = RecordingTransport(server)
-        client = rt.Client(RestClient(server.transport()))
         old = {"shard.sharding.opgen.dev/widgets": "gone"}
         widget = await client.create(
             Widget(
@@ -149,7 +119,7 @@ def test_a_child_takes_its_owners_slot_and_foreign_objects_get_none() -> None:
         rt.owner.set_controller_reference(widget, child)
         await client.create(child)
         await client.create(ConfigMap(metadata=ObjectMeta(name="mine", namespace=NS)))
-        running = asyncio.create_task(_assigner(recording, client).run())
+        running = asyncio.create_task(memory_assigner(recording, client).run())
         try:
 
             async def labelled() -> bool:
@@ -162,11 +132,10 @@ def test_a_child_takes_its_owners_slot_and_foreign_objects_get_none() -> None:
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
         found = await _labelled(client)
-        options = rt.ShardingOptions(ring=RING)
         assert (
             found["w"]
             == found["w-child"]
-            == str(slot_of({"uid": widget.metadata.uid}, options))
+            == str(slot_of({"uid": widget.metadata.uid}, OPTIONS))
         )
         assert found["mine"] is None
         stored = await client.uncached.get(Widget, "w", NS)
@@ -188,15 +157,10 @@ def test_a_burst_of_objects_is_labelled_by_a_few_writers_not_a_task_each() -> No
     tasks (which keeps its size) and the heap by the size of the burst."""
 
     async def main(loop: VirtualTimeLoop) -> None:
-        server = MemoryApiServer(served_kinds())
-        client = rt.Client(RestClient(server.transport()))
+        server, client = memory_server()
         for i in range(60):
-            await client.create(
-                Widget(
-                    metadata=ObjectMeta(name=f"w{i}", namespace=NS), spec=WidgetSpec()
-                )
-            )
-        assigner = _assigner(RecordingTransport(server), client)
+            await create_widget(client, f"w{i}")
+        assigner = memory_assigner(RecordingTransport(server), client)
         tasks: list[int] = []
         label = assigner._label
 

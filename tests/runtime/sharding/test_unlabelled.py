@@ -12,21 +12,22 @@ import tracemalloc
 from typing import Any
 
 from opgen import runtime as rt
-from opgen.api import ObjectMeta
-from opgen.api.k8s import ConfigMap
-from opgen.runtime.resources import resource_type
-from opgen.runtime.rest import RestClient
-from opgen.runtime.sharding.assigner import Assigner
 from opgen.runtime.sharding.protocol import slot_of
 from opgen.testing.memory import MemoryApiServer
 from opgen.testing.memory.faults import Fault
 from opgen.testing.memory.transport import MemoryTransport
-from tests.runtime.kinds import Widget, WidgetSpec
-from tests.runtime.sharding.inprocess import NS, RING, SLOT, NoMembers, until
+from tests.runtime.kinds import Widget
+from tests.runtime.sharding.inprocess import (
+    NS,
+    OPTIONS,
+    SLOT,
+    create_widget,
+    memory_assigner,
+    memory_server,
+    until,
+)
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
-from tests.testing.memory.crds import served_kinds
 
-OPTIONS = rt.ShardingOptions(ring=RING)
 WIDGETS = f"/apis/test.opgen.dev/v1/namespaces/{NS}/widgets/"
 
 
@@ -59,26 +60,6 @@ class _HeldLabels(MemoryTransport):
         )
 
 
-def _assigner(transport: MemoryTransport, client: rt.Client) -> Assigner:
-    return Assigner(
-        RestClient(transport),
-        NoMembers(client.uncached, OPTIONS, NS),
-        client.uncached,
-        client,
-        OPTIONS,
-        namespace=NS,
-        primaries=[resource_type(Widget)],
-        children=[resource_type(ConfigMap)],
-        namespaces=[NS],
-    )
-
-
-async def _create(client: rt.Client, name: str) -> Widget:
-    return await client.create(
-        Widget(metadata=ObjectMeta(name=name, namespace=NS), spec=WidgetSpec())
-    )
-
-
 async def _slots(client: rt.Client) -> dict[str, str | None]:
     return {
         w.metadata.name or "": (w.metadata.labels or {}).get(SLOT)
@@ -108,14 +89,13 @@ def test_an_object_waiting_for_its_label_costs_its_key_and_slot_alone() -> None:
     waiting = 1000
 
     async def held(loop: VirtualTimeLoop, count: int) -> int:
-        server = MemoryApiServer(served_kinds())
-        client = rt.Client(RestClient(server.transport()))
+        server, client = memory_server()
         for i in range(count):
-            await _create(client, f"w{i:04d}")
+            await create_widget(client, f"w{i:04d}")
         transport = _HeldLabels(server)  # nothing gets its label
         gc.collect()
         tracemalloc.start(8)
-        running = asyncio.create_task(_assigner(transport, client).run())
+        running = asyncio.create_task(memory_assigner(transport, client).run())
         try:
             await asyncio.sleep(10.0)
             gc.collect()
@@ -140,11 +120,12 @@ def test_a_relist_forgets_what_left_and_queues_what_came() -> None:
     those still waiting, once each, and no other."""
 
     async def main(loop: VirtualTimeLoop) -> None:
-        server = MemoryApiServer(served_kinds())
-        client = rt.Client(RestClient(server.transport()))
-        widgets = {name: await _create(client, name) for name in ("a", "b", "c", "d")}
+        server, client = memory_server()
+        widgets = {
+            name: await create_widget(client, name) for name in ("a", "b", "c", "d")
+        }
         transport = _HeldLabels(server)
-        running = asyncio.create_task(_assigner(transport, client).run())
+        running = asyncio.create_task(memory_assigner(transport, client).run())
         try:
             await asyncio.sleep(5.0)  # a and b at the gate, c and d queued
             assert transport.lists == 1
@@ -155,7 +136,7 @@ def test_a_relist_forgets_what_left_and_queues_what_came() -> None:
             d = await client.uncached.get(Widget, "d", NS)
             d.metadata.labels = {SLOT: str(slot_of({"uid": d.metadata.uid}, OPTIONS))}
             await client.update(d)
-            await _create(client, "e")
+            await create_widget(client, "e")
             server.compact()
             server.faults.clear()
 
@@ -180,11 +161,10 @@ def test_a_relist_forgets_what_left_and_queues_what_came() -> None:
 
 def test_an_object_created_again_while_it_waits_gets_its_new_uids_slot() -> None:
     async def main(loop: VirtualTimeLoop) -> tuple[str | None, str]:
-        server = MemoryApiServer(served_kinds())
-        client = rt.Client(RestClient(server.transport()))
-        first = {name: await _create(client, name) for name in ("a", "b", "w")}
+        server, client = memory_server()
+        first = {name: await create_widget(client, name) for name in ("a", "b", "w")}
         transport = _HeldLabels(server)
-        running = asyncio.create_task(_assigner(transport, client).run())
+        running = asyncio.create_task(memory_assigner(transport, client).run())
         try:
             await asyncio.sleep(5.0)  # a and b at the gate, w queued
             old = slot_of({"uid": first["w"].metadata.uid}, OPTIONS)
@@ -192,7 +172,7 @@ def test_an_object_created_again_while_it_waits_gets_its_new_uids_slot() -> None
             while slot_of({"uid": again.metadata.uid}, OPTIONS) == old:
                 await client.delete(again)
                 await asyncio.sleep(0.5)
-                again = await _create(client, "w")
+                again = await create_widget(client, "w")
             await asyncio.sleep(5.0)
             transport.gate.set()
 
