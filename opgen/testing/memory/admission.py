@@ -180,6 +180,9 @@ class Admission:
         self.webhooks = [w for c in configurations for w in Webhook.read(c)]
         self.warnings: list[str] = []
         """Every warning the webhooks gave (the server sends them as `Warning` headers)."""
+        self._versions: dict[tuple[int, Kind, str, str | None], str | None] = {}
+        self._versions_of = -1
+        """The `Kinds.revision` `_versions` were worked out for."""
 
     def mutate(self, request: Request) -> dict[str, Any] | None:
         """The object after every matching mutating webhook (`request.obj` itself
@@ -208,7 +211,18 @@ class Admission:
     # -- one call -----------------------------------------------------------
 
     def _version(self, webhook: Webhook, request: Request) -> str | None:
-        """The version the webhook sees the request in; None: it does not."""
+        """The version the webhook sees the request in; None: it does not
+        (worked out once for each webhook, kind, operation and subresource)."""
+        kinds = self.server.kinds
+        if self._versions_of != kinds.revision:
+            self._versions.clear()
+            self._versions_of = kinds.revision
+        key = (id(webhook), request.kind, request.operation, request.subresource)
+        if key not in self._versions:
+            self._versions[key] = self._matched_version(webhook, request)
+        return self._versions[key]
+
+    def _matched_version(self, webhook: Webhook, request: Request) -> str | None:
         kind = request.kind
         if webhook.rule_matches(request, kind.version):
             return kind.version
