@@ -443,7 +443,9 @@ def memory_session(request: pytest.FixtureRequest) -> tuple[Any, Any]:
     webhooks = None
     if _needs_webhooks(crd_paths, webhook_paths):
         webhooks = (load_configurations(webhook_paths), _webhook_setup(config))
-        importlib.import_module("opgen.testing.memory.handlers")  # else the first test's
+        importlib.import_module(
+            "opgen.testing.memory.handlers"
+        )  # else the first test's
     prepare_shapes(session_modules(request))
     settle_startup(request)
     return kinds, webhooks

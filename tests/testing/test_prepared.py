@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 import types
 
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.testing.prepared import prepare_models, project_modules
+from opgen.testing.prepared import (
+    prepare_models,
+    prepare_runtime,
+    project_modules,
+    runtime_kinds,
+)
 
 
 def _module(**members: object) -> types.ModuleType:
@@ -51,3 +57,46 @@ def test_the_project_modules_are_those_of_its_package_imported_so_far() -> None:
     assert "opgen.testing_other" not in found
     assert project_modules(None) == []
     assert project_modules("") == []
+
+
+def test_a_model_nested_in_a_named_one_and_waiting_for_its_first_use_is_built() -> None:
+    class Port(BuiltinModel):
+        number: int = 0
+
+    class Listener(BuiltinModel):
+        ports: list[Port] | None = None
+
+    class Server(op.Model):
+        listener: Listener | None = None
+
+    assert Port.__pydantic_complete__ is False
+    assert prepare_models([_module(Server=Server)]) == 1
+    assert Port.__pydantic_complete__ is True
+    assert Listener.__pydantic_complete__ is True
+
+
+def test_the_runtime_kinds_are_prepared_with_the_named_ones() -> None:
+    from opgen.api.k8s.events_v1 import Event
+
+    assert runtime_kinds() == [Event]
+    assert prepare_models([_module(ConfigMap=op.k8s.ConfigMap)]) == 1
+    assert Event.__pydantic_complete__ is True
+
+
+def test_the_parts_of_the_runtime_a_module_names_are_loaded() -> None:
+    source = (
+        "from opgen import runtime as rt\n"
+        "def reconcile(obj):\n"
+        "    return [rt.finalizers.ensure(obj, 'f') for _ in ()]\n"
+        "class Reconciler:\n"
+        "    async def run(self):\n"
+        "        await rt.create_or_update(None, None, None)\n"
+        "    unrelated = 'status'\n"
+    )
+    module = types.ModuleType("tests_runtime_user")
+    exec(compile(source, "tests_runtime_user.py", "exec"), vars(module))
+    assert prepare_runtime([module]) == {"finalizers", "create_or_update"}
+    assert "opgen.runtime.finalizers" in sys.modules
+    assert "opgen.runtime.writes" in sys.modules
+    # a module that does not hold the runtime names none of it
+    assert prepare_runtime([_module(status=3)]) == set()

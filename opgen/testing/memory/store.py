@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import marshal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -67,16 +67,18 @@ _TYPED = ("apiVersion", "kind")
 class _Stored:
     """What the store keeps beside one stored object, made when first asked for:
     its encoding (`Store.encoded`), its form as a typed list's item
-    (`Store.list_item`) and that form's encoding. Dropped with the object when
+    (`Store.list_item`) and that form's encoding, and what `Store.kept` made of
+    it (its validated model). Dropped with the object when
     a write replaces it: a stored object is never changed, so neither is this."""
 
-    __slots__ = ("obj", "encoded", "item", "item_encoded")
+    __slots__ = ("encoded", "item", "item_encoded", "kept", "obj")
 
     def __init__(self, obj: dict[str, Any]) -> None:
         self.obj = obj
         self.encoded: bytes | None = None
         self.item: dict[str, Any] | None = None
         self.item_encoded: bytes | None = None
+        self.kept: dict[object, Any] = {}
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -151,6 +153,16 @@ class Store:
                 known.item_encoded = encode(document)
             return known.item_encoded
         return encode(document)
+
+    def kept(self, obj: Any, key: object, make: Callable[[dict[str, Any]], T]) -> T:
+        """`make(obj)`, kept under `key` while `obj` is a current stored object
+        (made again for any other); what `make` raises is not kept."""
+        known = self._stored.get(id(obj))
+        if known is None or known.obj is not obj:
+            return make(obj)
+        if key not in known.kept:
+            known.kept[key] = make(obj)
+        return cast(T, known.kept[key])
 
     def list_item(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored object as a built-in's (typed) list item: without its

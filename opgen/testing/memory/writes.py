@@ -224,8 +224,14 @@ class Writes(Reads):
         problems = list(causes or [])
         validated = None
         if kind.model is not None:
+            model = kind.model
             validated, refused = checked_object(
-                kind.model, candidate, old, has_rules=kind.has_rules
+                model,
+                candidate,
+                old,
+                has_rules=kind.has_rules,
+                # the stored object's validation, once while it is stored
+                old_model=lambda: self.store.kept(old, model, model.model_validate),
             )
             problems += refused
         problems += scale_causes(kind, candidate)

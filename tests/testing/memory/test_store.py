@@ -133,3 +133,25 @@ async def _sent(
 ) -> None:
     answer = await server.transport().send(method, path, body=json.dumps(body).encode())
     assert answer.status < 300, answer.body
+
+
+def test_what_is_made_of_a_stored_object_is_kept_while_it_is_stored() -> None:
+    store = Store()
+    made: list[str] = []
+
+    def make(obj: dict[str, Any]) -> str:
+        made.append(obj["metadata"]["resourceVersion"])
+        return f"made of {obj['metadata']['resourceVersion']}"
+
+    first = store.write(KIND, {"metadata": {"name": "a"}}, None)
+    assert (
+        store.kept(first, "key", make) == store.kept(first, "key", make) == "made of 1"
+    )
+    assert made == ["1"]
+    store.kept(first, "other key", make)
+    assert made == ["1", "1"]
+    second = store.write(KIND, {"metadata": {"name": "a"}}, first)
+    assert store.kept(second, "key", make) == "made of 2"
+    store.kept(first, "key", make)  # no longer stored: made each time
+    store.kept(first, "key", make)
+    assert made == ["1", "1", "2", "1", "1"]
