@@ -177,6 +177,11 @@ class Writes(Reads):
             kind, self.store.remove(store_key(kind), raw or obj)
         )
 
+    def _entries(self, current: dict[str, Any]) -> list[Entry]:
+        """The `managedFields` of `current`, read once while it is stored (only to
+        read: a write makes its own list)."""
+        return self.store.kept(current, read_entries, _read_entries)
+
     def _requested(self, stored: dict[str, Any]) -> dict[str, Any]:
         """What a write asked for, before mutating webhooks changed it: the fields
         `managedFields` give its manager (the server records them before admission)."""
@@ -324,7 +329,7 @@ class Writes(Reads):
                 current["metadata"].get("generation", 0) + 1
             )
         if entries is None:
-            managed = read_entries(current["metadata"])
+            managed = self._entries(current)
             if managed:
                 entries = record_update(
                     managed, current, self._requested(stored), self._writer(kind, route)
@@ -459,7 +464,7 @@ class Writes(Reads):
         live = json_copy(current)
         live["metadata"].pop("managedFields", None)
         merged, entries = apply(
-            read_entries(current["metadata"]), live, config, write, force
+            self._entries(current), live, config, write, force
         )
         if "resourceVersion" not in meta:
             merged["metadata"].pop("resourceVersion", None)
@@ -559,3 +564,7 @@ def spec_changed(kind: Kind, old: dict[str, Any], new: dict[str, Any]) -> bool:
     return {k: v for k, v in old.items() if k not in ignored} != {
         k: v for k, v in new.items() if k not in ignored
     }
+
+
+def _read_entries(obj: dict[str, Any]) -> list[Entry]:
+    return read_entries(obj["metadata"])
