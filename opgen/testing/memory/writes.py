@@ -299,7 +299,9 @@ class Writes(Reads):
         if version and version != current["metadata"]["resourceVersion"]:
             raise answers.conflict(kind, route.name, answers.STALE)
         if status_only:
-            candidate = json_copy(current)
+            # only its top level and metadata change: `_admit` builds the
+            # stored object anew (the schema's walk, or the model's dump)
+            candidate = {**current, "metadata": dict(current["metadata"])}
             if "status" in obj:
                 candidate["status"] = obj["status"]
             else:
