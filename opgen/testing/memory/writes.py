@@ -465,9 +465,7 @@ class Writes(Reads):
             return 201, self._create(kind, route, merged, entries)
         live = json_copy(current)
         live["metadata"].pop("managedFields", None)
-        merged, entries = apply(
-            self._entries(current), live, config, write, force
-        )
+        merged, entries = apply(self._entries(current), live, config, write, force)
         if "resourceVersion" not in meta:
             merged["metadata"].pop("resourceVersion", None)
         written = self._update(
