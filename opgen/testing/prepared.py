@@ -14,10 +14,11 @@ a backend starts (the `envtest` and `memory_session` fixtures, alike), with
 the modules that name the classes the tests will use: the collected test
 modules and the project's own package. Only the classes those modules name
 are built, not the types they nest (a Deployment's validator holds its pod
-template's; building that class alone costs as much again), except those
-still waiting for their first use (a `ServicePort` built at first use inside
-a `Service`'s spec). `RUNTIME_KINDS`, the kinds the runtime writes itself (an
-`EventRecorder`'s Events), are prepared with them.
+template's; building that class alone costs as much again), and the `op.k8s`
+classes their code reads (`op.k8s.ServicePort(...)` in a function: the
+names its code reads, in a module that holds `opgen.api`). `RUNTIME_KINDS`,
+the kinds the runtime writes itself (an `EventRecorder`'s Events), are
+prepared with them.
 
 `prepare_runtime` loads the parts of `opgen.runtime` the same modules name
 (`rt.status`, `rt.create_or_update`), which the runtime loads at their first
@@ -29,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import sys
-import typing
 from collections.abc import Iterable, Iterator
 from types import CodeType, ModuleType
 
@@ -65,24 +65,25 @@ def project_modules(package: str | None) -> list[ModuleType]:
 def prepare_models(modules: Iterable[ModuleType]) -> int:
     """Build the validators of the opgen models the `modules` name, their rule
     walks, and the client's decoders of those that are kinds; returns how many
-    models."""
+    models (`RUNTIME_KINDS` not counted)."""
     named = named_models(modules)
-    runtime = [m for m in runtime_kinds() if m not in named]
-    for model in [*named, *runtime]:
+    for model in [*named, *(m for m in runtime_kinds() if m not in named)]:
         _prepare(model)
-    nested: set[type] = set()
-    for model in [*named, *runtime]:
-        _rebuild_nested(model, nested)
     return len(named)
 
 
 def named_models(modules: Iterable[ModuleType]) -> list[type[BaseModel]]:
-    """The opgen models the `modules` name, each once, in the order met."""
+    """The opgen models the `modules` name, each once, in the order met: those
+    they hold, and the `op.k8s` ones their code reads from `opgen.api` or
+    `opgen.api.k8s` (`op.k8s.ServicePort(...)` in a function)."""
     from opgen import api as op
+    from opgen.api import k8s
 
     seen: dict[type[BaseModel], None] = {}
     for module in modules:
-        for value in list(vars(module).values()):
+        held = list(vars(module).values())
+        read = _names_read(module, (op, k8s)) & set(k8s.__all__)
+        for value in [*held, *(getattr(k8s, name) for name in sorted(read))]:
             if isinstance(value, type) and issubclass(value, op.Model):
                 seen.setdefault(value)
     return list(seen)
@@ -102,13 +103,21 @@ def prepare_runtime(modules: Iterable[ModuleType]) -> set[str]:
     lazy = rt._SUBMODULES | rt._EXPORTS.keys()
     names: set[str] = set()
     for module in modules:
-        members = list(vars(module).values())
-        if not any(value is rt for value in members):
-            continue
-        for code in _codes(members, module.__name__):
-            names.update(lazy.intersection(code.co_names))
+        names |= _names_read(module, (rt,)) & lazy
     for name in sorted(names):
         getattr(rt, name)
+    return names
+
+
+def _names_read(module: ModuleType, holders: tuple[ModuleType, ...]) -> set[str]:
+    """The attribute and global names the functions and methods of `module`
+    read (their code's `co_names`), when it holds one of `holders`."""
+    members = list(vars(module).values())
+    if not any(value is holder for value in members for holder in holders):
+        return set()
+    names: set[str] = set()
+    for code in _codes(members, module.__name__):
+        names.update(code.co_names)
     return names
 
 
@@ -130,28 +139,6 @@ def _nested(code: CodeType) -> Iterator[CodeType]:
     for constant in code.co_consts:
         if isinstance(constant, CodeType):
             yield from _nested(constant)
-
-
-def _rebuild_nested(model: type[BaseModel], seen: set[type]) -> None:
-    """Build the validators of the models nested in `model`'s fields that wait
-    for their first use (each class walked once)."""
-    for info in model.model_fields.values():
-        for nested in _models_in(info.annotation):
-            if nested in seen:
-                continue
-            seen.add(nested)
-            if getattr(nested, "__pydantic_complete__", True) is False:
-                nested.model_rebuild(raise_errors=False)
-            _rebuild_nested(nested, seen)
-
-
-def _models_in(annotation: object) -> Iterator[type[BaseModel]]:
-    """The models an annotation names (`list[Port] | None`: `Port`)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        yield annotation
-        return
-    for argument in typing.get_args(annotation):
-        yield from _models_in(argument)
 
 
 def _prepare(cls: type[object]) -> None:

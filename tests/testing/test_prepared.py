@@ -9,6 +9,7 @@ import types
 import opgen.api as op
 from opgen.api._model import BuiltinModel
 from opgen.testing.prepared import (
+    named_models,
     prepare_models,
     prepare_runtime,
     project_modules,
@@ -59,20 +60,28 @@ def test_the_project_modules_are_those_of_its_package_imported_so_far() -> None:
     assert project_modules("") == []
 
 
-def test_a_model_nested_in_a_named_one_and_waiting_for_its_first_use_is_built() -> None:
-    class Port(BuiltinModel):
-        number: int = 0
-
-    class Listener(BuiltinModel):
-        ports: list[Port] | None = None
-
-    class Server(op.Model):
-        listener: Listener | None = None
-
-    assert Port.__pydantic_complete__ is False
-    assert prepare_models([_module(Server=Server)]) == 1
-    assert Port.__pydantic_complete__ is True
-    assert Listener.__pydantic_complete__ is True
+def test_the_k8s_models_a_module_reads_from_opgen_api_are_prepared() -> None:
+    source = (
+        "import opgen.api as op\n"
+        "def ports():\n"
+        "    return [op.k8s.ServicePort(port=80), op.k8s.PodDNSConfigOption()]\n"
+        "class Children:\n"
+        "    def spec(self):\n"
+        "        return op.k8s.ServiceSpec()\n"
+        "unread = 'Deployment'\n"
+    )
+    module = types.ModuleType("tests_k8s_reader")
+    exec(compile(source, "tests_k8s_reader.py", "exec"), vars(module))
+    named = named_models([module])
+    assert set(named) == {
+        op.k8s.ServicePort,
+        op.k8s.PodDNSConfigOption,
+        op.k8s.ServiceSpec,
+    }
+    assert prepare_models([module]) == 3
+    assert op.k8s.PodDNSConfigOption.__pydantic_complete__ is True
+    # a module that holds neither opgen.api nor its k8s reads none of them
+    assert named_models([_module(ServicePort=3)]) == []
 
 
 def test_the_runtime_kinds_are_prepared_with_the_named_ones() -> None:
