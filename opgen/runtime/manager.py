@@ -171,13 +171,15 @@ class Manager:
         options: ManagerOptions | None = None,
         *,
         transport: TransportProtocol | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         """`config`: the kubeconfig (see `transport.ConfigSource`); `transport`: what
         sends the requests instead of an HTTP client for `config` (`seams.Transport`:
-        a test double, say); the manager closes it when `run()` returns."""
+        a test double, say); the manager closes it when `run()` returns. `metrics`:
+        the collectors it updates and serves (default: a registry of its own)."""
         self.options = options or ManagerOptions()
         opts = self.options
-        self.metrics = Metrics()
+        self.metrics = metrics if metrics is not None else Metrics()
         self._kubeconfig: tuple[Transport, str] | None = None
         """The transport made for a kubeconfig file's context, and that context."""
         if transport is None:

@@ -56,6 +56,7 @@ import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any, NoReturn
 
 import pytest
@@ -297,13 +298,22 @@ def settle_startup(request: pytest.FixtureRequest) -> None:
     walked it again (about 0.15 s of CPU in the example's controller tests,
     `benchmarks/memory_vs_envtest.py`). Collected first, so no garbage is frozen;
     `Manager.run` thaws it on return, as it thaws its own."""
-    from opgen.testing.prepared import prepare_models, project_modules
+    from opgen.testing.prepared import prepare_models, prepare_runtime
+
+    modules = session_modules(request)
+    prepare_models(modules)
+    prepare_runtime(modules)
+    gc.collect()
+    gc.freeze()
+
+
+def session_modules(request: pytest.FixtureRequest) -> list[ModuleType]:
+    """The collected test modules and those of the project's package."""
+    from opgen.testing.prepared import project_modules
 
     modules = {getattr(item, "module", None) for item in request.session.items}
     modules.update(project_modules(project_package(request.config)))
-    prepare_models(m for m in modules if m is not None)
-    gc.collect()
-    gc.freeze()
+    return [m for m in modules if m is not None]
 
 
 def _skip_or_fail(missing: BinariesNotFound) -> NoReturn:
@@ -423,6 +433,7 @@ def memory_session(request: pytest.FixtureRequest) -> tuple[Any, Any]:
     `opgen_webhook_paths` configurations and the `opgen_webhook_setup`
     function; None without any)."""
     from opgen.testing.memory import Kinds
+    from opgen.testing.memory.kinds import prepare_shapes
 
     config = request.config
     crd_paths = session_crd_paths(config)
@@ -432,6 +443,10 @@ def memory_session(request: pytest.FixtureRequest) -> tuple[Any, Any]:
     webhooks = None
     if _needs_webhooks(crd_paths, webhook_paths):
         webhooks = (load_configurations(webhook_paths), _webhook_setup(config))
+        importlib.import_module(
+            "opgen.testing.memory.handlers"
+        )  # else the first test's
+    prepare_shapes(session_modules(request))
     settle_startup(request)
     return kinds, webhooks
 

@@ -14,21 +14,40 @@ a backend starts (the `envtest` and `memory_session` fixtures, alike), with
 the modules that name the classes the tests will use: the collected test
 modules and the project's own package. Only the classes those modules name
 are built, not the types they nest (a Deployment's validator holds its pod
-template's; building that class alone costs as much again).
+template's; building that class alone costs as much again), and the `op.k8s`
+classes their code reads (`op.k8s.ServicePort(...)` in a function: the
+names its code reads, in a module that holds `opgen.api`). `RUNTIME_KINDS`,
+the kinds the runtime writes itself (an `EventRecorder`'s Events), are
+prepared with them.
+
+`prepare_runtime` loads the parts of `opgen.runtime` the same modules name
+(`rt.status`, `rt.create_or_update`), which the runtime loads at their first
+use, that is in the first test that reconciles.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
-from collections.abc import Iterable
-from types import ModuleType
+from collections.abc import Iterable, Iterator
+from types import CodeType, ModuleType
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from opgen.errors import OpgenError
 
-__all__ = ["prepare_models", "project_modules"]
+__all__ = [
+    "RUNTIME_KINDS",
+    "named_models",
+    "prepare_models",
+    "prepare_runtime",
+    "project_modules",
+    "runtime_kinds",
+]
+
+RUNTIME_KINDS = (("opgen.api.k8s.events_v1", "Event"),)
+"""The kinds the runtime writes itself, by module and name (imported when prepared)."""
 
 
 def project_modules(package: str | None) -> list[ModuleType]:
@@ -46,17 +65,80 @@ def project_modules(package: str | None) -> list[ModuleType]:
 def prepare_models(modules: Iterable[ModuleType]) -> int:
     """Build the validators of the opgen models the `modules` name, their rule
     walks, and the client's decoders of those that are kinds; returns how many
-    models."""
-    from opgen import api as op
+    models (`RUNTIME_KINDS` not counted)."""
+    named = named_models(modules)
+    for model in [*named, *(m for m in runtime_kinds() if m not in named)]:
+        _prepare(model)
+    return len(named)
 
-    seen: set[type] = set()
+
+def named_models(modules: Iterable[ModuleType]) -> list[type[BaseModel]]:
+    """The opgen models the `modules` name, each once, in the order met: those
+    they hold, and the `op.k8s` ones their code reads from `opgen.api` or
+    `opgen.api.k8s` (`op.k8s.ServicePort(...)` in a function)."""
+    from opgen import api as op
+    from opgen.api import k8s
+
+    seen: dict[type[BaseModel], None] = {}
     for module in modules:
-        for value in list(vars(module).values()):
-            fresh = isinstance(value, type) and value not in seen
-            if fresh and issubclass(value, op.Model):
-                seen.add(value)
-                _prepare(value)
-    return len(seen)
+        held = list(vars(module).values())
+        read = _names_read(module, (op, k8s)) & set(k8s.__all__)
+        for value in [*held, *(getattr(k8s, name) for name in sorted(read))]:
+            if isinstance(value, type) and issubclass(value, op.Model):
+                seen.setdefault(value)
+    return list(seen)
+
+
+def runtime_kinds() -> list[type[BaseModel]]:
+    """`RUNTIME_KINDS`' classes."""
+    return [getattr(importlib.import_module(m), n) for m, n in RUNTIME_KINDS]
+
+
+def prepare_runtime(modules: Iterable[ModuleType]) -> set[str]:
+    """Load what the `modules` name of `opgen.runtime`'s surface that it loads
+    at first use (a name their functions and methods read, in a module that
+    holds `opgen.runtime`); returns those names."""
+    import opgen.runtime as rt
+
+    lazy = rt._SUBMODULES | rt._EXPORTS.keys()
+    names: set[str] = set()
+    for module in modules:
+        names |= _names_read(module, (rt,)) & lazy
+    for name in sorted(names):
+        getattr(rt, name)
+    return names
+
+
+def _names_read(module: ModuleType, holders: tuple[ModuleType, ...]) -> set[str]:
+    """The attribute and global names the functions and methods of `module`
+    read (their code's `co_names`), when it holds one of `holders`."""
+    members = list(vars(module).values())
+    if not any(value is holder for value in members for holder in holders):
+        return set()
+    names: set[str] = set()
+    for code in _codes(members, module.__name__):
+        names.update(code.co_names)
+    return names
+
+
+def _codes(members: Iterable[object], module: str) -> Iterator[CodeType]:
+    """The code of the functions and methods among `members` defined in
+    `module`, with the code nested in them (closures, comprehensions)."""
+    for value in members:
+        if isinstance(value, type) and value.__module__ == module:
+            yield from _codes(vars(value).values(), module)
+            continue
+        function = getattr(value, "__func__", value)  # a class or static method
+        code = getattr(function, "__code__", None)
+        if isinstance(code, CodeType) and function.__module__ == module:
+            yield from _nested(code)
+
+
+def _nested(code: CodeType) -> Iterator[CodeType]:
+    yield code
+    for constant in code.co_consts:
+        if isinstance(constant, CodeType):
+            yield from _nested(constant)
 
 
 def _prepare(cls: type[object]) -> None:

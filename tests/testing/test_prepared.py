@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import sys
 import types
 
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.testing.prepared import prepare_models, project_modules
+from opgen.testing.prepared import (
+    named_models,
+    prepare_models,
+    prepare_runtime,
+    project_modules,
+    runtime_kinds,
+)
 
 
 def _module(**members: object) -> types.ModuleType:
@@ -51,3 +58,54 @@ def test_the_project_modules_are_those_of_its_package_imported_so_far() -> None:
     assert "opgen.testing_other" not in found
     assert project_modules(None) == []
     assert project_modules("") == []
+
+
+def test_the_k8s_models_a_module_reads_from_opgen_api_are_prepared() -> None:
+    source = (
+        "import opgen.api as op\n"
+        "def ports():\n"
+        "    return [op.k8s.ServicePort(port=80), op.k8s.PodDNSConfigOption()]\n"
+        "class Children:\n"
+        "    def spec(self):\n"
+        "        return op.k8s.ServiceSpec()\n"
+        "unread = 'Deployment'\n"
+    )
+    module = types.ModuleType("tests_k8s_reader")
+    exec(compile(source, "tests_k8s_reader.py", "exec"), vars(module))
+    named = named_models([module])
+    assert set(named) == {
+        op.k8s.ServicePort,
+        op.k8s.PodDNSConfigOption,
+        op.k8s.ServiceSpec,
+    }
+    assert prepare_models([module]) == 3
+    assert op.k8s.PodDNSConfigOption.__pydantic_complete__ is True
+    # a module that holds neither opgen.api nor its k8s reads none of them
+    assert named_models([_module(ServicePort=3)]) == []
+
+
+def test_the_runtime_kinds_are_prepared_with_the_named_ones() -> None:
+    from opgen.api.k8s.events_v1 import Event
+
+    assert runtime_kinds() == [Event]
+    assert prepare_models([_module(ConfigMap=op.k8s.ConfigMap)]) == 1
+    assert Event.__pydantic_complete__ is True
+
+
+def test_the_parts_of_the_runtime_a_module_names_are_loaded() -> None:
+    source = (
+        "from opgen import runtime as rt\n"
+        "def reconcile(obj):\n"
+        "    return [rt.finalizers.ensure(obj, 'f') for _ in ()]\n"
+        "class Reconciler:\n"
+        "    async def run(self):\n"
+        "        await rt.create_or_update(None, None, None)\n"
+        "    unrelated = 'status'\n"
+    )
+    module = types.ModuleType("tests_runtime_user")
+    exec(compile(source, "tests_runtime_user.py", "exec"), vars(module))
+    assert prepare_runtime([module]) == {"finalizers", "create_or_update"}
+    assert "opgen.runtime.finalizers" in sys.modules
+    assert "opgen.runtime.writes" in sys.modules
+    # a module that does not hold the runtime names none of it
+    assert prepare_runtime([_module(status=3)]) == set()

@@ -35,6 +35,7 @@ from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Refusal
 from opgen.testing.memory.kinds import Kind
 from opgen.testing.memory.patches import JSON_PATCH, PatchError, apply_patch
+from opgen.testing.memory.store import encode
 
 if TYPE_CHECKING:
     from opgen.testing.memory.handlers import Handlers
@@ -51,6 +52,8 @@ _OPTIONS = {
     "DELETE": "DeleteOptions",
 }
 _CREATE_ONLY = ("uid", "creationTimestamp", "generation")
+_OBJECTS = ("object", "oldObject")
+"""A review's objects, which `Admission._encoded` splices in as bytes."""
 """What the server sets on a create after the mutating webhooks have seen it."""
 
 
@@ -180,6 +183,9 @@ class Admission:
         self.webhooks = [w for c in configurations for w in Webhook.read(c)]
         self.warnings: list[str] = []
         """Every warning the webhooks gave (the server sends them as `Warning` headers)."""
+        self._versions: dict[tuple[object, ...], str | None] = {}
+        self._versions_of = -1
+        """The `Kinds.revision` `_versions` were worked out for."""
 
     def mutate(self, request: Request) -> dict[str, Any] | None:
         """The object after every matching mutating webhook (`request.obj` itself
@@ -208,7 +214,43 @@ class Admission:
     # -- one call -----------------------------------------------------------
 
     def _version(self, webhook: Webhook, request: Request) -> str | None:
-        """The version the webhook sees the request in; None: it does not."""
+        """The version the webhook sees the request in; None: it does not
+        (worked out once for each webhook, kind, operation and subresource)."""
+        kinds = self.server.kinds
+        if self._versions_of != kinds.revision:
+            self._versions.clear()
+            self._versions_of = kinds.revision
+        kind = request.kind
+        key = (
+            id(webhook),
+            kind.group,
+            kind.version,
+            kind.plural,
+            kind.namespaced,
+            request.operation,
+            request.subresource,
+        )
+        if key not in self._versions:
+            self._versions[key] = self._matched_version(webhook, request)
+        return self._versions[key]
+
+    def _encoded(self, review: dict[str, Any]) -> bytes:
+        """The review's body; its objects' bytes are the store's when they are
+        stored objects (an update's old object, encoded once while stored)."""
+        request = review["request"]
+        head = {
+            **review,
+            "request": {k: v for k, v in request.items() if k not in _OBJECTS},
+        }
+        parts = [encode(head)[:-2]]
+        for key in _OBJECTS:
+            value = request[key]
+            encoded = b"null" if value is None else self.server.store.encoded(value)
+            parts += [b',"', key.encode(), b'":', encoded]
+        parts.append(b"}}")
+        return b"".join(parts)
+
+    def _matched_version(self, webhook: Webhook, request: Request) -> str | None:
         kind = request.kind
         if webhook.rule_matches(request, kind.version):
             return kind.version
@@ -245,7 +287,7 @@ class Admission:
         old = None if request.old is None else versions.convert(request.old, seen)
         sent = _without_create_only(obj) if request.operation == "CREATE" else obj
         review = _review(request, seen, sent, old)
-        answer = self.handlers.review(webhook.path, json.dumps(review).encode())
+        answer = self.handlers.review(webhook.path, self._encoded(review))
         response = _response(answer, review["request"]["uid"])
         if response is None:
             if webhook.failure_policy == "Ignore":

@@ -22,11 +22,13 @@ informer is caught up does.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from opgen import runtime as rt
+from opgen.runtime.metrics import Metrics
 from opgen.runtime.webhook.review import Answer
 from opgen.testing.managers import left_tasks_cancelled
 
@@ -104,6 +106,7 @@ class Handlers:
                 probes=rt.ProbeOptions(bind_address=off),
             ),
             transport=self.server.transport(),
+            metrics=_unserved_metrics(),
         )
         self.setup(manager)
         if not manager.webhooks.has_handlers:
@@ -143,6 +146,14 @@ class Handlers:
             return loop.run_until_complete(work)
         finally:
             asyncio._set_running_loop(outer)
+
+
+@functools.cache
+def _unserved_metrics() -> Metrics:
+    """The metrics of every handlers' manager of the process: one registry, since
+    none serves its metrics, instead of one a memory server (registering some
+    thirty collectors each time)."""
+    return Metrics()
 
 
 async def _stopped(manager: rt.Manager) -> None:

@@ -27,7 +27,7 @@ from opgen.runtime.resources import ResourceType, resource_type
 from opgen.testing.controlplane.crds import CrdSource, load_crds
 from opgen.testing.memory.fields import GO_STRUCT
 
-__all__ = ["Kind", "Kinds"]
+__all__ = ["Kind", "Kinds", "builtin_schema", "prepare_shapes"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,21 @@ def builtin_schema(model: type[BaseModel]) -> dict[str, Any]:
     return _annotation_schema(model, frozenset())
 
 
+def prepare_shapes(modules: Iterable[types.ModuleType]) -> int:
+    """Work out, at a session's start, the shapes (`builtin_schema`) of the
+    built-in kinds the `modules` name, of those the runtime writes itself
+    (`prepared.RUNTIME_KINDS`) and of Namespaces (every server makes two):
+    otherwise the first write of each kind does; returns how many."""
+    from opgen.api.k8s import Namespace
+    from opgen.testing.prepared import named_models, runtime_kinds
+
+    models = {*named_models(modules), *runtime_kinds(), Namespace}
+    built = [m for m in models if builtin_resource(m) is not None]
+    for model in built:
+        builtin_schema(model)
+    return len(built)
+
+
 def _annotation_schema(annotation: Any, seen: frozenset[type]) -> dict[str, Any]:
     origin = typing.get_origin(annotation)
     arguments = typing.get_args(annotation)
@@ -155,9 +170,16 @@ class Kinds:
     def __init__(self) -> None:
         self._kinds: dict[tuple[str, str, str], Kind] = {}
         self._builtin_modules: set[str] = set()
+        self._served: dict[tuple[str, str], tuple[Kind, ...]] = {}
+        """`served`'s answers, read again on every write a webhook may see."""
+        self.revision = 0
+        """Grows with every kind added: what is worked out from the kinds is
+        worked out again after it changes."""
 
     def add(self, kind: Kind) -> Kind:
         self._kinds[(kind.group, kind.version, kind.plural)] = kind
+        self._served.clear()
+        self.revision += 1
         return kind
 
     def add_crds(
@@ -245,13 +267,16 @@ class Kinds:
             None,
         )
 
-    def served(self, group: str, plural: str) -> list[Kind]:
+    def served(self, group: str, plural: str) -> tuple[Kind, ...]:
         """Every served version of a CRD's resource."""
-        return [
-            kind
-            for (g, _, p), kind in self._kinds.items()
-            if (g, p) == (group, plural) and not kind.builtin
-        ]
+        found = self._served.get((group, plural))
+        if found is None:
+            found = self._served[(group, plural)] = tuple(
+                kind
+                for (g, _, p), kind in self._kinds.items()
+                if (g, p) == (group, plural) and not kind.builtin
+            )
+        return found
 
     def _add_builtins(self, group: str, version: str) -> None:
         name = _builtin_module(group, version)

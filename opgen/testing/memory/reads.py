@@ -94,10 +94,7 @@ class Reads:
             if not route.query.get("labelSelector") and not selector:
                 meta["remainingItemCount"] = rest  # counted only without selectors
         if kind.builtin:  # typed lists leave out their items' apiVersion and kind
-            items = [
-                {k: v for k, v in item.items() if k not in ("apiVersion", "kind")}
-                for item in items
-            ]
+            items = [self.store.list_item(item) for item in items]
         else:
             meta.setdefault("continue", "")
         return {

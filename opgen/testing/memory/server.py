@@ -40,6 +40,7 @@ from opgen.testing.memory.kinds import Kind, Kinds
 from opgen.testing.memory.metadata import Clock
 from opgen.testing.memory.patches import APPLY_PATCH
 from opgen.testing.memory.paths import Route
+from opgen.testing.memory.reads import NAMESPACES
 from opgen.testing.memory.store import Store, json_copy
 from opgen.testing.memory.watch import Watch
 
@@ -52,6 +53,11 @@ __all__ = ["MemoryApiServer", "Watch"]
 
 def _utc_now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
+
+
+_SEEDS: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+"""The namespaces servers with the default clock start with, by their names:
+each built once a process (`MemoryApiServer._create_namespaces`)."""
 
 
 class MemoryApiServer(Deletes):
@@ -87,12 +93,28 @@ class MemoryApiServer(Deletes):
         """The request being answered is a dry run (`dryRun=All`): nothing is stored."""
         self.compacted = 0
         """Watches from a resourceVersion below this answer 410 Gone."""
-        for namespace in namespaces:
+        self._create_namespaces(namespaces)
+
+    def _create_namespaces(self, names: tuple[str, ...]) -> None:
+        """Create the namespaces a server starts with; with the default clock, as
+        the first server of the process that started with them created them (the
+        same objects, uid and creationTimestamp included, at the same revisions),
+        as the namespaces of one envtest control plane are the same for every
+        test of its session."""
+        seeded = _SEEDS.get(names) if self.clock is _utc_now else None
+        if seeded is not None:
+            for obj in seeded:
+                self.store.write(NAMESPACES, json_copy(obj), None)
+            return
+        for name in names:
             self.handle(
                 "POST",
                 "/api/v1/namespaces",
-                json.dumps({"metadata": {"name": namespace}}).encode(),
+                json.dumps({"metadata": {"name": name}}).encode(),
             )
+        created = [self.store.peek(NAMESPACES, "", name) for name in names]
+        if self.clock is _utc_now and len(names) == self.store.revision:
+            _SEEDS[names] = [json_copy(obj) for obj in created if obj is not None]
 
     def use_webhooks(
         self, configurations: Iterable[Mapping[str, Any]], setup: Setup

@@ -10,12 +10,13 @@ ones as they are written.
 from __future__ import annotations
 
 import asyncio
+import json
 import marshal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-__all__ = ["Event", "Store", "Subscription"]
+__all__ = ["Event", "Store", "Subscription", "encode"]
 
 T = TypeVar("T")
 KindKey = tuple[str, str, str]
@@ -48,6 +49,36 @@ def _walked(value: T) -> T:
     if isinstance(value, list):
         return cast(T, [_walked(item) for item in value])
     return value
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+"""`json.dumps` with these separators builds an encoder for every answer."""
+
+
+def encode(document: Any) -> bytes:
+    """A JSON document as the server sends it (compact, ASCII)."""
+    return _ENCODER.encode(document).encode()
+
+
+_TYPED = ("apiVersion", "kind")
+"""What a built-in's list item leaves out (a typed list's items carry neither)."""
+
+
+class _Stored:
+    """What the store keeps beside one stored object, made when first asked for:
+    its encoding (`Store.encoded`), its form as a typed list's item
+    (`Store.list_item`) and that form's encoding, and what `Store.kept` made of
+    it (its validated model). Dropped with the object when
+    a write replaces it: a stored object is never changed, so neither is this."""
+
+    __slots__ = ("encoded", "item", "item_encoded", "kept", "obj")
+
+    def __init__(self, obj: dict[str, Any]) -> None:
+        self.obj = obj
+        self.encoded: bytes | None = None
+        self.item: dict[str, Any] | None = None
+        self.item_encoded: bytes | None = None
+        self.kept: dict[object, Any] = {}
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -103,6 +134,59 @@ class Store:
         self._objects: dict[KindKey, dict[tuple[str, str], dict[str, Any]]] = {}
         self.history: list[Event] = []
         self._subscriptions: set[Subscription] = set()
+        self._stored: dict[int, _Stored] = {}
+        """The current stored objects (and their typed list items) by `id`: a
+        read's answer that is one of them is encoded once, not once a read."""
+
+    def encoded(self, document: Any) -> bytes:
+        """`document` encoded (`encode`); a current stored object, or its typed
+        list item, is encoded once and its bytes kept until a write replaces it."""
+        known = self._stored.get(id(document))
+        if known is None:
+            return encode(document)
+        if known.obj is document:
+            if known.encoded is None:
+                known.encoded = encode(document)
+            return known.encoded
+        if known.item is document:
+            if known.item_encoded is None:
+                known.item_encoded = encode(document)
+            return known.item_encoded
+        return encode(document)
+
+    def kept(self, obj: Any, key: object, make: Callable[[dict[str, Any]], T]) -> T:
+        """`make(obj)`, kept under `key` while `obj` is a current stored object
+        (made again for any other); what `make` raises is not kept."""
+        known = self._stored.get(id(obj))
+        if known is None or known.obj is not obj:
+            return make(obj)
+        if key not in known.kept:
+            known.kept[key] = make(obj)
+        return cast(T, known.kept[key])
+
+    def list_item(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored object as a built-in's (typed) list item: without its
+        `apiVersion` and `kind`; made once while it is stored. Only to read."""
+        known = self._stored.get(id(obj))
+        if known is None or known.obj is not obj:
+            return {k: v for k, v in obj.items() if k not in _TYPED}
+        if known.item is None:
+            known.item = {k: v for k, v in obj.items() if k not in _TYPED}
+            self._stored[id(known.item)] = known
+        return known.item
+
+    def _stored_now(self, obj: dict[str, Any]) -> None:
+        self._stored[id(obj)] = _Stored(obj)
+
+    def _forget(self, obj: dict[str, Any] | None) -> None:
+        if obj is None:
+            return
+        known = self._stored.get(id(obj))
+        if known is None or known.obj is not obj:
+            return
+        del self._stored[id(obj)]
+        if known.item is not None:
+            del self._stored[id(known.item)]
 
     def get(self, kind: KindKey, namespace: str, name: str) -> dict[str, Any] | None:
         found = self.peek(kind, namespace, name)
@@ -139,7 +223,10 @@ class Store:
         meta = obj["metadata"]
         meta["resourceVersion"] = str(self.revision)
         key = (meta.get("namespace", ""), meta["name"])
-        self._objects.setdefault(kind, {})[key] = obj
+        stored = self._objects.setdefault(kind, {})
+        self._forget(stored.get(key))
+        stored[key] = obj
+        self._stored_now(obj)
         happened = "MODIFIED" if previous else "ADDED"
         # the stored object is replaced by the next write, never changed: its
         # event may share it
@@ -151,7 +238,8 @@ class Store:
         revision, the store's as `write`'s answer is: to encode, never to change."""
         self.revision += 1
         meta = obj["metadata"]
-        self._objects.get(kind, {}).pop((meta.get("namespace", ""), meta["name"]), None)
+        key = (meta.get("namespace", ""), meta["name"])
+        self._forget(self._objects.get(kind, {}).pop(key, None))
         # stored objects are never changed: its last state shares their parts
         gone = {**obj, "metadata": {**obj["metadata"]}}
         gone["metadata"]["resourceVersion"] = str(self.revision)

@@ -28,6 +28,7 @@ from opgen.testing.memory.partial import (
     metadata_event,
 )
 from opgen.testing.memory.paths import parse_route
+from opgen.testing.memory.store import Store, encode
 
 if TYPE_CHECKING:
     from opgen.testing.memory.server import MemoryApiServer, Watch
@@ -38,12 +39,17 @@ _JSON = {"content-type": "application/json"}
 _TEXT = {"content-type": "text/plain; charset=utf-8"}
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
-"""`json.dumps` with these separators builds an encoder for every answer."""
-
-
-def _encoded(document: dict[str, Any]) -> bytes:
-    return _ENCODER.encode(document).encode()
+def _answer(store: Store, document: dict[str, Any]) -> bytes:
+    """The bytes of an answer: a stored object's are encoded once while it is
+    stored (`Store.encoded`), and a list's items each so; the bytes are those
+    of the whole document encoded at once."""
+    items = document.get("items")
+    if type(items) is not list or not items or next(reversed(document)) != "items":
+        return store.encoded(document)
+    head = encode({k: v for k, v in document.items() if k != "items"})
+    listed = b",".join([store.encoded(item) for item in items])
+    comma = b"," if len(head) > 2 else b""
+    return b"".join((head[:-1], comma, b'"items":[', listed, b"]}"))
 
 
 class WatchStream:
@@ -78,7 +84,7 @@ class WatchStream:
             return b""
         if self._refusal.body is None:
             return PAGE_NOT_FOUND
-        return _encoded(self._refusal.body)
+        return encode(self._refusal.body)
 
     async def lines(self) -> AsyncIterator[str]:
         watch = self._watch
@@ -149,14 +155,14 @@ class MemoryTransport:
         # a request is a suspension point, as on a network
         await asyncio.sleep(fault.delay if fault is not None else 0)
         if fault is not None and fault.code is not None:
-            return Answer(fault.code, _encoded(fault.body()), fault.headers())
+            return Answer(fault.code, encode(fault.body()), fault.headers())
         code, document = self.server.respond(method, path, body, content_type)
         if document is None:
             return Answer(code, PAGE_NOT_FOUND, _TEXT)
         form = asked_form(accept)
         if form is not None:
             code, document = metadata_answer(form, code, document)
-        return Answer(code, _encoded(document), _JSON)
+        return Answer(code, _answer(self.server.store, document), _JSON)
 
     @asynccontextmanager
     async def stream(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -74,12 +74,15 @@ def checked_object(
     old: Mapping[str, Any] | None,
     *,
     has_rules: bool,
+    old_model: Callable[[], BaseModel] | None = None,
 ) -> tuple[BaseModel | None, list[Cause]]:
-    """`candidate` validated by `model` (None when refused) and `object_causes`."""
+    """`candidate` validated by `model` (None when refused) and `object_causes`;
+    `old_model` gives `old` validated by `model` (a stored object's, kept)."""
     try:
         if old is None:
             return model.model_validate(candidate), []
-        return validate_update(model.model_validate(old), candidate), []
+        validated_old = old_model() if old_model else model.model_validate(old)
+        return validate_update(validated_old, candidate), []
     except ValidationError as error:
         return None, _causes(error, model, candidate, old, has_rules)
 

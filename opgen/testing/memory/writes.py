@@ -177,6 +177,11 @@ class Writes(Reads):
             kind, self.store.remove(store_key(kind), raw or obj)
         )
 
+    def _entries(self, current: dict[str, Any]) -> list[Entry]:
+        """The `managedFields` of `current`, read once while it is stored (only to
+        read: a write makes its own list)."""
+        return self.store.kept(current, read_entries, _read_entries)
+
     def _requested(self, stored: dict[str, Any]) -> dict[str, Any]:
         """What a write asked for, before mutating webhooks changed it: the fields
         `managedFields` give its manager (the server records them before admission)."""
@@ -224,8 +229,14 @@ class Writes(Reads):
         problems = list(causes or [])
         validated = None
         if kind.model is not None:
+            model = kind.model
             validated, refused = checked_object(
-                kind.model, candidate, old, has_rules=kind.has_rules
+                model,
+                candidate,
+                old,
+                has_rules=kind.has_rules,
+                # the stored object's validation, once while it is stored
+                old_model=lambda: self.store.kept(old, model, model.model_validate),
             )
             problems += refused
         problems += scale_causes(kind, candidate)
@@ -288,7 +299,9 @@ class Writes(Reads):
         if version and version != current["metadata"]["resourceVersion"]:
             raise answers.conflict(kind, route.name, answers.STALE)
         if status_only:
-            candidate = json_copy(current)
+            # only its top level and metadata change: `_admit` builds the
+            # stored object anew (the schema's walk, or the model's dump)
+            candidate = {**current, "metadata": dict(current["metadata"])}
             if "status" in obj:
                 candidate["status"] = obj["status"]
             else:
@@ -318,7 +331,7 @@ class Writes(Reads):
                 current["metadata"].get("generation", 0) + 1
             )
         if entries is None:
-            managed = read_entries(current["metadata"])
+            managed = self._entries(current)
             if managed:
                 entries = record_update(
                     managed, current, self._requested(stored), self._writer(kind, route)
@@ -452,9 +465,7 @@ class Writes(Reads):
             return 201, self._create(kind, route, merged, entries)
         live = json_copy(current)
         live["metadata"].pop("managedFields", None)
-        merged, entries = apply(
-            read_entries(current["metadata"]), live, config, write, force
-        )
+        merged, entries = apply(self._entries(current), live, config, write, force)
         if "resourceVersion" not in meta:
             merged["metadata"].pop("resourceVersion", None)
         written = self._update(
@@ -553,3 +564,7 @@ def spec_changed(kind: Kind, old: dict[str, Any], new: dict[str, Any]) -> bool:
     return {k: v for k, v in old.items() if k not in ignored} != {
         k: v for k, v in new.items() if k not in ignored
     }
+
+
+def _read_entries(obj: dict[str, Any]) -> list[Entry]:
+    return read_entries(obj["metadata"])

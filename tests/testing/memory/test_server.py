@@ -4,6 +4,7 @@ serves without being told (`op.k8s` built-ins) or with a schema alone."""
 
 from __future__ import annotations
 
+import datetime
 import json
 from typing import Any
 
@@ -148,3 +149,32 @@ def test_rules_are_judged_where_another_constraint_of_the_model_fails() -> None:
     }
     assert [c.field for c in op.failed_rules(Gauge, new, old)] == ["spec.locked"]
     assert op.failed_rules(Gauge, new) == [], "transition rules need the old object"
+
+
+def test_servers_with_the_default_clock_start_with_the_same_namespaces() -> None:
+    first, second = MemoryApiServer(), MemoryApiServer()
+    names = ("default", "kube-system")
+    for server in (first, second):
+        assert server.store.revision == 2
+        assert [e.type for e in server.store.history] == ["ADDED", "ADDED"]
+    read = [
+        [s.handle("GET", f"/api/v1/namespaces/{n}") for n in names]
+        for s in (first, second)
+    ]
+    assert read[0] == read[1]
+    assert [doc["metadata"]["resourceVersion"] for _, doc in read[1] if doc] == [
+        "1",
+        "2",
+    ]
+    assert read[1][0][1] is not None and read[1][0][1]["status"] == {"phase": "Active"}
+    # a server's own writes are its own: the next one starts as the first did
+    first.handle("DELETE", "/api/v1/namespaces/default")
+    assert MemoryApiServer().handle("GET", "/api/v1/namespaces/default") == read[0][0]
+    stopped = datetime.datetime(2020, 1, 2, tzinfo=datetime.timezone.utc)
+    own = MemoryApiServer(clock=lambda: stopped, namespaces=("only",))
+    _, made = own.handle("GET", "/api/v1/namespaces/only")
+    assert (
+        made is not None
+        and made["metadata"]["creationTimestamp"] == "2020-01-02T00:00:00Z"
+    )
+    assert own.handle("GET", "/api/v1/namespaces/default")[0] == 404

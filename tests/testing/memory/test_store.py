@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from opgen.testing.memory.store import Store, json_copy
+from opgen.testing.memory import MemoryApiServer
+from opgen.testing.memory.store import Store, encode, json_copy
 
 KIND = ("", "v1", "configmaps")
 
@@ -72,3 +74,84 @@ def test_a_delete_answers_the_last_state_and_leaves_the_stored_one() -> None:
     assert added is not None and deleted is not None
     assert (deleted.type, deleted.revision, deleted.obj) == ("DELETED", 2, gone)
     assert deleted.previous is stored
+
+
+def test_a_stored_object_is_encoded_once_until_a_write_replaces_it() -> None:
+    store = Store()
+    first = store.write(KIND, {"metadata": {"name": "a", "namespace": "n"}}, None)
+    encoded = store.encoded(first)
+    assert json.loads(encoded) == first
+    assert store.encoded(first) is encoded  # kept, not encoded again
+    second = store.write(
+        KIND, {"metadata": {"name": "a", "namespace": "n"}, "data": {"k": "v"}}, first
+    )
+    assert json.loads(store.encoded(second)) == second
+    assert store.encoded(second) is not encoded
+    # the replaced object is no longer the store's: encoded afresh, not kept
+    assert store.encoded(first) is not store.encoded(first)
+    gone = store.remove(KIND, second)
+    assert json.loads(store.encoded(second)) == second
+    assert store.encoded(gone) is not store.encoded(gone)
+
+
+def test_a_typed_list_item_is_made_once_and_encoded_as_it_reads() -> None:
+    store = Store()
+    stored = store.write(
+        KIND,
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}},
+        None,
+    )
+    item = store.list_item(stored)
+    assert item == {"metadata": stored["metadata"]}
+    assert store.list_item(stored) is item
+    assert json.loads(store.encoded(item)) == item
+    assert store.encoded(item) is store.encoded(item)
+    assert store.list_item(dict(stored)) is not item  # not the stored one
+
+
+async def test_a_list_answer_has_the_bytes_of_its_whole_document() -> None:
+    server = MemoryApiServer()
+    for name in ("a", "b"):
+        body = {"metadata": {"name": name}, "data": {"k": '"é",\n'}}
+        await _sent(server, "POST", "/api/v1/namespaces/default/configmaps", body)
+    for path in (
+        "/api/v1/namespaces/default/configmaps",
+        "/api/v1/namespaces/default/configmaps?limit=1",
+        "/api/v1/namespaces/nowhere/configmaps",
+        "/api/v1/namespaces",
+    ):
+        answer = await server.transport().send("GET", path)
+        code, document = server.handle("GET", path)
+        assert (answer.status, answer.body) == (code, encode(document))
+    read = "/api/v1/namespaces/default/configmaps/a"
+    answer = await server.transport().send("GET", read)
+    assert answer.body == encode(server.handle("GET", read)[1])
+
+
+async def _sent(
+    server: MemoryApiServer, method: str, path: str, body: dict[str, Any]
+) -> None:
+    answer = await server.transport().send(method, path, body=json.dumps(body).encode())
+    assert answer.status < 300, answer.body
+
+
+def test_what_is_made_of_a_stored_object_is_kept_while_it_is_stored() -> None:
+    store = Store()
+    made: list[str] = []
+
+    def make(obj: dict[str, Any]) -> str:
+        made.append(obj["metadata"]["resourceVersion"])
+        return f"made of {obj['metadata']['resourceVersion']}"
+
+    first = store.write(KIND, {"metadata": {"name": "a"}}, None)
+    assert (
+        store.kept(first, "key", make) == store.kept(first, "key", make) == "made of 1"
+    )
+    assert made == ["1"]
+    store.kept(first, "other key", make)
+    assert made == ["1", "1"]
+    second = store.write(KIND, {"metadata": {"name": "a"}}, first)
+    assert store.kept(second, "key", make) == "made of 2"
+    store.kept(first, "key", make)  # no longer stored: made each time
+    store.kept(first, "key", make)
+    assert made == ["1", "1", "2", "1", "1"]
