@@ -104,13 +104,13 @@ paired runs at 32 converged faster on less operator CPU, for about 5 MiB more
 steady RSS (docs/runtime.md, "Start-up and memory")."""
 
 TLS_READ_BUFFER = 32 * 1024
-"""Bytes asyncio's TLS layer reads from a socket at once, and keeps as a buffer for
-each TLS connection for the connection's life. asyncio's default, 256 KiB, made
-every kept-alive connection cost about 0.3 MiB of resident memory; a TLS record
-carries at most 16 KiB, so a larger read gains little. Set by the first
-transport for the whole process (`SSLProtocol.max_size`, a class attribute:
-asyncio makes the protocol itself), so the manager's servers' connections use
-it too; a process that already set a smaller one keeps it."""
+"""Bytes asyncio's TLS layer (Python 3.11+) reads from a socket at once, and
+keeps as a buffer for each TLS connection for the connection's life. Its
+default, 256 KiB, made every kept-alive connection cost about 0.3 MiB of
+resident memory; a TLS record carries at most 16 KiB, so a larger read gains
+little. Set by the first transport for the whole process (`SSLProtocol.max_size`,
+a class attribute: asyncio makes the protocol itself), so the manager's servers'
+connections use it too; a process that already set a smaller one keeps it."""
 
 IDLE_TIMEOUT = 90.0
 """Seconds an idle connection is kept open (Go's `http.Transport.IdleConnTimeout`)."""
@@ -189,8 +189,10 @@ def _limit_tls_read_buffer() -> None:
     """Make asyncio's TLS connections read (and buffer) at most `TLS_READ_BUFFER`
     bytes at once (see there)."""
     protocol = asyncio.sslproto.SSLProtocol
-    # typeshed does not declare this class attribute of asyncio's
-    if protocol.max_size > TLS_READ_BUFFER:  # type: ignore[attr-defined]
+    # Python 3.11+: Python 3.10's TLS layer keeps no buffer (and has no such
+    # attribute); typeshed does not declare it
+    size = getattr(protocol, "max_size", None)
+    if size is not None and size > TLS_READ_BUFFER:
         protocol.max_size = TLS_READ_BUFFER  # type: ignore[attr-defined]
 
 

@@ -431,6 +431,8 @@ async def test_tls_connections_read_into_a_small_buffer(tmp_path: Path) -> None:
                 answer = await transport.send("GET", "/large")
                 assert (answer.status, answer.body) == (200, _LARGE_BODY)
             assert tls_server.connections == 1
+            if sys.version_info < (3, 11):
+                return  # asyncio's TLS layer keeps no read buffer before 3.11
             protocols = [
                 o
                 for o in gc.get_objects()
