@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -50,6 +51,9 @@ UNREAD: object = object()
 _decode = msgspec.json.decode
 _encode = msgspec.json.encode
 
+_NONE: Mapping[str, str] = MappingProxyType({})
+"""The labels or annotations of every entry that has none (most annotations)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -69,10 +73,11 @@ class Entry:
     decoded: object = field(default=UNREAD, compare=False, repr=False)
     """What `decoding.Decoder.prepare` made of `raw` (None: decode `raw` on each
     read), set at the entry's first read (`keep`)."""
+    key: Key = field(init=False, compare=False, repr=False)
+    """(namespace, name): one tuple, shared by the store's map and its indexes."""
 
-    @property
-    def key(self) -> Key:
-        return (self.namespace, self.name)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (self.namespace, self.name))
 
     def controller_owner(self) -> Mapping[str, Any] | None:
         """The owner reference with `controller: true`, if any."""
@@ -98,14 +103,14 @@ def entry_from_dict(data: dict[str, Any]) -> Entry:
     meta.pop("managedFields", None)
     raw = _encode(data)
     return Entry(
-        namespace=meta.get("namespace") or "",
+        namespace=_shared(meta.get("namespace") or ""),
         name=meta.get("name") or "",
         uid=meta.get("uid") or "",
         resource_version=meta.get("resourceVersion") or "",
         generation=meta.get("generation"),
-        labels=meta.get("labels") or {},
-        annotations=meta.get("annotations") or {},
-        owner_references=tuple(meta.get("ownerReferences") or ()),
+        labels=_shared_labels(meta.get("labels")),
+        annotations=meta.get("annotations") or _NONE,
+        owner_references=_references(meta.get("ownerReferences")),
         finalizers=tuple(meta.get("finalizers") or ()),
         deletion_timestamp=meta.get("deletionTimestamp"),
         raw=raw,
@@ -166,18 +171,59 @@ def entry_from_json(raw: bytes, api_version: str, kind: str) -> Entry:
             return _from_dict(raw, api_version, kind)
         raw = b"{" + missing + raw[1:]
     return Entry(
-        namespace=meta.namespace or "",
+        namespace=_shared(meta.namespace or ""),
         name=meta.name or "",
         uid=meta.uid or "",
         resource_version=meta.resourceVersion or "",
         generation=meta.generation,
-        labels=meta.labels or {},
-        annotations=meta.annotations or {},
-        owner_references=tuple(meta.ownerReferences or ()),
+        labels=_shared_labels(meta.labels),
+        annotations=meta.annotations or _NONE,
+        owner_references=_references(meta.ownerReferences),
         finalizers=tuple(meta.finalizers or ()),
         deletion_timestamp=meta.deletionTimestamp,
         raw=raw,
     )
+
+
+_SHARED: dict[str, str] = {}
+_SHARED_MAX = 4096
+"""Distinct strings `_shared` remembers; it forgets them all beyond that (each
+entry keeps its own). Not `sys.intern`: Python 3.12 keeps interned strings for the
+process's life, and label values may be one per object."""
+
+
+def _shared(text: str) -> str:
+    """`text`, or an equal string an earlier entry already holds: namespaces, label
+    keys and values, owners' apiVersion and kind repeat across a kind's objects."""
+    shared = _SHARED.setdefault(text, text)
+    if len(_SHARED) > _SHARED_MAX:
+        _SHARED.clear()
+    return shared
+
+
+def _shared_labels(labels: dict[str, str] | None) -> Mapping[str, str]:
+    """The labels, their keys and values `_shared`."""
+    if not labels:
+        return _NONE
+    return {_shared(key): _shared(value) for key, value in labels.items()}
+
+
+_SHARED_REFERENCE_FIELDS = ("apiVersion", "kind")
+
+
+def _references(
+    references: list[dict[str, Any]] | None,
+) -> tuple[Mapping[str, Any], ...]:
+    """Owner references with their owner's apiVersion and kind shared (every child
+    of one kind of owner names the same)."""
+    if not references:
+        return ()
+    for reference in references:
+        for name in _SHARED_REFERENCE_FIELDS:
+            value = reference.get(name)
+            if type(value) is str:
+                reference[name] = _shared(value)
+    return tuple(references)
 
 
 def _from_dict(raw: bytes, api_version: str, kind: str) -> Entry:
@@ -207,6 +253,10 @@ def _without(raw: bytes, member: bytes) -> bytes | None:
 
 IndexFunc = Callable[[Entry], Iterable[str]]
 
+_Keys = Key | set[Key]
+"""The keys under one index value: one key alone (an owner's one child, a unique
+value), a set once there are more; a set of one costs about 200 bytes more."""
+
 
 def _namespace_index(entry: Entry) -> Iterable[str]:
     return (entry.namespace,)
@@ -226,7 +276,7 @@ class Store:
             NAMESPACE_INDEX: _namespace_index,
             OWNER_INDEX: _owner_index,
         }
-        self._indexes: dict[str, dict[str, set[Key]]] = {
+        self._indexes: dict[str, dict[str, _Keys]] = {
             name: {} for name in self._index_funcs
         }
 
@@ -257,9 +307,13 @@ class Store:
     def by_index(self, name: str, value: str) -> list[Entry]:
         """Entries whose index `name` contains `value`."""
         try:
-            keys = self._indexes[name].get(value, ())
+            keys = self._indexes[name].get(value)
         except KeyError:
             raise KeyError(f"no index named {name!r}") from None
+        if keys is None:
+            return []
+        if not isinstance(keys, set):
+            return [self._items[keys]]
         return [self._items[k] for k in sorted(keys)]
 
     def upsert(self, entry: Entry) -> Entry | None:
@@ -281,7 +335,7 @@ class Store:
             for value in set(before).difference(after):
                 self._drop(index, value, key)
             for value in set(after).difference(before):
-                index.setdefault(value, set()).add(key)
+                self._add(index, value, key)
         return old
 
     def delete(self, key: Key) -> Entry | None:
@@ -292,8 +346,9 @@ class Store:
 
     def _index_one(self, name: str, entry: Entry) -> None:
         index = self._indexes[name]
+        key = entry.key
         for value in self._index_funcs[name](entry):
-            index.setdefault(value, set()).add(entry.key)
+            self._add(index, value, key)
 
     def _unindex(self, entry: Entry) -> None:
         key = entry.key
@@ -303,9 +358,26 @@ class Store:
                 self._drop(index, value, key)
 
     @staticmethod
-    def _drop(index: dict[str, set[Key]], value: str, key: Key) -> None:
+    def _add(index: dict[str, _Keys], value: str, key: Key) -> None:
         keys = index.get(value)
-        if keys is not None:
-            keys.discard(key)
-            if not keys:
+        if keys is None:
+            index[value] = key
+        elif isinstance(keys, set):
+            keys.add(key)
+        elif keys != key:
+            index[value] = {keys, key}
+
+    @staticmethod
+    def _drop(index: dict[str, _Keys], value: str, key: Key) -> None:
+        keys = index.get(value)
+        if keys is None:
+            return
+        if not isinstance(keys, set):
+            if keys == key:
                 del index[value]
+            return
+        keys.discard(key)
+        if len(keys) == 1:
+            index[value] = keys.pop()
+        elif not keys:
+            del index[value]

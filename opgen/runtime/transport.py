@@ -40,6 +40,7 @@ knows aiohttp's exception classes.
 from __future__ import annotations
 
 import asyncio
+import asyncio.sslproto
 import base64
 import logging
 import re
@@ -75,6 +76,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "IDLE_TIMEOUT",
     "MAX_CONNECTIONS",
+    "TLS_READ_BUFFER",
     "USER_AGENT",
     "Answer",
     "ConfigSource",
@@ -94,12 +96,21 @@ MAX_CONNECTIONS = 32
 """Connections open at once for requests (watches have a pool of their own), each
 kept alive once opened; a request finding them all busy waits for one. They are
 opened on demand, so an operator holds about as many as it has requests in flight
-(its workers'); each costs about 0.3 MiB for as long as the process lives
-(asyncio's 256 KiB TLS read buffer, and memory the heap keeps after it is closed)
-and carries one request at a time (HTTP/1.1). In the runtime benchmark (32
+(its workers'); each carries one request at a time (HTTP/1.1) and holds a
+TLS read buffer (`TLS_READ_BUFFER`), which the heap may keep after it is
+closed. In the runtime benchmark (32
 workers, a local API server) a limit of 12 made requests queue for a connection:
 paired runs at 32 converged faster on less operator CPU, for about 5 MiB more
 steady RSS (docs/runtime.md, "Start-up and memory")."""
+
+TLS_READ_BUFFER = 32 * 1024
+"""Bytes asyncio's TLS layer (Python 3.11+) reads from a socket at once, and
+keeps as a buffer for each TLS connection for the connection's life. Its
+default, 256 KiB, made every kept-alive connection cost about 0.3 MiB of
+resident memory; a TLS record carries at most 16 KiB, so a larger read gains
+little. Set by the first transport for the whole process (`SSLProtocol.max_size`,
+a class attribute: asyncio makes the protocol itself), so the manager's servers'
+connections use it too; a process that already set a smaller one keeps it."""
 
 IDLE_TIMEOUT = 90.0
 """Seconds an idle connection is kept open (Go's `http.Transport.IdleConnTimeout`)."""
@@ -172,6 +183,17 @@ def _proxy_for(
         headers = {"Proxy-Authorization": f"Basic {basic}"}
     netloc = url.netloc.rpartition("@")[2]
     return url._replace(netloc=netloc).geturl(), headers
+
+
+def _limit_tls_read_buffer() -> None:
+    """Make asyncio's TLS connections read (and buffer) at most `TLS_READ_BUFFER`
+    bytes at once (see there)."""
+    protocol = asyncio.sslproto.SSLProtocol
+    # Python 3.11+: Python 3.10's TLS layer keeps no buffer (and has no such
+    # attribute); typeshed does not declare it
+    size = getattr(protocol, "max_size", None)
+    if size is not None and size > TLS_READ_BUFFER:
+        protocol.max_size = TLS_READ_BUFFER  # type: ignore[attr-defined]
 
 
 class Stream:
@@ -294,6 +316,7 @@ class Transport:
 
     def _new_session(self, limit: int) -> ClientSession:
         """A session on a pool of at most `limit` connections (0: no limit)."""
+        _limit_tls_read_buffer()
         connector = TCPConnector(
             limit=limit,
             ssl=(

@@ -9,6 +9,7 @@ import msgspec
 import pytest
 
 from opgen.runtime import selectors
+from opgen.runtime import store as store_module
 from opgen.runtime.store import (
     NAMESPACE_INDEX,
     OWNER_INDEX,
@@ -188,3 +189,43 @@ def test_a_replaced_entry_moves_only_in_the_indexes_whose_values_changed() -> No
     store.delete(("a", "c1"))
     assert store.by_index("label-values", "x") == []
     assert store.by_index("label-values", "z") == []
+
+
+def test_entries_share_what_repeats_across_objects() -> None:
+    """Strings that repeat across a kind's objects (namespace, label keys and
+    values, owners' apiVersion and kind) are one string in every entry, an entry
+    without annotations holds none of its own, and the store's map and indexes
+    hold each entry's one key."""
+    first, second = (
+        entry_from_json(
+            json.dumps(obj(name, "ns-" + "x" * 20, owner="p", labels={"app": "web"}))
+            .replace(" ", "")
+            .encode(),
+            "v1",
+            "ConfigMap",
+        )
+        for name in ("c1", "c2")
+    )
+    assert first.namespace is second.namespace
+    (key_1, value_1), (key_2, value_2) = (
+        next(iter(e.labels.items())) for e in (first, second)
+    )
+    assert (key_1, value_1) == ("app", "web") and key_1 is key_2 and value_1 is value_2
+    for field in ("apiVersion", "kind"):
+        assert first.owner_references[0][field] is second.owner_references[0][field]
+    assert first.annotations == {} and first.annotations is second.annotations
+    with pytest.raises(TypeError):
+        first.annotations["a"] = "b"  # type: ignore[index]
+    store = Store()
+    store.upsert(first)
+    (key,) = store.keys()
+    assert key is first.key
+    assert next(iter(store.by_index(OWNER_INDEX, "uid-p"))).key is key
+
+
+def test_shared_strings_are_bounded() -> None:
+    """Label values may be one per object: what the store shares is forgotten past
+    a limit, not kept for the process's life."""
+    for i in range(store_module._SHARED_MAX + 10):
+        entry_from_dict(obj("x", labels={"id": f"value-{i}"}))
+        assert len(store_module._SHARED) <= store_module._SHARED_MAX

@@ -20,7 +20,9 @@ tests/runtime/test_kubeconfig.py's.
 from __future__ import annotations
 
 import asyncio
+import asyncio.sslproto
 import contextlib
+import gc
 import inspect
 import json
 import logging
@@ -93,6 +95,10 @@ def test_msgspec_names() -> None:
 
 _LINE_PIECES = (b"a\n", b"b", b"c\nd\r\n", b"e\nf\n", b"\n", b"g\r\n", b"h")
 """A stream's body in chunks: lines whole, split, several in one, empty, the last unended."""
+
+
+_LARGE_BODY = bytes(range(256)) * 4096
+"""1 MiB: many times the TLS read buffer (`transport.TLS_READ_BUFFER`)."""
 
 
 class Server:
@@ -203,6 +209,13 @@ class Server:
                         )
                         await writer.drain()
                         continue
+                if path == "/large":
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s"
+                        % (len(_LARGE_BODY), _LARGE_BODY)
+                    )
+                    await writer.drain()
+                    continue
                 if path == "/warns":
                     writer.write(
                         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
@@ -396,6 +409,40 @@ async def test_tls_server_name_is_the_name_verified(tmp_path: Path) -> None:
                     assert "kubernetes" in str(refused.value.__cause__)
             finally:
                 await transport.aclose()
+
+
+async def test_tls_connections_read_into_a_small_buffer(tmp_path: Path) -> None:
+    """Each TLS connection buffers at most `TLS_READ_BUFFER` bytes of what it reads
+    (asyncio's default, 256 KiB, is kept for every connection's life), and an
+    answer many times that size arrives whole, twice on one kept-alive connection."""
+    pki = generate_pki(tmp_path)
+    serving = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    serving.load_cert_chain(pki.serving_cert, pki.serving_key)
+    async with Server(tls=serving) as tls_server:
+        transport = tls_server.transport(
+            server=f"https://127.0.0.1:{tls_server.port}",
+            cluster={
+                "certificate-authority": str(pki.ca_cert),
+                "tls-server-name": "localhost",
+            },
+        )
+        try:
+            for _ in range(2):
+                answer = await transport.send("GET", "/large")
+                assert (answer.status, answer.body) == (200, _LARGE_BODY)
+            assert tls_server.connections == 1
+            if sys.version_info < (3, 11):
+                return  # asyncio's TLS layer keeps no read buffer before 3.11
+            protocols = [
+                o
+                for o in gc.get_objects()
+                if isinstance(o, asyncio.sslproto.SSLProtocol)
+            ]
+            assert protocols, "the connections' TLS protocols"
+            for protocol in protocols:
+                assert len(protocol.get_buffer(-1)) == tp.TLS_READ_BUFFER
+        finally:
+            await transport.aclose()
 
 
 async def test_a_401_is_sent_again_with_fresh_credentials(
