@@ -24,6 +24,13 @@ def _module(**members: object) -> types.ModuleType:
     return module
 
 
+def _module_of(name: str, source: str) -> types.ModuleType:
+    """A module made by running `source`, as if imported from `<name>.py`."""
+    module = types.ModuleType(name)
+    exec(compile(source, f"{name}.py", "exec"), vars(module))
+    return module
+
+
 def test_a_named_model_whose_validator_waits_for_its_first_use_is_built() -> None:
     class Gauge(BuiltinModel):
         reading: int = 0
@@ -70,8 +77,7 @@ def test_the_k8s_models_a_module_reads_from_opgen_api_are_prepared() -> None:
         "        return op.k8s.ServiceSpec()\n"
         "unread = 'Deployment'\n"
     )
-    module = types.ModuleType("tests_k8s_reader")
-    exec(compile(source, "tests_k8s_reader.py", "exec"), vars(module))
+    module = _module_of("tests_k8s_reader", source)
     named = named_models([module])
     assert set(named) == {
         op.k8s.ServicePort,
@@ -102,8 +108,7 @@ def test_the_parts_of_the_runtime_a_module_names_are_loaded() -> None:
         "        await rt.create_or_update(None, None, None)\n"
         "    unrelated = 'status'\n"
     )
-    module = types.ModuleType("tests_runtime_user")
-    exec(compile(source, "tests_runtime_user.py", "exec"), vars(module))
+    module = _module_of("tests_runtime_user", source)
     assert prepare_runtime([module]) == {"finalizers", "create_or_update"}
     assert "opgen.runtime.finalizers" in sys.modules
     assert "opgen.runtime.writes" in sys.modules
