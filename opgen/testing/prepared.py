@@ -126,7 +126,7 @@ def _codes(members: Iterable[object], module: str) -> Iterator[CodeType]:
     `module`, with the code nested in them (closures, comprehensions)."""
     for value in members:
         if isinstance(value, type) and value.__module__ == module:
-            yield from _codes(vars(value).values(), module)
+            yield from _codes(list(vars(value).values()), module)
             continue
         function = getattr(value, "__func__", value)  # a class or static method
         code = getattr(function, "__code__", None)
