@@ -114,3 +114,24 @@ def test_the_parts_of_the_runtime_a_module_names_are_loaded() -> None:
     assert "opgen.runtime.writes" in sys.modules
     # a module that does not hold the runtime names none of it
     assert prepare_runtime([_module(status=3)]) == set()
+
+
+def test_a_class_whose_dict_grows_while_read_is_read_whole() -> None:
+    source = (
+        "import opgen.api as op\n"
+        "class Holder:\n"
+        "    def read(self):\n"
+        "        return op.k8s.ServicePort\n"
+    )
+    module = _module_of("tests_growing_class", source)
+
+    class Growing:
+        """A member that adds to its class's dict when looked at, as resolving a
+        Pydantic lazy class attribute (or a model built meanwhile) does."""
+
+        def __getattr__(self, name: str) -> object:
+            setattr(module.Holder, f"grown_{name}", 1)
+            raise AttributeError(name)
+
+    module.Holder.lazy = Growing()
+    assert named_models([module]) == [op.k8s.ServicePort]
