@@ -52,9 +52,9 @@ _OPTIONS = {
     "DELETE": "DeleteOptions",
 }
 _CREATE_ONLY = ("uid", "creationTimestamp", "generation")
+"""What the server sets on a create after the mutating webhooks have seen it."""
 _OBJECTS = ("object", "oldObject")
 """A review's objects, which `Admission._encoded` splices in as bytes."""
-"""What the server sets on a create after the mutating webhooks have seen it."""
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,7 @@ class MemoryApiServer(Deletes):
         self.store = Store()
         self.clock = clock
         self.faults = Faults()
+        """Answers to give instead of doing matching requests (`faults.Fault`)."""
         self._local = threading.local()
         """The request being answered, per thread (a webhook handler's request is
         answered inside the write it reviews; other threads may send their own)."""
@@ -86,7 +87,6 @@ class MemoryApiServer(Deletes):
         self.admission: Admission | None = None
         self.versions = Versions(self.kinds, lambda: self.handlers)
         """Conversion between a CRD's served versions."""
-        """Answers to give instead of doing matching requests (`faults.Fault`)."""
         self.requests: list[tuple[str, str]] = []
         """Every request its transports sent: method (`WATCH` for a watch) and path."""
         self._dry_run = False
