@@ -22,7 +22,12 @@ the apply when both hold:
 Of the live object only what the first check reads is converted to the wire
 form: the top-level fields `desired` has and, of its metadata, the keys
 `desired` has. The rest (status, times, the server's bookkeeping) is most of
-a live object's conversion and is never compared.
+a live object's conversion and is never compared. A live object of a built-in
+kind that a cached read handed out is not converted at all: those fields are
+taken from the JSON the read made it from (`decoding.read_from`), the object
+as the API server sent it, which is what the apply would change. Changes the
+caller made to that copy since the read are not compared (its stamp aside: a
+changed stamp still applies).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
 import msgspec
@@ -38,7 +43,7 @@ from pydantic import BaseModel
 
 from opgen.api import ObjectMeta
 from opgen.engine.openapi import quantity_amount
-from opgen.runtime import errors, resources
+from opgen.runtime import decoding, errors, resources
 from opgen.runtime.client import Client
 from opgen.runtime.writes import Operation
 
@@ -184,7 +189,39 @@ def _up_to_date(
     if wanted is None or wanted != _stamp_of(live, annotation):
         return False
     wire = _wire(desired) if desired_wire is None else desired_wire
+    raw = decoding.read_from(live)
+    if raw is not None:
+        return holds(_top_level(raw, tuple(wire)), wire)
     return holds(_wire(live, _compared(live, wire)), wire)
+
+
+def _top_level(raw: bytes, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The `keys` of the JSON object `raw` that it has, decoded; its other fields
+    are skipped unread."""
+    decode = _DECODERS.get(keys)
+    if decode is None:
+        if len(_DECODERS) >= _INCLUDES_KEPT:
+            _DECODERS.clear()
+        decode = _DECODERS[keys] = _decoder_of(keys)
+    values = msgspec.structs.astuple(decode(raw))
+    return {
+        key: value
+        for key, value in zip(keys, values, strict=True)
+        if value is not msgspec.UNSET
+    }
+
+
+def _decoder_of(keys: tuple[str, ...]) -> Callable[[bytes], msgspec.Struct]:
+    names = [f"f{index}" for index in range(len(keys))]
+    struct = msgspec.defstruct(
+        "TopLevel",
+        [(name, Any, msgspec.UNSET) for name in names],
+        rename=dict(zip(names, keys, strict=True)),
+    )
+    return msgspec.json.Decoder(struct).decode
+
+
+_DECODERS: dict[tuple[str, ...], Callable[[bytes], msgspec.Struct]] = {}
 
 
 def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
