@@ -24,7 +24,7 @@ form: the top-level fields `desired` has and, of its metadata, the keys
 `desired` has. The rest (status, times, the server's bookkeeping) is most of
 a live object's conversion and is never compared. A live object of a built-in
 kind that a cached read handed out is not converted at all: those fields are
-taken from the JSON the read made it from (`decoding.read_from`), the object
+taken from the JSON the read made it from (`resources.read_from`), the object
 as the API server sent it, which is what the apply would change. Changes the
 caller made to that copy since the read are not compared (its stamp aside: a
 changed stamp still applies).
@@ -47,7 +47,7 @@ from typing_extensions import TypeAliasType
 
 from opgen.api import ObjectMeta
 from opgen.engine.openapi import quantity_amount
-from opgen.runtime import decoding, errors, resources
+from opgen.runtime import errors, resources
 from opgen.runtime.client import Client
 from opgen.runtime.writes import Operation
 
@@ -208,7 +208,7 @@ def _up_to_date(
     if wanted is None or wanted != _stamp_of(live, annotation):
         return False
     wire = _wire(desired) if desired_wire is None else desired_wire
-    raw = decoding.read_from(live)
+    raw = resources.read_from(live)
     if raw is not None:
         return holds(_top_level(raw, tuple(wire)), wire)
     return holds(_wire(live, _compared(live, wire)), wire)

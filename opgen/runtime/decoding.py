@@ -43,7 +43,6 @@ import contextlib
 import copy
 import functools
 import pickle
-import weakref
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -65,7 +64,6 @@ __all__ = [
     "decode",
     "decode_dict",
     "problems_of",
-    "read_from",
     "refresh",
 ]
 
@@ -325,7 +323,7 @@ class Decoder(Generic[T]):
     def read(self, entry: Entry) -> T:
         """A new object for a read of `entry`; its first read prepares it and keeps
         that in the entry. `DecodeError` when it does not fit. An object of a
-        built-in kind is remembered as made from `entry.raw` (`read_from`)."""
+        built-in kind is remembered as made from `entry.raw` (`resources.read_from`)."""
         prepared = entry.decoded
         if prepared is UNREAD or prepared is _VALID:
             # the first read keeps no copy; the second keeps one for the reads after
@@ -336,7 +334,7 @@ class Decoder(Generic[T]):
                 return obj
         obj = self.fresh(entry.raw, prepared)
         if prepared is None:  # a built-in kind's, made from the JSON as it is
-            _remember(obj, entry.raw)
+            resources.remember_read(obj, entry.raw)
         return obj
 
     def fresh(self, raw: bytes, prepared: object) -> T:
@@ -356,46 +354,6 @@ class Decoder(Generic[T]):
         return cast("T", copy.deepcopy(prepared.obj))
 
 
-class _ReadFrom(weakref.ref):  # type: ignore[type-arg]
-    """A weak reference to an object a cached read made, with the JSON it was
-    made from; `key` is the object's id, under which `_READS` holds it."""
-
-    __slots__ = ("key", "raw")
-    key: int
-    raw: bytes
-
-
-_READS: dict[int, _ReadFrom] = {}
-"""The objects of built-in kinds that cached reads handed out and that are still
-alive, by id: each leaves when its object is freed (before its id can be reused)."""
-
-
-def _forget(ref: _ReadFrom) -> None:
-    if _READS.get(ref.key) is ref:
-        del _READS[ref.key]
-
-
-def _remember(obj: object, raw: bytes) -> None:
-    ref = _ReadFrom(obj, _forget)
-    ref.key = key = id(obj)
-    ref.raw = raw
-    _READS[key] = ref
-
-
-def read_from(obj: object) -> bytes | None:
-    """The JSON that a cached read of a built-in kind made `obj` from: the object
-    as the API server sent it, at the version read (whatever the caller has changed
-    in `obj` since); None for any other object.
-
-    Built-in kinds are built from that JSON as it is, without the normalising
-    checks (`opgen.runtime.construct.unchecked`), so every value the model has
-    reads the same in it; fields the model does not know are there too."""
-    ref = _READS.get(id(obj))
-    if ref is not None and ref() is obj:
-        return ref.raw
-    return None
-
-
 def refresh(obj: T, rtype: ResourceType[T], raw: bytes) -> T:
     """Refresh `obj` in place from a write's answer. An answer that does not fit
     the model (the stored object no longer validates, or `obj` is a partial decode)
@@ -406,5 +364,9 @@ def refresh(obj: T, rtype: ResourceType[T], raw: bytes) -> T:
         meta = dict(_metadata(raw))
         meta.pop("managedFields", None)
         resources.set_metadata(obj, meta)
+        resources.forget_read(obj)
         return obj
-    return resources.assign(obj, fresh)
+    resources.assign(obj, fresh)
+    if rtype.builtin:  # now the object as the API server sent it, as a read's
+        resources.remember_read(obj, raw)
+    return obj

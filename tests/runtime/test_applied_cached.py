@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 import opgen.api as op
-from opgen.runtime import decoding, store
+from opgen.runtime import decoding, resources, store
 from opgen.runtime.applied import stamp, up_to_date
 from opgen.runtime.resources import resource_type
 from tests.runtime.test_applied import APPLIED_HASH, DESIRED, served, wire
@@ -83,7 +83,7 @@ def test_a_cached_live_object_is_judged_as_the_validated_one(
     CHANGES[name](body)
     desired = desired_with()
     live = cached_read(body)
-    assert decoding.read_from(live) is not None
+    assert resources.read_from(live) is not None
     expected = up_to_date(Deployment.model_validate(body), desired, APPLIED_HASH)
     assert up_to_date(live, desired, APPLIED_HASH) is expected
     if name in ("nothing", "status", "a field the model does not know"):
@@ -93,17 +93,17 @@ def test_a_cached_live_object_is_judged_as_the_validated_one(
 def test_only_objects_a_cached_read_made_are_known_and_only_while_alive() -> None:
     body = served(wire(desired_with()))
     live = cached_read(body)
-    raw = decoding.read_from(live)
+    raw = resources.read_from(live)
     assert raw is not None and msgspec.json.decode(raw)["metadata"]["name"] == (
         "my-ray-head"
     )
-    assert decoding.read_from(Deployment.model_validate(body)) is None
-    assert decoding.read_from(copy.deepcopy(live)) is None
+    assert resources.read_from(Deployment.model_validate(body)) is None
+    assert resources.read_from(copy.deepcopy(live)) is None
     key = id(live)
-    assert key in decoding._READS
+    assert key in resources._READS
     del live
     gc.collect()
-    assert key not in decoding._READS
+    assert key not in resources._READS
 
 
 def test_changes_to_the_read_copy_are_not_compared_a_changed_stamp_is() -> None:
@@ -116,4 +116,23 @@ def test_changes_to_the_read_copy_are_not_compared_a_changed_stamp_is() -> None:
     assert up_to_date(live, desired, APPLIED_HASH)
     assert live.metadata.annotations is not None
     live.metadata.annotations[APPLIED_HASH] = "0000000000000000"
+    assert not up_to_date(live, desired, APPLIED_HASH)
+
+
+def test_a_write_that_refreshes_the_read_copy_is_compared_as_answered() -> None:
+    """A write's answer refreshes the object in place: the comparison is then with
+    the answer, not with the JSON of the read before it."""
+    desired = desired_with()
+    body = served(wire(desired))
+    live = cached_read(body)
+    rtype = resource_type(Deployment)
+    answer = copy.deepcopy(body)
+    answer["spec"]["replicas"] = 5  # what an update of the copy wrote
+    decoding.refresh(live, rtype, msgspec.json.encode(answer))
+    assert resources.read_from(live) == msgspec.json.encode(answer)
+    assert not up_to_date(live, desired, APPLIED_HASH)
+    decoding.refresh(live, rtype, msgspec.json.encode(body))
+    assert up_to_date(live, desired, APPLIED_HASH)
+    resources.assign(live, Deployment.model_validate(answer))
+    assert resources.read_from(live) is None
     assert not up_to_date(live, desired, APPLIED_HASH)
