@@ -421,8 +421,8 @@ def _reconciles() -> tuple[_Reconcile, _Reconcile, int]:
     """The converged reconcile of the example's head Deployment, both ways: read
     the live child as the cache keeps it (without managedFields; the op.k8s
     column reads the informer's store entry through `Decoder.read`, as every
-    cached read does), build the desired one from the cluster's spec, stamp it,
-    and compare. The op.k8s column
+    cached read does, so `rt.apply_if_changed` compares the JSON that read made it
+    from), build the desired one from the cluster's spec, stamp it, and compare. The op.k8s column
     runs `rt.apply_if_changed` itself, which finds nothing to write and so never
     awaits. The lightkube column is the example before issue 20 (lightkube's
     classes, the pod template converted with `model_dump` and `from_dict`),

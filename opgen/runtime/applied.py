@@ -22,19 +22,28 @@ the apply when both hold:
 Of the live object only what the first check reads is converted to the wire
 form: the top-level fields `desired` has and, of its metadata, the keys
 `desired` has. The rest (status, times, the server's bookkeeping) is most of
-a live object's conversion and is never compared.
+a live object's conversion and is never compared. A live object of a built-in
+kind that a cached read handed out is not converted at all: those fields are
+taken from the JSON the read made it from (`resources.read_from`), the object
+as the API server sent it, which is what the apply would change. Changes the
+caller made to that copy since the read are not compared (its stamp aside: a
+changed stamp still applies).
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar, cast
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 import msgspec
-from pydantic import BaseModel
+from pydantic import BaseModel, PlainSerializer, WrapSerializer
+from typing_extensions import TypeAliasType
 
 from opgen.api import ObjectMeta
 from opgen.engine.openapi import quantity_amount
@@ -102,7 +111,8 @@ def _stamped_wire(obj: object, annotation: str) -> dict[str, Any]:
         k: v for k, v in (meta.get("annotations") or {}).items() if k != annotation
     }
     meta["annotations"] = annotations
-    annotations[annotation] = hashlib.sha256(_canonical(wire)).hexdigest()[:16]
+    body = _canonical(wire, _float_check(type(obj)))
+    annotations[annotation] = hashlib.sha256(body).hexdigest()[:16]
     current = getattr(obj, "metadata", None)
     if isinstance(current, ObjectMeta):
         # a copy, as set_metadata makes: the metadata may be shared with another object
@@ -148,12 +158,25 @@ def _refuse_float(text: str) -> Any:
 _decode_integers = msgspec.json.Decoder(float_hook=_refuse_float).decode
 
 
-def _canonical(wire: dict[str, Any]) -> bytes:
+Check = Callable[[Any], bool]
+"""Whether a model's wire form (or a part of it) provably holds no float."""
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _canonical(wire: dict[str, Any], no_float: Check = _never) -> bytes:
     """`json.dumps(wire, sort_keys=True, separators=(",", ":")).encode()`: what the
     stamp hashes. msgspec writes it, several times quicker, when its text is
     provably the same: ASCII with nothing escaped (json escapes DEL and all but
     printable ASCII), no null and no float (the two write some floats differently,
-    `1e+16`; msgspec writes NaN as null)."""
+    `1e+16`; msgspec writes NaN as null). `no_float(wire)` proves there is no
+    float from where the model's types allow one (`_float_check`); when it cannot,
+    the text is parsed again to look for one. (A float assigned, unvalidated, to a
+    field typed `int` escapes the proof: the stamp is then msgspec's text, still
+    the same on every call, and an upgrade from a release that hashed json's text
+    re-applies that one object once.)"""
     try:
         body = _encode_sorted(wire)
         if (
@@ -162,7 +185,8 @@ def _canonical(wire: dict[str, Any]) -> bytes:
             and b"\x7f" not in body
             and b"null" not in body
         ):
-            _decode_integers(body)
+            if not no_float(wire):
+                _decode_integers(body)
             return body
     except (_FloatFound, TypeError, OverflowError):
         pass
@@ -184,7 +208,39 @@ def _up_to_date(
     if wanted is None or wanted != _stamp_of(live, annotation):
         return False
     wire = _wire(desired) if desired_wire is None else desired_wire
+    raw = resources.read_from(live)
+    if raw is not None:
+        return holds(_top_level(raw, tuple(wire)), wire)
     return holds(_wire(live, _compared(live, wire)), wire)
+
+
+def _top_level(raw: bytes, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The `keys` of the JSON object `raw` that it has, decoded; its other fields
+    are skipped unread."""
+    decode = _DECODERS.get(keys)
+    if decode is None:
+        if len(_DECODERS) >= _INCLUDES_KEPT:
+            _DECODERS.clear()
+        decode = _DECODERS[keys] = _decoder_of(keys)
+    values = msgspec.structs.astuple(decode(raw))
+    return {
+        key: value
+        for key, value in zip(keys, values, strict=True)
+        if value is not msgspec.UNSET
+    }
+
+
+def _decoder_of(keys: tuple[str, ...]) -> Callable[[bytes], msgspec.Struct]:
+    names = [f"f{index}" for index in range(len(keys))]
+    struct = msgspec.defstruct(
+        "TopLevel",
+        [(name, Any, msgspec.UNSET) for name in names],
+        rename=dict(zip(names, keys, strict=True)),
+    )
+    return msgspec.json.Decoder(struct).decode
+
+
+_DECODERS: dict[tuple[str, ...], Callable[[bytes], msgspec.Struct]] = {}
 
 
 def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
@@ -297,3 +353,123 @@ def _same_quantity(live: str, desired: str) -> bool:
         return True
     amount = quantity_amount(live)
     return amount is not None and amount == quantity_amount(desired)
+
+
+_WIRE_KIND = frozenset({"apiVersion", "kind"})
+"""Keys the encoder adds to an object's wire form: strings."""
+
+
+def _float_check(cls: type) -> Check:
+    """`_canonical`'s proof for the wire form of an object of `cls`."""
+    found = _TOP_CHECKS.get(cls)
+    if found is None:
+        if isinstance(cls, type) and issubclass(cls, BaseModel):
+            found = _model_check(cls, _WIRE_KIND) or _always
+        else:
+            found = _never
+        _TOP_CHECKS[cls] = found
+    return found
+
+
+def _always(value: Any) -> bool:
+    return True
+
+
+_TOP_CHECKS: dict[type, Check] = {}
+_MODEL_CHECKS: dict[tuple[type, frozenset[str]], Check | None] = {}
+_PLAIN_TYPES = (str, int, bool, type(None))
+"""Types whose values the JSON dump writes as strings, integers, booleans or null."""
+
+
+def _model_check(cls: type[BaseModel], known: frozenset[str]) -> Check | None:
+    """None when the wire form of a `cls` holds no float whatever its values, else
+    a check of one (`known`: more keys its wire form has that are not fields)."""
+    key = (cls, known)
+    if key in _MODEL_CHECKS:
+        return _MODEL_CHECKS[key]
+    fields: list[tuple[str, Check]] = []
+    keys = _fields_by_key(cls)
+    extra = cls.model_config.get("extra") == "allow"
+    if keys is None or cls.__pydantic_decorators__.field_serializers:
+        _MODEL_CHECKS[key] = _never
+        return _never
+    known = known | frozenset(keys)
+
+    def check(value: Any) -> bool:
+        if type(value) is not dict:
+            return False
+        if extra and not value.keys() <= known:
+            return False  # an extra field: any JSON value
+        for wire_key, field_check in fields:
+            item = value.get(wire_key)
+            if item is not None and not field_check(item):
+                return False
+        return True
+
+    _MODEL_CHECKS[key] = check  # before the fields: a model may contain itself
+    for wire_key, name in keys.items():
+        info = cls.model_fields[name]
+        annotation: Any = info.annotation
+        if info.metadata:
+            params = (annotation, *info.metadata)
+            annotation = Annotated[params]
+        field_check = _type_check(annotation)
+        if field_check is not None:
+            fields.append((wire_key, field_check))
+    if not fields and not extra:
+        _MODEL_CHECKS[key] = None
+        return None
+    return check
+
+
+def _type_check(annotation: Any) -> Check | None:
+    """`_model_check` for a field's type."""
+    while True:
+        if isinstance(annotation, TypeAliasType):
+            annotation = annotation.__value__
+        elif typing.get_origin(annotation) is Annotated:
+            annotation, *metadata = typing.get_args(annotation)
+            for item in metadata:
+                if isinstance(item, PlainSerializer | WrapSerializer):
+                    return None if item.return_type is str else _never
+        else:
+            break
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(arguments) == 1:  # `X | None`: a dump leaves the None out
+            return _type_check(arguments[0])
+        checks = [_type_check(a) for a in arguments]
+        return None if all(c is None for c in checks) else _never
+    if origin is Literal:
+        plain = all(isinstance(a, _PLAIN_TYPES) for a in typing.get_args(annotation))
+        return None if plain else _never
+    if origin in (list, tuple, set, frozenset):
+        arguments = [a for a in typing.get_args(annotation) if a is not Ellipsis]
+        items = [_type_check(a) for a in arguments]
+        if not arguments or (len(items) > 1 and any(i is not None for i in items)):
+            return _never
+        item = items[0]
+        return None if item is None else functools.partial(_all_of, item)
+    if origin is dict:
+        key_type, value_type = typing.get_args(annotation) or (Any, Any)
+        value = _type_check(value_type)
+        if key_type is not str:
+            return _never
+        return None if value is None else functools.partial(_values_of, value)
+    if annotation in _PLAIN_TYPES:
+        return None
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        plain = all(isinstance(member.value, _PLAIN_TYPES) for member in annotation)
+        return None if plain else _never
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _model_check(annotation, frozenset())
+    return _never  # float, Any, and whatever else a dump may write as a number
+
+
+def _all_of(check: Check, values: Any) -> bool:
+    return type(values) is list and all(check(value) for value in values)
+
+
+def _values_of(check: Check, values: Any) -> bool:
+    return type(values) is dict and all(check(value) for value in values.values())

@@ -322,7 +322,8 @@ class Decoder(Generic[T]):
 
     def read(self, entry: Entry) -> T:
         """A new object for a read of `entry`; its first read prepares it and keeps
-        that in the entry. `DecodeError` when it does not fit."""
+        that in the entry. `DecodeError` when it does not fit. An object of a
+        built-in kind is remembered as made from `entry.raw` (`resources.read_from`)."""
         prepared = entry.decoded
         if prepared is UNREAD or prepared is _VALID:
             # the first read keeps no copy; the second keeps one for the reads after
@@ -331,7 +332,10 @@ class Decoder(Generic[T]):
             entry.keep(prepared)
             if obj is not None:
                 return obj
-        return self.fresh(entry.raw, prepared)
+        obj = self.fresh(entry.raw, prepared)
+        if prepared is None:  # a built-in kind's, made from the JSON as it is
+            resources.remember_read(obj, entry.raw)
+        return obj
 
     def fresh(self, raw: bytes, prepared: object) -> T:
         """A new object for a read of the entry (`raw`, and what `prepare` made of
@@ -360,5 +364,9 @@ def refresh(obj: T, rtype: ResourceType[T], raw: bytes) -> T:
         meta = dict(_metadata(raw))
         meta.pop("managedFields", None)
         resources.set_metadata(obj, meta)
+        resources.forget_read(obj)
         return obj
-    return resources.assign(obj, fresh)
+    resources.assign(obj, fresh)
+    if rtype.builtin:  # now the object as the API server sent it, as a read's
+        resources.remember_read(obj, raw)
+    return obj

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import typing
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, cast
@@ -40,7 +41,10 @@ __all__ = [
     "ResourceType",
     "ScalePaths",
     "assign",
+    "forget_read",
     "metadata",
+    "read_from",
+    "remember_read",
     "resource_type",
     "set_metadata",
     "status_model",
@@ -259,6 +263,56 @@ def metadata(obj: object) -> dict[str, Any]:
     raise TypeError(f"cannot read the metadata of a {type(obj).__name__}")
 
 
+class _ReadFrom(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference to an object a cached read made, with the JSON it was
+    made from; `key` is the object's id, under which `_READS` holds it."""
+
+    __slots__ = ("key", "raw")
+    key: int
+    raw: bytes
+
+
+_READS: dict[int, _ReadFrom] = {}
+"""The objects of built-in kinds that cached reads handed out (or that a write's
+answer refreshed) and that are still alive, by id: each leaves when its object is
+freed, before its id can be reused."""
+
+
+def _forget(ref: _ReadFrom) -> None:
+    if _READS.get(ref.key) is ref:
+        del _READS[ref.key]
+
+
+def remember_read(obj: object, raw: bytes) -> None:
+    """Remember that `obj` was made from `raw` as it is (`read_from`)."""
+    ref = _ReadFrom(obj, _forget)
+    ref.key = key = id(obj)
+    ref.raw = raw
+    _READS[key] = ref
+
+
+def forget_read(obj: object) -> None:
+    """`obj` no longer is what `remember_read` was told it was made from."""
+    ref = _READS.get(id(obj))
+    if ref is not None and ref() is obj:
+        del _READS[ref.key]
+
+
+def read_from(obj: object) -> bytes | None:
+    """The JSON that a cached read of a built-in kind made `obj` from, or that a
+    write's answer refreshed it from (`decoding.refresh`, `assign`): the object as
+    the API server sent it (whatever the caller has changed in `obj` since); None
+    for any other object.
+
+    Built-in kinds are built from that JSON as it is, without the normalising
+    checks (`opgen.runtime.construct.unchecked`), so every value the model has
+    reads the same in it; fields the model does not know are there too."""
+    ref = _READS.get(id(obj))
+    if ref is not None and ref() is obj:
+        return ref.raw
+    return None
+
+
 def assign(target: T, source: T) -> T:
     """Copy every field of `source` onto `target` in place (a write's response
     refreshes the caller's object, as controller-runtime does); returns `target`."""
@@ -274,6 +328,11 @@ def assign(target: T, source: T) -> T:
         target.update(source)
     else:
         raise TypeError(f"cannot refresh a {type(target).__name__} in place")
+    raw = read_from(source)
+    if raw is None:
+        forget_read(target)
+    else:
+        remember_read(target, raw)
     return target
 
 
