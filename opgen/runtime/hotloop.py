@@ -18,7 +18,6 @@ What it remembers is bounded by the objects reconciled within the last
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable, Hashable
 
 __all__ = ["HotLoops"]
@@ -39,7 +38,7 @@ class HotLoops:
         self.window = window
         self.quiet = quiet
         self._clock = clock
-        self._seen: dict[Hashable, deque[float]] = {}
+        self._seen: dict[Hashable, list[float]] = {}
         self._next_sweep = clock() + window
         self._next_warning = float("-inf")
 
@@ -52,10 +51,12 @@ class HotLoops:
             self._next_sweep = now + self.window
         times = self._seen.get(key)
         if times is None:
-            times = self._seen[key] = deque()
+            # a list, not a deque: an empty deque holds a block of 64 slots (about
+            # 760 bytes for each object reconciled), these at most `threshold` times
+            times = self._seen[key] = []
         times.append(now)
-        while times and times[0] < now - self.window:
-            times.popleft()
+        if times[0] < now - self.window:
+            times[:] = [moment for moment in times if moment >= now - self.window]
         if len(times) < self.threshold:
             return None
         count = len(times)
