@@ -14,7 +14,7 @@ from collections.abc import Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from opgen.engine.goregex import GoRegexError, go_search, re2_problem
+from opgen.engine.goregex import GoRegexError, go_regex, re2_problem
 from opgen.engine.markers import Marker, MarkerContext, SchemaNode, node_type
 from opgen.engine.openapi import CHECKED_FORMATS, NUMBER_FORMATS, STRING_FORMATS
 from opgen.engine.values import constraint_problem, json_type
@@ -72,10 +72,10 @@ types and reasons, names, enums in all but name repeat across objects."""
 @functools.lru_cache(maxsize=4096)
 def _matches(regex: str, value: str) -> bool:
     try:
-        search = go_search(regex)
+        compiled = go_regex(regex)
     except GoRegexError:
         return True  # refused when the marker was made; the server skips it too
-    return search(value) is not None
+    return compiled.search(value) is not None
 
 
 def require_type(

@@ -6,32 +6,18 @@ pattern with RE2 (the `google-re2` bindings of the C++ library Go's engine
 follows), so a pattern means what it means to the server: `(?i)` after the
 start, `*+` inside a class, POSIX classes, ASCII `\\w` and `\\s`, `$` only at
 the very end. `re2_problem` says why the server would refuse a pattern.
-
-RE2 is loaded at the first pattern that needs it. A plain pattern (literals,
-`.`, ASCII classes, groups, `*+?` and `|`, `^` first and `$` last: Kubernetes'
-names, condition types and reasons) is judged and searched with Python's `re`,
-which agrees with Go's on every such pattern, so an operator whose kinds use
-only those never maps the library (about 2.5 MiB of its resident set).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from types import ModuleType
+import re2  # type: ignore[import-untyped]
 
-__all__ = [
-    "GoRegex",
-    "GoRegexError",
-    "GoRegexMatch",
-    "go_regex",
-    "go_search",
-    "re2_problem",
-]
+__all__ = ["GoRegex", "GoRegexError", "GoRegexMatch", "go_regex", "re2_problem"]
 
 
 class GoRegexError(ValueError):
@@ -53,14 +39,13 @@ class GoRegex(Protocol):
     def finditer(self, text: str) -> Iterator[GoRegexMatch]: ...
 
 
-@functools.cache
-def _re2() -> tuple[ModuleType, object]:
-    """RE2 and its options, loaded at the first pattern that needs them."""
-    import re2  # type: ignore[import-untyped]
-
+def _options() -> object:
     options = re2.Options()
     options.log_errors = False  # the error is raised; RE2 would also print it
-    return re2, options
+    return options
+
+
+_OPTIONS = _options()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -69,9 +54,8 @@ def go_regex(pattern: str) -> GoRegex:
     (with RE2's reason) for a pattern the API server refuses."""
     if _ANY_BYTE.search(pattern):
         raise GoRegexError("invalid escape sequence: \\C")
-    re2, options = _re2()
     try:
-        compiled: GoRegex = re2.compile(pattern, options=options)
+        compiled: GoRegex = re2.compile(pattern, options=_OPTIONS)
     except re2.error as error:
         raise GoRegexError(_reason(error)) from None
     return compiled
@@ -88,59 +72,8 @@ def _reason(error: Exception) -> str:
     return str(reason)
 
 
-_PLAIN_LITERAL = r"[A-Za-z0-9_,:/@=% '\"<>!#&~`;-]|\\[.+*?()\[\]{}^$|\\/-]"
-_PLAIN_CLASS_ATOM = r"[A-Za-z0-9_,:/@=% .+*?()$'\"<>!#;]|\\[.\-\\\]\[/^]"
-_PLAIN_CLASS = (
-    rf"\[\^?-?(?:[a-z]-[a-z]|[A-Z]-[A-Z]|[0-9]-[0-9]|{_PLAIN_CLASS_ATOM})+-?\]"
-)
-_PLAIN_ATOM = rf"(?:{_PLAIN_LITERAL}|\.|{_PLAIN_CLASS})"
-_PLAIN_TOKEN = re.compile(rf"{_PLAIN_ATOM}(?:[*+?]\??)?|\((?:\?:)?|\)(?:[*+?]\??)?|\|")
-_PLAIN_LENGTH = 1000
-"""Longer patterns go to RE2, which refuses programs beyond its memory budget."""
-
-
-@functools.lru_cache(maxsize=1024)
-def _plain(pattern: str) -> re.Pattern[str] | None:
-    """`pattern` in Python's `re` when it is plain (see the module's doc) and
-    compiles there, else None. Such a pattern is valid in RE2 too and `search`
-    finds a match exactly when Go's does: both read it as the same character
-    sets over code points, `.` leaves out only a newline in both, and Go's `$`
-    (the very end) is Python's `\\Z`. Only `search` is meant: `finditer` differs
-    on empty matches (Go skips one that abuts the previous match)."""
-    if len(pattern) > _PLAIN_LENGTH:
-        return None
-    body = pattern.removeprefix("^")
-    escapes = len(body[:-1]) - len(body[:-1].rstrip("\\"))
-    anchored = body.endswith("$") and escapes % 2 == 0
-    if anchored:
-        body = body[:-1]
-    position = 0
-    while position < len(body):
-        token = _PLAIN_TOKEN.match(body, position)
-        if token is None:
-            return None
-        position = token.end()
-    try:
-        return re.compile(pattern[: len(pattern) - 1] + r"\Z" if anchored else pattern)
-    except re.error:
-        return None  # RE2 says why
-
-
-@functools.lru_cache(maxsize=1024)
-def go_search(pattern: str) -> Callable[[str], object | None]:
-    """A function that finds `pattern` in a string as Go's `MatchString` does (a
-    match object, or None); raises `GoRegexError` for a pattern the API server
-    refuses. Plain patterns use Python's `re` and leave RE2 unloaded."""
-    plain = _plain(pattern)
-    if plain is not None:
-        return plain.search
-    return go_regex(pattern).search
-
-
 def re2_problem(pattern: str) -> str | None:
     """Why the API server (Go's RE2) would refuse `pattern`, or None."""
-    if _plain(pattern) is not None:
-        return None
     try:
         go_regex(pattern)
     except GoRegexError as error:

@@ -240,8 +240,8 @@ def _is_ip(separator: str) -> Callable[[str], bool]:
 
 
 def _uuid(name: str) -> Callable[[str], bool]:
-    # compiled at the first value checked (go_regex caches it): RE2 loads then
-    return lambda value: go_regex(_UUID[name]).search(value) is not None
+    pattern = go_regex(_UUID[name])
+    return lambda value: pattern.search(value) is not None
 
 
 CHECKED_FORMATS: dict[str, Callable[[str], bool]] = {

@@ -5,13 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import pytest
-import re2  # type: ignore[import-untyped]
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import opgen.api as op
-from opgen.engine.goregex import GoRegexError, _plain, go_regex, go_search, re2_problem
+from opgen.engine.goregex import GoRegexError, go_regex, re2_problem
 
 # controller-tools' CronJob test API's patternObject.
 URL = r"^$|^((https):\/\/?)[^\s()<>]+(?:\([\w\d]+\)|([^[:punct:]\s]|\/?))$"
@@ -83,62 +80,3 @@ def test_a_users_pattern_with_a_flag_after_the_start_is_accepted() -> None:
     assert Month(name="FEB").name == "FEB"
     with pytest.raises(ValidationError):
         Month(name="march")
-
-
-ATOMS = st.sampled_from(
-    [*"aZ0-_/ :.", "\\.", "\\$", "\\\\", "[a-z]", "[^a-c]", "[-a-z0-9]", "[a-]", "[.$]"]
-)
-
-
-def _groups(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return st.tuples(st.sampled_from(["(", "(?:"]), inner).map(
-        lambda g: f"{g[0]}{g[1]})"
-    )
-
-
-EXPRESSIONS = st.recursive(
-    ATOMS,
-    lambda inner: st.one_of(
-        _groups(inner),
-        st.tuples(
-            st.one_of(ATOMS, _groups(inner)),
-            st.sampled_from(["*", "+", "?", "*?", "??"]),
-        ).map("".join),
-        st.lists(inner, min_size=1, max_size=4).map("".join),
-        st.tuples(inner, inner).map("|".join),
-    ),
-    max_leaves=8,
-)
-"""Plain patterns: a quantifier follows an atom or a group, never another."""
-PLAIN_PATTERNS = st.tuples(
-    st.sampled_from(["", "^"]), EXPRESSIONS, st.sampled_from(["", "$"])
-).map("".join)
-
-
-@settings(max_examples=500, deadline=None)
-@given(
-    pattern=PLAIN_PATTERNS,
-    texts=st.lists(st.text(alphabet="aZz0-_./ :$\n\\[]b", max_size=8), max_size=8),
-)
-def test_a_plain_pattern_is_judged_and_searched_as_re2_does(
-    pattern: str, texts: list[str]
-) -> None:
-    plain = _plain(pattern)
-    assert plain is not None, pattern
-    compiled = re2.compile(pattern)  # RE2 accepts every plain pattern
-    for text in [*texts, *(text + "\\n" for text in texts)]:
-        assert (plain.search(text) is None) == (compiled.search(text) is None), text
-
-
-@pytest.mark.parametrize(
-    "pattern",
-    [r"a{2}", r"\d", "(?=x)", "a*+", "[z-a]", "[]a]", "a$b", "^*", "x" * 1001],
-)
-def test_patterns_outside_the_plain_ones_go_to_re2(pattern: str) -> None:
-    assert _plain(pattern) is None
-
-
-def test_go_search_reads_dollar_as_the_very_end_as_go_does() -> None:
-    assert go_search("^ab$")("ab") is not None
-    assert go_search("^ab$")("ab\n") is None
-    assert go_search("^a.b$")("a\nb") is None

@@ -141,38 +141,3 @@ def test_a_manager_serving_no_webhook_loads_no_webhook_module() -> None:
         print("ok")
         """)
     assert in_fresh_interpreter(script, cwd=ROOT) == "ok"
-
-
-def test_an_operator_checking_plain_patterns_does_not_load_re2() -> None:
-    """RE2 (about 2.5 MiB resident) loads at the first pattern Python's `re` cannot
-    stand in for; condition types and reasons and Kubernetes' names are plain."""
-    script = textwrap.dedent("""
-        import sys
-        from typing import Annotated
-        import opgen.api as op
-        from opgen import runtime as rt
-        from opgen.api.k8s import ConfigMap
-        from tests.runtime.sample import WidgetReconciler
-        from tests.runtime.kinds import Widget
-
-        widget = Widget.model_validate({
-            "apiVersion": "test.opgen.dev/v1", "kind": "Widget",
-            "metadata": {"name": "w", "namespace": "default"}, "spec": {},
-            "status": {"conditions": [{
-                "type": "example.com/Ready", "status": "True", "reason": "Done",
-                "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z",
-            }]},
-        })
-        assert rt.conditions.set_condition(
-            widget.status.conditions, type="Ready", status="False", reason="Waiting"
-        )
-        ConfigMap.model_validate({"metadata": {"name": "c"}, "data": {"a": "b"}})
-        assert "re2" not in sys.modules
-
-        class Digits(op.Model):
-            code: Annotated[str, op.Pattern(r"^\\d{3}$")] = "123"
-
-        assert "re2" in sys.modules
-        print("ok")
-        """)
-    assert in_fresh_interpreter(script, cwd=ROOT) == "ok"
