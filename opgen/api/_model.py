@@ -29,6 +29,10 @@ _CHECKS = "__opgen_checks__"
 `enforce_model` and `enforce_rules` or the one of them it needs (most models
 need neither)."""
 
+_DEFINED = "__opgen_defined__"
+"""Set on a model class when its class statement has run: a schema built for
+it from then on is built for a use of the class, its decorators applied."""
+
 Check = Callable[[Any], None]
 
 
@@ -49,6 +53,19 @@ class Model(BaseModel):
     # True has Pydantic read them; False: it has none.
     model_config["use_attribute_docstrings"] = None  # type: ignore[typeddict-item]
 
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        type.__setattr__(cls, _DEFINED, True)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        if source is cls and cls.__dict__.get(_DEFINED):
+            _drop_empty_check(cls)
+        return handler(source)
+
     @model_validator(mode="after")
     def _opgen_markers(self) -> Self:
         cls = type(self)
@@ -56,6 +73,8 @@ class Model(BaseModel):
         if checks is None:
             # most models (a pod template's dozens) have nothing to enforce: found once
             checks = _checks(cls)
+            if not checks:
+                _drop_empty_check(cls)
         for check in checks:
             check(self)
         return self
@@ -159,30 +178,23 @@ class BuiltinModel(Model):
 
     Those modules define about a thousand classes, and importing them is most
     of an operator's start-up. So Pydantic builds each class's validator when
-    the class is first used.
-
-    By then the class is whole, its decorators applied: a class with nothing
-    to enforce (most of them, a pod template's dozens) is built without
-    `_opgen_markers`, which would be called for every instance made and every
-    model instance passed to one, to do nothing. A user's model keeps it: its
-    validator is built when its class statement runs, before the decorators
-    that give it markers and rules.
+    the class is first used (by then without `_opgen_markers` if it has
+    nothing to enforce, as every model's).
     """
 
     model_config = ConfigDict(defer_build=True)
 
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
-    ) -> CoreSchema:
-        if source is cls:
-            _drop_empty_check(cls)
-        return handler(source)
-
 
 def _drop_empty_check(cls: type[BaseModel]) -> None:
     """Leave `_opgen_markers` out of `cls`'s validator when it has nothing to
-    enforce. Its subclasses still get it, from `Model`'s decorators."""
+    enforce, once its class statement and decorators have run: when the class
+    is first used, alone or inside another model's schema.
+
+    The validator it was built with at its class statement, before the
+    decorators that may give it markers and rules, is built again without it.
+    (A `BuiltinModel` is built at its first use, so only once.) Its
+    subclasses still get it, from `Model`'s decorators.
+    """
     validators = cls.__pydantic_decorators__.model_validators
     if "_opgen_markers" not in validators:
         return
@@ -191,5 +203,8 @@ def _drop_empty_check(cls: type[BaseModel]) -> None:
         if not cls.__pydantic_fields_complete__:
             return  # its markers are not all known yet: decided at its first instance
         checks = _checks(cls)
-    if not checks:
-        del validators["_opgen_markers"]
+    if checks:
+        return
+    validators.pop("_opgen_markers", None)
+    if cls.__pydantic_complete__:
+        cls.model_rebuild(force=True, _parent_namespace_depth=0)
