@@ -15,14 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, model_validator
-from pydantic_core import CoreSchema, PydanticUndefined
+from pydantic_core import CoreSchema, PydanticUndefined, SchemaValidator
 from typing_extensions import Self
 
 from opgen.api._cel import enforce_rules, rules_empty
 from opgen.api._enforce import enforce_model, model_plan_empty
 from opgen.engine.naming import to_camel
 
-__all__ = ["BuiltinModel", "Model"]
+__all__ = ["BuiltinModel", "Model", "settle_checks"]
 
 _CHECKS = "__opgen_checks__"
 """Set on a model class: what its instances are checked by after validation,
@@ -185,6 +185,13 @@ class BuiltinModel(Model):
     model_config = ConfigDict(defer_build=True)
 
 
+def settle_checks(cls: type) -> None:
+    """Decide now, not at the first use of `cls` (an `op.Model` class whose
+    decorators have run), whether its validator keeps `_opgen_markers`."""
+    if isinstance(cls, type) and issubclass(cls, Model) and cls.__dict__.get(_DEFINED):
+        _drop_empty_check(cls)
+
+
 def _drop_empty_check(cls: type[BaseModel]) -> None:
     """Leave `_opgen_markers` out of `cls`'s validator when it has nothing to
     enforce, once its class statement and decorators have run: when the class
@@ -206,5 +213,39 @@ def _drop_empty_check(cls: type[BaseModel]) -> None:
     if checks:
         return
     validators.pop("_opgen_markers", None)
-    if cls.__pydantic_complete__:
+    if cls.__pydantic_complete__ and not _unwrapped(cls):
         cls.model_rebuild(force=True, _parent_namespace_depth=0)
+
+
+def _unwrapped(cls: type[BaseModel]) -> bool:
+    """Take `_opgen_markers`, the outermost validator of `cls`'s built core
+    schema, off it, and build its validator from what is left; False when the
+    schema is not laid out so (then it is built again from the class).
+
+    Building it again from the class would build again the schemas of the
+    `op.k8s` classes it nests (a pod template's, 50 ms), which Pydantic keeps
+    only inside the schemas of the classes that nest them."""
+    schema: Any = cls.__dict__.get("__pydantic_core_schema__")
+    if not isinstance(schema, dict):
+        return False
+    root = schema["schema"] if schema.get("type") == "definitions" else schema
+    function = root.get("function")
+    if not (
+        root.get("type") == "function-after"
+        and isinstance(function, dict)
+        and function.get("function") is _OPGEN_MARKERS
+    ):
+        return False
+    inner = dict(root["schema"])
+    if "ref" in root:
+        inner["ref"] = root["ref"]
+    if "metadata" in root:
+        inner["metadata"] = {**inner.get("metadata", {}), **root["metadata"]}
+    schema = inner if root is schema else {**schema, "schema": inner}
+    type.__setattr__(cls, "__pydantic_core_schema__", schema)
+    type.__setattr__(cls, "__pydantic_validator__", SchemaValidator(schema))
+    return True
+
+
+_OPGEN_MARKERS = Model.__dict__["_opgen_markers"]
+"""The function `_opgen_markers` stands for in a core schema."""

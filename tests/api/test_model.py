@@ -183,6 +183,7 @@ def test_a_user_model_with_nothing_to_enforce_is_built_without_the_check() -> No
     for built in (Port, Ports):
         assert "_opgen_markers" not in built.__pydantic_decorators__.model_validators
         assert "_opgen_markers" not in str(built.__pydantic_core_schema__)
+        assert "_opgen_markers" not in repr(built.__pydantic_validator__)
 
 
 def test_a_marker_a_decorator_adds_to_a_user_model_is_enforced() -> None:
@@ -211,3 +212,25 @@ def test_a_marker_a_decorator_adds_to_a_user_model_is_enforced() -> None:
     for checked in (Selector, Bounds):
         assert "_opgen_markers" in checked.__pydantic_decorators__.model_validators
         assert "_opgen_markers" in str(checked.__pydantic_core_schema__)
+        assert "_opgen_markers" in repr(checked.__pydantic_validator__)
+
+
+def test_a_user_model_built_again_without_the_check_validates_and_dumps_alike() -> None:
+    class Inner(op.Model):
+        log_url: str | None = Field(default=None, alias="logURL")
+
+    class Outer(op.Model):
+        inner: Inner | None = None
+        items: list[Inner] = []
+
+    first = Outer.model_validate({"inner": {"logURL": "x"}, "items": [{}]})
+    assert "_opgen_markers" not in repr(Outer.__pydantic_validator__)
+    again = Outer.model_validate({"inner": {"logURL": "x"}, "items": [{}]})
+    assert again == first
+    assert again.model_dump(exclude_none=True) == {
+        "inner": {"logURL": "x"},
+        "items": [{}],
+    }
+    assert Outer.model_json_schema()["title"] == "Outer"
+    with pytest.raises(ValidationError):
+        Outer.model_validate({"items": "not a list"})
