@@ -198,9 +198,10 @@ def _drop_empty_check(cls: type[BaseModel]) -> None:
     is first used, alone or inside another model's schema.
 
     The validator it was built with at its class statement, before the
-    decorators that may give it markers and rules, is built again without it.
-    (A `BuiltinModel` is built at its first use, so only once.) Its
-    subclasses still get it, from `Model`'s decorators.
+    decorators that may give it markers and rules, loses it (`_unwrapped`, or
+    built again from the class); a `BuiltinModel` is built at its first use,
+    so without it from the start. Its subclasses still get it, from `Model`'s
+    decorators, and decide for themselves.
     """
     validators = cls.__pydantic_decorators__.model_validators
     if "_opgen_markers" not in validators:
@@ -243,7 +244,9 @@ def _unwrapped(cls: type[BaseModel]) -> bool:
         inner["metadata"] = {**inner.get("metadata", {}), **root["metadata"]}
     schema = inner if root is schema else {**schema, "schema": inner}
     type.__setattr__(cls, "__pydantic_core_schema__", schema)
-    type.__setattr__(cls, "__pydantic_validator__", SchemaValidator(schema))
+    # the model's own config, as Pydantic gives it to the validator it builds
+    validator = SchemaValidator(schema, inner.get("config"))
+    type.__setattr__(cls, "__pydantic_validator__", validator)
     return True
 
 
