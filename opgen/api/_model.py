@@ -15,19 +15,23 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, model_validator
-from pydantic_core import CoreSchema, PydanticUndefined
+from pydantic_core import CoreSchema, PydanticUndefined, SchemaValidator
 from typing_extensions import Self
 
 from opgen.api._cel import enforce_rules, rules_empty
 from opgen.api._enforce import enforce_model, model_plan_empty
 from opgen.engine.naming import to_camel
 
-__all__ = ["BuiltinModel", "Model"]
+__all__ = ["BuiltinModel", "Model", "settle_checks"]
 
 _CHECKS = "__opgen_checks__"
 """Set on a model class: what its instances are checked by after validation,
 `enforce_model` and `enforce_rules` or the one of them it needs (most models
 need neither)."""
+
+_DEFINED = "__opgen_defined__"
+"""Set on a model class when its class statement has run: a schema built for
+it from then on is built for a use of the class, its decorators applied."""
 
 Check = Callable[[Any], None]
 
@@ -49,6 +53,19 @@ class Model(BaseModel):
     # True has Pydantic read them; False: it has none.
     model_config["use_attribute_docstrings"] = None  # type: ignore[typeddict-item]
 
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        type.__setattr__(cls, _DEFINED, True)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        if source is cls and cls.__dict__.get(_DEFINED):
+            _drop_empty_check(cls)
+        return handler(source)
+
     @model_validator(mode="after")
     def _opgen_markers(self) -> Self:
         cls = type(self)
@@ -56,6 +73,8 @@ class Model(BaseModel):
         if checks is None:
             # most models (a pod template's dozens) have nothing to enforce: found once
             checks = _checks(cls)
+            if not checks:
+                _drop_empty_check(cls)
         for check in checks:
             check(self)
         return self
@@ -159,30 +178,31 @@ class BuiltinModel(Model):
 
     Those modules define about a thousand classes, and importing them is most
     of an operator's start-up. So Pydantic builds each class's validator when
-    the class is first used.
-
-    By then the class is whole, its decorators applied: a class with nothing
-    to enforce (most of them, a pod template's dozens) is built without
-    `_opgen_markers`, which would be called for every instance made and every
-    model instance passed to one, to do nothing. A user's model keeps it: its
-    validator is built when its class statement runs, before the decorators
-    that give it markers and rules.
+    the class is first used (by then without `_opgen_markers` if it has
+    nothing to enforce, as every model's).
     """
 
     model_config = ConfigDict(defer_build=True)
 
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
-    ) -> CoreSchema:
-        if source is cls:
-            _drop_empty_check(cls)
-        return handler(source)
+
+def settle_checks(cls: type) -> None:
+    """Decide now, not at the first use of `cls` (an `op.Model` class whose
+    decorators have run), whether its validator keeps `_opgen_markers`."""
+    if isinstance(cls, type) and issubclass(cls, Model) and cls.__dict__.get(_DEFINED):
+        _drop_empty_check(cls)
 
 
 def _drop_empty_check(cls: type[BaseModel]) -> None:
     """Leave `_opgen_markers` out of `cls`'s validator when it has nothing to
-    enforce. Its subclasses still get it, from `Model`'s decorators."""
+    enforce, once its class statement and decorators have run: when the class
+    is first used, alone or inside another model's schema.
+
+    The validator it was built with at its class statement, before the
+    decorators that may give it markers and rules, loses it (`_unwrapped`, or
+    built again from the class); a `BuiltinModel` is built at its first use,
+    so without it from the start. Its subclasses still get it, from `Model`'s
+    decorators, and decide for themselves.
+    """
     validators = cls.__pydantic_decorators__.model_validators
     if "_opgen_markers" not in validators:
         return
@@ -191,5 +211,44 @@ def _drop_empty_check(cls: type[BaseModel]) -> None:
         if not cls.__pydantic_fields_complete__:
             return  # its markers are not all known yet: decided at its first instance
         checks = _checks(cls)
-    if not checks:
-        del validators["_opgen_markers"]
+    if checks:
+        return
+    validators.pop("_opgen_markers", None)
+    if cls.__pydantic_complete__ and not _unwrapped(cls):
+        cls.model_rebuild(force=True, _parent_namespace_depth=0)
+
+
+def _unwrapped(cls: type[BaseModel]) -> bool:
+    """Take `_opgen_markers`, the outermost validator of `cls`'s built core
+    schema, off it, and build its validator from what is left; False when the
+    schema is not laid out so (then it is built again from the class).
+
+    Building it again from the class would build again the schemas of the
+    `op.k8s` classes it nests (a pod template's, 50 ms), which Pydantic keeps
+    only inside the schemas of the classes that nest them."""
+    schema: Any = cls.__dict__.get("__pydantic_core_schema__")
+    if not isinstance(schema, dict):
+        return False
+    root = schema["schema"] if schema.get("type") == "definitions" else schema
+    function = root.get("function")
+    if not (
+        root.get("type") == "function-after"
+        and isinstance(function, dict)
+        and function.get("function") is _OPGEN_MARKERS
+    ):
+        return False
+    inner = dict(root["schema"])
+    if "ref" in root:
+        inner["ref"] = root["ref"]
+    if "metadata" in root:
+        inner["metadata"] = {**inner.get("metadata", {}), **root["metadata"]}
+    schema = inner if root is schema else {**schema, "schema": inner}
+    type.__setattr__(cls, "__pydantic_core_schema__", schema)
+    # the model's own config, as Pydantic gives it to the validator it builds
+    validator = SchemaValidator(schema, inner.get("config"))
+    type.__setattr__(cls, "__pydantic_validator__", validator)
+    return True
+
+
+_OPGEN_MARKERS = Model.__dict__["_opgen_markers"]
+"""The function `_opgen_markers` stands for in a core schema."""

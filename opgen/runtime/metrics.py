@@ -21,6 +21,7 @@ expose the same names, label names, types and values as prometheus_client's type
 from __future__ import annotations
 
 import bisect
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
@@ -52,6 +53,13 @@ _QUEUE_BUCKETS = tuple(10.0**e for e in range(-8, 4))
 
 _bucket_label: Callable[[float], str] = floatToGoString
 """A bucket's `le` as prometheus_client writes it (`+Inf`, `1e-08`)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _bucket_labels(bounds: tuple[float, ...]) -> tuple[str, ...]:
+    """The `le` of each bound, written once per set of bounds: every client
+    and manager makes its own `Metrics`, a test suite hundreds of them."""
+    return tuple(_bucket_label(bound) for bound in bounds)
 
 
 def _created_series() -> bool:
@@ -199,7 +207,7 @@ class HistogramFamily(_Family[HistogramSeries]):
         if not bounds or bounds[-1] != float("inf"):
             bounds.append(float("inf"))
         self.bounds = tuple(bounds)
-        self._les = tuple(_bucket_label(bound) for bound in bounds)
+        self._les = _bucket_labels(self.bounds)
         super().__init__(name, documentation, labelnames, registry=registry)
 
     def _new_series(self) -> HistogramSeries:

@@ -142,11 +142,12 @@ def _nested(code: CodeType) -> Iterator[CodeType]:
 
 
 def _prepare(cls: type[object]) -> None:
-    from opgen.api.preparing import prepare_rules
+    from opgen.api.preparing import prepare_rules, settle_checks
     from opgen.runtime.resources import resource_type
 
     if getattr(cls, "__pydantic_complete__", True) is False:
         cls.model_rebuild(raise_errors=False)  # type: ignore[attr-defined]
+    settle_checks(cls)
     prepare_rules(cls)
     try:
         kind = resource_type(cls)

@@ -169,3 +169,68 @@ def test_a_subclass_of_a_built_in_class_built_without_the_check_keeps_its_own() 
     Selector(match_labels={"a": "b"})
     with pytest.raises(ValidationError, match="at least 1 properties"):
         Selector()
+
+
+def test_a_user_model_with_nothing_to_enforce_is_built_without_the_check() -> None:
+    class Port(op.Model):
+        number: int = 0
+
+    class Ports(op.Model):
+        ports: list[Port] = []
+
+    # Port is first used inside Ports' schema, Ports by its first instance.
+    assert Ports(ports=[{"number": 1}]).ports[0].number == 1
+    for built in (Port, Ports):
+        assert "_opgen_markers" not in built.__pydantic_decorators__.model_validators
+        assert "_opgen_markers" not in str(built.__pydantic_core_schema__)
+        assert "_opgen_markers" not in repr(built.__pydantic_validator__)
+
+
+def test_a_marker_a_decorator_adds_to_a_user_model_is_enforced() -> None:
+    # The class statement ends before its decorators run: the check is
+    # decided when the class is first used, markers and rules known by then.
+    @op.MinProperties(1)
+    class Selector(op.Model):
+        name: str | None = None
+
+    @op.Rule("self.low <= self.high", message="low <= high")
+    class Bounds(op.Model):
+        low: int = 0
+        high: int = 0
+
+    class Holder(op.Model):
+        selector: Selector | None = None
+        bounds: Bounds | None = None
+
+    Holder(selector={"name": "a"}, bounds={"low": 1, "high": 2})
+    with pytest.raises(ValidationError, match="at least 1 properties"):
+        Holder(selector={})
+    with pytest.raises(ValidationError, match="low <= high"):
+        Holder(bounds={"low": 2, "high": 1})
+    with pytest.raises(ValidationError, match="at least 1 properties"):
+        Selector()
+    for checked in (Selector, Bounds):
+        assert "_opgen_markers" in checked.__pydantic_decorators__.model_validators
+        assert "_opgen_markers" in str(checked.__pydantic_core_schema__)
+        assert "_opgen_markers" in repr(checked.__pydantic_validator__)
+
+
+def test_a_user_model_built_again_without_the_check_validates_and_dumps_alike() -> None:
+    class Inner(op.Model):
+        log_url: str | None = Field(default=None, alias="logURL")
+
+    class Outer(op.Model):
+        inner: Inner | None = None
+        items: list[Inner] = []
+
+    first = Outer.model_validate({"inner": {"logURL": "x"}, "items": [{}]})
+    assert "_opgen_markers" not in repr(Outer.__pydantic_validator__)
+    again = Outer.model_validate({"inner": {"logURL": "x"}, "items": [{}]})
+    assert again == first
+    assert again.model_dump(exclude_none=True) == {
+        "inner": {"logURL": "x"},
+        "items": [{}],
+    }
+    assert Outer.model_json_schema()["title"] == "Outer"
+    with pytest.raises(ValidationError):
+        Outer.model_validate({"items": "not a list"})

@@ -30,6 +30,7 @@ __all__ = [
     "path_text",
     "remove",
     "to_fields_v1",
+    "without_equal",
 ]
 
 Path = tuple[str, ...]
@@ -124,6 +125,36 @@ def members(
     found: dict[Path, Any] = {}
     _visit(schema, obj, (), found, every_node, root=True)
     return found
+
+
+def without_equal(
+    schema: Mapping[str, Any] | None, old: Any, new: Any, *, root: bool = False
+) -> tuple[Any, Any]:
+    """`old` and `new` with each field of a struct or map equal in both (compared
+    whole, in C) made None in both: walked by `members`, it gives the same path
+    with the same value on both sides, so the paths that differ are the same as
+    the whole objects', and a struct or map stays a parent of its fields. What a
+    write changes is small beside a pod template, which is then not walked."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return old, new
+    if _shape(schema, new) not in ("struct", "map"):
+        return old, new
+    old_part: dict[str, Any] = {}
+    new_part: dict[str, Any] = {}
+    for key, value in old.items():
+        if key not in new:
+            old_part[key] = value
+            continue
+        other = new[key]
+        if value == other:
+            old_part[key] = new_part[key] = None
+        else:
+            child, _ = _child(schema, key, root)
+            old_part[key], new_part[key] = without_equal(child, value, other)
+    for key, other in new.items():
+        if key not in old:
+            new_part[key] = other
+    return old_part, new_part
 
 
 def _visit(
@@ -251,23 +282,22 @@ def path_text(path: Path) -> str:
 
 def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
     """A field set as `managedFields[].fieldsV1`: a member with children says so with `.`."""
+    # In sorted order a path comes before its members, and each node's
+    # elements arrive sorted, "." (before every letter) first: the tree is
+    # built in the order it is written, each member marked when it is made
+    # and unmarked at the end if it has no member of its own.
     tree: dict[str, Any] = {}
-    chosen = set(paths)
-    for path in sorted(chosen):
+    chosen: list[dict[str, Any]] = []
+    for path in sorted(set(paths)):
         node = tree
         for element in path:
             node = node.setdefault(element, {})
-    for path in chosen:
-        node = tree
-        for element in path:
-            node = node[element]
-        if node:
-            node["."] = {}
-    return _sorted(tree)
-
-
-def _sorted(node: dict[str, Any]) -> dict[str, Any]:
-    return {key: _sorted(node[key]) for key in sorted(node)}
+        node["."] = {}
+        chosen.append(node)
+    for node in chosen:
+        if len(node) == 1:
+            del node["."]
+    return tree
 
 
 def from_fields_v1(tree: Mapping[str, Any], prefix: Path = ()) -> set[Path]:

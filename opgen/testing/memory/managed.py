@@ -29,6 +29,7 @@ from opgen.testing.memory.fields import (
     path_text,
     remove,
     to_fields_v1,
+    without_equal,
 )
 
 __all__ = ["Entry", "Write", "apply", "read_entries", "record_update", "write_entries"]
@@ -199,8 +200,13 @@ def _changes(
     """The paths `new` adds or changes, and those it removes, from `old`."""
     old_part, new_part = write.part(old), write.part(new)
     keys = _differing(old_part, new_part)
-    before = members(_walked(old_part, keys), write.schema, every_node=True)
-    after = members(_walked(new_part, keys), write.schema, every_node=True)
+    old_walked, new_walked = without_equal(
+        write.schema, _walked(old_part, keys), _walked(new_part, keys), root=True
+    )
+    before = members(old_walked, write.schema, every_node=True)
+    after = members(new_walked, write.schema, every_node=True)
+    if not before:  # a create: every path is new
+        return write.recorded(set(after)), set()
     parents = {path[:n] for path in after for n in range(1, len(path))}
     changed = {
         path
