@@ -59,6 +59,11 @@ QUANTITY_MAPS = frozenset({"limits", "requests", "overhead", "capacity", "hard"}
 """Maps whose values are quantities (resource requirements, pod overhead, quotas)."""
 
 
+_KEY_SETS_KEPT = 1024
+"""Key sets (the top-level fields of a kind's desired objects) whose decoders and
+includes are kept: the same for every reconcile of a kind."""
+
+
 class _Unread:
     """`live` was not given: read it."""
 
@@ -217,12 +222,7 @@ def _up_to_date(
 def _top_level(raw: bytes, keys: tuple[str, ...]) -> dict[str, Any]:
     """The `keys` of the JSON object `raw` that it has, decoded; its other fields
     are skipped unread."""
-    decode = _DECODERS.get(keys)
-    if decode is None:
-        if len(_DECODERS) >= _INCLUDES_KEPT:
-            _DECODERS.clear()
-        decode = _DECODERS[keys] = _decoder_of(keys)
-    values = msgspec.structs.astuple(decode(raw))
+    values = msgspec.structs.astuple(_decoder_of(keys)(raw))
     return {
         key: value
         for key, value in zip(keys, values, strict=True)
@@ -230,6 +230,7 @@ def _top_level(raw: bytes, keys: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=_KEY_SETS_KEPT)
 def _decoder_of(keys: tuple[str, ...]) -> Callable[[bytes], msgspec.Struct]:
     names = [f"f{index}" for index in range(len(keys))]
     struct = msgspec.defstruct(
@@ -238,9 +239,6 @@ def _decoder_of(keys: tuple[str, ...]) -> Callable[[bytes], msgspec.Struct]:
         rename=dict(zip(names, keys, strict=True)),
     )
     return msgspec.json.Decoder(struct).decode
-
-
-_DECODERS: dict[tuple[str, ...], Callable[[bytes], msgspec.Struct]] = {}
 
 
 def holds(live: Any, desired: Any, *, quantities: bool = False) -> bool:
@@ -284,14 +282,13 @@ def _compared(live: object, desired: Mapping[str, Any]) -> dict[str, Any] | None
     key = (type(live), tuple(desired), type(getattr(live, "metadata", None)), meta_keys)
     found = _INCLUDES.get(key, _UNREAD)
     if found is _UNREAD:
-        if len(_INCLUDES) >= _INCLUDES_KEPT:
+        if len(_INCLUDES) >= _KEY_SETS_KEPT:
             _INCLUDES.clear()
         found = _INCLUDES[key] = _include(*key)
     return cast("dict[str, Any] | None", found)
 
 
 _INCLUDES: dict[tuple[Any, ...], object] = {}
-_INCLUDES_KEPT = 1024
 
 
 def _include(
