@@ -157,6 +157,48 @@ def without_equal(
     return old_part, new_part
 
 
+class _Node:
+    """What `_visit` reads of one schema, read once for every value it walks."""
+
+    __slots__ = (
+        "additional",
+        "atomic",
+        "go_struct",
+        "items",
+        "list_type",
+        "properties",
+        "schema",
+    )
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+        """Held, so the schema's `id` (the key of `_NODES`) is not reused."""
+        self.atomic = schema.get("x-kubernetes-map-type") == "atomic"
+        additional = schema.get("additionalProperties")
+        self.additional = additional if isinstance(additional, Mapping) else None
+        self.properties: Mapping[str, Any] = schema.get("properties") or {}
+        self.go_struct = bool(schema.get(GO_STRUCT))
+        self.list_type = {"map": "listmap", "set": "set"}.get(
+            str(schema.get("x-kubernetes-list-type")), "leaf"
+        )
+        self.items = schema.get("items")
+
+
+_NODES: dict[int, _Node] = {}
+_MOST_NODES = 4096
+"""Schemas `_NODES` holds at most (a kind's schemas are kept for the session;
+a bound, for schemas made on the fly)."""
+
+
+def _node(schema: Mapping[str, Any]) -> _Node:
+    node = _NODES.get(id(schema))
+    if node is None or node.schema is not schema:
+        if len(_NODES) >= _MOST_NODES:
+            _NODES.clear()
+        node = _NODES[id(schema)] = _Node(schema)
+    return node
+
+
 def _visit(
     schema: Mapping[str, Any] | None,
     value: Any,
@@ -166,31 +208,49 @@ def _visit(
     *,
     root: bool = False,
 ) -> None:
-    shape = _shape(schema, value)
-    if every_node and path and not (shape == "struct" and _go_struct(schema)):
-        found[path] = value
-    if shape in ("struct", "map"):
+    # `_shape` and `_child`, with what they read of a schema read once (`_Node`)
+    node = None if schema is None else _node(schema)
+    if isinstance(value, dict) and (node is None or not node.atomic):
+        if (
+            every_node
+            and path
+            and (node is None or not node.go_struct or node.additional is not None)
+        ):
+            found[path] = value
         if not value and path:
             found[path] = value
             return
+        properties = None if node is None else node.properties
+        additional = None if node is None else node.additional
         for key, child in value.items():
-            child_schema, known = _child(schema, key, root)
-            child_path = (*path, f"f:{key}")
+            if root and key == "metadata":
+                child_schema: Mapping[str, Any] | None = _OBJECT_META
+                known = True
+            elif properties is None:
+                child_schema, known = None, True
+            elif key in properties:
+                child_schema, known = properties[key], True
+            else:
+                child_schema, known = additional, False
+            child_path = (*path, "f:" + key)
             _visit(child_schema, child, child_path, found, every_node)
             if child is None or child == {} or not known:
                 found[child_path] = child
-    elif shape == "leaf":
+        return
+    if node is None or not isinstance(value, list) or node.list_type == "leaf":
         found[path] = value
-    else:
-        assert schema is not None
-        items = schema.get("items")
-        for item in value:
-            if shape == "listmap":
-                item_path = (*path, _key_element(schema, item))
-                _visit(items, item, item_path, found, every_node)
-            else:
-                item_path = (*path, _value_element(item))
-            found[item_path] = item
+        return
+    if every_node and path:
+        found[path] = value
+    items = node.items
+    listmap = node.list_type == "listmap"
+    for item in value:
+        if listmap:
+            item_path = (*path, _key_element(node.schema, item))
+            _visit(items, item, item_path, found, every_node)
+        else:
+            item_path = (*path, _value_element(item))
+        found[item_path] = item
 
 
 def merge(schema: Mapping[str, Any] | None, live: Any, config: Any) -> Any:
