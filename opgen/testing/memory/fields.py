@@ -18,6 +18,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import msgspec
+
 from opgen.testing.memory.store import json_copy
 
 __all__ = [
@@ -121,10 +123,48 @@ def members(
 ) -> dict[Path, Any]:
     """The fields `obj` sets, each with its value: an apply's field set. With
     `every_node`, every struct, map and list is a field too, as an update sees
-    them (one it adds is recorded as its manager's)."""
+    them (one it adds is recorded as its manager's).
+
+    Each top-level field's paths are its own (a walk of the object is one of
+    each of its fields) and, but for `metadata`'s, worked out once for values
+    of equal bytes: a test writes the same objects again and again (a
+    reconciler applies the same configuration each pass), in namespaces and
+    under names and owners (metadata) of its own. The values are then an
+    equal object's: only to compare."""
     found: dict[Path, Any] = {}
-    _visit(schema, obj, (), found, every_node, root=True)
+    for key, value in obj.items():
+        if key == "metadata" or not isinstance(value, dict | list) or not value:
+            _visit(schema, {key: value}, (), found, every_node, root=True)
+            continue
+        found.update(_field_members(schema, key, value, every_node))
     return found
+
+
+_MEMBERS: dict[
+    tuple[int, str, bool, bytes], tuple[Mapping[str, Any] | None, dict[Path, Any]]
+] = {}
+"""`members` of one top-level field, by the schema's `id` (the schema is held,
+so its `id` is not reused), the field, `every_node` and the value's bytes."""
+
+
+def _field_members(
+    schema: Mapping[str, Any] | None, key: str, value: Any, every_node: bool
+) -> dict[Path, Any]:
+    try:
+        encoded = msgspec.json.encode(value)
+    except (TypeError, ValueError):
+        found: dict[Path, Any] = {}
+        _visit(schema, {key: value}, (), found, every_node, root=True)
+        return found
+    remembered = (id(schema), key, every_node, encoded)
+    known = _MEMBERS.get(remembered)
+    if known is None or known[0] is not schema:
+        if len(_MEMBERS) >= _MOST_NODES:
+            _MEMBERS.clear()
+        found = {}
+        _visit(schema, {key: value}, (), found, every_node, root=True)
+        known = _MEMBERS[remembered] = (schema, found)
+    return known[1]
 
 
 def without_equal(
