@@ -3,7 +3,6 @@ apply configurations."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import yaml
@@ -15,6 +14,7 @@ from opgen.testing.memory.patches import (
     PatchError,
     apply_patch,
 )
+from opgen.testing.memory.store import decode
 
 __all__ = ["json_document", "json_or_yaml", "patched"]
 
@@ -26,7 +26,7 @@ def patched(
     if content_type not in (MERGE_PATCH, JSON_PATCH):
         raise answers.unsupported_media_type(content_type)
     try:
-        patch = json.loads(body or b"null")
+        patch = decode(body or b"null")
     except ValueError as error:
         raise answers.bad_request(f"invalid JSON in the patch: {error}") from error
     try:
@@ -44,7 +44,7 @@ def patched(
 
 def json_or_yaml(body: bytes) -> Any:
     try:
-        return json.loads(body)
+        return decode(body)
     except ValueError:
         return yaml.load(body, Loader=_YAML_LOADER)
 
@@ -54,7 +54,7 @@ _YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoad
 
 def json_document(body: bytes | None) -> dict[str, Any]:
     try:
-        document = json.loads(body or b"")
+        document = decode(body or b"")
     except ValueError as error:
         raise answers.bad_request(
             f"the request body is not valid JSON: {error}"

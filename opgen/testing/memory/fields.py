@@ -18,6 +18,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import msgspec
+
 from opgen.testing.memory.store import json_copy
 
 __all__ = [
@@ -121,10 +123,48 @@ def members(
 ) -> dict[Path, Any]:
     """The fields `obj` sets, each with its value: an apply's field set. With
     `every_node`, every struct, map and list is a field too, as an update sees
-    them (one it adds is recorded as its manager's)."""
+    them (one it adds is recorded as its manager's).
+
+    Each top-level field's paths are its own (a walk of the object is one of
+    each of its fields) and, but for `metadata`'s, worked out once for values
+    of equal bytes: a test writes the same objects again and again (a
+    reconciler applies the same configuration each pass), in namespaces and
+    under names and owners (metadata) of its own. The values are then an
+    equal object's: only to compare."""
     found: dict[Path, Any] = {}
-    _visit(schema, obj, (), found, every_node, root=True)
+    for key, value in obj.items():
+        if key == "metadata" or not isinstance(value, dict | list) or not value:
+            _visit(schema, {key: value}, (), found, every_node, root=True)
+            continue
+        found.update(_field_members(schema, key, value, every_node))
     return found
+
+
+_MEMBERS: dict[
+    tuple[int, str, bool, bytes], tuple[Mapping[str, Any] | None, dict[Path, Any]]
+] = {}
+"""`members` of one top-level field, by the schema's `id` (the schema is held,
+so its `id` is not reused), the field, `every_node` and the value's bytes."""
+
+
+def _field_members(
+    schema: Mapping[str, Any] | None, key: str, value: Any, every_node: bool
+) -> dict[Path, Any]:
+    try:
+        encoded = msgspec.json.encode(value)
+    except (TypeError, ValueError):
+        found: dict[Path, Any] = {}
+        _visit(schema, {key: value}, (), found, every_node, root=True)
+        return found
+    remembered = (id(schema), key, every_node, encoded)
+    known = _MEMBERS.get(remembered)
+    if known is None or known[0] is not schema:
+        if len(_MEMBERS) >= _MOST_NODES:
+            _MEMBERS.clear()
+        found = {}
+        _visit(schema, {key: value}, (), found, every_node, root=True)
+        known = _MEMBERS[remembered] = (schema, found)
+    return known[1]
 
 
 def without_equal(
@@ -157,6 +197,48 @@ def without_equal(
     return old_part, new_part
 
 
+class _Node:
+    """What `_visit` reads of one schema, read once for every value it walks."""
+
+    __slots__ = (
+        "additional",
+        "atomic",
+        "go_struct",
+        "items",
+        "list_type",
+        "properties",
+        "schema",
+    )
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+        """Held, so the schema's `id` (the key of `_NODES`) is not reused."""
+        self.atomic = schema.get("x-kubernetes-map-type") == "atomic"
+        additional = schema.get("additionalProperties")
+        self.additional = additional if isinstance(additional, Mapping) else None
+        self.properties: Mapping[str, Any] = schema.get("properties") or {}
+        self.go_struct = bool(schema.get(GO_STRUCT))
+        self.list_type = {"map": "listmap", "set": "set"}.get(
+            str(schema.get("x-kubernetes-list-type")), "leaf"
+        )
+        self.items = schema.get("items")
+
+
+_NODES: dict[int, _Node] = {}
+_MOST_NODES = 4096
+"""Schemas `_NODES` holds at most (a kind's schemas are kept for the session;
+a bound, for schemas made on the fly)."""
+
+
+def _node(schema: Mapping[str, Any]) -> _Node:
+    node = _NODES.get(id(schema))
+    if node is None or node.schema is not schema:
+        if len(_NODES) >= _MOST_NODES:
+            _NODES.clear()
+        node = _NODES[id(schema)] = _Node(schema)
+    return node
+
+
 def _visit(
     schema: Mapping[str, Any] | None,
     value: Any,
@@ -166,31 +248,49 @@ def _visit(
     *,
     root: bool = False,
 ) -> None:
-    shape = _shape(schema, value)
-    if every_node and path and not (shape == "struct" and _go_struct(schema)):
-        found[path] = value
-    if shape in ("struct", "map"):
+    # `_shape` and `_child`, with what they read of a schema read once (`_Node`)
+    node = None if schema is None else _node(schema)
+    if isinstance(value, dict) and (node is None or not node.atomic):
+        if (
+            every_node
+            and path
+            and (node is None or not node.go_struct or node.additional is not None)
+        ):
+            found[path] = value
         if not value and path:
             found[path] = value
             return
+        properties = None if node is None else node.properties
+        additional = None if node is None else node.additional
         for key, child in value.items():
-            child_schema, known = _child(schema, key, root)
-            child_path = (*path, f"f:{key}")
+            if root and key == "metadata":
+                child_schema: Mapping[str, Any] | None = _OBJECT_META
+                known = True
+            elif properties is None:
+                child_schema, known = None, True
+            elif key in properties:
+                child_schema, known = properties[key], True
+            else:
+                child_schema, known = additional, False
+            child_path = (*path, "f:" + key)
             _visit(child_schema, child, child_path, found, every_node)
             if child is None or child == {} or not known:
                 found[child_path] = child
-    elif shape == "leaf":
+        return
+    if node is None or not isinstance(value, list) or node.list_type == "leaf":
         found[path] = value
-    else:
-        assert schema is not None
-        items = schema.get("items")
-        for item in value:
-            if shape == "listmap":
-                item_path = (*path, _key_element(schema, item))
-                _visit(items, item, item_path, found, every_node)
-            else:
-                item_path = (*path, _value_element(item))
-            found[item_path] = item
+        return
+    if every_node and path:
+        found[path] = value
+    items = node.items
+    listmap = node.list_type == "listmap"
+    for item in value:
+        if listmap:
+            item_path = (*path, _key_element(node.schema, item))
+            _visit(items, item, item_path, found, every_node)
+        else:
+            item_path = (*path, _value_element(item))
+        found[item_path] = item
 
 
 def merge(schema: Mapping[str, Any] | None, live: Any, config: Any) -> Any:

@@ -98,7 +98,7 @@ class Entry:
             "time": self.time,
             "fieldsType": "FieldsV1",
             "fieldsV1": (
-                to_fields_v1(self.fields) if self.fields_v1 is None else self.fields_v1
+                _tree(self.fields) if self.fields_v1 is None else self.fields_v1
             ),
         }
         if self.subresource:
@@ -148,6 +148,45 @@ class Write:
         )
 
 
+_TREES: dict[frozenset[Path], Mapping[str, Any]] = {}
+"""The `fieldsV1` trees written, by their field sets: a test writes the same
+objects, with the same fields, again and again. A tree is shared, as a
+stored object's parts are: only to read."""
+_PATHS: dict[int, tuple[Mapping[str, Any], frozenset[Path]]] = {}
+"""The field set of each tree of `_TREES` (or read), by the tree's `id` (the
+tree is held, so its `id` is not reused): a stored object's entries are read
+back from the trees its write wrote."""
+_MOST_TREES = 4096
+"""Trees `_TREES` and `_PATHS` hold at most (each is emptied when full)."""
+
+
+def _tree(fields: frozenset[Path]) -> Mapping[str, Any]:
+    """`to_fields_v1(fields)`, made once for equal field sets."""
+    tree = _TREES.get(fields)
+    if tree is None:
+        if len(_TREES) >= _MOST_TREES:
+            _TREES.clear()
+        tree = _TREES[fields] = to_fields_v1(fields)
+        _known(tree, fields)
+    return tree
+
+
+def _known(tree: Mapping[str, Any], fields: frozenset[Path]) -> None:
+    if len(_PATHS) >= _MOST_TREES:
+        _PATHS.clear()
+    _PATHS[id(tree)] = (tree, fields)
+
+
+def _paths(tree: Mapping[str, Any]) -> frozenset[Path]:
+    """`from_fields_v1(tree)`, read once for a tree this module wrote or read."""
+    known = _PATHS.get(id(tree))
+    if known is not None and known[0] is tree:
+        return known[1]
+    fields = frozenset(from_fields_v1(tree))
+    _known(tree, fields)
+    return fields
+
+
 def read_entries(meta: Mapping[str, Any]) -> list[Entry]:
     return [
         Entry(
@@ -156,7 +195,7 @@ def read_entries(meta: Mapping[str, Any]) -> list[Entry]:
             item.get("apiVersion", ""),
             item.get("subresource", ""),
             item.get("time", ""),
-            frozenset(from_fields_v1(item.get("fieldsV1") or {})),
+            _paths(item.get("fieldsV1") or {}),
             item.get("fieldsV1") or {},
         )
         for item in meta.get("managedFields") or ()

@@ -14,6 +14,7 @@ fails (500), as on kube-apiserver. The server's `Content-Type` stays
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 from opgen.testing.memory import answers
@@ -25,10 +26,12 @@ _FORMS: tuple[Form, ...] = ("PartialObjectMetadata", "PartialObjectMetadataList"
 GROUP_VERSION = "meta.k8s.io/v1"
 
 
+@functools.lru_cache(maxsize=64)
 def asked_form(accept: str | None) -> Form | None:
     """The metadata-only form the first JSON media type of `accept` asks for (None:
     the objects whole). The memory server speaks JSON alone: other media types
-    (protobuf) are passed over, as the API server passes over those it cannot give."""
+    (protobuf) are passed over, as the API server passes over those it cannot give.
+    Read once an `Accept` (a client sends the same few on every request)."""
     for media in (accept or "").split(","):
         kind, *parameters = (part.strip() for part in media.split(";"))
         if kind not in ("application/json", "application/*", "*/*"):

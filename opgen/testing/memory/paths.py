@@ -32,7 +32,9 @@ def parse_route(path: str) -> Route | None:
     (read once a path: a test's requests name the same objects again and again)."""
     raw, _, query_text = path.partition("?")
     query = _query(query_text)
-    parts = [urllib.parse.unquote(p) for p in raw.strip("/").split("/")]
+    parts = raw.strip("/").split("/")
+    if "%" in raw:
+        parts = [urllib.parse.unquote(p) for p in parts]
     if parts[:1] == ["api"] and len(parts) >= 3:
         group, version, rest = "", parts[1], parts[2:]
     elif parts[:1] == ["apis"] and len(parts) >= 4:

@@ -34,27 +34,55 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 """Values the walk keeps as they are (most of an object's): no copy, no call."""
 
 
-def prune_and_default(schema: Mapping[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
-    """`obj` (a whole custom resource) as the server stores it; `obj` is not changed."""
-    result = _walk(schema, obj, root=True)
+def prune_and_default(
+    schema: Mapping[str, Any],
+    obj: dict[str, Any],
+    pruned: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """`obj` (a whole custom resource) as the server stores it; `obj` is not changed.
+
+    `pruned`: an object this schema already pruned and defaulted (the stored
+    one an update replaces). Pruning and defaulting again changes nothing,
+    and what they do to a value depends only on its keys, its nulls and its
+    lists' lengths, which equal values share: a field of `obj` equal to the
+    same field of `pruned` comes out as it is, unwalked (`obj`'s own value,
+    so a `1.0` or `true` where `pruned` has `1` stays for validation to see)."""
+    result = _walk(schema, obj, pruned, root=True)
     assert isinstance(result, dict)
     return result
 
 
-def _walk(schema: Mapping[str, Any], value: Any, *, root: bool = False) -> Any:
+def _walk(
+    schema: Mapping[str, Any], value: Any, pruned: Any, *, root: bool = False
+) -> Any:
     if type(value) in _SCALARS:
         return value
     if isinstance(value, dict):
         return _object(
-            schema, value, root or bool(schema.get("x-kubernetes-embedded-resource"))
+            schema,
+            value,
+            root or bool(schema.get("x-kubernetes-embedded-resource")),
+            pruned if type(pruned) is dict else None,
         )
     if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
-        return [_walk(schema["items"], item) for item in value]
+        items = schema["items"]
+        if type(pruned) is not list or len(pruned) != len(value):
+            return [_walk(items, item, None) for item in value]
+        return [
+            item if item == before else _walk(items, item, before)
+            for item, before in zip(value, pruned, strict=True)
+        ]
     return json_copy(value)  # what the walk does not rebuild is copied
 
 
+_ABSENT = object()
+
+
 def _object(
-    schema: Mapping[str, Any], value: dict[str, Any], resource: bool
+    schema: Mapping[str, Any],
+    value: dict[str, Any],
+    resource: bool,
+    pruned: dict[str, Any] | None,
 ) -> dict[str, Any]:
     properties: Mapping[str, Any] = schema.get("properties") or {}
     additional = schema.get("additionalProperties")
@@ -63,22 +91,27 @@ def _object(
     for key, item in value.items():
         if resource and key in _TYPE_META:
             result[key] = json_copy(item)
-        elif key in properties:
+            continue
+        before = _ABSENT if pruned is None else pruned.get(key, _ABSENT)
+        if key in properties:
             child = properties[key]
             if item is None and (not child.get("nullable") or "default" in child):
                 continue
-            result[key] = item if type(item) in _SCALARS else _walk(child, item)
+            if type(item) in _SCALARS or item == before:
+                result[key] = item
+            else:
+                result[key] = _walk(child, item, before)
         elif isinstance(additional, Mapping):
-            result[key] = _walk(additional, item)
+            result[key] = item if item == before else _walk(additional, item, before)
         elif keep_unknown or additional is True:
-            result[key] = json_copy(item)
+            result[key] = item if item == before else json_copy(item)
     for key, child in properties.items():
         if (
             key not in result
             and "default" in child
             and not (resource and key in _TYPE_META)
         ):
-            result[key] = _walk(child, child["default"])
+            result[key] = _walk(child, child["default"], None)
     return result
 
 

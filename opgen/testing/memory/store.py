@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-__all__ = ["Event", "Store", "Subscription", "encode"]
+import msgspec
+
+__all__ = ["Event", "Store", "Subscription", "decode", "encode"]
 
 T = TypeVar("T")
 KindKey = tuple[str, str, str]
@@ -56,8 +58,24 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
 def encode(document: Any) -> bytes:
-    """A JSON document as the server sends it (compact, ASCII)."""
-    return _ENCODER.encode(document).encode()
+    """A JSON document as the server sends it: compact, in UTF-8 (as Go writes
+    it; not `\\u` escapes). msgspec writes it in C, several times as fast as
+    the json module; what msgspec refuses (a lone surrogate, a type it does not
+    know) the json module writes, as before."""
+    try:
+        return msgspec.json.encode(document)
+    except (TypeError, ValueError, UnicodeEncodeError):
+        return _ENCODER.encode(document).encode()
+
+
+def decode(body: bytes) -> Any:
+    """A request body's JSON document: read by msgspec, or, for what it refuses,
+    by the json module, which reads a little more (`NaN`, lone surrogates) and
+    whose message a 400 gives (`ValueError`)."""
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return json.loads(body)
 
 
 _TYPED = ("apiVersion", "kind")

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from opgen.testing.memory import answers
 from opgen.testing.memory.kinds import Kind
-from opgen.testing.memory.store import json_copy
+from opgen.testing.memory.store import decode, json_copy
 
 __all__ = [
     "STRATEGIC_PATCH",
@@ -587,7 +586,7 @@ def strategic_patched(
     if current is None:
         return {}
     try:
-        patch = json.loads(body or b"null")
+        patch = decode(body or b"null")
     except ValueError as error:
         raise answers.bad_request(str(error)) from error
     if not isinstance(patch, dict):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -37,6 +36,7 @@ __all__ = ["MemoryTransport", "WatchStream"]
 
 _JSON = {"content-type": "application/json"}
 _TEXT = {"content-type": "text/plain; charset=utf-8"}
+_EVENT_KEYS = ["type", "object"]
 
 
 def _answer(store: Store, document: dict[str, Any]) -> bytes:
@@ -77,7 +77,15 @@ class WatchStream:
         """`PartialObjectMetadata`: events carry their objects' metadata alone."""
 
     def _line(self, event: dict[str, Any]) -> str:
-        return json.dumps(event if self._form is None else metadata_event(event))
+        if self._form is not None:
+            return encode(metadata_event(event)).decode()
+        if list(event) != _EVENT_KEYS:
+            return encode(event).decode()
+        # a stored object's bytes are those its write's answer was given in
+        obj = self._server.store.encoded(event["object"])
+        return b"".join(
+            (b'{"type":', encode(event["type"]), b',"object":', obj, b"}")
+        ).decode()
 
     async def read(self) -> bytes:
         if self._refusal is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -150,7 +151,11 @@ class Writes(Reads):
         without a resourceVersion, an update at the stored one)."""
         if not self._dry_run:
             if kind.stored_as == kind.version:
-                return self.store.write(store_key(kind), obj, previous)
+                written = self.store.write(store_key(kind), obj, previous)
+                if kind.schema is not None:
+                    # what `_admit` made of it: its schema's pruning and defaults
+                    self.store.kept(written, _PRUNED_BY, lambda _: kind.schema)
+                return written
             meta = obj["metadata"]
             raw = self.store.peek(
                 store_key(kind), meta.get("namespace", ""), meta["name"]
@@ -195,6 +200,16 @@ class Writes(Reads):
         subresource = getattr(self._local, "subresource", None)
         return Request(kind, operation, obj, old, subresource, self._dry_run)
 
+    def _pruned(
+        self, schema: Mapping[str, Any], old: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """`old` when it is a stored object `schema` pruned and defaulted (as
+        `_write` stored it, in the version it is served in), else None."""
+        if old is None:
+            return None
+        made_by = self.store.kept(old, _PRUNED_BY, _not_known)
+        return old if made_by is schema else None
+
     def _admit(
         self,
         kind: Kind,
@@ -211,8 +226,10 @@ class Writes(Reads):
             if v not in ("", [], {}, None)
         }
         candidate["metadata"] = meta
+        pruned = None
         if kind.schema is not None:
-            candidate = prune_and_default(kind.schema, candidate)
+            pruned = self._pruned(kind.schema, old)
+            candidate = prune_and_default(kind.schema, candidate, pruned)
         self._local.unmutated = None
         if self.admission is not None:
             mutated = self.admission.mutate(self._admission(kind, candidate, old))
@@ -220,7 +237,7 @@ class Writes(Reads):
                 self._local.unmutated = candidate
                 candidate = mutated
                 if kind.schema is not None:
-                    candidate = prune_and_default(kind.schema, candidate)
+                    candidate = prune_and_default(kind.schema, candidate, pruned)
                 meta = {
                     k: v
                     for k, v in candidate["metadata"].items()
@@ -564,6 +581,14 @@ def spec_changed(kind: Kind, old: dict[str, Any], new: dict[str, Any]) -> bool:
     return {k: v for k, v in old.items() if k not in ignored} != {
         k: v for k, v in new.items() if k not in ignored
     }
+
+
+_PRUNED_BY = "pruned by"
+"""`Store.kept`'s key for the schema that pruned and defaulted a stored object."""
+
+
+def _not_known(obj: dict[str, Any]) -> None:
+    return None
 
 
 def _read_entries(obj: dict[str, Any]) -> list[Entry]:

@@ -166,3 +166,16 @@ def test_a_field_set_is_written_sorted_with_a_parent_member_s_dot_first() -> Non
         }
     )
     assert from_fields_v1(written) == paths
+
+
+def test_equal_fields_under_other_schemas_have_their_own_paths() -> None:
+    # the same bytes under `spec`: a set of tags under one schema, atomic under none
+    spec = {"tags": ["a", "b"], "replicas": 2}
+    typed = members({"spec": spec}, _SCHEMA, every_node=True)
+    untyped = members({"spec": copy.deepcopy(spec)}, None, every_node=True)
+    assert ("f:spec", "f:tags", 'v:"a"') in typed
+    assert ("f:spec", "f:tags", 'v:"a"') not in untyped
+    assert ("f:spec", "f:tags") in untyped
+    # and each walk's own: every node only when asked
+    assert ("f:spec",) not in members({"spec": spec}, _SCHEMA)
+    assert ("f:spec",) in members({"spec": spec}, _SCHEMA, every_node=True)

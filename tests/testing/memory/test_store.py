@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
+import pytest
+
 from opgen.testing.memory import MemoryApiServer
-from opgen.testing.memory.store import Store, encode, json_copy
+from opgen.testing.memory.store import Store, decode, encode, json_copy
 
 KIND = ("", "v1", "configmaps")
 
@@ -155,3 +158,27 @@ def test_what_is_made_of_a_stored_object_is_kept_while_it_is_stored() -> None:
     store.kept(first, "key", make)  # no longer stored: made each time
     store.kept(first, "key", make)
     assert made == ["1", "1", "2", "1", "1"]
+
+
+def test_answers_are_utf8_and_what_msgspec_refuses_is_written_by_json() -> None:
+    document = {"name": "é", "big": 2**70, "f": 1.5, "n": None, "list": [True]}
+    assert json.loads(encode(document)) == document
+    assert "é".encode() in encode(document), "UTF-8, as Go writes it"
+    # a lone surrogate, and keys msgspec will not write: the json module's bytes
+    for refused in ({"s": "\ud800"}, {True: 1, None: 2}):
+        assert encode(refused) == json.dumps(refused, separators=(",", ":")).encode()
+
+
+def test_a_body_msgspec_refuses_is_read_by_json() -> None:
+    assert decode(b'{"a": [1, 2.5, "\\u00e9"]}') == {"a": [1, 2.5, "é"]}
+    assert decode(b'{"s": "\\ud800"}') == {"s": "\ud800"}
+    assert math.isnan(decode(b'{"x": NaN}')["x"])
+    with pytest.raises(ValueError, match="Expecting property name"):
+        decode(b"{")
+
+
+def test_an_invalid_body_is_answered_400_with_json_s_message() -> None:
+    server = MemoryApiServer()
+    code, answer = server.handle("POST", "/api/v1/namespaces/default/configmaps", b"{")
+    assert code == 400 and answer is not None
+    assert "not valid JSON: Expecting property name" in answer["message"]
