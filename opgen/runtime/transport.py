@@ -103,13 +103,16 @@ workers, a local API server) a limit of 12 made requests queue for a connection:
 paired runs at 32 converged faster on less operator CPU, for about 5 MiB more
 steady RSS (docs/runtime.md, "Start-up and memory")."""
 
-TLS_READ_BUFFER = 32 * 1024
+TLS_READ_BUFFER = 5 + 2**14 + 2048
 """Bytes asyncio's TLS layer (Python 3.11+) reads from a socket at once, and
-keeps as a buffer for each TLS connection for the connection's life. Its
-default, 256 KiB, made every kept-alive connection cost about 0.3 MiB of
-resident memory; a TLS record carries at most 16 KiB, so a larger read gains
-little. Set by the first transport for the whole process (`SSLProtocol.max_size`,
-a class attribute: asyncio makes the protocol itself), so the manager's servers'
+keeps as a buffer for each TLS connection for the connection's life: one whole
+TLS record of any version (a 5-byte header, at most 16 KiB of data and, in TLS
+1.2, at most 2 KiB of expansion; 1.3's is 256 B), so no full record needs two
+reads for want of room. Its default, 256 KiB, made every kept-alive connection
+cost about 0.3 MiB of resident memory; 32 KiB, the size before this one, took two
+records a read where this takes one, for 14 KiB more a connection. Set by the
+first transport for the whole process (`SSLProtocol.max_size`, a class
+attribute: asyncio makes the protocol itself), so the manager's servers'
 connections use it too; a process that already set a smaller one keeps it."""
 
 IDLE_TIMEOUT = 90.0

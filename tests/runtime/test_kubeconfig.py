@@ -219,6 +219,33 @@ def test_in_cluster_no_yaml_is_imported(tmp_path: Path) -> None:
     assert ran.stdout.strip() == "False"
 
 
+def test_a_json_kubeconfig_is_read_without_yaml(tmp_path: Path) -> None:
+    """A kubeconfig written as JSON is read as JSON: PyYAML stays unloaded; a YAML
+    flow mapping (which starts with `{` too but is not JSON) is still read as YAML."""
+    as_json = tmp_path / "config.json"
+    as_json.write_text(json.dumps(config_of({"server": "https://json"}), indent=2))
+    program = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from opgen.runtime.kubeconfig import KubeConfig\n"
+        f"config = KubeConfig.from_file(Path({str(as_json)!r})).get()\n"
+        "print(config.cluster.server, 'yaml' in sys.modules)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert ran.stdout.split() == ["https://json", "False"]
+
+    flow = tmp_path / "flow"
+    flow.write_text(
+        "{apiVersion: v1, kind: Config, current-context: x,"
+        " clusters: [{name: c, cluster: {server: 'https://flow'}}],"
+        " users: [{name: u, user: {}}],"
+        " contexts: [{name: x, context: {cluster: c, user: u}}]}\n"
+    )
+    assert KubeConfig.from_file(flow).get().cluster.server == "https://flow"
+
+
 def test_the_environments_order(tmp_path: Path) -> None:
     """$KUBECONFIG, else the pod's service account, else ~/.kube/config (as
     controller-runtime's GetConfig); a set $KUBECONFIG naming no file is an error."""

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -250,8 +251,14 @@ def _read(path: Path, name: str) -> Any:
         raise NoCluster(_no_cluster(name, "not found")) from None
     except OSError as error:
         raise NoCluster(_no_cluster(name, f"cannot read it ({error})")) from None
-    # Imported here: a pod's service account needs no YAML (about 12 ms of CPU
-    # an operator in a cluster no longer spends starting).
+    if text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except ValueError:  # a YAML flow mapping: read as YAML below
+            pass
+    # Imported here: a pod's service account or a JSON kubeconfig needs no YAML
+    # (about 12 ms of CPU and 0.9 MiB of resident memory an operator no longer
+    # spends starting).
     import yaml
 
     try:
