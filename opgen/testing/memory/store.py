@@ -70,12 +70,19 @@ def encode(document: Any) -> bytes:
 
 def decode(body: bytes) -> Any:
     """A request body's JSON document: read by msgspec, or, for what it refuses,
-    by the json module, which reads a little more (`NaN`, lone surrogates) and
-    whose message a 400 gives (`ValueError`)."""
+    by the json module, which reads a little more (lone surrogates) and whose
+    message a 400 gives (`ValueError`). `NaN` and `Infinity` are not JSON: the
+    API server refuses them, and so does this."""
     try:
         return msgspec.json.decode(body)
     except msgspec.DecodeError:
-        return json.loads(body)
+        return json.loads(body, parse_constant=_not_json)
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(
+        f"invalid character {constant[0]!r} looking for beginning of value"
+    )
 
 
 _TYPED = ("apiVersion", "kind")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import pytest
@@ -172,7 +171,9 @@ def test_answers_are_utf8_and_what_msgspec_refuses_is_written_by_json() -> None:
 def test_a_body_msgspec_refuses_is_read_by_json() -> None:
     assert decode(b'{"a": [1, 2.5, "\\u00e9"]}') == {"a": [1, 2.5, "é"]}
     assert decode(b'{"s": "\\ud800"}') == {"s": "\ud800"}
-    assert math.isnan(decode(b'{"x": NaN}')["x"])
+    for constant in (b"NaN", b"Infinity", b"-Infinity"):
+        with pytest.raises(ValueError, match="invalid character"):
+            decode(b'{"x": ' + constant + b"}")
     with pytest.raises(ValueError, match="Expecting property name"):
         decode(b"{")
 
@@ -182,3 +183,11 @@ def test_an_invalid_body_is_answered_400_with_json_s_message() -> None:
     code, answer = server.handle("POST", "/api/v1/namespaces/default/configmaps", b"{")
     assert code == 400 and answer is not None
     assert "not valid JSON: Expecting property name" in answer["message"]
+
+
+def test_nan_in_a_body_is_answered_400_as_the_api_server_does() -> None:
+    server = MemoryApiServer()
+    body = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"x":NaN}}'
+    code, answer = server.handle("POST", "/api/v1/namespaces/default/configmaps", body)
+    assert code == 400 and answer is not None
+    assert "invalid character 'N'" in answer["message"]
