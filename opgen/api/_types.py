@@ -165,7 +165,7 @@ def _whole_seconds(value: datetime.datetime) -> datetime.datetime:
     # The API server keeps a Time to the second: holding more would make a value
     # read back differ from the one written, and a status holding it be patched
     # on every reconcile.
-    return value.replace(microsecond=0)
+    return value.replace(microsecond=0) if value.microsecond else value
 
 
 def _rfc3339(value: datetime.datetime) -> str:

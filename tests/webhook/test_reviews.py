@@ -77,6 +77,50 @@ def test_nothing_changed_carries_nothing_over(sent: Any, dump: Any) -> None:
     assert jsonpatch.carry_over(sent, dump, copy.deepcopy(dump)) is sent
 
 
+def _json_equal(a: Any, b: Any) -> bool:
+    """JSON equality walked value by value: what `jsonpatch.same` must answer."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(
+            _json_equal(x, y) for x, y in zip(a, b, strict=True)
+        )
+    return bool(a == b)
+
+
+def _retyped(value: Any, draw: Any) -> Any:
+    """`value` with some numbers and booleans swapped for their Python equals
+    (`1`, `1.0`, `True`) and some dicts' keys reordered: equal in Python, not
+    always in JSON."""
+    if isinstance(value, dict):
+        keys = list(value)
+        if draw(st.booleans()):
+            keys.reverse()
+        return {k: _retyped(value[k], draw) for k in keys}
+    if isinstance(value, list):
+        return [_retyped(v, draw) for v in value]
+    if type(value) in (bool, int, float) and value in (0, 1) and draw(st.booleans()):
+        return draw(st.sampled_from([bool(value), int(value), float(value)]))
+    return value
+
+
+@given(json_values, st.data())
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+def test_json_equality_is_the_walked_one(a: Any, data: st.DataObject) -> None:
+    b = _retyped(a, data.draw)
+    assert jsonpatch.same(a, b) == _json_equal(a, b)
+    assert jsonpatch.same(a, copy.deepcopy(a)) == _json_equal(a, a)
+
+
+def test_a_nan_is_no_json_value_equal_to_itself() -> None:
+    nan = float("nan")
+    assert not jsonpatch.same([nan], [nan])
+    assert not jsonpatch.same({"a": nan}, {"a": nan})
+    assert jsonpatch.same({"banana": 1.5}, {"banana": 1.5})
+
+
 def test_json_equality_tells_true_from_one() -> None:
     assert not jsonpatch.same(True, 1)
     assert not jsonpatch.same(1, 1.0)

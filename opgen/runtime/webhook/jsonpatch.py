@@ -15,6 +15,7 @@ Equality is JSON's: `1`, `1.0` and `true` are three different values.
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
 __all__ = ["carry_over", "diff", "escape", "same"]
@@ -24,12 +25,39 @@ Patch = list[dict[str, Any]]
 
 def same(a: Any, b: Any) -> bool:
     """Whether two JSON values are equal as JSON (no `True == 1` as in Python)."""
+    if type(a) is not type(b) or a != b:
+        return False  # unequal in Python: unequal as JSON too
+    if isinstance(a, dict | list):
+        return _same_types(a, b)
+    return True
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    """For two documents equal in Python: whether they are equal as JSON, where
+    `1`, `1.0` and `true` differ. Their marshal forms (version 0: no interned
+    strings or back-references to tell equal values apart) are equal when every
+    value has the same type and the dicts the same key order, as a document
+    compared with its own dump has; only otherwise are they walked, and when
+    the text `nan` is in them (version 0 writes a float as its repr; a NaN
+    held in both at once is equal in Python, as the same object, not in JSON)."""
+    try:
+        written = marshal.dumps(a, 0)
+        if written == marshal.dumps(b, 0) and b"nan" not in written:
+            return True
+    except ValueError:  # a dict or str subclass marshal does not write
+        pass
+    return _walked_same(a, b)
+
+
+def _walked_same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_walked_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(
+            _walked_same(x, y) for x, y in zip(a, b, strict=True)
+        )
     return bool(a == b)
 
 
