@@ -145,6 +145,12 @@ class CountMarker(Marker):
     def _enforce(self, value: Any) -> Any:
         if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
             return value
+        if (
+            type(value) is dict
+            and self.keyword == "maxProperties"
+            and len(value) <= self.value
+        ):
+            return value  # its wire form has no more keys (None values dropped)
         return super()._enforce(value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:

@@ -77,6 +77,17 @@ def test_nothing_changed_carries_nothing_over(sent: Any, dump: Any) -> None:
     assert jsonpatch.carry_over(sent, dump, copy.deepcopy(dump)) is sent
 
 
+@given(json_values, json_values, json_values)
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+def test_parts_kept_by_identity_patch_as_copies_would(
+    sent: Any, before: Any, after: Any
+) -> None:
+    wanted = jsonpatch.carry_over(sent, before, after)
+    patch = jsonpatch.diff(sent, wanted)
+    assert patch == jsonpatch.diff(sent, copy.deepcopy(wanted))
+    assert jsonpatch.same(apply(sent, patch), wanted)
+
+
 def _json_equal(a: Any, b: Any) -> bool:
     """JSON equality walked value by value: what `jsonpatch.same` must answer."""
     if type(a) is not type(b):

@@ -94,20 +94,30 @@ def carry_over(sent: Any, before: Any, after: Any) -> Any:
 
 
 def diff(source: Any, target: Any, path: str = "") -> Patch:
-    """The JSON patch that turns `source` into `target` (empty when they are the same)."""
-    if same(source, target):
+    """The JSON patch that turns `source` into `target` (empty when they are the same).
+
+    A part of `target` that is the very object of `source`'s (what `carry_over`
+    kept of `sent`) is not compared: nothing to patch there."""
+    if source is target or same(source, target):
         return []
+    return _changes(source, target, path)
+
+
+def _changes(source: Any, target: Any, path: str) -> Patch:
+    """`diff` of two values that differ; each path written only for a change."""
     if isinstance(source, dict) and isinstance(target, dict):
         ops: Patch = []
         for key in source:
             if key not in target:
                 ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
         for key, value in target.items():
-            where = f"{path}/{escape(key)}"
             if key not in source:
+                where = f"{path}/{escape(key)}"
                 ops.append({"op": "add", "path": where, "value": value})
-            else:
-                ops.extend(diff(source[key], value, where))
+                continue
+            old = source[key]
+            if old is not value and not same(old, value):
+                ops.extend(_changes(old, value, f"{path}/{escape(key)}"))
         return ops
     if (
         isinstance(source, list)
@@ -117,6 +127,7 @@ def diff(source: Any, target: Any, path: str = "") -> Patch:
         return [
             op
             for index, (old, new) in enumerate(zip(source, target, strict=True))
-            for op in diff(old, new, f"{path}/{index}")
+            if old is not new and not same(old, new)
+            for op in _changes(old, new, f"{path}/{index}")
         ]
     return [{"op": "replace", "path": path, "value": target}]
