@@ -125,6 +125,45 @@ def test_json_equality_is_the_walked_one(a: Any, data: st.DataObject) -> None:
     assert jsonpatch.same(a, copy.deepcopy(a)) == _json_equal(a, a)
 
 
+def _carried(sent: Any, before: Any, after: Any) -> Any:
+    """`carry_over` walked key by key with `_json_equal`: what it must answer."""
+    if _json_equal(before, after):
+        return sent
+    if isinstance(before, dict) and isinstance(after, dict) and isinstance(sent, dict):
+        result = dict(sent)
+        for key in [*after, *(k for k in before if k not in after)]:
+            if key not in after:
+                result.pop(key, None)
+            elif key not in before or key not in sent:
+                if key not in before or not _json_equal(before[key], after[key]):
+                    result[key] = after[key]
+            else:
+                result[key] = _carried(sent[key], before[key], after[key])
+        return result
+    if (
+        isinstance(before, list)
+        and isinstance(after, list)
+        and isinstance(sent, list)
+        and len(before) == len(after) == len(sent)
+    ):
+        return [_carried(s, b, a) for s, b, a in zip(sent, before, after, strict=True)]
+    return after
+
+
+@given(json_values, json_values, st.data())
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+def test_carry_over_is_the_walked_one(
+    sent: Any, before: Any, data: st.DataObject
+) -> None:
+    after = data.draw(st.one_of(json_values, st.just(_retyped(before, data.draw))))
+    assert _json_equal(
+        jsonpatch.carry_over(sent, before, after), _carried(sent, before, after)
+    )
+    assert _json_equal(
+        jsonpatch.carry_over(before, before, after), _carried(before, before, after)
+    )
+
+
 def test_a_nan_is_no_json_value_equal_to_itself() -> None:
     nan = float("nan")
     assert not jsonpatch.same([nan], [nan])
