@@ -18,8 +18,9 @@ the whole object at once, as the server does.
 
 from __future__ import annotations
 
+import functools
 import weakref
-from collections.abc import Sized
+from collections.abc import Callable, Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ from opgen.engine.reading import field_markers, type_markers
 from opgen.engine.values import constraint_problem
 from opgen.engine.wire import to_wire_value
 
-__all__ = ["enforce_model", "model_plan_empty"]
+__all__ = ["enforce_model", "model_check", "model_plan_empty"]
 
 
 @dataclass(frozen=True)
@@ -107,13 +108,18 @@ _KEY_NAMES: weakref.WeakKeyDictionary[type, dict[tuple[str, ...], set[str]]] = (
 )
 
 
-def _keys_differ(items: Any, keys: tuple[str, ...]) -> bool:
+def _keys_differ(
+    items: Any,
+    keys: tuple[str, ...],
+    known: dict[tuple[type, tuple[str, ...]], set[str]] | None = None,
+) -> bool:
     """A quick accept for a `map` list: True when no two of its items (models)
     have the same keys on the wire. Each item is dumped as the full check dumps
     it, but only its fields that may hold a key (a pod template's dozens of
     others left out), and the keys compared as values, not as JSON text. False:
     look again, on the whole wire form (`constraint_problem`), which also
-    phrases a duplicate."""
+    phrases a duplicate. `known`: the fields to dump, by item class and keys,
+    kept by the caller (a plain dict, quicker than `_key_names`' weak one)."""
     if type(items) is not list:
         return False
     dumped = []
@@ -121,12 +127,15 @@ def _keys_differ(items: Any, keys: tuple[str, ...]) -> bool:
         cls = type(item)
         if not isinstance(item, BaseModel) or cls.model_dump is not _DUMP:
             return False
+        names = None if known is None else known.get((cls, keys))
+        if names is None:
+            names = _key_names(cls, keys)
+            if known is not None:
+                known[cls, keys] = names
+        # what `model_dump` does, without its frame
         dumped.append(
-            item.model_dump(
-                mode="json",
-                by_alias=True,
-                exclude_none=True,
-                include=_key_names(cls, keys),
+            cls.__pydantic_serializer__.to_python(
+                item, mode="json", by_alias=True, exclude_none=True, include=names
             )
         )
     spelled = _wire_keys(dumped, keys)
@@ -185,8 +194,22 @@ def _refuse(where: str, problem: str) -> PydanticCustomError:
 def enforce_model(model: Any) -> None:
     """Raise a Pydantic error when `model` breaks a model-level marker."""
     plan = _plan(type(model))
+    if not plan.empty:
+        _enforce_plan(plan, {}, model)
+
+
+def model_check(cls: type) -> Callable[[Any], None] | None:
+    """`enforce_model` for instances of `cls` alone, its plan found once (None:
+    nothing to check): `op.Model` runs it after every validation."""
+    plan = _plan(cls)
     if plan.empty:
-        return
+        return None
+    return functools.partial(_enforce_plan, plan, {})
+
+
+def _enforce_plan(
+    plan: _Plan, key_names: dict[tuple[type, tuple[str, ...]], set[str]], model: Any
+) -> None:
     for name in plan.required:
         if getattr(model, name) is None:
             raise _refuse(f"{name}: ", "Required value (op.Required())")
@@ -194,7 +217,7 @@ def enforce_model(model: Any) -> None:
         items = getattr(model, name)
         if items is None or (isinstance(items, Sized) and len(items) < 2):
             continue  # nothing to duplicate: most condition lists hold one
-        if _keys_differ(items, keys):
+        if _keys_differ(items, keys, key_names):
             continue
         items = to_wire_value(items)
         if not isinstance(items, list):

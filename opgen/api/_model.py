@@ -19,7 +19,7 @@ from pydantic_core import CoreSchema, PydanticUndefined, SchemaValidator
 from typing_extensions import Self
 
 from opgen.api._cel import enforce_rules, rules_empty
-from opgen.api._enforce import enforce_model, model_plan_empty
+from opgen.api._enforce import model_check
 from opgen.engine.naming import to_camel
 
 __all__ = ["BuiltinModel", "Model", "settle_checks"]
@@ -109,10 +109,11 @@ class Model(BaseModel):
 
 def _checks(cls: type) -> tuple[Check, ...]:
     """What checks instances of `cls`: `enforce_model` unless it has no
-    model-level marker, `enforce_rules` unless it has no CEL rule; kept on the
-    class."""
+    model-level marker (`model_check`, bound to the class's plan),
+    `enforce_rules` unless it has no CEL rule; kept on the class."""
+    markers = model_check(cls)
     checks: tuple[Check, ...] = (
-        *(() if model_plan_empty(cls) else (enforce_model,)),
+        *(() if markers is None else (markers,)),
         *(() if rules_empty(cls) else (enforce_rules,)),
     )
     type.__setattr__(cls, _CHECKS, checks)

@@ -104,6 +104,8 @@ class CustomResource(Model, Generic[SpecT, StatusT]):
     def _fill_type_meta(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        if "kind" in data and ("apiVersion" in data or "api_version" in data):
+            return data  # every object the API server sends: nothing to fill
         decl = _kind_facts(cls).decl
         if decl is None:
             return data
@@ -152,7 +154,7 @@ def _replicas_in_range(obj: BaseModel, path: str) -> bool:
     read through the models, is unset or an int in range (False: look again, on
     the whole wire form)."""
     value: Any = obj
-    for name in path.strip(".").split("."):
+    for name in _path_names(path):
         if value is None:
             return True
         if not isinstance(value, BaseModel):
@@ -180,8 +182,14 @@ def _fields_by_wire_name(cls: type[BaseModel]) -> dict[str, str]:
     return names
 
 
+@functools.lru_cache(maxsize=64)
+def _path_names(path: str) -> tuple[str, ...]:
+    """A scale subresource's replicas path (`.spec.replicas`) as its field names."""
+    return tuple(path.strip(".").split("."))
+
+
 def _at_path(value: Any, path: str) -> Any:
-    for name in path.strip(".").split("."):
+    for name in _path_names(path):
         if not isinstance(value, dict):
             return None
         value = value.get(name)

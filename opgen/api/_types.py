@@ -12,6 +12,7 @@ import base64
 import binascii
 import copy
 import datetime
+import functools
 import re
 from decimal import Decimal
 from typing import Annotated, Any
@@ -81,11 +82,25 @@ def _quantity(value: object) -> str:
             if value.is_integer()
             else repr(value)
         )
-    if not isinstance(value, str) or not _QUANTITY.match(value):
+    if not isinstance(value, str) or not (
+        _is_quantity(value)
+        if len(value) <= _REMEMBERED
+        else _QUANTITY.match(value) is not None
+    ):
         raise ValueError(
             f"{value!r} is not a Kubernetes quantity (e.g. 100m, 2, 1.5Gi)"
         )
     return value
+
+
+_REMEMBERED = 64
+"""Strings up to this long have their check remembered (quantities, times)."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_quantity(text: str) -> bool:
+    # a few quantities ("1", "2Gi", "500m") recur in every pod template
+    return _QUANTITY.match(text) is not None
 
 
 Quantity = Annotated[
@@ -135,7 +150,10 @@ for what `openapi.is_date_time` would accept, its Go regex costing the most of
 decoding a small object."""
 
 
+@functools.lru_cache(maxsize=1024)
 def _server_time(value: str) -> bool:
+    # 20 characters (its caller checks): an object's timestamps recur on every
+    # decode of it
     if _SERVER_TIME.fullmatch(value) is None:
         return False
     try:
@@ -148,7 +166,7 @@ def _server_time(value: str) -> bool:
 def _utc(value: object) -> object:
     if (
         isinstance(value, str)
-        and not _server_time(value)
+        and not (len(value) == 20 and _server_time(value))
         and not openapi.is_date_time(value)
     ):
         # Pydantic alone also takes "2024-05-01 12:00" or no zone; the server does not.
@@ -165,7 +183,7 @@ def _whole_seconds(value: datetime.datetime) -> datetime.datetime:
     # The API server keeps a Time to the second: holding more would make a value
     # read back differ from the one written, and a status holding it be patched
     # on every reconcile.
-    return value.replace(microsecond=0)
+    return value.replace(microsecond=0) if value.microsecond else value
 
 
 def _rfc3339(value: datetime.datetime) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import enum
 import functools
 import math
-from collections.abc import Sequence, Sized
+import operator
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from opgen.engine.goregex import GoRegexError, go_regex, re2_problem
 from opgen.engine.markers import Marker, MarkerContext, SchemaNode, node_type
@@ -63,6 +64,14 @@ length (a dict's drops its None values). Anything else, and whatever the quick
 accept does not accept, is checked on the wire form (`Marker._enforce`)."""
 
 _INTEGER_FORMATS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+_COMPARISONS: dict[tuple[str, bool], Callable[[Any, Any], Any]] = {
+    ("minimum", False): operator.ge,
+    ("minimum", True): operator.gt,
+    ("maximum", False): operator.le,
+    ("maximum", True): operator.lt,
+}
+"""What a bound's value must be, compared with it (`_NumericBound._accepts`)."""
 
 _REMEMBERED_MATCH = 64
 """Strings up to this long have their pattern matches remembered: condition
@@ -126,9 +135,22 @@ class CountMarker(Marker):
     value: int
     keyword: ClassVar[str]
     applies_to: ClassVar[frozenset[str]]
+    if TYPE_CHECKING:  # set by __post_init__, not fields
+        _sized: type[Sized] | None
+        _least: int
+        _most: float
 
     def __post_init__(self) -> None:
         count_argument(self.marker_name(), self.value)
+        # `_enforce`'s quick accept, read from the instance: a str or list of
+        # this exact type whose length is in [least, most] (a dict's is counted
+        # on its wire form, which drops None values)
+        counted = _LENGTHS.get(self.keyword)
+        sized = counted[0] if counted is not None and counted[0] is not dict else None
+        low = counted is not None and counted[1]
+        object.__setattr__(self, "_sized", sized)
+        object.__setattr__(self, "_least", self.value if low else 0)
+        object.__setattr__(self, "_most", math.inf if low else self.value)
 
     def _accepts(self, value: Any) -> bool:
         counted = _LENGTHS.get(self.keyword)
@@ -143,8 +165,14 @@ class CountMarker(Marker):
         return constraint_problem(value, {self.keyword: self.value})
 
     def _enforce(self, value: Any) -> Any:
-        if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
-            return value
+        if type(value) is self._sized and self._least <= len(value) <= self._most:
+            return value  # `_accepts`, inlined: this runs on every validated value
+        if (
+            type(value) is dict
+            and self.keyword == "maxProperties"
+            and len(value) <= self.value
+        ):
+            return value  # its wire form has no more keys (None values dropped)
         return super()._enforce(value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
@@ -162,9 +190,14 @@ class _NumericBound(Marker):
     """`exclusiveMinimum`/`exclusiveMaximum`: set by the exclusive marker, cleared
     by the inclusive one."""
     exclusive: ClassVar[bool] = False
+    if TYPE_CHECKING:  # set by __post_init__, not a field
+        _compare: Callable[[Any, Any], Any] | None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "value", _number(self.marker_name(), self.value))
+        # `_enforce`'s quick accept, read from the instance (None: multipleOf)
+        compare = _COMPARISONS.get((self.keyword, self.exclusive))
+        object.__setattr__(self, "_compare", compare)
 
     def constraint(self) -> SchemaNode:
         constraint: SchemaNode = {self.keyword: self.value}
@@ -186,8 +219,13 @@ class _NumericBound(Marker):
         return constraint_problem(value, self.constraint())
 
     def _enforce(self, value: Any) -> Any:
-        if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
-            return value
+        compare = self._compare
+        if (
+            compare is not None
+            and (type(value) is int or type(value) is float)
+            and compare(value, self.value)
+        ):
+            return value  # `_accepts`, inlined: this runs on every validated value
         return super()._enforce(value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:
@@ -289,7 +327,7 @@ class Pattern(Marker):
         return constraint_problem(value, {"pattern": self.regex})
 
     def _enforce(self, value: Any) -> Any:
-        if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
+        if type(value) is str and self._accepts(value):
             return value
         return super()._enforce(value)
 
@@ -304,6 +342,9 @@ class Format(Marker):
 
     name: str
     keyword: ClassVar[str] = "format"
+    if TYPE_CHECKING:  # set by __post_init__, not fields
+        _range: tuple[int, int] | None
+        _valid_text: Callable[[str], bool] | None
 
     def __post_init__(self) -> None:
         known = STRING_FORMATS | NUMBER_FORMATS["integer"] | NUMBER_FORMATS["number"]
@@ -313,6 +354,12 @@ class Format(Marker):
                 "and would ignore it",
                 hint="known formats: " + ", ".join(sorted(known)),
             )
+        # `_enforce`'s quick accept, read from the instance: an int's range
+        # (None: no integer format), a string's check (None: any string)
+        object.__setattr__(self, "_range", _INTEGER_FORMATS.get(self.name))
+        object.__setattr__(
+            self, "_valid_text", CHECKED_FORMATS.get(self.name.replace("-", ""))
+        )
 
     def _accepts(self, value: Any) -> bool:
         if type(value) is int and self.name in _INTEGER_FORMATS:
@@ -329,8 +376,16 @@ class Format(Marker):
         return constraint_problem(value, {"format": self.name})
 
     def _enforce(self, value: Any) -> Any:
-        if type(value) in _AS_ON_THE_WIRE and self._accepts(value):
-            return value
+        # `_accepts`, inlined: this runs on every validated value
+        kind = type(value)
+        if kind is int:
+            bounds = self._range
+            if bounds is not None and bounds[0] <= value <= bounds[1]:
+                return value
+        elif kind is str:
+            valid = self._valid_text
+            if valid is None or valid(value):
+                return value
         return super()._enforce(value)
 
     def apply(self, node: SchemaNode, ctx: MarkerContext) -> SchemaNode:

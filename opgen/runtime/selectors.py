@@ -30,6 +30,8 @@ def to_query(selector: Selector | None) -> str | None:
 
 def _split(selector: str) -> list[str]:
     """Split on commas that are not inside parentheses."""
+    if "(" not in selector and ")" not in selector:  # every comma splits
+        return [p.strip() for p in selector.split(",") if p.strip()]
     parts: list[str] = []
     depth = 0
     current = ""

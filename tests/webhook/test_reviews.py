@@ -77,6 +77,100 @@ def test_nothing_changed_carries_nothing_over(sent: Any, dump: Any) -> None:
     assert jsonpatch.carry_over(sent, dump, copy.deepcopy(dump)) is sent
 
 
+@given(json_values, json_values, json_values)
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+def test_parts_kept_by_identity_patch_as_copies_would(
+    sent: Any, before: Any, after: Any
+) -> None:
+    wanted = jsonpatch.carry_over(sent, before, after)
+    patch = jsonpatch.diff(sent, wanted)
+    assert patch == jsonpatch.diff(sent, copy.deepcopy(wanted))
+    assert jsonpatch.same(apply(sent, patch), wanted)
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """JSON equality walked value by value: what `jsonpatch.same` must answer."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(
+            _json_equal(x, y) for x, y in zip(a, b, strict=True)
+        )
+    return bool(a == b)
+
+
+def _retyped(value: Any, draw: Any) -> Any:
+    """`value` with some numbers and booleans swapped for their Python equals
+    (`1`, `1.0`, `True`) and some dicts' keys reordered: equal in Python, not
+    always in JSON."""
+    if isinstance(value, dict):
+        keys = list(value)
+        if draw(st.booleans()):
+            keys.reverse()
+        return {k: _retyped(value[k], draw) for k in keys}
+    if isinstance(value, list):
+        return [_retyped(v, draw) for v in value]
+    if type(value) in (bool, int, float) and value in (0, 1) and draw(st.booleans()):
+        return draw(st.sampled_from([bool(value), int(value), float(value)]))
+    return value
+
+
+@given(json_values, st.data())
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+def test_json_equality_is_the_walked_one(a: Any, data: st.DataObject) -> None:
+    b = _retyped(a, data.draw)
+    assert jsonpatch.same(a, b) == _json_equal(a, b)
+    assert jsonpatch.same(a, copy.deepcopy(a)) == _json_equal(a, a)
+
+
+def _carried(sent: Any, before: Any, after: Any) -> Any:
+    """`carry_over` walked key by key with `_json_equal`: what it must answer."""
+    if _json_equal(before, after):
+        return sent
+    if isinstance(before, dict) and isinstance(after, dict) and isinstance(sent, dict):
+        result = dict(sent)
+        for key in [*after, *(k for k in before if k not in after)]:
+            if key not in after:
+                result.pop(key, None)
+            elif key not in before or key not in sent:
+                if key not in before or not _json_equal(before[key], after[key]):
+                    result[key] = after[key]
+            else:
+                result[key] = _carried(sent[key], before[key], after[key])
+        return result
+    if (
+        isinstance(before, list)
+        and isinstance(after, list)
+        and isinstance(sent, list)
+        and len(before) == len(after) == len(sent)
+    ):
+        return [_carried(s, b, a) for s, b, a in zip(sent, before, after, strict=True)]
+    return after
+
+
+@given(json_values, json_values, st.data())
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+def test_carry_over_is_the_walked_one(
+    sent: Any, before: Any, data: st.DataObject
+) -> None:
+    after = data.draw(st.one_of(json_values, st.just(_retyped(before, data.draw))))
+    assert _json_equal(
+        jsonpatch.carry_over(sent, before, after), _carried(sent, before, after)
+    )
+    assert _json_equal(
+        jsonpatch.carry_over(before, before, after), _carried(before, before, after)
+    )
+
+
+def test_a_nan_is_no_json_value_equal_to_itself() -> None:
+    nan = float("nan")
+    assert not jsonpatch.same([nan], [nan])
+    assert not jsonpatch.same({"a": nan}, {"a": nan})
+    assert jsonpatch.same({"banana": 1.5}, {"banana": 1.5})
+
+
 def test_json_equality_tells_true_from_one() -> None:
     assert not jsonpatch.same(True, 1)
     assert not jsonpatch.same(1, 1.0)
