@@ -13,7 +13,7 @@ import math
 import operator
 from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from opgen.engine.goregex import GoRegexError, go_regex, re2_problem
 from opgen.engine.markers import Marker, MarkerContext, SchemaNode, node_type
@@ -135,10 +135,10 @@ class CountMarker(Marker):
     value: int
     keyword: ClassVar[str]
     applies_to: ClassVar[frozenset[str]]
-    if TYPE_CHECKING:  # set by __post_init__, not fields
-        _sized: type[Sized] | None
-        _least: int
-        _most: float
+    # `_enforce`'s quick accept, set by __post_init__ (not arguments)
+    _sized: type[Sized] | None = field(init=False, repr=False, compare=False)
+    _least: int = field(init=False, repr=False, compare=False)
+    _most: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         count_argument(self.marker_name(), self.value)
@@ -190,8 +190,10 @@ class _NumericBound(Marker):
     """`exclusiveMinimum`/`exclusiveMaximum`: set by the exclusive marker, cleared
     by the inclusive one."""
     exclusive: ClassVar[bool] = False
-    if TYPE_CHECKING:  # set by __post_init__, not a field
-        _compare: Callable[[Any, Any], Any] | None
+    # `_enforce`'s quick accept, set by __post_init__ (not an argument)
+    _compare: Callable[[Any, Any], Any] | None = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "value", _number(self.marker_name(), self.value))
@@ -342,9 +344,11 @@ class Format(Marker):
 
     name: str
     keyword: ClassVar[str] = "format"
-    if TYPE_CHECKING:  # set by __post_init__, not fields
-        _range: tuple[int, int] | None
-        _valid_text: Callable[[str], bool] | None
+    # `_enforce`'s quick accept, set by __post_init__ (not arguments)
+    _range: tuple[int, int] | None = field(init=False, repr=False, compare=False)
+    _valid_text: Callable[[str], bool] | None = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         known = STRING_FORMATS | NUMBER_FORMATS["integer"] | NUMBER_FORMATS["number"]

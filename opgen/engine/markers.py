@@ -160,7 +160,7 @@ class Marker:
         arguments = ", ".join(
             _format_argument(getattr(self, item.name))
             for item in dataclasses.fields(self)
-            if getattr(self, item.name) is not None
+            if item.init and getattr(self, item.name) is not None
         )
         return f"op.{self.marker_name()}({arguments})"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import fields
+from dataclasses import Field, fields
 from typing import Any
 
 from opgen import api as op
@@ -52,6 +52,11 @@ def _parameters(marker: type[Marker]) -> list[inspect.Parameter]:
     return list(inspect.signature(constructor(marker)).parameters.values())
 
 
+def _arguments(marker: Marker) -> list[Field[Any]]:
+    """The marker's fields its call sets (not those its `__post_init__` works out)."""
+    return [item for item in fields(marker) if item.init]
+
+
 def spell(marker: Marker, value_text: ValueText) -> str:
     """`op.Name(arguments)`: the call that makes `marker`, leaving out what
     the call defaults. When the call has keyword-only options every argument
@@ -59,7 +64,7 @@ def spell(marker: Marker, value_text: ValueText) -> str:
     parameters = _parameters(type(marker))
     values = [
         _field_value(marker, item.name, p.name)
-        for item, p in zip(fields(marker), parameters, strict=True)
+        for item, p in zip(_arguments(marker), parameters, strict=True)
     ]
     named_only = any(p.kind is p.KEYWORD_ONLY for p in parameters)
     arguments: list[str] = []
