@@ -1,6 +1,6 @@
 """The example's controller tests on the memory API server and on envtest.
 
-    .venv/bin/python -m benchmarks memory_vs_envtest [-- RUNS [--before TREE]]
+    .venv/bin/python -m benchmarks memory_vs_envtest [-- RUNS [--before TREE] [--instructions]]
 
 Collects `examples/generated/tests/controller` once with
 `--api-server=memory` to learn which tests run on the memory server (those
@@ -41,6 +41,16 @@ even RUNS), and prints it beside this checkout's: a change to the memory server,
 paired before and after on one machine at one load. Every run is timed by
 this checkout's plugin (`_suite_timings`, loaded from a folder of its own).
 
+`--instructions` times nothing: it counts, with valgrind's callgrind (which
+must be installed), the instructions the tests on memory execute (start-up,
+imports and collection left out, by the `_callgrind_toggle` plugin), RUNS
+times for this checkout and, with `--before`, for the other, alternating.
+A loaded or shared machine changes wall and CPU times by more than most
+changes to the memory server; it does not change these counts, which vary
+only with what the tests do (a retry after a conflict, a watch event
+arriving before or after a read). envtest is not run: there is nothing to
+count against.
+
 The pytest processes cache bytecode (`PYTHONDONTWRITEBYTECODE` is dropped for
 them): without it every run compiles and assertion-rewrites all of opgen
 again, a cost neither backend has on a developer's machine. The tests must
@@ -71,6 +81,8 @@ BEFORE = "before"
 """The series of `--before TREE`: the memory server of another checkout."""
 TIMINGS = Path(__file__).with_name("_suite_timings.py")
 PLUGIN = "_opgen_suite_timings"
+TOGGLE = Path(__file__).with_name("_callgrind_toggle.py")
+TOGGLE_PLUGIN = "_opgen_callgrind_toggle"
 PARTS = (
     ("server", "the memory server"),
     ("webhooks", "the webhook handlers"),
@@ -297,9 +309,60 @@ def per_test(by: dict[str, list[Run]], names: set[str]) -> list[str]:
     return lines
 
 
+def count_instructions(tests: list[str], tree: Path | None = None) -> int:
+    """The instructions `tests` execute on the memory server of `tree` (default
+    this checkout), under callgrind, start-up left out."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        raise SystemExit("--instructions runs valgrind's callgrind: install valgrind")
+    with tempfile.TemporaryDirectory(prefix="opgen-bench-") as folder:
+        shutil.copyfile(TOGGLE, Path(folder, f"{TOGGLE_PLUGIN}.py"))
+        out = Path(folder, "callgrind.out")
+        environ = _environment(folder, tree or ROOT, PYTHONHASHSEED="0")
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}",
+            *_pytest("-p", TOGGLE_PLUGIN, "--api-server=memory", *tests),
+        ]
+        done = subprocess.run(
+            command, cwd=EXAMPLE, env=environ, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise SystemExit(
+                f"the tests failed under callgrind:\n{done.stdout[-4000:]}"
+            )
+        for line in out.read_text().splitlines():
+            if line.startswith("totals: "):
+                return int(line.split()[1])
+    raise SystemExit(f"callgrind wrote no totals to {out}")
+
+
+def instructions(count: int, tests: list[str], before: Path | None) -> list[str]:
+    """`count` counts of this checkout (and `before`), alternating, and the report."""
+    series: dict[str, list[int]] = {"this checkout": []}
+    if before is not None:
+        series[f"before ({before})"] = []
+    for _ in range(count):
+        series["this checkout"].append(count_instructions(tests))
+        if before is not None:
+            series[f"before ({before})"].append(count_instructions(tests, before))
+    lines = [f"instructions in the {len(tests)} tests on memory, start-up left out:"]
+    for name, counts in series.items():
+        median = statistics.median(counts)
+        lines.append(
+            f"  {name:<40} {median / 1e6:8.1f} M"
+            f" ({min(counts) / 1e6:.1f}-{max(counts) / 1e6:.1f})"
+        )
+    if before is not None:
+        now, then = (statistics.median(c) for c in series.values())
+        lines.append(f"  gain: {then / now:.2f}x fewer instructions")
+    return lines
+
+
 def _arguments(argv: list[str]) -> tuple[int, Path | None]:
     """`[RUNS] [--before TREE]`: the runs per series (default 3), the other checkout."""
-    words = list(argv)
+    words = [w for w in argv if w != "--instructions"]
     before = None
     if "--before" in words:
         at = words.index("--before")
@@ -326,8 +389,12 @@ def rounds(count: int, before: Path | None) -> list[tuple[str, Path | None]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: `[RUNS] [--before TREE]` (default 3 runs)."""
+    """Entry point: `[RUNS] [--before TREE] [--instructions]` (default 3 runs)."""
     runs_per_backend, before = _arguments(argv or [])
+    if "--instructions" in (argv or []):
+        for line in instructions(runs_per_backend, collect()[0], before):
+            print(line)
+        return
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     tests, envtest_only = collect()
     runs: list[Run] = []

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import memory_vs_envtest
 from benchmarks.memory_vs_envtest import ROOT, Run, _arguments, report, rounds
 
 
@@ -118,6 +119,27 @@ def test_the_arguments_are_the_runs_and_another_checkout() -> None:
     assert _arguments(["5", "--before", str(ROOT)]) == (5, ROOT)
     with pytest.raises(SystemExit, match="not a checkout of opgen"):
         _arguments(["--before", str(Path(__file__).parent)])
+    assert _arguments(["2", "--instructions", "--before", str(ROOT)]) == (2, ROOT)
+
+
+def test_instruction_counts_alternate_checkouts_and_report_medians(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counted: list[Path | None] = []
+    counts = iter([100e6, 150e6, 120e6, 140e6, 110e6, 160e6])
+
+    def count(tests: list[str], tree: Path | None = None) -> int:
+        counted.append(tree)
+        return int(next(counts))
+
+    monkeypatch.setattr(memory_vs_envtest, "count_instructions", count)
+    before = Path("/tmp/main")
+    lines = memory_vs_envtest.instructions(3, ["a", "b"], before)
+    assert counted == [None, before] * 3
+    assert lines[0] == "instructions in the 2 tests on memory, start-up left out:"
+    assert "110.0 M (100.0-120.0)" in lines[1]
+    assert "150.0 M (140.0-160.0)" in lines[2]
+    assert lines[3] == "  gain: 1.36x fewer instructions"
 
 
 def test_each_memory_series_follows_envtest_as_often_as_the_other() -> None:
