@@ -2,7 +2,7 @@
 
 Field markers in `Annotated[...]` validate through Pydantic's core schema (see
 `Marker.__get_pydantic_core_schema__`). Three kinds of rule need the whole
-model instead, and `op.Model` runs `enforce_model` after validation:
+model instead, and `op.Model` runs its class's `model_check` after validation:
 
 - markers used as class decorators (`@op.MinProperties(1)`, the one-of
   groups), checked against the model's wire form;
@@ -35,7 +35,7 @@ from opgen.engine.reading import field_markers, type_markers
 from opgen.engine.values import constraint_problem
 from opgen.engine.wire import to_wire_value
 
-__all__ = ["enforce_model", "model_check", "model_plan_empty"]
+__all__ = ["model_check"]
 
 
 @dataclass(frozen=True)
@@ -83,11 +83,6 @@ def _plan(cls: type) -> _Plan:
         )
         _PLANS[cls] = plan
     return plan
-
-
-def model_plan_empty(cls: type) -> bool:
-    """Whether `enforce_model` has nothing to check on instances of `cls`."""
-    return _plan(cls).empty
 
 
 def _wire_keys(items: list[Any], keys: tuple[str, ...]) -> list[str]:
@@ -191,16 +186,10 @@ def _refuse(where: str, problem: str) -> PydanticCustomError:
     )
 
 
-def enforce_model(model: Any) -> None:
-    """Raise a Pydantic error when `model` breaks a model-level marker."""
-    plan = _plan(type(model))
-    if not plan.empty:
-        _enforce_plan(plan, {}, model)
-
-
 def model_check(cls: type) -> Callable[[Any], None] | None:
-    """`enforce_model` for instances of `cls` alone, its plan found once (None:
-    nothing to check): `op.Model` runs it after every validation."""
+    """What raises a Pydantic error when an instance of `cls` breaks a
+    model-level marker, its plan found once (None: nothing to check): `op.Model`
+    runs it after every validation."""
     plan = _plan(cls)
     if plan.empty:
         return None

@@ -26,7 +26,7 @@ __all__ = ["BuiltinModel", "Model", "settle_checks"]
 
 _CHECKS = "__opgen_checks__"
 """Set on a model class: what its instances are checked by after validation,
-`enforce_model` and `enforce_rules` or the one of them it needs (most models
+`model_check`'s and `enforce_rules` or the one of them it needs (most models
 need neither)."""
 
 _DEFINED = "__opgen_defined__"
@@ -108,9 +108,9 @@ class Model(BaseModel):
 
 
 def _checks(cls: type) -> tuple[Check, ...]:
-    """What checks instances of `cls`: `enforce_model` unless it has no
-    model-level marker (`model_check`, bound to the class's plan),
-    `enforce_rules` unless it has no CEL rule; kept on the class."""
+    """What checks instances of `cls`: `model_check`'s check unless it has no
+    model-level marker, `enforce_rules` unless it has no CEL rule; kept on the
+    class."""
     markers = model_check(cls)
     checks: tuple[Check, ...] = (
         *(() if markers is None else (markers,)),

@@ -258,7 +258,7 @@ class ListType(Marker):
 
     def _enforce(self, value: Any) -> Any:
         # Only a set constrains values (no duplicates; a map's keys are checked
-        # by the model, `enforce_model`): skip the wire conversion otherwise.
+        # by the model, `model_check`): skip the wire conversion otherwise.
         if self.kind != "set" or (isinstance(value, list) and len(value) < 2):
             return value
         return super()._enforce(value)

@@ -57,12 +57,6 @@ _LENGTHS: dict[str, tuple[type[Sized], bool]] = {
 """The count keywords with a quick accept: the type they count, and whether the
 count is a lower bound."""
 
-_AS_ON_THE_WIRE = frozenset({str, int, float, list})
-"""Values a marker's validator may give its quick accept as they are: their
-wire form (`to_wire_value`) is the value itself, or for a list one of the same
-length (a dict's drops its None values). Anything else, and whatever the quick
-accept does not accept, is checked on the wire form (`Marker._enforce`)."""
-
 _INTEGER_FORMATS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 _COMPARISONS: dict[tuple[str, bool], Callable[[Any, Any], Any]] = {

@@ -1,6 +1,6 @@
 """The quick accept of a `map` list's keys agrees with the full check.
 
-`enforce_model` first compares the items' keys dumped alone
+A model's check (`model_check`) first compares the items' keys dumped alone
 (`_keys_differ`); only when that cannot tell (a duplicate, a key that is no
 plain value, items that are no models) does it dump the items whole and
 compare their keys' JSON text as the API server does. These tests hold the

@@ -226,8 +226,9 @@ class _Node:
 
 _NODES: dict[int, _Node] = {}
 _MOST_NODES = 4096
-"""Schemas `_NODES` holds at most (a kind's schemas are kept for the session;
-a bound, for schemas made on the fly)."""
+"""Entries `_NODES` (schemas) and `_MEMBERS` (top-level fields' paths) hold at
+most, each emptied when full (a kind's schemas are kept for the session; a
+bound, for schemas made on the fly and values that do not recur)."""
 
 
 def _node(schema: Mapping[str, Any]) -> _Node:
