@@ -35,7 +35,7 @@ from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Refusal
 from opgen.testing.memory.kinds import Kind
 from opgen.testing.memory.patches import JSON_PATCH, PatchError, apply_patch
-from opgen.testing.memory.store import encode
+from opgen.testing.memory.store import json_copy
 
 if TYPE_CHECKING:
     from opgen.testing.memory.handlers import Handlers
@@ -53,8 +53,6 @@ _OPTIONS = {
 }
 _CREATE_ONLY = ("uid", "creationTimestamp", "generation")
 """What the server sets on a create after the mutating webhooks have seen it."""
-_OBJECTS = ("object", "oldObject")
-"""A review's objects, which `Admission._encoded` splices in as bytes."""
 
 
 @dataclass(frozen=True)
@@ -234,22 +232,6 @@ class Admission:
             self._versions[key] = self._matched_version(webhook, request)
         return self._versions[key]
 
-    def _encoded(self, review: dict[str, Any]) -> bytes:
-        """The review's body; its objects' bytes are the store's when they are
-        stored objects (an update's old object, encoded once while stored)."""
-        request = review["request"]
-        head = {
-            **review,
-            "request": {k: v for k, v in request.items() if k not in _OBJECTS},
-        }
-        parts = [encode(head)[:-2]]
-        for key in _OBJECTS:
-            value = request[key]
-            encoded = b"null" if value is None else self.server.store.encoded(value)
-            parts += [b',"', key.encode(), b'":', encoded]
-        parts.append(b"}}")
-        return b"".join(parts)
-
     def _matched_version(self, webhook: Webhook, request: Request) -> str | None:
         kind = request.kind
         if webhook.rule_matches(request, kind.version):
@@ -286,8 +268,10 @@ class Admission:
         obj = None if request.obj is None else versions.convert(request.obj, seen)
         old = None if request.old is None else versions.convert(request.old, seen)
         sent = _without_create_only(obj) if request.operation == "CREATE" else obj
-        review = _review(request, seen, sent, old)
-        answer = self.handlers.review(webhook.path, self._encoded(review))
+        # the handler's own copies, as it would read them from the JSON sent:
+        # what it does to them reaches neither the store nor the candidate
+        review = _review(request, seen, json_copy(sent), json_copy(old))
+        answer = self.handlers.review(webhook.path, review)
         response = _response(answer, review["request"]["uid"])
         if response is None:
             if webhook.failure_policy == "Ignore":
