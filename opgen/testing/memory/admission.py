@@ -181,17 +181,15 @@ class Admission:
         self.webhooks = [w for c in configurations for w in Webhook.read(c)]
         self.warnings: list[str] = []
         """Every warning the webhooks gave (the server sends them as `Warning` headers)."""
-        self._versions: dict[tuple[object, ...], str | None] = {}
-        self._versions_of = -1
-        """The `Kinds.revision` `_versions` were worked out for."""
+        self._matched: dict[tuple[object, ...], list[tuple[Webhook, str]]] = {}
+        self._matched_of = -1
+        """The `Kinds.revision` `_matched` was worked out for."""
 
     def mutate(self, request: Request) -> dict[str, Any] | None:
         """The object after every matching mutating webhook (`request.obj` itself
         when none changed it)."""
         obj = request.obj
-        for webhook in self.webhooks:
-            if not webhook.mutating:
-                continue
+        for webhook, version in self._matching(request, mutating=True):
             current = Request(
                 request.kind,
                 request.operation,
@@ -200,27 +198,30 @@ class Admission:
                 request.subresource,
                 request.dry_run,
             )
-            obj = self._call(webhook, current)
+            obj = self._call(webhook, version, current)
         return obj
 
     def validate(self, request: Request) -> None:
         """Raise the refusal of the first validating webhook that refuses `request`."""
-        for webhook in self.webhooks:
-            if not webhook.mutating:
-                self._call(webhook, request)
+        for webhook, version in self._matching(request, mutating=False):
+            self._call(webhook, version, request)
 
     # -- one call -----------------------------------------------------------
 
-    def _version(self, webhook: Webhook, request: Request) -> str | None:
-        """The version the webhook sees the request in; None: it does not
-        (worked out once for each webhook, kind, operation and subresource)."""
+    def _matching(
+        self, request: Request, *, mutating: bool
+    ) -> list[tuple[Webhook, str]]:
+        """The mutating (or validating) webhooks whose rules take the request,
+        each with the version it sees the request in, in their order (worked
+        out once for each kind, operation and subresource: most writes, of
+        kinds no webhook takes, pay a lookup alone)."""
         kinds = self.server.kinds
-        if self._versions_of != kinds.revision:
-            self._versions.clear()
-            self._versions_of = kinds.revision
+        if self._matched_of != kinds.revision:
+            self._matched.clear()
+            self._matched_of = kinds.revision
         kind = request.kind
         key = (
-            id(webhook),
+            mutating,
             kind.group,
             kind.version,
             kind.plural,
@@ -228,9 +229,16 @@ class Admission:
             request.operation,
             request.subresource,
         )
-        if key not in self._versions:
-            self._versions[key] = self._matched_version(webhook, request)
-        return self._versions[key]
+        found = self._matched.get(key)
+        if found is None:
+            found = self._matched[key] = []
+            for webhook in self.webhooks:
+                version = None
+                if webhook.mutating == mutating:
+                    version = self._matched_version(webhook, request)
+                if version is not None:
+                    found.append((webhook, version))
+        return found
 
     def _matched_version(self, webhook: Webhook, request: Request) -> str | None:
         kind = request.kind
@@ -249,15 +257,16 @@ class Admission:
             return False
         if not webhook.namespace_selector or not request.kind.namespaced:
             return True
-        namespace = self.server.store.get(
+        namespace = self.server.store.peek(  # only read
             ("", "v1", "namespaces"), "", meta.get("namespace", "")
         )
         labels = ((namespace or {}).get("metadata") or {}).get("labels") or {}
         return selector_matches(webhook.namespace_selector, labels)
 
-    def _call(self, webhook: Webhook, request: Request) -> dict[str, Any] | None:
-        version = self._version(webhook, request)
-        if version is None or not self._selected(webhook, request):
+    def _call(
+        self, webhook: Webhook, version: str, request: Request
+    ) -> dict[str, Any] | None:
+        if not self._selected(webhook, request):
             return request.obj
         if request.dry_run and webhook.side_effects not in ("None", "NoneOnDryRun"):
             raise answers.bad_request(
