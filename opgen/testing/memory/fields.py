@@ -298,24 +298,37 @@ def merge(schema: Mapping[str, Any] | None, live: Any, config: Any) -> Any:
     """`config` merged into `live` as an apply merges them: structs and maps key
     by key, lists of type `map` item by item (by their keys), sets as unions,
     anything else replaced."""
+    # a new value, sharing nothing with `live` or `config`: what either gives
+    # is copied where it is taken, each part once (a merged part is already new)
     shape = _shape(schema, config)
     if shape in ("struct", "map") and isinstance(live, dict):
-        result = dict(live)
+        result = {}
+        for key, value in live.items():
+            if key in config:
+                child, _ = _child(schema, key, root=False)
+                result[key] = merge(child, value, config[key])
+            else:
+                result[key] = json_copy(value)
         for key, value in config.items():
-            child, _ = _child(schema, key, root=False)
-            result[key] = merge(child, live[key], value) if key in live else value
-        return json_copy(result)
+            if key not in live:
+                result[key] = json_copy(value)
+        return result
     if shape == "listmap" and isinstance(live, list) and schema is not None:
         items = schema.get("items")
         merged = list(live)
         index = {_key_element(schema, item): n for n, item in enumerate(live)}
+        new: set[int] = set()
         for item in config:
             at = index.get(_key_element(schema, item))
             if at is None:
-                merged.append(item)
+                new.add(len(merged))
+                merged.append(json_copy(item))
             else:
+                new.add(at)
                 merged[at] = merge(items, live[at], item)
-        return json_copy(merged)
+        return [
+            item if n in new else json_copy(item) for n, item in enumerate(merged)
+        ]
     if shape == "set" and isinstance(live, list):
         return json_copy(live + [item for item in config if item not in live])
     return json_copy(config)
