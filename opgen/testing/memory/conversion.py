@@ -103,11 +103,7 @@ class Versions:
         }
         source = f"{obj.get('apiVersion')}, Kind={target.kind}"
         handlers = self._handlers()
-        answer = (
-            None
-            if handlers is None
-            else handlers.review(str(path or "/"), review)
-        )
+        answer = None if handlers is None else handlers.review(str(path or "/"), review)
         if answer is None or answer.status != 200:
             why = (
                 f"no conversion handler is served at {path}"

@@ -326,9 +326,7 @@ def merge(schema: Mapping[str, Any] | None, live: Any, config: Any) -> Any:
             else:
                 new.add(at)
                 merged[at] = merge(items, live[at], item)
-        return [
-            item if n in new else json_copy(item) for n, item in enumerate(merged)
-        ]
+        return [item if n in new else json_copy(item) for n, item in enumerate(merged)]
     if shape == "set" and isinstance(live, list):
         return json_copy(live + [item for item in config if item not in live])
     return json_copy(config)
