@@ -249,8 +249,13 @@ def _visit(
     *,
     root: bool = False,
 ) -> None:
-    # `_shape` and `_child`, with what they read of a schema read once (`_Node`)
-    node = None if schema is None else _node(schema)
+    # `_shape` and `_child`, with what they read of a schema read once (`_Node`;
+    # `_node` inlined: every node of every walk asks)
+    node = None
+    if schema is not None:
+        node = _NODES.get(id(schema))
+        if node is None or node.schema is not schema:
+            node = _node(schema)
     if isinstance(value, dict) and (node is None or not node.atomic):
         if (
             every_node
@@ -274,7 +279,10 @@ def _visit(
             else:
                 child_schema, known = additional, False
             child_path = (*path, "f:" + key)
-            _visit(child_schema, child, child_path, found, every_node)
+            if isinstance(child, dict | list):
+                _visit(child_schema, child, child_path, found, every_node)
+            else:  # a scalar is a leaf whatever its schema: `_visit`'s last case
+                found[child_path] = child
             if child is None or child == {} or not known:
                 found[child_path] = child
         return
