@@ -250,6 +250,51 @@ def test_an_object_of_another_kind_or_shape_is_refused_with_400() -> None:
     assert "spec.age" in response["status"]["message"]
 
 
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"},
+        {"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview"},
+        {"apiVersion": "admission.k8s.io/v1", "kind": "ConversionReview"},
+        ["not", "an", "object"],
+        "text",
+    ],
+    ids=["good", "old version", "other kind", "a list", "a string"],
+)
+def test_a_review_handed_over_as_a_document_is_answered_as_its_json_is(
+    document: Any,
+) -> None:
+    # the memory server hands its reviews over as documents (`answer`), the
+    # webhook server reads them from bodies (`review`): the same answers
+    if isinstance(document, dict):
+        document = {**document, "request": _pet_request("UPDATE")}
+    for handler in (_admission(PetDefaulter()), _admission(PetValidator())):
+        from_json = asyncio.run(handler.review(json.dumps(document).encode()))
+        handed = asyncio.run(handler.answer(copy.deepcopy(document)))
+        assert (handed.status, handed.document) == (
+            from_json.status,
+            from_json.document,
+        )
+    conversion = json.loads(
+        review(
+            "ConversionReview",
+            {
+                "uid": "c-1",
+                "desiredAPIVersion": "webhook.opgen.dev/v1",
+                "objects": [_gizmo("v1alpha1", {"size": 3})],
+            },
+        )
+    )
+    for sent in (document, conversion):
+        from_json = asyncio.run(_conversion().review(json.dumps(sent).encode()))
+        handed = asyncio.run(_conversion().answer(copy.deepcopy(sent)))
+        assert (handed.status, handed.document) == (
+            from_json.status,
+            from_json.document,
+        )
+    assert from_json.document["response"]["result"] == {"status": "Success"}
+
+
 def test_a_defaulter_passes_what_it_cannot_decode_to_the_schema() -> None:
     """The API server's schema validation runs after the defaulters and names the
     field as the user wrote it: the defaulter lets the object through unchanged."""

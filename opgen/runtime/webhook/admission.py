@@ -21,6 +21,7 @@ import base64
 import contextvars
 import json
 import logging
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -32,7 +33,13 @@ from opgen.model.webhooks import AdmissionWebhook
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.runtime.webhook import jsonpatch
-from opgen.runtime.webhook.review import Answer, BadReview, Denied, read_review
+from opgen.runtime.webhook.review import (
+    Answer,
+    BadReview,
+    Denied,
+    read_json,
+    review_request,
+)
 
 __all__ = [
     "ADMISSION_API_VERSION",
@@ -144,18 +151,24 @@ class AdmissionHandler:
         """The AdmissionReview answering `body`: 200 with a response, or 400 when
         the body is no AdmissionReview."""
         try:
-            request = read_review(
-                body, kind="AdmissionReview", api_versions=(ADMISSION_API_VERSION,)
+            document = read_json(body)
+        except BadReview as bad:
+            return self._bad(bad)
+        return await self.answer(document)
+
+    async def answer(self, document: object) -> Answer:
+        """The AdmissionReview answering a review document already read (`review`
+        after the JSON; the memory server's in-process call)."""
+        try:
+            request = review_request(
+                document, kind="AdmissionReview", api_versions=(ADMISSION_API_VERSION,)
             )
         except BadReview as bad:
-            log.warning("%s: bad request: %s", self.declaration.path, bad.message)
-            return Answer(
-                400, _review(bad.uid, _refusal(400, "BadRequest", bad.message))
-            )
+            return self._bad(bad)
         uid = str(request["uid"])
         token = _CURRENT.set(AdmissionRequest.from_wire(request))
         try:
-            response = await asyncio.wait_for(self._respond(request), self.timeout)
+            response = await self._within_timeout(request)
         except Denied as denied:
             response = {"allowed": False, "status": self._status(denied, request)}
         except _Undecodable as error:
@@ -172,6 +185,18 @@ class AdmissionHandler:
         finally:
             _CURRENT.reset(token)
         return Answer(200, _review(uid, response))
+
+    def _bad(self, bad: BadReview) -> Answer:
+        log.warning("%s: bad request: %s", self.declaration.path, bad.message)
+        return Answer(400, _review(bad.uid, _refusal(400, "BadRequest", bad.message)))
+
+    async def _within_timeout(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        if sys.version_info >= (3, 11):
+            # in this task: wait_for's task of its own costs a loop step or two
+            # a review (and 3.12's wait_for is this)
+            async with asyncio.timeout(self.timeout):
+                return await self._respond(request)
+        return await asyncio.wait_for(self._respond(request), self.timeout)
 
     def _status(self, denied: Denied, request: Mapping[str, Any]) -> dict[str, Any]:
         name = str(request.get("name") or "")

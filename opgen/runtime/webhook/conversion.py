@@ -44,7 +44,12 @@ from opgen.model.webhooks import Conversion
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import resource_type
 from opgen.runtime.webhook import jsonpatch
-from opgen.runtime.webhook.review import Answer, BadReview, read_review
+from opgen.runtime.webhook.review import (
+    Answer,
+    BadReview,
+    read_json,
+    review_request,
+)
 
 __all__ = [
     "CONVERSION_API_VERSION",
@@ -121,9 +126,23 @@ class ConversionHandler:
         return Answer(status, _review("", _failure(message)))
 
     async def review(self, body: bytes) -> Answer:
+        """The ConversionReview answering `body`: 200 with a response, or 400 when
+        the body is no ConversionReview."""
         try:
-            request = read_review(
-                body, kind="ConversionReview", api_versions=(CONVERSION_API_VERSION,)
+            document = read_json(body)
+        except BadReview as bad:
+            log.warning("/convert: bad request: %s", bad.message)
+            return Answer(400, _review(bad.uid, _failure(bad.message)))
+        return await self.answer(document)
+
+    async def answer(self, document: object) -> Answer:
+        """The ConversionReview answering a review document already read (`review`
+        after the JSON; the memory server's in-process call)."""
+        try:
+            request = review_request(
+                document,
+                kind="ConversionReview",
+                api_versions=(CONVERSION_API_VERSION,),
             )
             desired, objects = _request_parts(request)
         except BadReview as bad:

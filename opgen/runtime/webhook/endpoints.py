@@ -50,6 +50,11 @@ class Endpoint(Protocol):
 
     async def review(self, body: bytes) -> Answer: ...
 
+    async def answer(self, document: object) -> Answer:
+        """The answer to a review already read from its JSON body (what `review`
+        answers after reading it; in process, a caller hands its document over)."""
+        ...
+
     def refusal(self, status: int, reason: str, message: str) -> Answer: ...
 
 

@@ -2,9 +2,11 @@
 
 `Answer` is an HTTP status and the JSON document to send. `Denied` is what a
 validator (or defaulter) raises to refuse a request, with `FieldError` causes
-in the shape the API server gives its own validation errors. `read_review`
-turns a body into the review's `request` mapping or a `BadReview` saying, for
-the 400 answer, what is wrong with it.
+in the shape the API server gives its own validation errors. `read_json`
+reads a body and `review_request` turns the document into the review's
+`request` mapping, each raising a `BadReview` saying, for the 400 answer, what
+is wrong with it (the memory server's in-process call hands the document over
+as it is, with no JSON either way).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ __all__ = [
     "BadReview",
     "Denied",
     "FieldError",
-    "read_review",
+    "read_json",
+    "review_request",
 ]
 
 _UNSET: Any = object()
@@ -134,14 +137,19 @@ class Denied(Exception):
         return f'{kind}.{group} "{name}" is invalid: {joined}'
 
 
-def read_review(
-    body: bytes, *, kind: str, api_versions: Sequence[str]
-) -> Mapping[str, Any]:
-    """The `request` of an AdmissionReview or ConversionReview body; `BadReview` if it has none."""
+def read_json(body: bytes) -> object:
+    """The JSON document of a body; `BadReview` if it is no JSON."""
     try:
-        document = json.loads(body)
+        return json.loads(body)
     except (ValueError, RecursionError) as error:
         raise BadReview(f"the body is not JSON: {error}") from None
+
+
+def review_request(
+    document: object, *, kind: str, api_versions: Sequence[str]
+) -> Mapping[str, Any]:
+    """The `request` of an AdmissionReview or ConversionReview document; `BadReview`
+    if it has none."""
     if not isinstance(document, dict):
         raise BadReview(f"the body is not a JSON object but {type(document).__name__}")
     api_version = document.get("apiVersion")

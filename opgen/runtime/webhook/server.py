@@ -30,7 +30,7 @@ from opgen.runtime.webhook.certificates import default_cert_dir
 from opgen.runtime.webhook.conversion import ConversionHandler
 from opgen.runtime.webhook.endpoints import Endpoint, Endpoints
 from opgen.runtime.webhook.options import DEFAULT_MAX_REQUEST_BYTES, WebhookOptions
-from opgen.runtime.webhook.review import Answer, BadReview, read_review
+from opgen.runtime.webhook.review import Answer, BadReview, read_json, review_request
 
 __all__ = [
     "DEFAULT_MAX_REQUEST_BYTES",
@@ -53,8 +53,15 @@ class _Probe:
 
     async def review(self, body: bytes) -> Answer:
         try:
-            request = read_review(
-                body, kind="AdmissionReview", api_versions=(ADMISSION_API_VERSION,)
+            document = read_json(body)
+        except BadReview as bad:
+            return self.refusal(400, "BadRequest", bad.message)
+        return await self.answer(document)
+
+    async def answer(self, document: object) -> Answer:
+        try:
+            request = review_request(
+                document, kind="AdmissionReview", api_versions=(ADMISSION_API_VERSION,)
             )
         except BadReview as bad:
             return self.refusal(400, "BadRequest", bad.message)

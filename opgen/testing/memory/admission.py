@@ -35,7 +35,7 @@ from opgen.testing.memory import answers
 from opgen.testing.memory.answers import Refusal
 from opgen.testing.memory.kinds import Kind
 from opgen.testing.memory.patches import JSON_PATCH, PatchError, apply_patch
-from opgen.testing.memory.store import encode
+from opgen.testing.memory.store import json_copy
 
 if TYPE_CHECKING:
     from opgen.testing.memory.handlers import Handlers
@@ -53,8 +53,6 @@ _OPTIONS = {
 }
 _CREATE_ONLY = ("uid", "creationTimestamp", "generation")
 """What the server sets on a create after the mutating webhooks have seen it."""
-_OBJECTS = ("object", "oldObject")
-"""A review's objects, which `Admission._encoded` splices in as bytes."""
 
 
 @dataclass(frozen=True)
@@ -183,17 +181,15 @@ class Admission:
         self.webhooks = [w for c in configurations for w in Webhook.read(c)]
         self.warnings: list[str] = []
         """Every warning the webhooks gave (the server sends them as `Warning` headers)."""
-        self._versions: dict[tuple[object, ...], str | None] = {}
-        self._versions_of = -1
-        """The `Kinds.revision` `_versions` were worked out for."""
+        self._matched: dict[tuple[object, ...], list[tuple[Webhook, str]]] = {}
+        self._matched_of = -1
+        """The `Kinds.revision` `_matched` was worked out for."""
 
     def mutate(self, request: Request) -> dict[str, Any] | None:
         """The object after every matching mutating webhook (`request.obj` itself
         when none changed it)."""
         obj = request.obj
-        for webhook in self.webhooks:
-            if not webhook.mutating:
-                continue
+        for webhook, version in self._matching(request, mutating=True):
             current = Request(
                 request.kind,
                 request.operation,
@@ -202,27 +198,30 @@ class Admission:
                 request.subresource,
                 request.dry_run,
             )
-            obj = self._call(webhook, current)
+            obj = self._call(webhook, version, current)
         return obj
 
     def validate(self, request: Request) -> None:
         """Raise the refusal of the first validating webhook that refuses `request`."""
-        for webhook in self.webhooks:
-            if not webhook.mutating:
-                self._call(webhook, request)
+        for webhook, version in self._matching(request, mutating=False):
+            self._call(webhook, version, request)
 
     # -- one call -----------------------------------------------------------
 
-    def _version(self, webhook: Webhook, request: Request) -> str | None:
-        """The version the webhook sees the request in; None: it does not
-        (worked out once for each webhook, kind, operation and subresource)."""
+    def _matching(
+        self, request: Request, *, mutating: bool
+    ) -> list[tuple[Webhook, str]]:
+        """The mutating (or validating) webhooks whose rules take the request,
+        each with the version it sees the request in, in their order (worked
+        out once for each kind, operation and subresource: most writes, of
+        kinds no webhook takes, pay a lookup alone)."""
         kinds = self.server.kinds
-        if self._versions_of != kinds.revision:
-            self._versions.clear()
-            self._versions_of = kinds.revision
+        if self._matched_of != kinds.revision:
+            self._matched.clear()
+            self._matched_of = kinds.revision
         kind = request.kind
         key = (
-            id(webhook),
+            mutating,
             kind.group,
             kind.version,
             kind.plural,
@@ -230,25 +229,16 @@ class Admission:
             request.operation,
             request.subresource,
         )
-        if key not in self._versions:
-            self._versions[key] = self._matched_version(webhook, request)
-        return self._versions[key]
-
-    def _encoded(self, review: dict[str, Any]) -> bytes:
-        """The review's body; its objects' bytes are the store's when they are
-        stored objects (an update's old object, encoded once while stored)."""
-        request = review["request"]
-        head = {
-            **review,
-            "request": {k: v for k, v in request.items() if k not in _OBJECTS},
-        }
-        parts = [encode(head)[:-2]]
-        for key in _OBJECTS:
-            value = request[key]
-            encoded = b"null" if value is None else self.server.store.encoded(value)
-            parts += [b',"', key.encode(), b'":', encoded]
-        parts.append(b"}}")
-        return b"".join(parts)
+        found = self._matched.get(key)
+        if found is None:
+            found = self._matched[key] = []
+            for webhook in self.webhooks:
+                version = None
+                if webhook.mutating == mutating:
+                    version = self._matched_version(webhook, request)
+                if version is not None:
+                    found.append((webhook, version))
+        return found
 
     def _matched_version(self, webhook: Webhook, request: Request) -> str | None:
         kind = request.kind
@@ -267,15 +257,16 @@ class Admission:
             return False
         if not webhook.namespace_selector or not request.kind.namespaced:
             return True
-        namespace = self.server.store.get(
+        namespace = self.server.store.peek(  # only read
             ("", "v1", "namespaces"), "", meta.get("namespace", "")
         )
         labels = ((namespace or {}).get("metadata") or {}).get("labels") or {}
         return selector_matches(webhook.namespace_selector, labels)
 
-    def _call(self, webhook: Webhook, request: Request) -> dict[str, Any] | None:
-        version = self._version(webhook, request)
-        if version is None or not self._selected(webhook, request):
+    def _call(
+        self, webhook: Webhook, version: str, request: Request
+    ) -> dict[str, Any] | None:
+        if not self._selected(webhook, request):
             return request.obj
         if request.dry_run and webhook.side_effects not in ("None", "NoneOnDryRun"):
             raise answers.bad_request(
@@ -286,8 +277,10 @@ class Admission:
         obj = None if request.obj is None else versions.convert(request.obj, seen)
         old = None if request.old is None else versions.convert(request.old, seen)
         sent = _without_create_only(obj) if request.operation == "CREATE" else obj
-        review = _review(request, seen, sent, old)
-        answer = self.handlers.review(webhook.path, self._encoded(review))
+        # the handler's own copies, as it would read them from the JSON sent:
+        # what it does to them reaches neither the store nor the candidate
+        review = _review(request, seen, json_copy(sent), json_copy(old))
+        answer = self.handlers.review(webhook.path, review)
         response = _response(answer, review["request"]["uid"])
         if response is None:
             if webhook.failure_policy == "Ignore":

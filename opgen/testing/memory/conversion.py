@@ -13,7 +13,6 @@ schema, as the server does with what a webhook returns.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from opgen.testing.memory import answers
 from opgen.testing.memory.kinds import Kind, Kinds
 from opgen.testing.memory.schema import prune_and_default
+from opgen.testing.memory.store import json_copy
 
 if TYPE_CHECKING:
     from opgen.testing.memory.handlers import Handlers
@@ -98,16 +98,12 @@ class Versions:
             "request": {
                 "uid": uid,
                 "desiredAPIVersion": target.api_version,
-                "objects": [obj],
+                "objects": [json_copy(obj)],
             },
         }
         source = f"{obj.get('apiVersion')}, Kind={target.kind}"
         handlers = self._handlers()
-        answer = (
-            None
-            if handlers is None
-            else handlers.review(str(path or "/"), json.dumps(review).encode())
-        )
+        answer = None if handlers is None else handlers.review(str(path or "/"), review)
         if answer is None or answer.status != 200:
             why = (
                 f"no conversion handler is served at {path}"

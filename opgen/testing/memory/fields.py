@@ -249,8 +249,13 @@ def _visit(
     *,
     root: bool = False,
 ) -> None:
-    # `_shape` and `_child`, with what they read of a schema read once (`_Node`)
-    node = None if schema is None else _node(schema)
+    # `_shape` and `_child`, with what they read of a schema read once (`_Node`;
+    # `_node` inlined: every node of every walk asks)
+    node = None
+    if schema is not None:
+        node = _NODES.get(id(schema))
+        if node is None or node.schema is not schema:
+            node = _node(schema)
     if isinstance(value, dict) and (node is None or not node.atomic):
         if (
             every_node
@@ -274,7 +279,10 @@ def _visit(
             else:
                 child_schema, known = additional, False
             child_path = (*path, "f:" + key)
-            _visit(child_schema, child, child_path, found, every_node)
+            if isinstance(child, dict | list):
+                _visit(child_schema, child, child_path, found, every_node)
+            else:  # a scalar is a leaf whatever its schema: `_visit`'s last case
+                found[child_path] = child
             if child is None or child == {} or not known:
                 found[child_path] = child
         return
@@ -298,24 +306,35 @@ def merge(schema: Mapping[str, Any] | None, live: Any, config: Any) -> Any:
     """`config` merged into `live` as an apply merges them: structs and maps key
     by key, lists of type `map` item by item (by their keys), sets as unions,
     anything else replaced."""
+    # a new value, sharing nothing with `live` or `config`: what either gives
+    # is copied where it is taken, each part once (a merged part is already new)
     shape = _shape(schema, config)
     if shape in ("struct", "map") and isinstance(live, dict):
-        result = dict(live)
+        result = {}
+        for key, value in live.items():
+            if key in config:
+                child, _ = _child(schema, key, root=False)
+                result[key] = merge(child, value, config[key])
+            else:
+                result[key] = json_copy(value)
         for key, value in config.items():
-            child, _ = _child(schema, key, root=False)
-            result[key] = merge(child, live[key], value) if key in live else value
-        return json_copy(result)
+            if key not in live:
+                result[key] = json_copy(value)
+        return result
     if shape == "listmap" and isinstance(live, list) and schema is not None:
         items = schema.get("items")
         merged = list(live)
         index = {_key_element(schema, item): n for n, item in enumerate(live)}
+        new: set[int] = set()
         for item in config:
             at = index.get(_key_element(schema, item))
             if at is None:
-                merged.append(item)
+                new.add(len(merged))
+                merged.append(json_copy(item))
             else:
+                new.add(at)
                 merged[at] = merge(items, live[at], item)
-        return json_copy(merged)
+        return [item if n in new else json_copy(item) for n, item in enumerate(merged)]
     if shape == "set" and isinstance(live, list):
         return json_copy(live + [item for item in config if item not in live])
     return json_copy(config)

@@ -2,8 +2,10 @@
 
 The handlers are the project's own (`setup(manager)` registers them on an
 `rt.Manager`, the generated `main.setup_webhooks`), answering the same
-AdmissionReview and ConversionReview bodies they answer over HTTPS, through
-the same endpoints (`manager.webhooks.endpoints`), with no network hop. The
+AdmissionReview and ConversionReview documents they answer over HTTPS, through
+the same endpoints (`manager.webhooks.endpoints`), with no network hop and no
+JSON: an endpoint's `answer` takes the document its `review` reads from a
+body, with the same checks (a review the webhook server refuses is refused). The
 manager talks to the memory server through its transport, so a handler
 reading other objects through `manager.client` (a cached read) sees the
 server's objects; its cache runs, its webhook server never listens.
@@ -56,15 +58,16 @@ class Handlers:
         self._lock = threading.RLock()
         """One thread at a time runs the handlers' loop."""
 
-    def review(self, path: str, body: bytes) -> Answer | None:
-        """The answer of the handler served at `path` to a review `body`; None when
+    def review(self, path: str, document: dict[str, Any]) -> Answer | None:
+        """The answer of the handler served at `path` to a review `document` (the
+        handler's to keep: it reads it as it would the review's JSON); None when
         no handler is served there (as a webhook server that answers 404)."""
         with self._lock:
             manager = self._running()
             endpoint = manager.webhooks.endpoints.get(path)
             if endpoint is None:
                 return None
-            return self._run(self._answer(endpoint.review, body))
+            return self._run(self._answer(endpoint.answer, document))
 
     @property
     def paths(self) -> list[str]:
@@ -116,14 +119,16 @@ class Handlers:
         return manager
 
     async def _answer(
-        self, review: Callable[[bytes], Coroutine[Any, Any, Answer]], body: bytes
+        self,
+        answer: Callable[[object], Coroutine[Any, Any, Answer]],
+        document: dict[str, Any],
     ) -> Answer:
         loop = asyncio.get_running_loop()
         for _ in range(CATCH_UP_STEPS):
             if not self.server.store.unread(loop):
                 break
             await asyncio.sleep(0)
-        return await review(body)
+        return await answer(document)
 
     def _run(self, work: Coroutine[Any, Any, T]) -> T:
         assert self._loop is not None

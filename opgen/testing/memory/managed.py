@@ -17,7 +17,7 @@ subresource, a write to the object does not record `status`, and a write to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from opgen.testing.memory import answers
@@ -259,7 +259,14 @@ def _stamped(entry: Entry, fields: set[Path], write: Write) -> Entry:
     """`entry` with `fields`; its time is the write's when they changed."""
     if fields == entry.fields:
         return entry
-    return replace(entry, fields=frozenset(fields), time=write.time, fields_v1=None)
+    return Entry(
+        entry.manager,
+        entry.operation,
+        entry.api_version,
+        entry.subresource,
+        write.time,
+        frozenset(fields),
+    )
 
 
 def record_update(

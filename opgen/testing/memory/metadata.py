@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 import secrets
 import uuid
@@ -88,8 +89,10 @@ _LABEL_VALUE_MESSAGE = (
 )
 
 
-def _key_problems(key: str) -> list[str]:
-    """Why a label or annotation key is not a qualified name (`prefix/name`)."""
+@functools.lru_cache(maxsize=4096)
+def _key_problems(key: str) -> tuple[str, ...]:
+    """Why a label or annotation key is not a qualified name (`prefix/name`);
+    remembered: every write of an object checks its labels again."""
     prefix, _, name = key.rpartition("/")
     problems = []
     if prefix and not _SUBDOMAIN.match(prefix):
@@ -98,7 +101,18 @@ def _key_problems(key: str) -> list[str]:
         problems.append("name part must be no more than 63 characters")
     if not _NAME_PART.match(name):
         problems.append(_NAME_PART_MESSAGE)
-    return problems
+    return tuple(f'"{key}": {p}' for p in problems)
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_problems(key: str, value: str) -> tuple[str, ...]:
+    """Why a label is not one (its key's problems, then its value's)."""
+    problems = list(_key_problems(key))
+    if len(value) > 63:
+        problems.append(f'"{value}": must be no more than 63 characters')
+    if not _LABEL_VALUE.match(value):
+        problems.append(f'"{value}": {_LABEL_VALUE_MESSAGE}')
+    return tuple(problems)
 
 
 def label_causes(meta: dict[str, Any]) -> list[Cause]:
@@ -106,12 +120,10 @@ def label_causes(meta: dict[str, Any]) -> list[Cause]:
     causes = []
     for field in ("labels", "annotations"):
         for key, value in (meta.get(field) or {}).items():
-            problems = [f'"{key}": {p}' for p in _key_problems(key)]
             if field == "labels":
-                if len(value) > 63:
-                    problems.append(f'"{value}": must be no more than 63 characters')
-                if not _LABEL_VALUE.match(value):
-                    problems.append(f'"{value}": {_LABEL_VALUE_MESSAGE}')
+                problems = _label_problems(key, value)
+            else:
+                problems = _key_problems(key)
             causes += [
                 Cause(f"metadata.{field}", "FieldValueInvalid", f"Invalid value: {p}")
                 for p in problems

@@ -46,7 +46,7 @@ def apply_patch(content_type: str, target: dict[str, Any], patch: Any) -> Any:
             "json: cannot unmarshal object into Go value of type jsonpatch.Patch"
         )
     try:
-        # on a copy of its own (marshal's, quicker than jsonpatch's deepcopy)
+        # on a copy of its own (json_copy's, quicker than jsonpatch's deepcopy)
         return jsonpatch.apply_patch(json_copy(target), patch, in_place=True)
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as error:
         raise PatchError(str(error)) from error

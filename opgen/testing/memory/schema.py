@@ -78,15 +78,49 @@ def _walk(
 _ABSENT = object()
 
 
+class _Facts:
+    """What `_object` reads of one object schema, read once for every object
+    it walks: the properties with a default above all (a wide schema's
+    properties are many, its defaults few)."""
+
+    __slots__ = ("additional", "defaults", "keep_unknown", "properties", "schema")
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+        """Held, so the schema's `id` (the key of `_FACTS`) is not reused."""
+        self.properties: Mapping[str, Any] = schema.get("properties") or {}
+        self.additional = schema.get("additionalProperties")
+        self.keep_unknown = bool(schema.get("x-kubernetes-preserve-unknown-fields"))
+        self.defaults = tuple(
+            (key, child) for key, child in self.properties.items() if "default" in child
+        )
+
+
+_FACTS: dict[int, _Facts] = {}
+_MOST_FACTS = 4096
+"""Schemas `_FACTS` holds at most (emptied when full: a kind's schemas are
+kept for the session; a bound, for schemas made on the fly)."""
+
+
+def _facts(schema: Mapping[str, Any]) -> _Facts:
+    facts = _FACTS.get(id(schema))
+    if facts is None or facts.schema is not schema:
+        if len(_FACTS) >= _MOST_FACTS:
+            _FACTS.clear()
+        facts = _FACTS[id(schema)] = _Facts(schema)
+    return facts
+
+
 def _object(
     schema: Mapping[str, Any],
     value: dict[str, Any],
     resource: bool,
     pruned: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    properties: Mapping[str, Any] = schema.get("properties") or {}
-    additional = schema.get("additionalProperties")
-    keep_unknown = bool(schema.get("x-kubernetes-preserve-unknown-fields"))
+    facts = _facts(schema)
+    properties = facts.properties
+    additional = facts.additional
+    keep_unknown = facts.keep_unknown
     result: dict[str, Any] = {}
     for key, item in value.items():
         if resource and key in _TYPE_META:
@@ -105,12 +139,8 @@ def _object(
             result[key] = item if item == before else _walk(additional, item, before)
         elif keep_unknown or additional is True:
             result[key] = item if item == before else json_copy(item)
-    for key, child in properties.items():
-        if (
-            key not in result
-            and "default" in child
-            and not (resource and key in _TYPE_META)
-        ):
+    for key, child in facts.defaults:
+        if key not in result and not (resource and key in _TYPE_META):
             result[key] = _walk(child, child["default"], None)
     return result
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import marshal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -27,22 +26,21 @@ KindKey = tuple[str, str, str]
 
 def json_copy(value: T) -> T:
     """A copy of a JSON document (dicts, lists and scalars), which every read and
-    write of the store pays: marshal's round trip copies in C, about three times
-    as fast as a walk in Python and nine as `copy.deepcopy`. Its format 2 writes
-    no back-references, so a part the document holds twice is copied twice, as
-    the walk copies it; a document marshal cannot write (a `str` or `dict`
-    subclass) is walked."""
+    write of the store pays: a round trip through msgspec's MessagePack, in C,
+    about twice as fast as marshal's and six times as a walk in Python (floats
+    stay bit for bit, NaN included; a tuple comes back a list, as JSON reads
+    an array). A document msgspec cannot write (a `str` subclass, an integer
+    beyond 64 bits, a lone surrogate) is walked."""
     if type(value) is not dict and type(value) is not list:
         return value if not isinstance(value, dict | list) else _walked(value)
     try:
-        copied = marshal.loads(marshal.dumps(cast(Any, value), _NO_REFERENCES))
-        return cast(T, copied)
-    except ValueError:
+        return cast(T, _UNPACK.decode(_PACK.encode(value)))
+    except (TypeError, ValueError, OverflowError):
         return _walked(value)
 
 
-_NO_REFERENCES = 2
-"""marshal's last format without references to parts already written."""
+_PACK = msgspec.msgpack.Encoder()
+_UNPACK = msgspec.msgpack.Decoder()
 
 
 def _walked(value: T) -> T:

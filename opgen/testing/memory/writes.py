@@ -155,6 +155,7 @@ class Writes(Reads):
                 if kind.schema is not None:
                     # what `_admit` made of it: its schema's pruning and defaults
                     self.store.kept(written, _PRUNED_BY, lambda _: kind.schema)
+                self._keep_model(kind, written)
                 return written
             meta = obj["metadata"]
             raw = self.store.peek(
@@ -172,6 +173,19 @@ class Writes(Reads):
                 "resourceVersion"
             ]
         return answer
+
+    def _keep_model(self, kind: Kind, written: dict[str, Any]) -> None:
+        """A built-in's validated model, which `_admit` dumped to make `written`,
+        kept as the stored object's (the next update's old model, `_admit`):
+        validating it again gives the same but for the metadata the write then
+        set (resourceVersion, generation, managedFields), which no rule of a
+        built-in reads."""
+        made = getattr(self._local, "validated", None)
+        self._local.validated = None
+        if made is None or made[0] is not written or kind.model is None:
+            return
+        model = made[1]
+        self.store.kept(written, kind.model, lambda _: model)
 
     def _remove(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
         if self._dry_run:
@@ -266,12 +280,14 @@ class Writes(Reads):
         if problems:
             named = str(candidate.get("kind") or kind.kind)
             raise answers.invalid(kind, meta.get("name", ""), problems, named)
+        self._local.validated = None
         if kind.schema is None and validated is not None:
             # the model's own reading of what it validated above
             pruned = validated.model_dump(
                 mode="json", by_alias=True, exclude_unset=True, exclude_none=True
             )
             candidate = {**pruned, "metadata": meta}
+            self._local.validated = (candidate, validated)
         candidate["metadata"] = meta
         if self.admission is not None:
             self.admission.validate(self._admission(kind, candidate, old))
