@@ -8,7 +8,6 @@ the file and line of the types file.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 from opgen.errors import MarkerError
@@ -24,6 +23,8 @@ def unknown_name(name: str, known: Sequence[str]) -> AttributeError:
     """The error for `op.<name>`; private and dunder names get a plain AttributeError."""
     if name.startswith("_"):
         return AttributeError(f"module 'opgen.api' has no attribute {name!r}")
+    import difflib  # only for a misspelt name: not loaded with every operator
+
     by_folded = {candidate.lower(): candidate for candidate in known}
     close = difflib.get_close_matches(name.lower(), list(by_folded), n=1, cutoff=0.7)
     guess = f"; did you mean op.{by_folded[close[0]]}?" if close else ""

@@ -16,7 +16,6 @@ the project's kinds; one it cannot know is passed in `custom_resources=`.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 from collections.abc import Sequence
 from typing import TypeVar
@@ -99,6 +98,8 @@ def _check_verbs(rule: RbacRule, cls: type) -> None:
     for verb in rule.verbs:
         if verb in known:
             continue
+        import difflib  # only for a misspelt verb: not loaded with every operator
+
         close = difflib.get_close_matches(verb.lower(), known, n=1, cutoff=0.6)
         guess = f"; did you mean {close[0]!r}?" if close else ""
         if rule.urls:

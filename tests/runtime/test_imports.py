@@ -141,3 +141,24 @@ def test_a_manager_serving_no_webhook_loads_no_webhook_module() -> None:
         print("ok")
         """)
     assert in_fresh_interpreter(script, cwd=ROOT) == "ok"
+
+
+def test_an_operator_loads_difflib_only_for_a_misspelt_name() -> None:
+    """`difflib` (suggestions for a misspelt `op.<name>` or RBAC verb) is not
+    loaded by an operator that names everything right; the first misspelling
+    loads it and is answered with a guess."""
+    script = textwrap.dedent("""
+        import sys
+        import opgen.api as op
+        from opgen import runtime as rt
+        from tests.runtime.sample import WidgetReconciler
+
+        assert "difflib" not in sys.modules
+        try:
+            op.Minimun
+        except AttributeError as error:
+            assert "did you mean op.Minimum?" in str(error), error
+        assert "difflib" in sys.modules
+        print("ok")
+        """)
+    assert in_fresh_interpreter(script, cwd=ROOT) == "ok"
