@@ -335,9 +335,8 @@ def _enforce_plan(
         items = values[name] if name in values else getattr(model, name)
         if items is None:
             continue
-        if type(items) is list or isinstance(items, Sized):
-            if len(items) < 2:
-                continue  # nothing to duplicate: most condition lists hold one
+        if (type(items) is list or isinstance(items, Sized)) and len(items) < 2:
+            continue  # nothing to duplicate: most condition lists hold one
         _enforce_map_list(name, keys, items, key_names)
     if plan.type_checks:
         wire = to_wire_value(model)

@@ -249,7 +249,11 @@ def _json_decoder(cls: type[BaseModel]) -> Callable[[bytes], Any]:
     def decode_json(raw: bytes) -> Any:
         if _strict_anywhere(cls):
             return cls.model_validate_json(raw)
-        return cls.__pydantic_validator__.validate_python(msgspec.json.decode(raw))
+        try:
+            data = msgspec.json.decode(raw)
+        except msgspec.DecodeError:  # Pydantic's error says it (`json_invalid`)
+            return cls.model_validate_json(raw)
+        return cls.__pydantic_validator__.validate_python(data)
 
     return decode_json
 
