@@ -19,12 +19,15 @@ the whole object at once, as the server does.
 from __future__ import annotations
 
 import functools
+import types
+import typing
 import weakref
 from collections.abc import Callable, Sized
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from opgen.api._shape import Nullable
@@ -117,6 +120,8 @@ def _keys_differ(
     kept by the caller (a plain dict, quicker than `_key_names`' weak one)."""
     if type(items) is not list:
         return False
+    if _attributes_differ(items, keys):
+        return True
     dumped = []
     for item in items:
         cls = type(item)
@@ -152,6 +157,127 @@ def _keys_differ(
 
 
 _DUMP = BaseModel.model_dump
+
+
+def _attributes_differ(items: list[Any], keys: tuple[str, ...]) -> bool:
+    """`_keys_differ`'s quicker accept, without dumping: True when every item is a
+    model whose keys are plain fields (`_key_fields`), and no two items hold the
+    same key values. False: not known (a duplicate, or a key that is not such a
+    field), for `_keys_differ` to look again."""
+    seen: set[tuple[Any, ...]] = set()
+    for item in items:
+        names = _key_fields(type(item), keys)
+        if names is None:
+            return False
+        values = item.__dict__
+        identity = []
+        for name in names:
+            value = values.get(name, _MISSING_KEY)
+            if value is None:
+                value = _MISSING_KEY  # left out of the wire form, as exclude_none does
+            elif value is not _MISSING_KEY:
+                if type(value) not in _PLAIN_KEYS:
+                    return False
+                value = (type(value), value)
+            identity.append(value)
+        found = tuple(identity)
+        if found in seen:
+            return False
+        seen.add(found)
+    return True
+
+
+_KEY_FIELDS: weakref.WeakKeyDictionary[
+    type, dict[tuple[str, ...], tuple[str, ...] | None]
+] = weakref.WeakKeyDictionary()
+
+
+def _key_fields(cls: type, keys: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The fields of `cls` that hold `keys` (one each, found once per class), when
+    each is on the wire exactly as its str, int or bool value (no serializer,
+    alias clash or exclusion); None when one is not, or `cls` is no such model."""
+    known = _KEY_FIELDS.get(cls)
+    if known is None:
+        if not isinstance(cls, type) or not issubclass(cls, BaseModel):
+            return None
+        known = _KEY_FIELDS[cls] = {}
+    if keys not in known:
+        known[keys] = _plain_key_fields(cls, keys)
+    return known[keys]
+
+
+def _plain_key_fields(
+    cls: type[BaseModel], keys: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    decorators = cls.__pydantic_decorators__
+    if (
+        cls.model_dump is not _DUMP
+        or decorators.field_serializers
+        or decorators.model_serializers
+        or cls.model_computed_fields
+        or cls.model_config.get("extra") == "allow"
+    ):
+        return None
+    names = []
+    for key in keys:
+        # the key as `_wire_keys` spells it: the field whose wire name it is
+        spellings = {key, to_camel(key)}
+        matches = [
+            (name, info)
+            for name, info in cls.model_fields.items()
+            if (info.serialization_alias or info.alias or name) in spellings
+        ]
+        if len(matches) != 1:
+            return None
+        name, info = matches[0]
+        if (
+            info.exclude
+            or getattr(info, "exclude_if", None) is not None
+            or not all(_describes(m) for m in info.metadata)
+            or not _plain(info.annotation)
+        ):
+            return None
+        names.append(name)
+    return tuple(names)
+
+
+def _describes(metadata: Any) -> bool:
+    """Whether `Annotated` metadata leaves a value's wire form alone: an opgen
+    marker, or a `Field(description=...)` as `op.k8s`'s type aliases carry."""
+    if isinstance(metadata, Marker):
+        return True
+    return (
+        isinstance(metadata, FieldInfo)
+        and not metadata.metadata
+        and not metadata.exclude
+        and metadata.serialization_alias is None
+    )
+
+
+def _plain(annotation: Any) -> bool:
+    """Whether a field so annotated is dumped as its value when that is a str, int
+    or bool: one of those types or literals of them, possibly optional, under a
+    type alias or `Annotated` with opgen's markers only."""
+    while True:
+        if annotation in _PLAIN_KEYS:
+            return True
+        origin = typing.get_origin(annotation)
+        args = typing.get_args(annotation)
+        if origin is Annotated:
+            if not all(_describes(m) for m in args[1:]):
+                return False
+            annotation = args[0]
+        elif origin is Literal:
+            return all(type(a) in _PLAIN_KEYS for a in args)
+        elif origin in (typing.Union, types.UnionType):
+            others = [a for a in args if a is not type(None)]
+            if len(others) != 1:
+                return False
+            annotation = others[0]
+        elif hasattr(annotation, "__value__"):  # a type alias
+            annotation = annotation.__value__
+        else:
+            return False
 
 
 def _key_names(cls: type[BaseModel], keys: tuple[str, ...]) -> set[str]:
@@ -199,28 +325,43 @@ def model_check(cls: type) -> Callable[[Any], None] | None:
 def _enforce_plan(
     plan: _Plan, key_names: dict[tuple[type, tuple[str, ...]], set[str]], model: Any
 ) -> None:
+    # a validated model holds every field in its __dict__: read there, not
+    # through attribute lookup (this runs after every validation of a pod spec)
+    values = model.__dict__
     for name in plan.required:
-        if getattr(model, name) is None:
+        if (values[name] if name in values else getattr(model, name)) is None:
             raise _refuse(f"{name}: ", "Required value (op.Required())")
     for name, keys in plan.map_lists:
-        items = getattr(model, name)
-        if items is None or (isinstance(items, Sized) and len(items) < 2):
+        items = values[name] if name in values else getattr(model, name)
+        if items is None:
+            continue
+        if (type(items) is list or isinstance(items, Sized)) and len(items) < 2:
             continue  # nothing to duplicate: most condition lists hold one
-        if _keys_differ(items, keys, key_names):
-            continue
-        items = to_wire_value(items)
-        if not isinstance(items, list):
-            continue
-        constraint = {
-            "x-kubernetes-list-type": "map",
-            "x-kubernetes-list-map-keys": _wire_keys(items, keys),
-        }
-        problem = constraint_problem(items, constraint)
-        if problem is not None:
-            raise _refuse(f"{name}: ", f"{problem} (keys: {', '.join(keys)})")
+        _enforce_map_list(name, keys, items, key_names)
     if plan.type_checks:
         wire = to_wire_value(model)
         for marker in plan.type_checks:
             problem = marker.check(wire)
             if problem is not None:
                 raise _refuse("", f"{problem} ({marker.display()})")
+
+
+def _enforce_map_list(
+    name: str,
+    keys: tuple[str, ...],
+    items: Any,
+    key_names: dict[tuple[type, tuple[str, ...]], set[str]],
+) -> None:
+    """Refuse a `map` list (field `name`) two of whose items have the same keys."""
+    if _keys_differ(items, keys, key_names):
+        return
+    items = to_wire_value(items)
+    if not isinstance(items, list):
+        return
+    constraint = {
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": _wire_keys(items, keys),
+    }
+    problem = constraint_problem(items, constraint)
+    if problem is not None:
+        raise _refuse(f"{name}: ", f"{problem} (keys: {', '.join(keys)})")

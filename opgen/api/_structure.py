@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import pydantic_core
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import CoreSchema
 
 from opgen.api._validation import choice_argument
 from opgen.engine.markers import Marker, MarkerContext, Placement, SchemaNode, node_type
@@ -256,10 +258,16 @@ class ListType(Marker):
     def check(self, value: Any) -> str | None:
         return constraint_problem(value, {"x-kubernetes-list-type": self.kind})
 
-    def _enforce(self, value: Any) -> Any:
+    def _core_schema(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         # Only a set constrains values (no duplicates; a map's keys are checked
-        # by the model, `model_check`): skip the wire conversion otherwise.
-        if self.kind != "set" or (isinstance(value, list) and len(value) < 2):
+        # by the model, `model_check`): a map or atomic list has no validator,
+        # which would run on every list validated for nothing.
+        if self.kind != "set":
+            return handler(source)
+        return super()._core_schema(source, handler)
+
+    def _enforce(self, value: Any) -> Any:
+        if isinstance(value, list) and len(value) < 2:
             return value
         return super()._enforce(value)
 

@@ -11,13 +11,14 @@ accepts.
 from __future__ import annotations
 
 import random
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import ConfigDict, Field, PlainSerializer, ValidationError
+from typing_extensions import TypeAliasType
 
 import opgen.api as op
-from opgen.api._enforce import _keys_differ, _wire_keys
+from opgen.api._enforce import _attributes_differ, _key_fields, _keys_differ, _wire_keys
 from opgen.engine.values import constraint_problem
 from opgen.engine.wire import to_wire_value
 
@@ -118,3 +119,67 @@ def test_a_model_refuses_duplicate_keys_with_the_same_message() -> None:
         Spec(ports=[Port(name="a", port=1), Port(name="a", port=2)])
     with pytest.raises(ValidationError, match=r"ports: item 2: Duplicate value"):
         Spec(ports=[Port(name="a"), Port(name="b"), Port(name="a", port=2)])
+
+
+Kind = TypeAliasType("Kind", Annotated[str, Field(description="a kind")])
+Shaded = TypeAliasType("Shaded", Annotated[str, PlainSerializer(lambda value: "x")])
+
+
+class Plain(op.Model):
+    """Keys read from the attributes: plain fields, aliased, literal, aliased types."""
+
+    group_name: Annotated[str, op.MinLength(1)] = "g"
+    kind: Kind | None = None
+    level: Literal["low", "high"] = "low"
+    count: int = 0
+
+
+class Unplain(op.Model):
+    """Keys the attributes cannot tell: serialized by a type alias, a union."""
+
+    shade: Shaded = "a"
+    either: str | int | None = None
+
+
+def test_the_attributes_tell_plain_keys_as_the_full_check() -> None:
+    draw = random.Random(7)
+    told = 0
+    for _ in range(300):
+        items = [
+            Plain(
+                group_name=draw.choice(["a", "b"]),
+                kind=draw.choice([None, "x", "y"]),
+                level=draw.choice(["low", "high"]),
+                count=draw.choice([0, 1]),
+            )
+            for _ in range(draw.randint(2, 3))
+        ]
+        for keys in (("groupName",), ("group_name", "kind"), ("level", "count")):
+            assert _key_fields(Plain, keys) is not None
+            if _attributes_differ(items, keys):
+                assert _full_check(items, keys) is None, (items, keys)
+                told += 1
+    assert told
+
+
+def test_the_attributes_leave_what_the_wire_may_change() -> None:
+    assert _key_fields(Unplain, ("shade",)) is None
+    assert _key_fields(Unplain, ("either",)) is None
+    assert _key_fields(Renamed, ("group_name",)) is None  # its wire name is `group`
+    assert _key_fields(Renamed, ("shade",)) is None
+    assert _key_fields(Loose, ("key",)) is None
+    assert _key_fields(Port, ("name", "port")) == ("name", "port")
+    shaded = [Unplain(shade="a"), Unplain(shade="b")]
+    assert not _keys_differ(shaded, ("shade",))
+    assert _full_check(shaded, ("shade",))
+    # a duplicate is left to the full check, which phrases it
+    assert not _attributes_differ([Plain(), Plain(count=1)], ("groupName",))
+    # a value of another type than the field's (a str subclass): not told here
+    assert not _attributes_differ(
+        [Plain.model_construct(group_name=_Text("a")), Plain(group_name="b")],
+        ("groupName",),
+    )
+
+
+class _Text(str):
+    pass

@@ -4,11 +4,12 @@ form, and refuse the rest with the check's problem: the inlined quick accepts
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 from pydantic_core import PydanticCustomError
 
 import opgen.api as op
@@ -78,3 +79,19 @@ def test_a_quick_accept_is_the_checks_answer_at_the_edges(marker: Marker) -> Non
     for value in EDGES:
         expected = value is not None and marker.check(to_wire_value(value)) is not None
         assert _refused(marker, value) == expected, value
+
+
+@pytest.mark.parametrize("kind", ["map", "atomic", "set"])
+def test_only_a_set_list_is_validated_by_its_list_type(kind: str) -> None:
+    """A map's keys are the model's check (`model_check`) and an atomic list has
+    nothing to check: only `set` puts a validator on the list."""
+
+    schema = TypeAdapter(Annotated[list[int], op.ListType(kind)]).core_schema
+    assert (schema["type"] == "function-after") == (kind == "set")
+    adapter = TypeAdapter(Annotated[list[int], op.ListType(kind)])
+    assert adapter.validate_python([1, 2]) == [1, 2]
+    if kind == "set":
+        with pytest.raises(ValueError, match="Duplicate value"):
+            adapter.validate_python([1, 1])
+    else:
+        assert adapter.validate_python([1, 1]) == [1, 1]

@@ -4,12 +4,13 @@ act on them anyway."""
 
 from __future__ import annotations
 
+import enum
 import pickle
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import pytest
-from pydantic import model_validator
+from pydantic import Strict, model_validator
 
 import opgen.api as op
 from opgen import runtime as rt
@@ -231,3 +232,38 @@ def _decode_error(kind: type[Any], raw: bytes) -> DecodeError:
     with pytest.raises(DecodeError) as caught:
         decoding.decode(resource_type(kind), raw)
     return caught.value
+
+
+class _Phase(enum.Enum):
+    UP = "Up"
+
+
+class _StrictPhaseSpec(op.Model):
+    phase: Annotated[_Phase, Strict()] | None = None
+
+
+@op.kind(group="test.opgen.dev", version="v1")
+class StrictPhase(op.CustomResource[_StrictPhaseSpec, None]):
+    """A kind with a strict field: JSON text is still taken for its enum."""
+
+
+def test_a_decode_of_json_agrees_with_pydantic_json_mode() -> None:
+    raw = stored(replicas=3)
+    decoded = resource_type(kinds.Widget).decode_json(raw)
+    assert decoded == kinds.Widget.model_validate_json(raw)
+    assert not resources._strict_anywhere(kinds.Widget)
+    # a strict field takes an enum's value as JSON text only: decoded in JSON mode
+    phased = msgspec.json.encode(
+        {
+            "apiVersion": "test.opgen.dev/v1",
+            "kind": "StrictPhase",
+            "metadata": {"name": "t", "namespace": "ns"},
+            "spec": {"phase": "Up"},
+        }
+    )
+    assert resources._strict_anywhere(StrictPhase)
+    obj = resource_type(StrictPhase).decode_json(phased)
+    assert obj.spec.phase is _Phase.UP
+    with pytest.raises(DecodeError) as error:
+        decoding.decode(resource_type(kinds.Widget), b"{not json")
+    assert [p.rule for p in error.value.problems] == ["json_invalid"]
