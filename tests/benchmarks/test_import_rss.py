@@ -1,4 +1,4 @@
-"""`benchmarks.runtime.import_rss` charges each module's resident growth to the
+"""`benchmarks.runtime._import_rss` charges each module's resident growth to the
 module whose body made it, and names who imported it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from benchmarks.runtime.import_rss import Tracker
+from benchmarks.runtime._import_rss import Tracker
 
 MIB = 1024
 

@@ -1,7 +1,7 @@
 """Where the benchmark operator's resident memory goes before its first object.
 
-    python -m benchmarks.runtime.import_rss               # per stage
-    python -m benchmarks.runtime.import_rss --modules 40  # and per module
+    python -m benchmarks.runtime._import_rss               # per stage
+    python -m benchmarks.runtime._import_rss --modules 40  # and per module
 
 Run it as a fresh interpreter (each stage's figure is the growth of `VmRSS`
 after the stages above it; the first row holds this script's own imports): the stack (`asyncio` and `ssl`, Pydantic),
@@ -159,7 +159,7 @@ def stages(kubeconfig: Path) -> list[tuple[str, int, int]]:
 
 
 def main(argv: Sequence[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.runtime.import_rss")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.runtime._import_rss")
     parser.add_argument(
         "--modules", type=int, default=0, help="also list the N largest imports"
     )
