@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from opgen.testing.memory.perschema import PerSchema
 from opgen.testing.memory.store import json_copy
 
 __all__ = [
@@ -145,6 +146,8 @@ _MEMBERS: dict[
 ] = {}
 """`members` of one top-level field, by the schema's `id` (the schema is held,
 so its `id` is not reused), the field, `every_node` and the value's bytes."""
+_MOST_MEMBERS = 4096
+"""Entries `_MEMBERS` holds at most (emptied when full: values that do not recur)."""
 
 
 def _field_members(
@@ -159,7 +162,7 @@ def _field_members(
     remembered = (id(schema), key, every_node, encoded)
     known = _MEMBERS.get(remembered)
     if known is None or known[0] is not schema:
-        if len(_MEMBERS) >= _MOST_NODES:
+        if len(_MEMBERS) >= _MOST_MEMBERS:
             _MEMBERS.clear()
         found = {}
         _visit(schema, {key: value}, (), found, every_node, root=True)
@@ -224,20 +227,8 @@ class _Node:
         self.items = schema.get("items")
 
 
-_NODES: dict[int, _Node] = {}
-_MOST_NODES = 4096
-"""Entries `_NODES` (schemas) and `_MEMBERS` (top-level fields' paths) hold at
-most, each emptied when full (a kind's schemas are kept for the session; a
-bound, for schemas made on the fly and values that do not recur)."""
-
-
-def _node(schema: Mapping[str, Any]) -> _Node:
-    node = _NODES.get(id(schema))
-    if node is None or node.schema is not schema:
-        if len(_NODES) >= _MOST_NODES:
-            _NODES.clear()
-        node = _NODES[id(schema)] = _Node(schema)
-    return node
+_node = PerSchema(_Node)
+_NODES = _node.held
 
 
 def _visit(

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from opgen.testing.memory.answers import Cause
+from opgen.testing.memory.perschema import PerSchema
 from opgen.testing.memory.scale import read_path
 from opgen.testing.memory.store import json_copy
 
@@ -87,7 +88,7 @@ class _Facts:
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = schema
-        """Held, so the schema's `id` (the key of `_FACTS`) is not reused."""
+        """Held, so the schema's `id` (the key of `_facts`) is not reused."""
         self.properties: Mapping[str, Any] = schema.get("properties") or {}
         self.additional = schema.get("additionalProperties")
         self.keep_unknown = bool(schema.get("x-kubernetes-preserve-unknown-fields"))
@@ -96,19 +97,7 @@ class _Facts:
         )
 
 
-_FACTS: dict[int, _Facts] = {}
-_MOST_FACTS = 4096
-"""Schemas `_FACTS` holds at most (emptied when full: a kind's schemas are
-kept for the session; a bound, for schemas made on the fly)."""
-
-
-def _facts(schema: Mapping[str, Any]) -> _Facts:
-    facts = _FACTS.get(id(schema))
-    if facts is None or facts.schema is not schema:
-        if len(_FACTS) >= _MOST_FACTS:
-            _FACTS.clear()
-        facts = _FACTS[id(schema)] = _Facts(schema)
-    return facts
+_facts = PerSchema(_Facts)
 
 
 def _object(
