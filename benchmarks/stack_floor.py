@@ -1,7 +1,7 @@
-"""Benchmark: the floor of the mandated stack (aiohttp, Pydantic) against issue 26's goals.
+"""Benchmark: the floor of the mandated stack (aiohttp, Pydantic) against issue 26's and 20's goals.
 
     python -m benchmarks stack_floor [-- --objects 1000 --runs 3
-        --operators floor,floor-json,floor-min,cr,cr+ryw]
+        --operators floor,floor-json,floor-min,floor-tls,floor-stack,cr,cr+ryw]
 
 What the runtime's mandated dependencies cost with no opgen code at all, side
 by side in one run with controller-runtime on the same envtest API server, in
@@ -18,13 +18,22 @@ with `json` and nothing else. Operators (`--operators`):
   faithful form, what opgen's store keeps);
 - `floor-min`: as `floor-json`, its writes on one connection instead of 32
   (each open TLS connection holds about 0.3 MiB);
+- `floor-tls`: as `floor-json`, with asyncio's TLS read buffer as small as
+  opgen's transport makes it (`transport.TLS_READ_BUFFER`, one TLS record):
+  the stack as opgen runs it, 32 connections and all;
+- `floor-stack`: as `floor-tls`, with the rest of the mandated stack loaded
+  before `ready`: `prometheus_client`, a Pydantic model validated (Pydantic's
+  plugin loader comes with the first validator) and RE2 with a pattern
+  compiled; what opgen itself adds (its modules, `op.k8s`, msgspec, the
+  objects as models, the queue) is the difference to `opgen`;
 - any operator of the runtime benchmark: `cr`, `cr+ryw`, `opgen`,
   `opgen@DIR`, `kopf`.
 
 For each floor it prints, against issue 26's goals: start-up to `ready` (CPU
 and wall) against 0.3 s; steady RSS against 1.3x controller-runtime's; CPU per
-object against 1.2x `cr+ryw`'s; each "floor above goal" (the goal cannot be
-met on this stack, whatever opgen does) or "floor under goal".
+object against 1.2x `cr+ryw`'s; and against issue 20's, peak RSS against 1.3x
+controller-runtime's; each "floor above goal" (the goal cannot be met on this
+stack, whatever opgen does) or "floor under goal".
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.runtime import bench
+from opgen.runtime.transport import TLS_READ_BUFFER
 from opgen.testing import Environment
 from tests.runtime.crds import generated_crds
 
@@ -48,6 +58,8 @@ FLOORS = {
     "floor": "aiohttp + Pydantic imported, objects kept as dicts from json",
     "floor-json": "aiohttp + Pydantic imported, objects kept as their JSON bytes",
     "floor-min": "as floor-json, the writes on one connection (not 32)",
+    "floor-tls": "as floor-json, asyncio's TLS read buffer one record (as opgen's)",
+    "floor-stack": "as floor-tls, with prometheus_client, a Pydantic model and RE2",
 }
 STARTUP_GOAL = 0.3  # seconds to caches synced
 RSS_GOAL = 1.3  # x controller-runtime's steady RSS
@@ -101,6 +113,14 @@ def operators(
                         "BENCH_CERTS": str(certs),
                         "BENCH_FLOOR_STORE": store,
                         "BENCH_FLOOR_CONNECTIONS": connections,
+                        **(
+                            {"BENCH_FLOOR_TLS_BUFFER": str(TLS_READ_BUFFER)}
+                            if label in ("floor-tls", "floor-stack")
+                            else {}
+                        ),
+                        **(
+                            {"BENCH_FLOOR_STACK": "1"} if label == "floor-stack" else {}
+                        ),
                     },
                 )
             )
@@ -137,9 +157,10 @@ def verdict(floor: float, goal: float) -> str:
 
 
 def print_floors(results: dict[str, list[dict[str, Any]]]) -> None:
-    """Each floor against issue 26's goals, from the medians."""
+    """Each floor against issue 26's goals and issue 20's peak RSS, from the
+    medians."""
     peers = [p for p in ("cr", "cr+ryw") if p in results]
-    print("\nthe floor against issue 26's goals (medians, min-max):")
+    print("\nthe floor against issues 26's and 20's goals (medians, min-max):")
     for label in (label for label in results if label in FLOORS):
         runs = results[label]
         print(f"  {label}:")
@@ -159,6 +180,13 @@ def print_floors(results: dict[str, list[dict[str, Any]]]) -> None:
             print(
                 f"    steady RSS                  {spread(runs, 'rss_mib', '{:.1f}')} MiB"
                 f"   goal <= {RSS_GOAL}x {peer} = {goal:.1f} MiB: {verdict(rss, goal)}"
+            )
+        for peer in peers:
+            goal = RSS_GOAL * bench.median(results[peer], "peak_rss_mib")
+            peak = bench.median(runs, "peak_rss_mib")
+            print(
+                f"    peak RSS (issue 20)         {spread(runs, 'peak_rss_mib', '{:.1f}')} MiB"
+                f"   goal <= {RSS_GOAL}x {peer} = {goal:.1f} MiB: {verdict(peak, goal)}"
             )
         if "cr+ryw" in results:
             goal = CPU_GOAL * bench.median(results["cr+ryw"], "cpu_ms_per_object")
@@ -200,7 +228,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks stack_floor")
     parser.add_argument("--objects", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--operators", default="floor,floor-json,floor-min,cr,cr+ryw")
+    parser.add_argument(
+        "--operators",
+        default="floor,floor-json,floor-min,floor-tls,floor-stack,cr,cr+ryw",
+    )
     args = parser.parse_args([] if argv is None else argv)
     asyncio.run(run(args))
 
