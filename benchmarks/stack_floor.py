@@ -164,37 +164,52 @@ def print_floors(results: dict[str, list[dict[str, Any]]]) -> None:
     for label in (label for label in results if label in FLOORS):
         runs = results[label]
         print(f"  {label}:")
-        cpu = bench.median(runs, "startup_cpu_seconds")
-        wall = bench.median(runs, "ready_seconds")
-        print(
-            f"    start-up, CPU until ready   {spread(runs, 'startup_cpu_seconds', '{:.3f}')} s"
-            f"   goal <= {STARTUP_GOAL} s: {verdict(cpu, STARTUP_GOAL)}"
-        )
-        print(
-            f"    start-up, wall until ready  {spread(runs, 'ready_seconds', '{:.3f}')} s"
-            f"   goal <= {STARTUP_GOAL} s: {verdict(wall, STARTUP_GOAL)}"
-        )
-        for peer in peers:
-            goal = RSS_GOAL * bench.median(results[peer], "rss_mib")
-            rss = bench.median(runs, "rss_mib")
-            print(
-                f"    steady RSS                  {spread(runs, 'rss_mib', '{:.1f}')} MiB"
-                f"   goal <= {RSS_GOAL}x {peer} = {goal:.1f} MiB: {verdict(rss, goal)}"
-            )
-        for peer in peers:
-            goal = RSS_GOAL * bench.median(results[peer], "peak_rss_mib")
-            peak = bench.median(runs, "peak_rss_mib")
-            print(
-                f"    peak RSS (issue 20)         {spread(runs, 'peak_rss_mib', '{:.1f}')} MiB"
-                f"   goal <= {RSS_GOAL}x {peer} = {goal:.1f} MiB: {verdict(peak, goal)}"
-            )
+        for key, title in (
+            ("startup_cpu_seconds", "start-up, CPU until ready"),
+            ("ready_seconds", "start-up, wall until ready"),
+        ):
+            judge(runs, title, key, "{:.3f} s", STARTUP_GOAL, f"{STARTUP_GOAL} s")
+        for key, title in (
+            ("rss_mib", "steady RSS"),
+            ("peak_rss_mib", "peak RSS (issue 20)"),
+        ):
+            for peer in peers:
+                goal = RSS_GOAL * bench.median(results[peer], key)
+                judge(
+                    runs,
+                    title,
+                    key,
+                    "{:.1f} MiB",
+                    goal,
+                    f"{RSS_GOAL}x {peer} = {goal:.1f} MiB",
+                )
         if "cr+ryw" in results:
             goal = CPU_GOAL * bench.median(results["cr+ryw"], "cpu_ms_per_object")
-            per = bench.median(runs, "cpu_ms_per_object")
-            print(
-                f"    CPU per object              {spread(runs, 'cpu_ms_per_object', '{:.2f}')} ms"
-                f"   goal <= {CPU_GOAL}x cr+ryw = {goal:.2f} ms: {verdict(per, goal)}"
+            judge(
+                runs,
+                "CPU per object",
+                "cpu_ms_per_object",
+                "{:.2f} ms",
+                goal,
+                f"{CPU_GOAL}x cr+ryw = {goal:.2f} ms",
             )
+
+
+def judge(
+    runs: Sequence[dict[str, Any]],
+    title: str,
+    key: str,
+    fmt: str,
+    goal: float,
+    goal_text: str,
+) -> None:
+    """One row: the floor's median (min-max) of `key` against `goal`."""
+    number, unit = fmt.split(" ")
+    floor = bench.median(runs, key)
+    print(
+        f"    {title:<28}{spread(runs, key, number)} {unit}"
+        f"   goal <= {goal_text}: {verdict(floor, goal)}"
+    )
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from opgen import api as op
 from opgen import runtime as rt
 from opgen import testing
 from opgen.runtime.metrics import Metrics
 from opgen.runtime.resources import resource_type
+from opgen.runtime.transport import Transport
 from opgen.testing import Environment, running_manager
 
 
@@ -22,6 +23,13 @@ async def eventually(
     await testing.eventually(
         check, timeout=timeout, interval=0.02, message=message or "the condition"
     )
+
+
+def closed(manager: rt.Manager) -> bool:
+    """Whether the manager's transport, the HTTP one a kubeconfig gives, is closed."""
+    transport = manager.rest.transport
+    assert isinstance(transport, Transport)
+    return transport.closed
 
 
 def sample(metrics: Metrics, name: str, **labels: str) -> float:
@@ -59,6 +67,14 @@ def kubeconfig_for(envtest: Environment, user: dict[str, Any]) -> dict[str, Any]
     for entry in config["users"]:
         entry["user"] = user
     return config
+
+
+class LeaseTimings(TypedDict):
+    """A `LeaderElectionConfig`'s timings, to spread into one (`**timings`)."""
+
+    lease_duration: float
+    renew_deadline: float
+    retry_period: float
 
 
 LOCAL_METRICS = rt.MetricsOptions(bind_address="127.0.0.1:0", secure=False)

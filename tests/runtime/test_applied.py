@@ -289,5 +289,6 @@ async def test_apply_if_changed_writes_once_then_reads_only(
     assert operation is rt.Operation.UPDATED
     live = await client.get(Deployment, "my-ray-head", namespace)
     assert live.spec is not None and live.spec.replicas == 2
+    assert live.spec.template.spec is not None
     container = live.spec.template.spec.containers[0]
     assert container.command is None, "a field the apply no longer sets is dropped"

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from pydantic import BaseModel
 
 import opgen.api as op
 from benchmarks.builtin_decode import DEPLOYMENT, SERVICE
@@ -46,7 +47,7 @@ def test_a_type_that_is_not_a_kind_is_refused() -> None:
         resource_type(op.k8s.DeploymentSpec)
 
 
-def _wire(obj: Any) -> dict[str, Any]:
+def _wire(obj: BaseModel) -> dict[str, Any]:
     return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
@@ -64,7 +65,8 @@ def test_a_read_builds_what_validation_would(data: dict[str, Any]) -> None:
 
 def _wire_of(data: dict[str, Any]) -> dict[str, Any]:
     # the model's wire form: times as the server wrote them, the rest as given
-    return msgspec.json.decode(msgspec.json.encode(data))
+    wire: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(data))
+    return wire
 
 
 def test_built_objects_have_typed_nested_values_and_defaults() -> None:
@@ -86,7 +88,10 @@ def test_built_objects_have_typed_nested_values_and_defaults() -> None:
     built_port = resource_type(op.k8s.Pod).decode_dict(
         {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}}
     )
-    assert built_port.spec.containers[0].ports[0].protocol == port.protocol == "TCP"
+    assert built_port.spec is not None
+    ports = built_port.spec.containers[0].ports
+    assert ports is not None
+    assert ports[0].protocol == port.protocol == "TCP"
 
 
 def test_every_read_is_a_fresh_object() -> None:

@@ -13,6 +13,7 @@ import collections
 import itertools
 import logging
 import time
+from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
@@ -27,6 +28,10 @@ from tests.runtime.kinds import Widget, WidgetStatus, widget
 
 pytestmark = pytest.mark.envtest
 
+Step = Callable[[rt.Request, int], Awaitable[rt.Result | None]]
+"""A reconcile's own work: given the request and how many reconciles of its name
+began (this one counted), a result, or None for the default one."""
+
 REQUEUE_AFTER = 0.5
 FLAKY_FAILURES = 8
 
@@ -34,7 +39,7 @@ FLAKY_FAILURES = 8
 class Recorder:
     """A reconciler that records calls and delegates to a step function."""
 
-    def __init__(self, step=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, step: Step | None = None) -> None:
         self.calls: list[tuple[float, rt.Request]] = []
         self.finished: list[rt.Request] = []
         self.active: collections.Counter[rt.Request] = collections.Counter()

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from opgen import runtime as rt
+from opgen.api import ObjectMeta
 from opgen.api.k8s.events_v1 import Event as EventResource
 from opgen.runtime.workqueue import WorkQueue
 from opgen.testing import Environment
@@ -284,9 +285,7 @@ async def test_an_undecodable_child_never_blocks_its_owner(
     writer = rt.Client(manager.rest)
     gadget_name = f"g-{namespace}"
     owner = await writer.create(
-        kinds.Gadget(
-            metadata=kinds.op.ObjectMeta(name=gadget_name), spec=kinds.WidgetSpec()
-        )
+        kinds.Gadget(metadata=ObjectMeta(name=gadget_name), spec=kinds.WidgetSpec())
     )
     for name, replicas in (("fits", 1), ("unfit", 0)):
         child = kinds.widget(name, namespace, replicas=replicas)
@@ -383,7 +382,7 @@ async def test_uncached_reads_raise_or_leave_it_out_too(
         assert [e.name for e in page.undecodable] == ["unfit"]
         # create_or_update will not overwrite what it cannot read
         desired = strict_kinds.Widget(
-            metadata=kinds.op.ObjectMeta(name="unfit", namespace=namespace),
+            metadata=ObjectMeta(name="unfit", namespace=namespace),
             spec=strict_kinds.StrictSpec(replicas=2),
         )
         with pytest.raises(rt.DecodeError):

@@ -99,7 +99,7 @@ async def test_retry_on_conflict_rereads_and_succeeds(
     await client.patch(
         widget("contended", namespace), {"spec": {"message": "someone else"}}
     )
-    attempts = []
+    attempts: list[str | None] = []
 
     async def bump() -> Widget:
         current = (

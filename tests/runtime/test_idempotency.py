@@ -27,6 +27,13 @@ def _converged(manager: rt.Manager, namespace: str) -> bool:
     return True
 
 
+def _drained(controller: rt.Controller) -> bool:
+    """Nothing waits in the controller's queue, and nothing is being reconciled."""
+    queue = controller.queue
+    assert queue is not None
+    return len(queue) == 0 and not queue.processing()
+
+
 async def test_rereconciling_100_converged_objects_writes_nothing(
     envtest: Environment, namespace: str
 ) -> None:
@@ -39,10 +46,7 @@ async def test_rereconciling_100_converged_objects_writes_nothing(
         await eventually(lambda: _converged(manager, namespace), timeout=60)
         controller = manager.controllers[0]
         assert controller.queue is not None
-        await eventually(
-            lambda: len(controller.queue) == 0 and not controller.queue.processing(),
-            timeout=30,
-        )
+        await eventually(lambda: _drained(controller), timeout=30)
 
         writes_before = manager.rest.writes
         counts_before = dict(manager.rest.counts)
@@ -52,10 +56,7 @@ async def test_rereconciling_100_converged_objects_writes_nothing(
         await eventually(
             lambda: reconciler.reconciles >= reconciles_before + COUNT, timeout=30
         )
-        await eventually(
-            lambda: len(controller.queue) == 0 and not controller.queue.processing(),
-            timeout=30,
-        )
+        await eventually(lambda: _drained(controller), timeout=30)
 
         assert manager.rest.writes == writes_before, (
             counts_before,

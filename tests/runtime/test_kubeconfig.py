@@ -12,6 +12,7 @@ import json
 import ssl
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,7 @@ def test_a_context_reads_its_cluster_user_and_namespace(tmp_path: Path) -> None:
 def test_a_context_without_user_or_namespace(tmp_path: Path) -> None:
     config = KubeConfig.from_server("https://k8s.test").get()
     assert config.namespace == "default" and config.fname is None
-    assert config.user == kc.User()
+    assert config.user == kc.settings.User()
     assert source_for(config.user, config.cluster, "x") is None
 
 
@@ -412,6 +413,14 @@ def test_no_kubeconfig_or_no_context(
 # -- TLS -------------------------------------------------------------------------------
 
 
+def common_name(certificate: Mapping[str, object]) -> str:
+    """The commonName of a certificate's subject, as `SSLContext.get_ca_certs` gives it."""
+    subject = certificate["subject"]
+    assert isinstance(subject, tuple)
+    name: str = dict(n[0] for n in subject)["commonName"]
+    return name
+
+
 def test_certificates_from_files_and_inline_data(tmp_path: Path) -> None:
     pki = generate_pki(tmp_path / "pki")
     inline = config_of(
@@ -433,9 +442,9 @@ def test_certificates_from_files_and_inline_data(tmp_path: Path) -> None:
         assert made.ssl_context.verify_mode == ssl.CERT_REQUIRED
         assert made.ssl_context.check_hostname
         authorities = made.ssl_context.get_ca_certs()
-        assert [
-            dict(n[0] for n in ca["subject"])["commonName"] for ca in authorities
-        ] == ["opgen-envtest-ca"], "the cluster's CA alone, not the system's too"
+        assert [common_name(ca) for ca in authorities] == [
+            "opgen-envtest-ca"
+        ], "the cluster's CA alone, not the system's too"
     insecure = config_of({"server": "https://k", "insecure-skip-tls-verify": True})
     made = connection(load_config(write(tmp_path / "insecure", insecure)))
     assert made.ssl_context.verify_mode == ssl.CERT_NONE

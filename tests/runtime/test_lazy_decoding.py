@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,7 +19,6 @@ from typing_extensions import Self
 
 import opgen.api as op
 from opgen import runtime as rt
-from opgen.runtime import decoding
 from opgen.runtime.decoding import DecodeError, FieldProblem
 from opgen.runtime.informer import Informer
 from opgen.runtime.resources import resource_type
@@ -100,7 +100,8 @@ async def test_the_first_read_keeps_no_copy_and_the_second_keeps_one(
 ) -> None:
     pickled: list[object] = []
     unpickled: list[bytes] = []
-    dumps, loads = decoding.pickle.dumps, decoding.pickle.loads
+    # decoding looks up pickle.dumps and pickle.loads at each call: patched, they count
+    dumps, loads = pickle.dumps, pickle.loads
 
     def counted_dumps(obj: object, protocol: int) -> bytes:
         pickled.append(obj)
@@ -110,8 +111,8 @@ async def test_the_first_read_keeps_no_copy_and_the_second_keeps_one(
         unpickled.append(data)
         return loads(data)
 
-    monkeypatch.setattr(decoding.pickle, "dumps", counted_dumps)
-    monkeypatch.setattr(decoding.pickle, "loads", counted_loads)
+    monkeypatch.setattr(pickle, "dumps", counted_dumps)
+    monkeypatch.setattr(pickle, "loads", counted_loads)
     api = ScriptedApi(widget("a", replicas=1))
     async with synced(api, Widget) as informer:
         entry = await modified(api, informer, "11", replicas=3)

@@ -12,14 +12,18 @@ import pytest
 
 from opgen import runtime as rt
 from opgen.testing import Environment
-from tests.runtime.helpers import eventually, manager_for
+from tests.runtime.helpers import LeaseTimings, eventually, manager_for
 from tests.runtime.kinds import Widget, widget
 
 pytestmark = pytest.mark.envtest
 
 LEASE_DURATION = 3.0
-LEASE = {"lease_duration": LEASE_DURATION, "renew_deadline": 2.0, "retry_period": 0.25}
-NEVER_EXPIRES = {**LEASE, "lease_duration": 3600.0}
+LEASE: LeaseTimings = {
+    "lease_duration": LEASE_DURATION,
+    "renew_deadline": 2.0,
+    "retry_period": 0.25,
+}
+NEVER_EXPIRES: LeaseTimings = {**LEASE, "lease_duration": 3600.0}
 """Longer than any test: a follower that takes over did not wait for expiry."""
 
 

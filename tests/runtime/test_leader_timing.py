@@ -16,9 +16,14 @@ import pytest
 from opgen import runtime as rt
 from opgen.runtime import errors
 from opgen.runtime.resources import resource_type
+from tests.runtime.helpers import LeaseTimings
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 
-TIMINGS = {"lease_duration": 15.0, "renew_deadline": 10.0, "retry_period": 2.0}
+TIMINGS: LeaseTimings = {
+    "lease_duration": 15.0,
+    "renew_deadline": 10.0,
+    "retry_period": 2.0,
+}
 T = TypeVar("T")
 JITTER = 1.2
 """Candidates poll every retry_period times a random 1 to 1.2."""

@@ -13,7 +13,7 @@ from opgen import runtime as rt
 from opgen.api import ObjectMeta
 from opgen.api.k8s import ConfigMap
 from opgen.testing import Environment
-from tests.runtime.helpers import manager_for, running
+from tests.runtime.helpers import closed, manager_for, running
 
 pytestmark = pytest.mark.envtest
 
@@ -55,8 +55,8 @@ async def test_run_closes_the_client_however_it_ends(
     manager = manager_for(envtest, namespace)
     async with running(manager):
         await manager.client.list(ConfigMap, namespace)
-        assert not manager.rest.transport.closed
-    assert manager.rest.transport.closed
+        assert not closed(manager)
+    assert closed(manager)
     with pytest.raises(RuntimeError, match="closed"):
         await manager.client.uncached.get(ConfigMap, "any", namespace)
 
@@ -67,7 +67,7 @@ async def test_run_closes_the_client_however_it_ends(
     failing.add_runnable(fails)
     with pytest.raises(RuntimeError, match="the runnable broke"):
         await asyncio.wait_for(failing.run(install_signal_handlers=False), 30)
-    assert failing.rest.transport.closed
+    assert closed(failing)
 
 
 async def test_run_freezes_what_start_up_made_and_thaws_it_after(

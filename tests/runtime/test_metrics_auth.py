@@ -115,6 +115,7 @@ async def scrape(
         aiohttp.ClientSession() as http,
         http.get(url, headers=headers, ssl=verify) as answer,
     ):
+        assert answer.version is not None
         version = f"HTTP/{answer.version.major}.{answer.version.minor}"
         return Scraped(answer.status, await answer.text(), version)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from contextlib import AbstractAsyncContextManager
 
 import prometheus_client
 import pytest
@@ -19,7 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.parser import text_string_to_metric_families
 
 from opgen import runtime as rt
-from opgen.runtime import errors, metrics
+from opgen.runtime import errors, metrics, seams
 from opgen.runtime.decoding import DecodeError
 from opgen.runtime.metrics import CounterFamily, HistogramFamily, Metrics
 from opgen.runtime.resources import resource_type
@@ -99,13 +100,14 @@ def test_an_unlabelled_counter_scrapes_as_prometheus_clients() -> None:
 
 
 def test_created_series_follow_prometheus_clients_switch() -> None:
-    prometheus_client.disable_created_metrics()
+    # prometheus_client leaves its two switches unannotated
+    prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
     try:
         before, after = _both()
         assert "_created" not in _scraped(before)
         assert _scraped(after) == _scraped(before)
     finally:
-        prometheus_client.enable_created_metrics()
+        prometheus_client.enable_created_metrics()  # type: ignore[no-untyped-call]
     assert "t_requests_created" in _scraped(after)
 
 
@@ -131,6 +133,7 @@ class ScriptedTransport:
     """Answers a create with 201, or with what the reconciler asked for."""
 
     host = "scripted"
+    namespace = "ns"
 
     def __init__(self) -> None:
         self.next: Answer | Exception | None = None
@@ -149,11 +152,21 @@ class ScriptedTransport:
             raise answer
         return answer or Answer(201, body or b"{}")
 
-    def stream(self, *args: object, **kwargs: object) -> object:
+    def stream(
+        self,
+        method: str,
+        path: str,
+        *,
+        read_timeout: float | None,
+        accept: str | None = None,
+    ) -> AbstractAsyncContextManager[seams.Stream]:
         raise AssertionError("no watch in this test")
 
     async def aclose(self) -> None:
         pass
+
+    def sibling(self) -> seams.Transport:
+        raise AssertionError("no sibling in this test")
 
 
 CONFLICT = Answer(409, b'{"kind":"Status","code":409,"reason":"Conflict"}')

@@ -11,6 +11,7 @@ import pytest
 
 from opgen import runtime as rt
 from opgen.api.k8s import ClusterRole, ConfigMap
+from opgen.runtime import seams
 from opgen.runtime.kubeconfig import KubeConfig
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import (
@@ -111,6 +112,9 @@ class Scripted:
 
     async def aclose(self) -> None:
         pass
+
+    def sibling(self) -> seams.Transport:
+        raise AssertionError("no sibling in these tests")
 
 
 def busy(code: int, retry_after: str | None) -> Answer:

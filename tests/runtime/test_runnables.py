@@ -9,6 +9,7 @@ import pytest
 
 from opgen import runtime as rt
 from opgen.runtime.kubeconfig import KubeConfig
+from tests.runtime.helpers import closed
 from tests.runtime.virtual_time import VirtualTimeLoop, run_virtual
 
 HOUR = 3600.0
@@ -40,7 +41,7 @@ def test_a_runnable_that_returns_leaves_the_manager_running() -> None:
         assert returned and not done, "a runnable that returned stopped the manager"
         subject.stop()
         await running
-        assert subject.rest.transport.closed
+        assert closed(subject)
 
     run_virtual(main)
 
@@ -57,6 +58,6 @@ def test_a_runnable_that_fails_stops_the_manager_with_its_error() -> None:
         with pytest.raises(RuntimeError, match="the runnable broke"):
             await asyncio.wait_for(subject.run(install_signal_handlers=False), HOUR)
         assert loop.time() == pytest.approx(0.2)
-        assert subject.rest.transport.closed
+        assert closed(subject)
 
     run_virtual(main)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 from opgen import runtime as rt
-from opgen.runtime.seams import Answer
+from opgen.runtime.seams import Answer, Transport
 from tests.runtime.kinds import Widget, WidgetStatus
 
 ALL = "/apis/test.opgen.dev/v1/widgets"
@@ -28,7 +28,7 @@ class Lines:
     """A watch answer: the events the API sends, line by line, until it is closed."""
 
     status = 200
-    headers: dict[str, str] = {}
+    headers: Mapping[str, str] = {}
 
     def __init__(self) -> None:
         self.events: asyncio.Queue[str] = asyncio.Queue()
@@ -119,6 +119,9 @@ class ScriptedApi:
     async def aclose(self) -> None:
         self.closed = True
 
+    def sibling(self) -> Transport:
+        raise AssertionError("only a sharded replica asks for one; these shard nothing")
+
 
 def widget(name: str, replicas: int) -> dict[str, Any]:
     return {
@@ -139,7 +142,8 @@ class CopyReplicas:
 
     async def reconcile(self, request: rt.Request) -> rt.Result:
         found = await self.client.get(Widget, request.name, request.namespace)
-        self.seen.append((request.name, found.status and found.status.replicas))
+        replicas = found.status.replicas if found.status is not None else None
+        self.seen.append((request.name, replicas))
         if found.status is None or found.status.replicas != found.spec.replicas:
             found.status = WidgetStatus(
                 replicas=found.spec.replicas, observed_generation=1

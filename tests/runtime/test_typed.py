@@ -106,7 +106,7 @@ async def test_namespaced_kind_every_method(
     with_status = await widgets.get("a", namespace=namespace)
     with_status.status = WidgetStatus(replicas=3, selector="app=a")
     await widgets.update_status(with_status)
-    assert (await widgets.get_status("a", namespace=namespace)).status.replicas == 3  # type: ignore[union-attr]
+    assert (await widgets.get_status("a", namespace=namespace)).status.replicas == 3
     with_status.status = WidgetStatus(replicas=3, selector="app=a", ready=True)
     patched = await widgets.patch_status(with_status)
     assert patched is with_status
@@ -257,9 +257,9 @@ async def test_cluster_scoped_kind_every_method(
     got = await gadgets.get(name)
     got.status = WidgetStatus(replicas=2, selector="x=y")
     await gadgets.update_status(got)
-    assert (await gadgets.get_status(name)).status.replicas == 2  # type: ignore[union-attr]
+    assert (await gadgets.get_status(name)).status.replicas == 2
     got.status = WidgetStatus(replicas=2, selector="x=y", ready=False)
-    assert (await gadgets.patch_status(got)).status.ready is False  # type: ignore[union-attr]
+    assert (await gadgets.patch_status(got)).status.ready is False
     applied_status = await gadgets.apply_status(
         Gadget(
             metadata=op.ObjectMeta(name=name),

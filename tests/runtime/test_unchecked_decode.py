@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 import opgen.api as op
 from benchmarks.builtin_decode import DEPLOYMENT, SERVICE
@@ -27,7 +27,7 @@ def read(cls: type[Any], data: dict[str, Any]) -> Any:
     return resource_type(cls).decode_json(msgspec.json.encode(data))
 
 
-def wire(obj: Any) -> dict[str, Any]:
+def wire(obj: BaseModel) -> dict[str, Any]:
     return obj.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
@@ -147,6 +147,7 @@ def test_times_are_aware_datetimes_the_same_as_validation_makes() -> None:
     condition = obj.status.conditions[1]
     assert condition.last_transition_time == created
     validated = op.k8s.Deployment.model_validate(DEPLOYMENT)
+    assert validated.status is not None and validated.status.conditions is not None
     assert condition == validated.status.conditions[1]
     lease = read(
         op.k8s.Lease,
@@ -204,8 +205,12 @@ def test_base64_data_is_still_decoded() -> None:
 def test_a_read_from_a_dict_shares_nothing_with_it() -> None:
     data = copy.deepcopy(DEPLOYMENT)
     obj = resource_type(op.k8s.Deployment).decode_dict(data)
+    assert obj.metadata.labels is not None
     obj.metadata.labels["x"] = "y"
-    obj.spec.template.spec.containers[0].command.append("--more")
+    assert obj.spec is not None and obj.spec.template.spec is not None
+    command = obj.spec.template.spec.containers[0].command
+    assert command is not None
+    command.append("--more")
     assert data == DEPLOYMENT
 
 

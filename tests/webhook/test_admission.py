@@ -18,6 +18,7 @@ import yaml
 import opgen.api as op
 from opgen import runtime as rt
 from opgen.engine.reading import webhook_declarations
+from opgen.model.webhooks import AdmissionWebhook
 from opgen.testing import Environment
 from tests.scaffold.cluster import kubectl_binary
 from tests.webhook.conftest import Served
@@ -26,7 +27,15 @@ from tests.webhook.kinds_v1 import Pet, PetSpec
 
 pytestmark = pytest.mark.envtest
 
-DEFAULTING = webhook_declarations(PetDefaulter)[0].path
+
+def admission_path(handler: type) -> str:
+    """The path of the first `@op.webhook` declared on `handler`."""
+    declaration = webhook_declarations(handler)[0]
+    assert isinstance(declaration, AdmissionWebhook)
+    return declaration.path
+
+
+DEFAULTING = admission_path(PetDefaulter)
 
 
 @pytest.fixture

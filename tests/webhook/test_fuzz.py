@@ -280,6 +280,7 @@ def raw_requests(draw: st.DrawFn) -> bytes:
     wrong = set(draw(st.lists(st.sampled_from([*MANGLED, "body", "end"]), max_size=2)))
     part = {name: draw(MANGLED[name]) for name in MANGLED if name in wrong}
     eol = part.get("eol", "\r\n")
+    assert isinstance(eol, str)
     body = draw(st.binary(max_size=64) | st.just(b'{"kind": "AdmissionReview"}'))
     length = len(body) + (draw(st.sampled_from([-1, 5])) if "body" in wrong else 0)
     lines = [

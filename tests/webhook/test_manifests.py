@@ -14,7 +14,7 @@ from opgen.load.handlers import webhooks_of
 from opgen.model.kinds import Kind
 from opgen.render.webhook import conversion_section, render_webhook_manifests
 from tests.webhook import handlers, kinds_v1alpha1
-from tests.webhook.kinds_v1 import Gizmo, Pet
+from tests.webhook.kinds_v1 import Gizmo, GizmoSpec, Pet
 
 
 def gizmo_kind() -> Kind:
@@ -111,10 +111,10 @@ def test_a_hub_that_is_not_the_storage_version_is_refused() -> None:
     @op.conversion(hub=kinds_v1alpha1.Gizmo, spoke=Gizmo)
     class Backwards:
         def convert_to_hub(self, spoke: Gizmo) -> kinds_v1alpha1.Gizmo:
-            return kinds_v1alpha1.Gizmo()
+            return kinds_v1alpha1.Gizmo(spec=kinds_v1alpha1.GizmoSpec())
 
         def convert_from_hub(self, hub: kinds_v1alpha1.Gizmo) -> Gizmo:
-            return Gizmo()
+            return Gizmo(spec=GizmoSpec())
 
     with pytest.raises(
         MarkerError, match="the hub of Gizmo is v1alpha1, but etcd stores v1"

@@ -469,7 +469,7 @@ def test_a_raising_converter_fails_the_review_and_counts_a_panic() -> None:
             raise ZeroDivisionError("lost count")
 
         def convert_from_hub(self, hub: Gizmo) -> kinds_v1alpha1.Gizmo:
-            return kinds_v1alpha1.Gizmo()
+            return kinds_v1alpha1.Gizmo(spec=kinds_v1alpha1.GizmoSpec())
 
     metrics = Metrics()
     handler = ConversionHandler(metrics)

@@ -26,7 +26,10 @@ import sys
 import tracemalloc
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from opgen.runtime.sharding.assigner import Key, _Unlabelled
 
 
 class _Mallinfo2(ctypes.Structure):
@@ -124,9 +127,9 @@ def install_peak(folder: Path, shard: str, *, waiting: int) -> None:
     enqueue = Assigner._enqueue
     done = False
 
-    def at_peak(self: Assigner, *args: Any) -> None:
+    def at_peak(self: Assigner, watch: _Unlabelled, key: Key, slot: int) -> None:
         nonlocal done
-        enqueue(self, *args)
+        enqueue(self, watch, key, slot)
         if not done and len(self._queue) >= waiting:
             done = True
             report(folder / f"{shard}-peak", 1 if tracemalloc.is_tracing() else 0)
