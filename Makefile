@@ -42,7 +42,7 @@ lint: setup ## black --check, ruff, import layering.
 	$(BIN)/lint-imports --no-cache
 
 .PHONY: typecheck
-typecheck: setup ## mypy --strict on the package.
+typecheck: setup ## mypy --strict on the package, its tests and its benchmarks (one run).
 	$(BIN)/mypy
 
 .PHONY: test

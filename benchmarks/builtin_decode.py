@@ -476,7 +476,7 @@ def _reconciles() -> tuple[_Reconcile, _Reconcile, int]:
                 name="demo-head",
                 namespace="default",
                 labels={**children.MANAGED_BY, **labels},
-                ownerReferences=[{**owner, "uid": "u1", "controller": True}],  # type: ignore[list-item]
+                ownerReferences=[{**owner, "uid": "u1", "controller": True}],
             ),
             spec=DeploymentSpec(
                 replicas=1,

@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args(argv if argv is not None else [])
     ray_cls, _ = _example()
-    kinds = [
+    kinds: list[tuple[str, type[Any], str]] = [
         ("Widget (tests/runtime/kinds.py)", Widget, "w"),
         ("RayCluster (the example)", ray_cls, "r"),
     ]

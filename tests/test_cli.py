@@ -104,7 +104,8 @@ def _commands() -> list[tuple[str, Any]]:
 def _sections(text: str) -> dict[str, str]:
     """Heading line → the text under it, up to the next heading ("" for the intro)."""
     sections: dict[str, str] = {}
-    heading, lines = "", []
+    heading = ""
+    lines: list[str] = []
     in_code = False
     for line in text.splitlines():
         if line.startswith("```"):

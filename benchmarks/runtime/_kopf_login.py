@@ -5,15 +5,18 @@ Runs in kopf's virtualenv, beside an operator: `_kopf_operator.py` imports it,
 when it is set.
 """
 
+from __future__ import annotations
+
 import base64
 import os
+from typing import Any
 
 import kopf
 import yaml
 
 
 @kopf.on.login()
-def login(**_):
+def login(**_: Any) -> kopf.ConnectionInfo:
     """The admin's client certificate, from the kubeconfig in KUBECONFIG."""
     with open(os.environ["KUBECONFIG"]) as file:
         config = yaml.safe_load(file)

@@ -9,6 +9,8 @@ handler calls are done (when set), and on exit its peak RSS (VmHWM), CPU time an
 handler call count.
 """
 
+from __future__ import annotations
+
 import asyncio
 import datetime
 import json
@@ -16,6 +18,7 @@ import os
 import resource
 import signal
 import threading
+from typing import Any
 
 import _kopf_login  # noqa: F401  (registers the login handler; beside this file)
 import _proc_status  # beside this file: the kopf virtualenv has no opgen
@@ -27,11 +30,11 @@ from lightkube.resources.core_v1 import ConfigMap
 
 NAMESPACE = os.environ["BENCH_NAMESPACE"]
 EXPECT = int(os.environ.get("BENCH_EXPECT", "0"))
-_client = None
+_client: lightkube.AsyncClient | None = None
 _reconciles = 0
 
 
-def client():
+def client() -> lightkube.AsyncClient:
     global _client
     if _client is None:
         _client = lightkube.AsyncClient(KubeConfig.from_file(os.environ["KUBECONFIG"]))
@@ -39,7 +42,7 @@ def client():
 
 
 @kopf.on.startup()
-def configure(settings, **_):
+def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     settings.posting.enabled = False
     settings.persistence.finalizer = "bench.opgen.dev/kopf"
 
@@ -47,7 +50,15 @@ def configure(settings, **_):
 @kopf.on.create("test.opgen.dev", "v1", "widgets")
 @kopf.on.update("test.opgen.dev", "v1", "widgets")
 @kopf.on.resume("test.opgen.dev", "v1", "widgets")
-async def reconcile(spec, meta, name, namespace, body, patch, **_):
+async def reconcile(
+    spec: kopf.Spec,
+    meta: kopf.Meta,
+    name: str,
+    namespace: str | None,
+    body: kopf.Body,
+    patch: kopf.Patch,
+    **_: Any,
+) -> None:
     data = {
         "message": spec.get("message", ""),
         "replicas": str(spec.get("replicas", 1)),
@@ -86,16 +97,16 @@ async def reconcile(spec, meta, name, namespace, body, patch, **_):
         print("reconciled", flush=True)
 
 
-def main():
+def main() -> None:
     stop = threading.Event()
 
-    def on_term(*_):
+    def on_term(*_: object) -> None:
         stop.set()
 
     loop = asyncio.new_event_loop()
     ready = threading.Event()
 
-    def run():
+    def run() -> None:
         asyncio.set_event_loop(loop)
         loop.run_until_complete(
             kopf.operator(

@@ -34,7 +34,8 @@ from tests.runtime.kinds import Widget
 
 
 async def read_line() -> str:
-    return (await asyncio.to_thread(sys.stdin.readline)).strip()
+    line: str = await asyncio.to_thread(sys.stdin.readline)
+    return line.strip()
 
 
 async def main() -> None:

@@ -72,7 +72,7 @@ from opgen.api.k8s import ConfigMap, Namespace
 from opgen.runtime.informer import Event, Informer
 from opgen.runtime.resources import resource_type
 from opgen.runtime.rest import RestClient
-from opgen.runtime.transport import Transport
+from opgen.runtime.seams import Transport
 from opgen.testing import Environment
 from tests.runtime.crds import generated_crds
 from tests.runtime.kinds import Widget, widget

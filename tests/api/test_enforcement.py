@@ -354,7 +354,7 @@ def test_map_list_keys_on_a_named_type() -> None:
     )
 
     class Spec(op.Model):
-        by_number: Ports = []  # type: ignore[valid-type]
+        by_number: Ports = []
 
     Spec(by_number=[{"port": 80}, {"port": 80, "protocol": "UDP"}])
     with pytest.raises(ValidationError, match="Duplicate value"):

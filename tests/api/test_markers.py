@@ -18,8 +18,8 @@ from opgen.errors import MarkerError
     ("make", "message"),
     [
         (lambda: op.MinLength(-1), "expected a non-negative integer"),
-        (lambda: op.MaxItems(1.5), "expected a non-negative integer"),
-        (lambda: op.Minimum("1"), "the bound must be a number"),
+        (lambda: op.MaxItems(1.5), "expected a non-negative integer"),  # type: ignore[arg-type]
+        (lambda: op.Minimum("1"), "the bound must be a number"),  # type: ignore[arg-type]
         (lambda: op.Maximum(float("inf")), "must be finite"),
         (lambda: op.MultipleOf(0), "must be greater than 0"),
         (lambda: op.Pattern("(unclosed"), "not a valid regular expression"),
@@ -32,10 +32,10 @@ from opgen.errors import MarkerError
         (lambda: op.MapType("deep"), "must be one of granular, atomic"),
         (lambda: op.StructType("flat"), "must be one of granular, atomic"),
         (lambda: op.ExternalDocs("docs/page"), "not an absolute URL"),
-        (lambda: op.Title(3), "the title must be a string"),
+        (lambda: op.Title(3), "the title must be a string"),  # type: ignore[arg-type]
         (lambda: op.Items(), "give at least one marker"),
-        (lambda: op.Items(op.MinLength), "call the marker"),
-        (lambda: op.Items("x"), "not an opgen marker"),
+        (lambda: op.Items(op.MinLength), "call the marker"),  # type: ignore[arg-type]
+        (lambda: op.Items("x"), "not an opgen marker"),  # type: ignore[arg-type]
         (lambda: op.Items(op.Required()), "cannot stand on list items"),
         (lambda: op.Rule(""), "non-empty CEL expression"),
         (lambda: op.Rule("true", message=" "), "message must not be blank"),

@@ -139,7 +139,7 @@ def test_rbac_without_parentheses_is_refused() -> None:
     with pytest.raises(MarkerError) as raised:
 
         @op.rbac  # type: ignore[arg-type]
-        class R:
+        class R:  # type: ignore[call-arg]
             pass
 
     assert "@op.rbac is used without parentheses" in str(raised.value)

@@ -552,7 +552,7 @@ def certificate() -> Node:
         status,
         required=["spec"],
     )
-    columns = [
+    columns: list[Node] = [
         {
             "jsonPath": '.status.conditions[?(@.type=="Ready")].status',
             "name": "Ready",
@@ -915,14 +915,17 @@ def gateway() -> Node:
                     },
                 },
                 "TLS is the TLS configuration for the Listener.",
-                **{
-                    "x-kubernetes-validations": [
-                        {
-                            "message": "options cannot be set in Passthrough mode",
-                            "rule": "self.mode == 'Terminate' || !has(self.options)",
-                        }
-                    ]
-                },
+                # Node, not a literal: mypy would match a literal's values to required=.
+                **Node(
+                    {
+                        "x-kubernetes-validations": [
+                            {
+                                "message": "options cannot be set in Passthrough mode",
+                                "rule": "self.mode == 'Terminate' || !has(self.options)",
+                            }
+                        ]
+                    }
+                ),
             ),
         },
         "Listener embodies the concept of a logical endpoint.",
@@ -970,15 +973,18 @@ def gateway() -> Node:
                     }
                 },
                 "Infrastructure defines infrastructure level attributes.",
-                **{
-                    "x-kubernetes-validations": [
-                        {
-                            "messageExpression": "'labels may be added, not removed'",
-                            "optionalOldSelf": True,
-                            "rule": "!oldSelf.hasValue() || !has(oldSelf.value().labels) || has(self.labels) && self.labels.size() >= oldSelf.value().labels.size()",
-                        }
-                    ]
-                },
+                # Node, not a literal: mypy would match a literal's values to required=.
+                **Node(
+                    {
+                        "x-kubernetes-validations": [
+                            {
+                                "messageExpression": "'labels may be added, not removed'",
+                                "optionalOldSelf": True,
+                                "rule": "!oldSelf.hasValue() || !has(oldSelf.value().labels) || has(self.labels) && self.labels.size() >= oldSelf.value().labels.size()",
+                            }
+                        ]
+                    }
+                ),
             ),
             "listeners": array(
                 listener,

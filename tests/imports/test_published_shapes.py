@@ -20,7 +20,7 @@ from opgen.openapi.crd import crd_documents
 from opgen.pipeline import crd_of
 from opgen.schema.check import inspect_crd
 from opgen.schema.options import CrdOptions
-from tests.imports.crds import array, crd, integer, obj, root, string, version
+from tests.imports.crds import Node, array, crd, integer, obj, root, string, version
 from tests.imports.projects import ImportedProject, by_crd_name
 
 MODULE = "demo.imported.example_com.v1"
@@ -167,7 +167,7 @@ def test_junctors_are_kept_and_checked_as_the_server_checks_them(
     spec = obj(
         {
             "hashing": hashing,
-            "port": integer(**{"not": {"enum": [0]}}),
+            "port": integer(**Node({"not": {"enum": [0]}})),
             "mode": string(anyOf=[{"enum": ["a"]}, {"pattern": "^x"}]),
             "weights": array(integer(), allOf=[{"maxItems": 3}, {"minItems": 1}]),
         }
@@ -179,6 +179,7 @@ def test_junctors_are_kept_and_checked_as_the_server_checks_them(
         module.WidgetSpec.model_validate(
             {"hashing": {"maglev": {}}, "port": 1, "mode": "xyz", "weights": [1]}
         )
+        bad: Node
         for bad in (
             {"hashing": {"maglev": {}, "ringHash": {}}},
             {"hashing": {}},

@@ -173,7 +173,7 @@ def test_a_types_file_is_parsed_once_across_runs(
     def no_parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(docstrings.ast, "parse", no_parse)
+    monkeypatch.setattr("opgen.load.docstrings.ast.parse", no_parse)
     second = RunContext()
     assert crds_of(load_kinds([path], second), second) == parsed
 

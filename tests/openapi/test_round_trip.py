@@ -174,9 +174,10 @@ def test_read_render_generate_gives_the_schema_back(
     source = render_module(module, models, header="A round-trip test.")
     compile(source, "widgets_v1.py", "exec")
     widgets = _load(source, tmp_path, monkeypatch)
+    widget_spec: Any = widgets.WidgetSpec
 
     @op.kind(group="widgets.opgen.dev", version="v1")
-    class Widget(op.CustomResource[widgets.WidgetSpec, None]):
+    class Widget(op.CustomResource[widget_spec, None]):
         """Widget is the Schema for the widgets API."""
 
     schema = build_version_schema(Widget).schema
@@ -221,7 +222,7 @@ def test_snake_case_names() -> None:
 
 
 def test_components_follow_refs_and_known_types() -> None:
-    definitions = {
+    definitions: dict[str, dict[str, Any]] = {
         "a.Outer": {
             "type": "object",
             "properties": {

@@ -23,7 +23,7 @@ def sample() -> Project:
         group="ray",
         version="v1",
         kind="RayCluster",
-        plural="rayclusters",
+        given_plural="rayclusters",
         api_group="ray.example.com",
     )
     return project.with_resource(resource).with_hashes({"a.py": "sha256:00"})
@@ -46,7 +46,7 @@ def test_project_records_inputs_and_derives_the_rest() -> None:
     assert resource.plural == "rayclusters" and resource.namespaced
 
     given = sample().with_resource(
-        Resource(group="ray", version="v1", kind="RayCluster", plural="rays")
+        Resource(group="ray", version="v1", kind="RayCluster", given_plural="rays")
     )
     assert "plural: rays" in dump_project(given)
     assert parse_project(dump_project(given)).resources[0].plural == "rays"
@@ -106,7 +106,7 @@ def test_resources_stay_sorted_and_replace_by_key() -> None:
         group="ray",
         version="v1",
         kind="Alpha",
-        plural="alphas",
+        given_plural="alphas",
         api_group="ray.example.com",
     )
     project = project.with_resource(later)

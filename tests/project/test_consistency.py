@@ -17,9 +17,9 @@ def resource(group: str, kind: str, api_group: str, **extra: object) -> Resource
         group=group,
         version="v1",
         kind=kind,
-        plural=f"{kind.lower()}s",
+        given_plural=f"{kind.lower()}s",
         api_group=api_group,
-        **extra,  # type: ignore[arg-type]
+        **extra,
     )
 
 

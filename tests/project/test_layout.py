@@ -22,7 +22,7 @@ RAY = Resource(
     group="ray",
     version="v1",
     kind="RayCluster",
-    plural="rayclusters",
+    given_plural="rayclusters",
     api_group="ray.example.com",
 )
 
@@ -73,7 +73,7 @@ def test_delete_keeps_what_other_kinds_share() -> None:
         group="ray",
         version="v1",
         kind="RayJob",
-        plural="rayjobs",
+        given_plural="rayjobs",
         api_group="ray.example.com",
     )
     ray_v2 = RAY.model_copy(update={"version": "v2"})

@@ -161,6 +161,10 @@ def _put(container: Any, key: Any, value: Any) -> Any:
     return result
 
 
+def _set_in(setter: Setter, container: Any, key: Any, value: Any) -> dict[str, Any]:
+    return setter(_put(container, key, value))
+
+
 def violations(
     schema: Node, base: dict[str, Any], skip: frozenset[str] = frozenset()
 ) -> list[Violation]:
@@ -175,7 +179,7 @@ def violations(
                 node,
                 current,
                 name,
-                lambda value, name=name: _put(base, name, value),
+                functools.partial(_put, base, name),
                 skip,
             )
         )
@@ -197,7 +201,7 @@ def _walk(
                 child,
                 obj.get(name, minimal(child)),
                 child_path,
-                lambda value, name=name: setter(_put(obj, name, value)),
+                functools.partial(_set_in, setter, obj, name),
                 skip,
             )
         additional = node.get("additionalProperties")

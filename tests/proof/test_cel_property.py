@@ -13,6 +13,7 @@ replace, judged by `op.validate_update` too.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -186,9 +187,7 @@ def test_models_and_server_agree_on_created_objects(
                 bodies,
             )
             for body, verdict in zip(bodies, verdicts, strict=True):
-                judged = _model_verdict(
-                    lambda body=body, model=model: model.model_validate(body)
-                )
+                judged = _model_verdict(functools.partial(model.model_validate, body))
                 refused += not verdict.accepted
                 problem = _disagreement(body, judged, verdict)
                 if problem:
@@ -239,9 +238,7 @@ def test_models_and_server_agree_on_updates(
             changes, pool.map(ask, changes), strict=True
         ):
             old = model.model_validate(stored)
-            judged = _model_verdict(
-                lambda old=old, body=body: op.validate_update(old, body)
-            )
+            judged = _model_verdict(functools.partial(op.validate_update, old, body))
             refused += not verdict.accepted
             problem = _disagreement(body, judged, verdict)
             if problem:

@@ -69,7 +69,7 @@ class Image:
         assert program, f"{self.entrypoint[0]} is not on the image's PATH"
         return [program, *self.entrypoint[1:], *args]
 
-    def run(self, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         """The entrypoint with `args`, in the image's environment, from its root."""
         return subprocess.run(
             self.command(*args),
@@ -78,7 +78,6 @@ class Image:
             capture_output=True,
             text=True,
             check=False,
-            **kwargs,  # type: ignore[arg-type]
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -305,7 +306,7 @@ def test_the_manager_pod_meets_the_restricted_pod_security_standard(
         "pod-security.kubernetes.io/enforce=restricted",
     )
     template = deployment["spec"]["template"]
-    pod = {
+    pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": "manager", "namespace": "fleet-restricted"},

@@ -35,7 +35,7 @@ def _items(node: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 _KEYED = {"type": "object", "properties": {"k": {"type": "string"}}, "required": ["k"]}
 
-CASES: dict[str, tuple[Callable[[Crd], None], str]] = {
+CASES: dict[str, tuple[Callable[[Crd], object], str]] = {
     # structural schema (pkg/apiserver/schema/validation.go)
     "array without items": (
         _field({"type": "array"}),

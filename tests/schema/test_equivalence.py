@@ -45,10 +45,10 @@ PAIRS: list[tuple[Any, Any]] = [
 @pytest.mark.parametrize(("pydantic_way", "marker_way"), PAIRS)
 def test_same_schema(pydantic_way: Any, marker_way: Any) -> None:
     class ByPydantic(op.Model):
-        value: pydantic_way  # type: ignore[valid-type]
+        value: pydantic_way
 
     class ByMarker(op.Model):
-        value: marker_way  # type: ignore[valid-type]
+        value: marker_way
 
     assert field(ByPydantic, "value") == field(ByMarker, "value")
 

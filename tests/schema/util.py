@@ -15,7 +15,7 @@ def kind_of(spec: Any, status: Any = None) -> type[Any]:
     """A throw-away kind around `spec` (and `status`)."""
 
     @op.kind(group=GROUP, version="v1")
-    class Thing(op.CustomResource[spec, status]):  # type: ignore[valid-type,misc]
+    class Thing(op.CustomResource[spec, status]):
         """A thing."""
 
     return Thing

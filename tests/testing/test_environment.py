@@ -18,7 +18,7 @@ from opgen.runtime.resources import resource_type
 from opgen.testing import Environment, find_binaries
 from opgen.testing.binaries import Binaries
 from opgen.testing.binaries.versions import KUBERNETES_VERSION, KubernetesVersion
-from opgen.testing.controlplane import localplane
+from opgen.testing.controlplane import localplane, processes
 from tests.testing.crd_samples import (
     GROUP,
     Cog,
@@ -72,6 +72,7 @@ async def test_the_namespace_fixture_gives_a_fresh_namespace(
     client: rt.Client, namespace: str
 ) -> None:
     created = await client.get(op.k8s.Namespace, namespace)
+    assert created.metadata.labels is not None
     assert created.metadata.labels["app.kubernetes.io/managed-by"] == "opgen-envtest"
     assert namespace.startswith("t-test-the-namespace-fixture")
     assert [
@@ -414,7 +415,7 @@ def busy_port() -> Iterator[int]:
 def test_a_port_race_is_retried_with_new_ports(
     binaries: Binaries, busy_port: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_free_port = localplane.free_port
+    real_free_port = processes.free_port
     handed_out: list[int] = []
 
     def first_one_taken() -> int:

@@ -163,10 +163,10 @@ def test_sigterm_while_starting_stops_what_was_started(
 ) -> None:
     environ = _with_binaries(tmp_path, binaries, KUBECONFIG=str(tmp_path / "config"))
     process = start(tmp_path, environ)
-    assert process.stderr is not None
+    stderr = process.stderr
+    assert stderr is not None
     until(
-        lambda: "starting etcd" in process.stderr.readline()
-        or process.poll() is not None,
+        lambda: "starting etcd" in stderr.readline() or process.poll() is not None,
         "the command to start the control plane",
     )
     _, err = stop(process, signal.SIGTERM)

@@ -60,7 +60,7 @@ _SCHEMA: dict[str, Any] = {
     },
 }
 
-_LEAVES = (None, 0, 1, "a", "b", True, [], {})
+_LEAVES: tuple[object, ...] = (None, 0, 1, "a", "b", True, [], {})
 
 
 def _value(rng: random.Random, schema: dict[str, Any] | None, depth: int) -> Any:
