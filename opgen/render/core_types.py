@@ -5,7 +5,9 @@
 `opgen/api/k8s/<group>_<version>.py` modules and an `__init__.py` that
 re-exports every class by its Go name, importing a module only when one of
 its names is first used (`op.k8s.PodTemplateSpec` loads `core_v1` and what it
-references, nothing else). `patch_strategies_file` renders the strategic merge
+references, nothing else). core/v1's classes are written into part modules
+(`opgen.render.core_parts`), and `core_v1.py` loads a name's part when the
+name is first used: `op.k8s.ConfigMap` makes one class, not PodSpec's hundred. `patch_strategies_file` renders the strategic merge
 patch facts `opgen.openapi.patching` read as `opgen/api/k8s/patch_strategies.py`.
 Every header records where the types came from.
 """
@@ -20,15 +22,28 @@ from opgen.errors import SchemaError
 from opgen.model.openapi import ModelSet
 from opgen.openapi.kubernetes import KNOWN, PACKAGE
 from opgen.openapi.patching import PatchFacts
+from opgen.render.core_parts import split_core
 from opgen.render.models import import_order, module_docstring, render_module
 from opgen.render.templating import render
-from opgen.render.views import K8sPackageView, PatchStrategiesView
+from opgen.render.views import (
+    K8sCoreFacadeView,
+    K8sPackageView,
+    PatchStrategiesView,
+)
 from opgen.write.files import File
 
 __all__ = ["CoreTypesSource", "core_type_files", "patch_strategies_file"]
 
 _DIRECTORY = PurePosixPath(*PACKAGE.split("."))
 _CORE = "core_v1"
+_PART_DOC = "Part of Kubernetes' core/v1 types and kinds; use `opgen.api.k8s.core_v1`."
+_FACADE_DOC = (
+    "Each class is written into a part module with the classes that only the "
+    "same kinds reach (PodSpec's in `_core_v1_pod_spec`, ConfigMap alone in "
+    "`_core_v1_config_map`), and a part is imported when one of its names is "
+    "first used here: a program that uses ConfigMap does not make PodSpec's "
+    "classes. See docs/core-types.md."
+)
 
 
 @dataclass(frozen=True)
@@ -87,18 +102,27 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
     """The modules of `opgen.api.k8s` and its `__init__.py`."""
     files: list[File] = []
     defined: dict[str, list[str]] = {}
-    for module in models.modules():
+    core = f"{PACKAGE}.{_CORE}"
+    split = split_core(models, core)
+    parts = set(split.homes.values())
+    for module in split.models.modules():
         leaf = module.name.rsplit(".", 1)[-1]
-        doc = f"Kubernetes' {_group_version(module.name)} types and kinds."
+        group_module = core if module.name in parts else module.name
+        doc = (
+            _PART_DOC
+            if module.name in parts
+            else f"Kubernetes' {_group_version(module.name)} types and kinds."
+        )
         text = render_module(
             dataclasses.replace(module, doc=doc),
-            models,
-            header=_header(source, module.name),
+            split.models,
+            header=_header(source, group_module),
             base="BuiltinModel",
             base_from="opgen.api._model",
             evaluated_annotations=True,
         )
         files.append(File(path=_DIRECTORY / f"{leaf}.py", content=text))
+        leaf = group_module.rsplit(".", 1)[-1]
         for name in [m.name for m in module.models] + [a.name for a in module.aliases]:
             if name in KNOWN.values():
                 raise SchemaError(
@@ -148,7 +172,36 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
     )
     init = render("models/k8s_init.py.j2", module=view)
     files.append(File(path=_DIRECTORY / "__init__.py", content=init))
+    files.append(_facade(split.homes, source))
     return sorted(files, key=lambda file: file.path)
+
+
+def _facade(homes: dict[str, str], source: CoreTypesSource) -> File:
+    """`core_v1.py`: every core/v1 name, loaded from its part on first use."""
+    leaves = {name: part.rsplit(".", 1)[-1] for name, part in homes.items()}
+    view = K8sCoreFacadeView(
+        docstring=module_docstring(
+            "Kubernetes' core/v1 types and kinds.",
+            f"{_FACADE_DOC}\n\n{_header(source, f'{PACKAGE}.{_CORE}')}",
+        ),
+        parts=tuple(sorted(leaves.items())),
+        part_names=tuple(sorted(set(leaves.values()))),
+        by_part=tuple(
+            (
+                part,
+                tuple(
+                    sorted(
+                        (name for name, home in leaves.items() if home == part),
+                        key=import_order,
+                    )
+                ),
+            )
+            for part in sorted(set(leaves.values()))
+        ),
+        exports=tuple(sorted(leaves, key=_export_order)),
+    )
+    text = render("models/k8s_core_facade.py.j2", module=view)
+    return File(path=_DIRECTORY / f"{_CORE}.py", content=text)
 
 
 def patch_strategies_file(facts: PatchFacts, source: CoreTypesSource) -> File:

@@ -17,6 +17,7 @@ import those modules. A fact without a marker is an error, never dropped.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import keyword
@@ -143,7 +144,7 @@ def render_module(
     for the others when it makes the class, which is most of what importing
     a large module of models costs."""
     state = _Module(module.name, models)
-    if base_from is not None:
+    if base_from is not None and module.models:
         state.imports.setdefault(base_from, set()).add(base)
     aliases = [_alias_view(alias, state) for alias in module.aliases]
     ordered = sorted(module.models, key=lambda m: m.resource is not None)
@@ -180,22 +181,30 @@ def render_module(
         )
         if used
     )
+    statements = [
+        render_statement("models/alias.py.j2", module=alias) for alias in aliases
+    ] + [render_statement("models/class.py.j2", module=cls) for cls in classes]
     view = ModelsModuleView(
         docstring=module_docstring(module.doc, header),
         postponed_annotations=not evaluated_annotations,
         typing_names=typing_names,
         uses_field=state.uses_field,
         uses_type_alias=state.uses_type_alias,
+        uses_op=any(map(_refers_to_op, statements)),
         imports=tuple(state.import_lines()),
         aliases=tuple(aliases),
         classes=tuple(classes),
         exports=tuple(sorted(names)),
     )
     head = render("models/module.py.j2", module=view)
-    statements = [
-        render_statement("models/alias.py.j2", module=alias) for alias in aliases
-    ] + [render_statement("models/class.py.j2", module=cls) for cls in classes]
     return head + "".join(f"\n\n{statement}" for statement in statements)
+
+
+def _refers_to_op(statement: str) -> bool:
+    return any(
+        isinstance(node, ast.Name) and node.id == "op"
+        for node in ast.walk(ast.parse(statement))
+    )
 
 
 def _definition_order(ordered: list[ModelDecl]) -> list[ModelDecl]:

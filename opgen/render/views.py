@@ -11,7 +11,8 @@ head of a module of models read from OpenAPI (`models/module.py.j2`) sees
 `module` (a `ModelsModuleView`), and each statement after it, rendered on its
 own, sees `module` as a `ModelAliasView` or a `ModelClassView` (annotations and
 defaults are Python expressions `render.models` composes from the IR);
-`op.k8s`'s package (`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`);
+`op.k8s`'s package (`models/k8s_init.py.j2`) sees `module` (a `K8sPackageView`),
+and its core/v1 module (`models/k8s_core_facade.py.j2`) a `K8sCoreFacadeView`;
 the webhook templates see `webhook` (a `WebhookView`) and, for one conversion,
 `spoke` (a `SpokeView`).
 
@@ -448,6 +449,8 @@ class ModelsModuleView:
     """What to import from `typing` (`Annotated, Literal`), or ""."""
     uses_field: bool
     uses_type_alias: bool
+    uses_op: bool
+    """Whether a statement refers to `op` (a module of aliases alone may not)."""
     imports: tuple[str, ...]
     """`from <package> import <modules>` lines for models of other modules."""
     aliases: tuple[ModelAliasView, ...]
@@ -470,6 +473,18 @@ class K8sPackageView:
     homes: tuple[tuple[str, str], ...]
     """(name, module) of every other generated class and alias."""
     by_module: tuple[tuple[str, tuple[str, ...]], ...]
+    exports: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class K8sCoreFacadeView:
+    """`opgen/api/k8s/core_v1.py`: core/v1's names, each loaded from its part."""
+
+    docstring: str
+    parts: tuple[tuple[str, str], ...]
+    """(name, part module) of every class and alias."""
+    part_names: tuple[str, ...]
+    by_part: tuple[tuple[str, tuple[str, ...]], ...]
     exports: tuple[str, ...]
 
 

@@ -45,8 +45,9 @@ _OUTSIDE_K8S_API = frozenset({"apiextensions_v1", "apiregistration_v1"})
 """op.k8s modules whose Go types are not in k8s.io/api (apiextensions-apiserver,
 kube-aggregator): CRDs do not embed them, and JSONSchemaProps is recursive."""
 _SOURCES = ("api", "engine", "schema")
-_FORMAT = 1
-"""Bumped when the layout of the cached data changes."""
+_FORMAT = 2
+"""Bumped when the layout of the cached data or its keys change (2: core/v1's
+classes keyed by their part modules, `opgen.api.k8s._core_v1_pod_spec.PodSpec`)."""
 
 
 @dataclass(frozen=True)

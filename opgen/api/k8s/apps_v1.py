@@ -16,7 +16,11 @@ from typing_extensions import TypeAliasType
 
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.api.k8s import core_v1, meta_v1
+from opgen.api.k8s import (
+    _core_v1_persistent_volume_claim,
+    _core_v1_pod_template_spec,
+    meta_v1,
+)
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -127,7 +131,7 @@ class DaemonSetSpec(BuiltinModel):
     """The number of old history to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10."""
     selector: meta_v1.LabelSelector
     """A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
-    template: core_v1.PodTemplateSpec
+    template: _core_v1_pod_template_spec.PodTemplateSpec
     """An object that describes the pod that will be created. The DaemonSet will create exactly one copy of this pod on every node that matches the template's node selector (or on every node if no node selector is specified). The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
     update_strategy: DaemonSetUpdateStrategy | None = None
     """An update strategy to replace existing DaemonSet pods with new pods."""
@@ -227,7 +231,7 @@ class DeploymentSpec(BuiltinModel):
     """Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels."""
     strategy: DeploymentStrategy | None = None
     """The deployment strategy to use to replace existing pods with new ones."""
-    template: core_v1.PodTemplateSpec
+    template: _core_v1_pod_template_spec.PodTemplateSpec
     """Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always"."""
 
 
@@ -309,7 +313,7 @@ class ReplicaSetSpec(BuiltinModel):
     """Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"""
     selector: meta_v1.LabelSelector
     """Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
-    template: core_v1.PodTemplateSpec | None = None
+    template: _core_v1_pod_template_spec.PodTemplateSpec | None = None
     """Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template"""
 
 
@@ -434,12 +438,16 @@ class StatefulSetSpec(BuiltinModel):
     """selector is a label query over pods that should match the replica count. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
     service_name: str | None = None
     """serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where "pod-specific-string" is managed by the StatefulSet controller."""
-    template: core_v1.PodTemplateSpec
+    template: _core_v1_pod_template_spec.PodTemplateSpec
     """template is the object that describes the pod that will be created if insufficient replicas are detected. Each pod stamped out by the StatefulSet will fulfill this Template, but have a unique identity from the rest of the StatefulSet. Each pod will be named with the format <statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web" with index number "3" would be named "web-3". The only allowed template.spec.restartPolicy value is "Always"."""
     update_strategy: StatefulSetUpdateStrategy | None = None
     """updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template."""
     volume_claim_templates: (
-        Annotated[list[core_v1.PersistentVolumeClaim], op.ListType("atomic")] | None
+        Annotated[
+            list[_core_v1_persistent_volume_claim.PersistentVolumeClaim],
+            op.ListType("atomic"),
+        ]
+        | None
     ) = None
     """volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name."""
 

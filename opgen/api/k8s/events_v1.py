@@ -15,7 +15,7 @@ from pydantic import Field
 
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.api.k8s import core_v1
+from opgen.api.k8s import _core_v1_event_source
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -47,7 +47,7 @@ class Event(BuiltinModel):
     """deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type."""
     deprecated_last_timestamp: op.Time | None = None
     """deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type."""
-    deprecated_source: core_v1.EventSource | None = None
+    deprecated_source: _core_v1_event_source.EventSource | None = None
     """deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type."""
     event_time: op.MicroTime
     """eventTime is the time when this Event was first observed. It is required."""

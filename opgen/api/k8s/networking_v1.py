@@ -16,7 +16,7 @@ from typing_extensions import TypeAliasType
 
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.api.k8s import core_v1, meta_v1
+from opgen.api.k8s import _core_v1_typed_local_object_reference, meta_v1
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -98,7 +98,9 @@ class IngressServiceBackend(BuiltinModel):
 class IngressBackend(BuiltinModel):
     """IngressBackend describes all endpoints for a given service and port."""
 
-    resource: core_v1.TypedLocalObjectReference | None = None
+    resource: _core_v1_typed_local_object_reference.TypedLocalObjectReference | None = (
+        None
+    )
     """resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress object. If resource is specified, a service.Name and service.Port must not be specified. This is a mutually exclusive setting with "Service"."""
     service: IngressServiceBackend | None = None
     """service references a service as a backend. This is a mutually exclusive setting with "Resource"."""

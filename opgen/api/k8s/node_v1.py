@@ -15,7 +15,7 @@ from pydantic import Field
 
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.api.k8s import core_v1
+from opgen.api.k8s import _core_v1_toleration
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -37,9 +37,9 @@ class Scheduling(BuiltinModel):
 
     node_selector: Annotated[dict[str, str], op.MapType("atomic")] | None = None
     """nodeSelector lists labels that must be present on nodes that support this RuntimeClass. Pods using this RuntimeClass can only be scheduled to a node matched by this selector. The RuntimeClass nodeSelector is merged with a pod's existing nodeSelector. Any conflicts will cause the pod to be rejected in admission."""
-    tolerations: Annotated[list[core_v1.Toleration], op.ListType("atomic")] | None = (
-        None
-    )
+    tolerations: (
+        Annotated[list[_core_v1_toleration.Toleration], op.ListType("atomic")] | None
+    ) = None
     """tolerations are appended (excluding duplicates) to pods running with this RuntimeClass during admission, effectively unioning the set of nodes tolerated by the pod and the RuntimeClass."""
 
 

@@ -16,7 +16,7 @@ from typing_extensions import TypeAliasType
 
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.api.k8s import core_v1
+from opgen.api.k8s import _core_v1_node_selector
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -262,7 +262,7 @@ class AllocationResult(BuiltinModel):
     This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gate."""
     devices: DeviceAllocationResult | None = None
     """Devices is the result of allocating devices."""
-    node_selector: core_v1.NodeSelector | None = None
+    node_selector: _core_v1_node_selector.NodeSelector | None = None
     """NodeSelector defines where the allocated resources are available. If unset, they are available everywhere."""
 
 
@@ -552,7 +552,7 @@ class Device(BuiltinModel):
     """NodeName identifies the node where the device is available.
 
     Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set."""
-    node_selector: core_v1.NodeSelector | None = None
+    node_selector: _core_v1_node_selector.NodeSelector | None = None
     """NodeSelector defines the nodes where the device is available.
 
     Must use exactly one term.
@@ -933,7 +933,7 @@ class ResourceSliceSpec(BuiltinModel):
     This field can be used to limit access from nodes to ResourceSlices with the same node name. It also indicates to autoscalers that adding new nodes of the same type as some old node might also make new resources available.
 
     Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set. This field is immutable."""
-    node_selector: core_v1.NodeSelector | None = None
+    node_selector: _core_v1_node_selector.NodeSelector | None = None
     """NodeSelector defines which nodes have access to the resources in the pool, when that pool is not limited to a single node.
 
     Must use exactly one term.

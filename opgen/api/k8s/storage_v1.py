@@ -16,7 +16,11 @@ from typing_extensions import TypeAliasType
 
 import opgen.api as op
 from opgen.api._model import BuiltinModel
-from opgen.api.k8s import core_v1, meta_v1
+from opgen.api.k8s import (
+    _core_v1_persistent_volume_spec,
+    _core_v1_topology_selector_term,
+    meta_v1,
+)
 from opgen.engine.builtin import resource
 
 __all__ = [
@@ -279,7 +283,11 @@ class StorageClass(BuiltinModel):
     allow_volume_expansion: bool | None = None
     """allowVolumeExpansion shows whether the storage class allow volume expand."""
     allowed_topologies: (
-        Annotated[list[core_v1.TopologySelectorTerm], op.ListType("atomic")] | None
+        Annotated[
+            list[_core_v1_topology_selector_term.TopologySelectorTerm],
+            op.ListType("atomic"),
+        ]
+        | None
     ) = None
     """allowedTopologies restrict the node topologies where volumes can be dynamically provisioned. Each volume plugin defines its own supported topology specifications. An empty TopologySelectorTerm list means there is no topology restriction. This field is only honored by servers that enable the VolumeScheduling feature."""
     api_version: str | None = None
@@ -303,7 +311,9 @@ class StorageClass(BuiltinModel):
 class VolumeAttachmentSource(BuiltinModel):
     """VolumeAttachmentSource represents a volume that should be attached. Right now only PersistentVolumes can be attached via external attacher, in the future we may allow also inline volumes in pods. Exactly one member can be set."""
 
-    inline_volume_spec: core_v1.PersistentVolumeSpec | None = None
+    inline_volume_spec: _core_v1_persistent_volume_spec.PersistentVolumeSpec | None = (
+        None
+    )
     """inlineVolumeSpec contains all the information necessary to attach a persistent volume defined by a pod's inline VolumeSource. This field is populated only for the CSIMigration feature. It contains translated fields from a pod's inline VolumeSource to a PersistentVolumeSpec. This field is beta-level and is only honored by servers that enabled the CSIMigration feature."""
     persistent_volume_name: str | None = None
     """persistentVolumeName represents the name of the persistent volume to attach."""

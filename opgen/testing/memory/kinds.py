@@ -287,7 +287,8 @@ class Kinds:
             module = importlib.import_module(name)
         except ImportError:
             return
-        for value in vars(module).values():
+        # By its exports: core_v1 loads each name from its part on first use.
+        for value in (getattr(module, name) for name in module.__all__):
             facts = builtin_resource(value)
             if facts is None or (facts.group, facts.version) != (group, version):
                 continue
