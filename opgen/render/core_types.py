@@ -151,18 +151,7 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
         modules=tuple(sorted(_modules(defined))),
         ambiguous=ambiguous,
         homes=tuple(sorted(homes.items())),
-        by_module=tuple(
-            (
-                leaf,
-                tuple(
-                    sorted(
-                        (name for name, home in homes.items() if home == leaf),
-                        key=import_order,
-                    )
-                ),
-            )
-            for leaf in sorted(set(homes.values()))
-        ),
+        by_module=_by_home(homes),
         exports=tuple(
             sorted(
                 ["KUBERNETES_VERSION", *homes, *known, *_modules(defined)],
@@ -176,6 +165,23 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
     return sorted(files, key=lambda file: file.path)
 
 
+def _by_home(homes: dict[str, str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each module's names (`homes`: name -> module), the modules sorted and each
+    one's names in import order."""
+    return tuple(
+        (
+            module,
+            tuple(
+                sorted(
+                    (name for name, home in homes.items() if home == module),
+                    key=import_order,
+                )
+            ),
+        )
+        for module in sorted(set(homes.values()))
+    )
+
+
 def _facade(homes: dict[str, str], source: CoreTypesSource) -> File:
     """`core_v1.py`: every core/v1 name, loaded from its part on first use."""
     leaves = {name: part.rsplit(".", 1)[-1] for name, part in homes.items()}
@@ -186,18 +192,7 @@ def _facade(homes: dict[str, str], source: CoreTypesSource) -> File:
         ),
         parts=tuple(sorted(leaves.items())),
         part_names=tuple(sorted(set(leaves.values()))),
-        by_part=tuple(
-            (
-                part,
-                tuple(
-                    sorted(
-                        (name for name, home in leaves.items() if home == part),
-                        key=import_order,
-                    )
-                ),
-            )
-            for part in sorted(set(leaves.values()))
-        ),
+        by_part=_by_home(leaves),
         exports=tuple(sorted(leaves, key=_export_order)),
     )
     text = render("models/k8s_core_facade.py.j2", module=view)
