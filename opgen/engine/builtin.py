@@ -9,7 +9,8 @@ by it; `builtin_resource(cls)` reads it back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import TypeVar
 
 from opgen.engine.kinds import ResourceInfo
@@ -22,7 +23,13 @@ from opgen.model.kinds import (
     SourceRef,
 )
 
-__all__ = ["BuiltinResource", "builtin_info", "builtin_resource", "resource"]
+__all__ = [
+    "BuiltinResource",
+    "builtin_info",
+    "builtin_resource",
+    "module_kinds",
+    "resource",
+]
 
 C = TypeVar("C", bound=type)
 
@@ -63,6 +70,18 @@ def builtin_resource(cls: object) -> BuiltinResource | None:
         return None
     found = cls.__dict__.get(_ATTR)
     return found if isinstance(found, BuiltinResource) else None
+
+
+def module_kinds(module: ModuleType) -> Iterator[tuple[str, type, BuiltinResource]]:
+    """The kinds an `op.k8s` module exports: (name, class, facts), by its
+    `__all__` (core/v1 loads each name from its part module on first use, so
+    its namespace holds only the names read so far); a module without one
+    (`patch_strategies`), by its namespace."""
+    for name in getattr(module, "__all__", None) or list(vars(module)):
+        value = getattr(module, name)
+        facts = builtin_resource(value)
+        if facts is not None:
+            yield name, value, facts
 
 
 def builtin_info(cls: type, facts: BuiltinResource) -> ResourceInfo:

@@ -6,9 +6,6 @@ this reads the kinds it defines, with the facts the API server's discovery
 gave them when `op.k8s` was generated: their plural and scope.
 `k8s_modules()` names every `op.k8s` module and `builtin_resources(module)`
 gives the whole facts of each kind one defines (the RBAC check's catalogue).
-A module's kinds are the names it exports: `opgen.api.k8s.core_v1` loads each
-from a private part module on first use (docs/core-types.md), so its namespace
-holds them only once read.
 """
 
 from __future__ import annotations
@@ -16,9 +13,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Mapping
-from types import ModuleType
 
-from opgen.engine.builtin import BuiltinResource, builtin_resource
+from opgen.engine.builtin import BuiltinResource, module_kinds
 
 __all__ = [
     "K8S_PACKAGE",
@@ -37,12 +33,8 @@ def builtin_kinds(module_name: str) -> Mapping[str, BuiltinResource] | None:
         module = importlib.import_module(module_name)
     except ImportError:
         return None
-    kinds = {}
-    for name, found in sorted(_exported(module).items()):
-        facts = builtin_resource(found)
-        if facts is not None:
-            kinds[name] = facts
-    return kinds
+    kinds = sorted(module_kinds(module), key=lambda kind: kind[0])
+    return {name: facts for name, _, facts in kinds}
 
 
 def k8s_modules() -> list[str]:
@@ -59,16 +51,4 @@ def k8s_modules() -> list[str]:
 def builtin_resources(module_name: str) -> list[BuiltinResource]:
     """The facts of every kind `module_name` (an `op.k8s` module) defines."""
     module = importlib.import_module(module_name)
-    return [
-        facts
-        for found in _exported(module).values()
-        if (facts := builtin_resource(found)) is not None
-    ]
-
-
-def _exported(module: ModuleType) -> dict[str, object]:
-    """What `module` exports by name (its `__all__`), else its namespace."""
-    names = getattr(module, "__all__", None)
-    if names is None:
-        return dict(vars(module))
-    return {name: getattr(module, name) for name in names}
+    return [facts for _, _, facts in module_kinds(module)]

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from opgen.engine.builtin import builtin_resource
+from opgen.engine.builtin import builtin_resource, module_kinds
 from opgen.runtime.resources import ResourceType, resource_type
 from opgen.testing.controlplane.crds import CrdSource, load_crds
 from opgen.testing.memory.fields import GO_STRUCT
@@ -287,10 +287,8 @@ class Kinds:
             module = importlib.import_module(name)
         except ImportError:
             return
-        # By its exports: core_v1 loads each name from its part on first use.
-        for value in (getattr(module, name) for name in module.__all__):
-            facts = builtin_resource(value)
-            if facts is None or (facts.group, facts.version) != (group, version):
+        for _, value, facts in module_kinds(module):
+            if (facts.group, facts.version) != (group, version):
                 continue
             if (facts.group, facts.version, facts.plural) not in self._kinds:
                 self.add_builtin(value)
