@@ -7,8 +7,9 @@ re-exports every class by its Go name, importing a module only when one of
 its names is first used (`op.k8s.PodTemplateSpec` loads `core_v1` and what it
 references, nothing else). core/v1's classes are written into part modules
 (`opgen.render.core_parts`), and `core_v1.py` loads a name's part when the
-name is first used: `op.k8s.ConfigMap` makes one class, not PodSpec's hundred. `patch_strategies_file` renders the strategic merge
-patch facts `opgen.openapi.patching` read as `opgen/api/k8s/patch_strategies.py`.
+name is first used: `op.k8s.ConfigMap` makes one class, not PodSpec's
+hundred. `patch_strategies_file` renders the strategic merge patch facts
+`opgen.openapi.patching` read as `opgen/api/k8s/patch_strategies.py`.
 Every header records where the types came from.
 """
 
@@ -122,14 +123,14 @@ def core_type_files(models: ModelSet, source: CoreTypesSource) -> list[File]:
             evaluated_annotations=True,
         )
         files.append(File(path=_DIRECTORY / f"{leaf}.py", content=text))
-        leaf = group_module.rsplit(".", 1)[-1]
+        group_leaf = group_module.rsplit(".", 1)[-1]
         for name in [m.name for m in module.models] + [a.name for a in module.aliases]:
             if name in KNOWN.values():
                 raise SchemaError(
-                    f"{name} is defined in both opgen.api and {leaf}",
+                    f"{name} is defined in both opgen.api and {group_leaf}",
                     hint="op.k8s exports opgen.api's value types by their Go names",
                 )
-            defined.setdefault(name, []).append(leaf)
+            defined.setdefault(name, []).append(group_leaf)
     # A name several groups define is core/v1's when core/v1 is one of them
     # (`op.k8s.Event`, as op.k8s had it before the other groups); the others
     # are reached through their modules only: `op.k8s.events_v1.Event`.
@@ -191,7 +192,6 @@ def _facade(homes: dict[str, str], source: CoreTypesSource) -> File:
             f"{_FACADE_DOC}\n\n{_header(source, f'{PACKAGE}.{_CORE}')}",
         ),
         parts=tuple(sorted(leaves.items())),
-        part_names=tuple(sorted(set(leaves.values()))),
         by_part=_by_home(leaves),
         exports=tuple(sorted(leaves, key=_export_order)),
     )

@@ -483,8 +483,8 @@ class K8sCoreFacadeView:
     docstring: str
     parts: tuple[tuple[str, str], ...]
     """(name, part module) of every class and alias."""
-    part_names: tuple[str, ...]
     by_part: tuple[tuple[str, tuple[str, ...]], ...]
+    """Each part module, sorted, with its names."""
     exports: tuple[str, ...]
 
 
